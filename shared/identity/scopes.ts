@@ -1,0 +1,26 @@
+/** Scope names from the specification (Authentication, point 5). */
+export const allScopes = [
+  'companies:read',
+  'companies:write',
+  'ledger:read',
+  'vat:read',
+  'bank:read',
+  'reconciliation:read',
+  'reconciliation:write',
+  'documents:read',
+  'documents:write',
+  'imports:write',
+  'users:read',
+  'access:manage',
+  'webhooks:manage',
+  'context:read',
+] as const;
+
+export type Scope = (typeof allScopes)[number];
+
+/** context:read is for interactive sessions only; a system client may hold every other scope. */
+export const systemClientScopes: readonly Scope[] = allScopes.filter((s) => s !== 'context:read');
+
+export const readOnlyScopes: readonly Scope[] = systemClientScopes.filter((s) => s.endsWith(':read'));
+
+export const isScope = (value: string): value is Scope => (allScopes as readonly string[]).includes(value);

@@ -1,0 +1,54 @@
+/**
+ * Runtime configuration, read from the environment once per execution environment.
+ * CDK sets these on every function; the local stack sets them for its in-process handlers.
+ */
+export interface ServiceConfig {
+  region: string;
+  tableName: string;
+  bucketName: string;
+  /** Endpoint overrides for the local stand-ins; undefined on AWS. */
+  dynamodbEndpoint?: string;
+  s3Endpoint?: string;
+  sqsEndpoint?: string;
+  /** Token issuer (Cognito user pool issuer on AWS, the local identity provider locally). */
+  jwtIssuer: string;
+  jwksUri: string;
+  /** Cognito prefixes custom scopes with the resource-server id, e.g. "ledger-api/". */
+  scopePrefix: string;
+  /** HMAC key for pagination cursors, given directly (local) or read from Secrets Manager (AWS). */
+  cursorSecret?: string;
+  cursorSecretArn?: string;
+  /** Base URI of problem `type` values. */
+  problemTypeBase: string;
+}
+
+const required = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`Missing environment variable ${name}`);
+  return value;
+};
+
+let cached: ServiceConfig | undefined;
+
+export const config = (): ServiceConfig => {
+  cached ??= {
+    region: process.env.AWS_REGION ?? 'eu-north-1',
+    tableName: required('TABLE_NAME'),
+    bucketName: process.env.BUCKET_NAME ?? '',
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    s3Endpoint: process.env.S3_ENDPOINT || undefined,
+    sqsEndpoint: process.env.SQS_ENDPOINT || undefined,
+    jwtIssuer: required('JWT_ISSUER'),
+    jwksUri: process.env.JWKS_URI ?? `${required('JWT_ISSUER')}/.well-known/jwks.json`,
+    scopePrefix: process.env.SCOPE_PREFIX ?? 'ledger-api/',
+    cursorSecret: process.env.CURSOR_SECRET || undefined,
+    cursorSecretArn: process.env.CURSOR_SECRET_ARN || undefined,
+    problemTypeBase: process.env.PROBLEM_TYPE_BASE ?? 'https://problems.ledger-api.dev/',
+  };
+  return cached;
+};
+
+/** For tests and tools that change the environment after first use. */
+export const resetConfig = (): void => {
+  cached = undefined;
+};

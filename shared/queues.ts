@@ -1,0 +1,16 @@
+/** Queues of the service; CDK and the local stack both create them from this table. Each has a dead-letter queue. */
+export interface QueueDefinition {
+  /** Logical name; the queue is `<prefix>-<name>` and its DLQ `<prefix>-<name>-dlq`. */
+  name: 'imports' | 'reconciliation' | 'webhooks';
+  description: string;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+  /** Env var through which functions learn the queue URL. */
+  urlEnv: string;
+}
+
+export const queues: readonly QueueDefinition[] = [
+  { name: 'imports', description: 'Validated import payloads (claim checks) for the import worker', visibilityTimeoutSeconds: 900, maxReceiveCount: 5, urlEnv: 'IMPORTS_QUEUE_URL' },
+  { name: 'reconciliation', description: 'Post-fetch engines: auto-reconciliation runs', visibilityTimeoutSeconds: 300, maxReceiveCount: 5, urlEnv: 'RECONCILIATION_QUEUE_URL' },
+  { name: 'webhooks', description: 'Webhook fan-out and delivery', visibilityTimeoutSeconds: 120, maxReceiveCount: 8, urlEnv: 'WEBHOOKS_QUEUE_URL' },
+];
