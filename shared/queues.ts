@@ -7,6 +7,10 @@ export interface QueueDefinition {
   maxReceiveCount: number;
   /** Env var through which functions learn the queue URL. */
   urlEnv: string;
+  /** SQS-triggered worker module (exports `handler`), once the feature that consumes the queue exists. */
+  workerEntry?: string;
+  /** Messages per worker invocation (SQS event source batch size). */
+  batchSize?: number;
 }
 
 export const queues: readonly QueueDefinition[] = [

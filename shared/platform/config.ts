@@ -18,8 +18,6 @@ export interface ServiceConfig {
   /** HMAC key for pagination cursors, given directly (local) or read from Secrets Manager (AWS). */
   cursorSecret?: string;
   cursorSecretArn?: string;
-  /** Base URI of problem `type` values. */
-  problemTypeBase: string;
 }
 
 const required = (name: string): string => {
@@ -43,7 +41,6 @@ export const config = (): ServiceConfig => {
     scopePrefix: process.env.SCOPE_PREFIX ?? 'ledger-api/',
     cursorSecret: process.env.CURSOR_SECRET || undefined,
     cursorSecretArn: process.env.CURSOR_SECRET_ARN || undefined,
-    problemTypeBase: process.env.PROBLEM_TYPE_BASE ?? 'https://problems.ledger-api.dev/',
   };
   return cached;
 };
@@ -52,3 +49,6 @@ export const config = (): ServiceConfig => {
 export const resetConfig = (): void => {
   cached = undefined;
 };
+
+/** Base URI of problem `type` values; needs no other setting, so every function can render problems. */
+export const problemTypeBase = (): string => process.env.PROBLEM_TYPE_BASE ?? 'https://problems.ledger-api.dev/';

@@ -1,0 +1,135 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { App, Validations, type Environment } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { routeKey, routes } from '../shared/routes';
+import { ApiStack, type ApiStackProps } from './stacks/api-stack';
+import { StatefulStack, resourceServerIdentifier } from './stacks/stateful-stack';
+
+export interface BuildOptions {
+  /** See ApiStackProps.resolveEntry; tests that skip bundling use it so they never need the handler files. */
+  readonly resolveEntry?: ApiStackProps['resolveEntry'];
+}
+
+export interface BuiltApp {
+  readonly stateful: StatefulStack;
+  readonly api: ApiStack;
+}
+
+const DEFAULT_REGION = 'eu-north-1';
+
+const contextString = (app: App, key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
+/** Account/region: context (`-c account=… -c region=…`) first, then the CLI's defaults, then eu-north-1. */
+const resolveEnv = (app: App): Environment => ({
+  account: contextString(app, 'account') ?? process.env.CDK_DEFAULT_ACCOUNT,
+  region: contextString(app, 'region') ?? process.env.CDK_DEFAULT_REGION ?? DEFAULT_REGION,
+});
+
+/** Builds the whole service into `app`; the CLI entry point and the tests share it. */
+export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
+  const env = resolveEnv(app);
+  const resourcePrefix = contextString(app, 'resourcePrefix') ?? 'ledger';
+
+  const stateful = new StatefulStack(app, 'LedgerStateful', {
+    env,
+    description: 'Accounting ledger integration service: data and identity (table, bucket, queues, user pool, secrets)',
+    terminationProtection: true,
+    resourcePrefix,
+    cognitoDomainPrefix: contextString(app, 'cognitoDomainPrefix'),
+  });
+
+  const api = new ApiStack(app, 'LedgerApi', {
+    env,
+    description: 'Accounting ledger integration service: functions and HTTP API',
+    table: stateful.table,
+    documentsBucket: stateful.documentsBucket,
+    queues: stateful.queues,
+    cursorSecret: stateful.cursorSecret,
+    jwtIssuer: stateful.jwtIssuer,
+    scopePrefix: `${resourceServerIdentifier}/`,
+    serviceName: contextString(app, 'serviceName') ?? 'ledger-api',
+    problemTypeBase: contextString(app, 'problemTypeBase'),
+    throttle: { rateLimit: 50, burstLimit: 100 },
+    resolveEntry: options.resolveEntry,
+  });
+  api.addStackDependency(stateful);
+
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  acknowledgeNagFindings({ stateful, api });
+
+  return { stateful, api };
+};
+
+/**
+ * Every AwsSolutions finding that stays, acknowledged on the narrowest construct with its reason.
+ * Anything not listed here fails synthesis.
+ */
+const acknowledgeNagFindings = ({ stateful, api }: BuiltApp): void => {
+  Validations.of(stateful.userPool).acknowledge(
+    {
+      id: 'AwsSolutions-COG2',
+      reason:
+        'Machine-to-machine pool: no human users sign in; clients use the OAuth client-credentials grant, which has no MFA step.',
+    },
+    {
+      id: 'AwsSolutions-COG8',
+      reason:
+        'Plus-tier threat protection (compromised credentials, adaptive authentication) acts on user sign-ins; this pool only issues client-credentials tokens.',
+    },
+  );
+
+  Validations.of(stateful.cursorSecret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason:
+      'HMAC key of short-lived pagination cursors, not a credential: automatic rotation would invalidate every outstanding cursor; it is rotated manually.',
+  });
+
+  for (const fn of [api.authorizerFunction, ...Object.values(api.functions)]) {
+    Validations.of(fn).acknowledge(
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'AWSLambdaBasicExecutionRole only allows writing CloudWatch Logs; it is the AWS-maintained minimum for a Lambda function.',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason: 'Node.js 22 is the runtime the service is built and tested for (esbuild target node22); moving to a newer runtime is a deliberate upgrade.',
+      },
+    );
+  }
+
+  for (const route of routes.filter((r) => r.auth === 'public')) {
+    const construct = api.routes.get(routeKey(route));
+    if (!construct) throw new Error(`No API route for ${routeKey(route)}`);
+    Validations.of(construct).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: `${routeKey(route)} (${route.operationId}) is public by design: declared auth 'public' in shared/routes.ts.`,
+    });
+  }
+  const defaultRoute = api.routes.get('$default');
+  if (!defaultRoute) throw new Error('No $default route');
+  Validations.of(defaultRoute).acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason:
+      '$default only answers unknown routes and methods with a problem+json error and touches no data; an authorizer would replace that body with API Gateway\'s own.',
+  });
+};
+
+const isMain = (): boolean => {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+};
+
+if (isMain()) {
+  const app = new App();
+  buildApp(app);
+  app.synth();
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
+import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, type RouteDefinition } from '../../shared/routes';
+import { pathPattern } from '../../shared/platform/http';
+import { readRawBody } from './http-body';
+
+/**
+ * The local API Gateway (HTTP API, payload 2.0): it matches the route table, runs the production
+ * authorizer, builds the same event API Gateway would, and invokes the handler modules in-process.
+ */
+type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+interface LambdaResult {
+  statusCode?: number;
+  headers?: Record<string, string | number | boolean>;
+  body?: string;
+  isBase64Encoded?: boolean;
+  cookies?: string[];
+}
+
+export interface Gateway {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+const repositoryRoot = resolve(import.meta.dirname, '../..');
+
+/** Handler modules as Lambda would load them: once per "execution environment" (here, per process). */
+export const loadHandler = async (entry: string): Promise<LambdaHandler> => {
+  const module = (await import(pathToFileURL(resolve(repositoryRoot, entry)).href)) as { handler: LambdaHandler };
+  return module.handler;
+};
+
+export const lambdaContext = (functionName: string, timeoutSeconds: number): Context => {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const awsRequestId = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: `local/${awsRequestId}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+};
+
+/** Content types API Gateway passes as text; anything else arrives base64-encoded. */
+const textual = /^(text\/|application\/([a-z0-9.+-]*\+)?(json|xml|x-www-form-urlencoded|javascript))/i;
+
+const joinHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers)
+      .filter(([name, value]) => value !== undefined && name !== 'cookie')
+      .map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(',') : String(value)]),
+  );
+
+const queryParameters = (search: URLSearchParams): Record<string, string> | undefined => {
+  const result: Record<string, string> = {};
+  for (const [name, value] of search) result[name] = name in result ? `${result[name]},${value}` : value;
+  return Object.keys(result).length ? result : undefined;
+};
+
+const matchRoute = (method: string, path: string): { route: RouteDefinition; pathParameters: Record<string, string> } | undefined => {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const match = pathPattern(route.path).exec(path);
+    if (match) return { route, pathParameters: Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)])) };
+  }
+  return undefined;
+};
+
+export const startGateway = async (options: { port: number }): Promise<Gateway> => {
+  const groups = Object.keys(functionGroups) as FunctionGroup[];
+  const handlers = Object.fromEntries(
+    await Promise.all(groups.map(async (group) => [group, await loadHandler(functionGroups[group].entry)] as const)),
+  ) as Record<FunctionGroup, LambdaHandler>;
+  const authorizer = await loadHandler(authorizerEntry);
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+
+  const server: Server = createServer((request, response) => {
+    const answer = (status: number, headers: Record<string, string>, body: string | Buffer) => {
+      response.writeHead(status, headers);
+      response.end(body);
+    };
+    (async () => {
+      const url = new URL(request.url ?? '/', baseUrl);
+      const method = (request.method ?? 'GET').toUpperCase();
+      const raw = await readRawBody(request, 10 * 1024 * 1024).catch(() => undefined);
+      if (raw === undefined) return answer(413, { 'Content-Type': 'application/json' }, '{"message":"Request Entity Too Large"}');
+      const headers = joinHeaders(request.headers);
+      const isText = textual.test(headers['content-type'] ?? 'application/json');
+      const matched = matchRoute(method, url.pathname);
+      const group: FunctionGroup = matched?.route.group ?? 'fallback';
+      const now = new Date();
+      const requestContext = {
+        accountId: '000000000000',
+        apiId: 'local',
+        domainName: url.host,
+        domainPrefix: '127',
+        http: { method, path: url.pathname, protocol: `HTTP/${request.httpVersion}`, sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+        requestId: randomUUID(),
+        routeKey: matched ? routeKey(matched.route) : '$default',
+        stage: '$default',
+        time: now.toUTCString(),
+        timeEpoch: now.getTime(),
+      };
+      const event: APIGatewayProxyEventV2 & { requestContext: { authorizer?: { lambda: unknown } } } = {
+        version: '2.0',
+        routeKey: requestContext.routeKey,
+        rawPath: url.pathname,
+        rawQueryString: url.search.slice(1),
+        ...(request.headers.cookie && { cookies: request.headers.cookie.split(/;\s*/) }),
+        headers,
+        ...(queryParameters(url.searchParams) && { queryStringParameters: queryParameters(url.searchParams) }),
+        ...(matched && Object.keys(matched.pathParameters).length && { pathParameters: matched.pathParameters }),
+        requestContext,
+        ...(raw.length > 0 && { body: isText ? raw.toString('utf8') : raw.toString('base64') }),
+        isBase64Encoded: raw.length > 0 && !isText,
+      };
+
+      if (matched?.route.auth === 'token') {
+        const authorizerEvent: APIGatewayRequestAuthorizerEventV2 = {
+          version: '2.0',
+          type: 'REQUEST',
+          routeArn: `arn:aws:execute-api:${process.env.AWS_REGION}:000000000000:local/$default/${method}${url.pathname}`,
+          identitySource: [],
+          routeKey: event.routeKey,
+          rawPath: event.rawPath,
+          rawQueryString: event.rawQueryString,
+          cookies: event.cookies ?? [],
+          headers,
+          queryStringParameters: event.queryStringParameters ?? {},
+          requestContext: event.requestContext,
+          pathParameters: event.pathParameters ?? {},
+          stageVariables: {},
+        };
+        const decision = (await authorizer(authorizerEvent, lambdaContext('authorizer', 10))) as { isAuthorized: boolean; context?: unknown };
+        if (!decision.isAuthorized) return answer(403, { 'Content-Type': 'application/json' }, '{"message":"Forbidden"}');
+        event.requestContext.authorizer = { lambda: decision.context };
+      }
+
+      let result: LambdaResult;
+      try {
+        result = (await handlers[group](event, lambdaContext(group, functionGroups[group].timeoutSeconds))) as LambdaResult;
+      } catch {
+        // What API Gateway answers when the integration fails.
+        return answer(500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
+      }
+      const responseHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
+      if (result.cookies?.length) responseHeaders['Set-Cookie'] = result.cookies.join(', ');
+      responseHeaders['Apigw-Requestid'] = requestContext.requestId;
+      const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
+      return answer(result.statusCode ?? 200, responseHeaders, body);
+    })().catch(() => {
+      if (!response.headersSent) answer(500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
+    });
+  });
+  await new Promise<void>((resolveListen) => server.listen(options.port, '127.0.0.1', resolveListen));
+  return {
+    baseUrl,
+    stop: () =>
+      new Promise<void>((resolveClose) => {
+        server.closeAllConnections();
+        server.close(() => resolveClose());
+      }),
+  };
+};

@@ -1,0 +1,20 @@
+import type { IncomingMessage } from 'node:http';
+
+/** Reads a request body, refusing more than limitBytes. */
+export const readBody = (request: IncomingMessage, limitBytes = 10 * 1024 * 1024): Promise<string> =>
+  readRawBody(request, limitBytes).then((buffer) => buffer.toString('utf8'));
+
+export const readRawBody = (request: IncomingMessage, limitBytes: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        reject(new Error('body too large'));
+        request.destroy();
+      } else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });

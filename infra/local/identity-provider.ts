@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { apiClientRepository } from '../../shared/identity/api-client-repository';
+import { verifySecret } from '../../shared/identity/client-secrets';
+import { readBody } from './http-body';
+
+/**
+ * A local stand-in for Cognito's token endpoint: OAuth 2.0 client credentials (form body or
+ * HTTP Basic), RS256 access tokens shaped like Cognito M2M tokens, JWKS and OpenID discovery.
+ * Secrets are checked against the hash in the client registry, so a rotation takes effect at once.
+ */
+export interface IdentityProvider {
+  issuer: string;
+  tokenUrl: string;
+  jwksUri: string;
+  stop(): Promise<void>;
+}
+
+/** Access token lifetime, as Cognito's default for app clients (60 minutes). */
+export const accessTokenLifetimeSeconds = 3600;
+
+export const startIdentityProvider = async (options: {
+  port: number;
+  scopePrefix: string;
+  /** Keeps the signing key across restarts (with --persist), so issued tokens stay valid. */
+  keyFile?: string;
+}): Promise<IdentityProvider> => {
+  const { privateKey, publicJwk } = await signingKey(options.keyFile);
+  const issuer = `http://127.0.0.1:${options.port}`;
+  const jwks = { keys: [publicJwk] };
+
+  const issueToken = async (clientId: string, scopes: string[]) => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({
+      client_id: clientId,
+      token_use: 'access',
+      scope: scopes.join(' '),
+      auth_time: now,
+      version: 2,
+    })
+      .setProtectedHeader({ alg: 'RS256', kid: publicJwk.kid! })
+      .setIssuer(issuer)
+      .setSubject(clientId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + accessTokenLifetimeSeconds)
+      .setJti(randomUUID())
+      .sign(privateKey);
+  };
+
+  const tokenEndpoint = async (request: IncomingMessage, response: ServerResponse) => {
+    const oauthError = (status: number, error: string, description: string, headers: Record<string, string> = {}) =>
+      send(response, status, { error, error_description: description }, headers);
+    if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
+      return oauthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded');
+    }
+    const form = new URLSearchParams(await readBody(request));
+    const basic = parseBasic(request.headers.authorization);
+    const clientId = basic?.id ?? form.get('client_id') ?? '';
+    const clientSecret = basic?.secret ?? form.get('client_secret') ?? '';
+    const challenge: Record<string, string> = basic ? { 'WWW-Authenticate': 'Basic realm="token"' } : {};
+
+    const grantType = form.get('grant_type');
+    if (!grantType) return oauthError(400, 'invalid_request', 'grant_type is required');
+    if (!clientId || !clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed', challenge);
+
+    const client = await apiClientRepository.get(clientId);
+    const authentic = client?.status === 'active' && client.secretHash !== undefined && (await verifySecret(clientSecret, client.secretHash));
+    if (!client || !authentic) return oauthError(401, 'invalid_client', 'Client authentication failed', challenge);
+    if (grantType !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
+
+    const allowed = client.scopes.map((scope) => `${options.scopePrefix}${scope}`);
+    const requested = form.get('scope')?.split(' ').filter(Boolean);
+    if (requested?.some((scope) => !allowed.includes(scope))) return oauthError(400, 'invalid_scope', 'A requested scope is not allowed for this client');
+
+    const accessToken = await issueToken(client.clientId, requested ?? allowed);
+    return send(response, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: accessTokenLifetimeSeconds });
+  };
+
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', issuer).pathname;
+    const route = `${request.method} ${path}`;
+    const work = (async () => {
+      if (route === 'POST /oauth2/token') return tokenEndpoint(request, response);
+      if (route === 'GET /.well-known/jwks.json') return send(response, 200, jwks);
+      if (route === 'GET /.well-known/openid-configuration') {
+        return send(response, 200, {
+          issuer,
+          jwks_uri: `${issuer}/.well-known/jwks.json`,
+          token_endpoint: `${issuer}/oauth2/token`,
+          grant_types_supported: ['client_credentials'],
+          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          response_types_supported: ['token'],
+          subject_types_supported: ['public'],
+        });
+      }
+      return send(response, 404, { error: 'not_found' });
+    })();
+    work.catch(() => send(response, 500, { error: 'server_error' }));
+  });
+  await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));
+
+  return {
+    issuer,
+    tokenUrl: `${issuer}/oauth2/token`,
+    jwksUri: `${issuer}/.well-known/jwks.json`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+const signingKey = async (keyFile?: string) => {
+  if (keyFile && existsSync(keyFile)) {
+    const privateJwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
+    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = privateJwk;
+    return { privateKey: await importJWK(privateJwk, 'RS256'), publicJwk };
+  }
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const kid = randomUUID();
+  const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  if (keyFile) writeFileSync(keyFile, JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' }), { mode: 0o600 });
+  return { privateKey, publicJwk };
+};
+
+const parseBasic = (header: string | undefined): { id: string; secret: string } | undefined => {
+  const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  // RFC 6749 2.3.1: id and secret are form-urlencoded before Basic encoding.
+  return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+};
+
+const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  response.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers });
+  response.end(JSON.stringify(body));
+};

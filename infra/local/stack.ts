@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { queues } from '../../shared/queues';
+import { resetConfig } from '../../shared/platform/config';
+import { organizationRepository } from '../../shared/identity/organization-repository';
+import { applyLocalAwsEnv, localAwsRegion } from './aws-env';
+import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
+import { loadHandler, startGateway } from './gateway';
+import { startIdentityProvider } from './identity-provider';
+import { freePort } from './ports';
+import { ensureBucket, startS3 } from './s3';
+import { seedDemo, type SeedData } from './seed';
+import { ensureQueues, localSqsClient, startSqs as startSqsServer, type LocalQueue, type QueueName } from './sqs';
+import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poller';
+
+/** `.local/stack.json`: the contract that tests and tools read. */
+export interface StackInfo extends SeedData {
+  baseUrl: string;
+  authUrl: string;
+  /** Where the stand-ins listen, for tools (admin CLI, tests) that talk to them directly. */
+  internal: {
+    region: string;
+    tableName: string;
+    bucketName: string;
+    dynamodbEndpoint: string;
+    s3Endpoint: string;
+    sqsEndpoint: string;
+    jwtIssuer: string;
+    jwksUri: string;
+    scopePrefix: string;
+    cursorSecret: string;
+    queues: Record<QueueName, LocalQueue>;
+  };
+}
+
+export interface StackOptions {
+  /** Gateway and identity provider ports; 0 picks free ones. */
+  port?: number;
+  authPort?: number;
+  /** Keep data under dataDir across restarts instead of in memory. */
+  persist?: boolean;
+  /** Wipe dataDir first. */
+  fresh?: boolean;
+  dataDir?: string;
+  onProgress?: (message: string) => void;
+}
+
+export interface LocalStack {
+  info: StackInfo;
+  stop(): Promise<void>;
+}
+
+const tableName = 'ledger-local';
+const bucketName = 'ledger-documents-local';
+const scopePrefix = 'ledger-api/';
+
+/** Brings up DynamoDB Local, SQS, S3, the identity provider, pollers and the gateway; seeds demo data once. */
+export const startLocalStack = async (options: StackOptions = {}): Promise<LocalStack> => {
+  const progress = options.onProgress ?? (() => undefined);
+  const dataDir = options.dataDir ?? join(process.cwd(), '.local', 'data');
+  if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
+  if (options.persist) mkdirSync(dataDir, { recursive: true });
+  applyLocalAwsEnv();
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const stopOne of stops.reverse()) await stopOne().catch(() => undefined);
+  };
+
+  try {
+    const [dynamoPort, sqsPort, s3Port] = [await freePort(), await freePort(), await freePort()];
+    const gatewayPort = options.port || (await freePort());
+    const authPort = options.authPort || (await freePort());
+
+    progress('starting DynamoDB Local, SQS and S3');
+    const [dynamodb, sqs, s3] = await Promise.all([
+      startDynamoDbLocal({ port: dynamoPort, ...(options.persist && { persistDir: join(dataDir, 'dynamodb') }) }),
+      startSqsServer({ port: sqsPort }),
+      startS3({ port: s3Port, ...(options.persist && { directory: join(dataDir, 's3') }) }),
+    ]);
+    stops.push(dynamodb.stop, sqs.stop, s3.stop);
+    await ensureTable(dynamodb.endpoint, tableName);
+    await ensureBucket(s3.endpoint, bucketName);
+    const queueUrls = await ensureQueues({ endpoint: sqs.endpoint, prefix: 'ledger-local' });
+
+    const secrets = loadOrCreateSecrets(options.persist ? join(dataDir, 'secrets.json') : undefined);
+    const identityProvider = await startIdentityProvider({
+      port: authPort,
+      scopePrefix,
+      ...(options.persist && { keyFile: join(dataDir, 'signing-key.json') }),
+    });
+    stops.push(identityProvider.stop);
+
+    Object.assign(process.env, {
+      TABLE_NAME: tableName,
+      BUCKET_NAME: bucketName,
+      DYNAMODB_ENDPOINT: dynamodb.endpoint,
+      S3_ENDPOINT: s3.endpoint,
+      SQS_ENDPOINT: sqs.endpoint,
+      JWT_ISSUER: identityProvider.issuer,
+      JWKS_URI: identityProvider.jwksUri,
+      SCOPE_PREFIX: scopePrefix,
+      CURSOR_SECRET: secrets.cursorSecret,
+      TOKEN_URL: identityProvider.tokenUrl,
+      ...Object.fromEntries(queues.map((queue) => [queue.urlEnv, queueUrls[queue.name].url])),
+    });
+    resetConfig();
+
+    const seedFile = options.persist ? join(dataDir, 'seed.json') : undefined;
+    const seed = await loadSeed(seedFile);
+    if (seed) progress('reusing the persisted demo data');
+    else progress('seeding demo data');
+    const seedData = seed ?? (await seedDemo());
+    if (seedFile && !seed) writeFileSync(seedFile, JSON.stringify(seedData, null, 2), { mode: 0o600 });
+
+    const sqsClient = localSqsClient(sqs.endpoint);
+    for (const queue of queues) {
+      if (!queue.workerEntry) continue;
+      const poller: SqsPoller = startSqsPoller({
+        client: sqsClient,
+        queueUrl: queueUrls[queue.name].url,
+        queueArn: queueUrls[queue.name].arn,
+        handler: (await loadHandler(queue.workerEntry)) as SqsEventHandler,
+        functionName: `${queue.name}-worker`,
+        batchSize: queue.batchSize,
+      });
+      stops.push(poller.stop);
+    }
+
+    const gateway = await startGateway({ port: gatewayPort });
+    stops.push(gateway.stop);
+    process.env.API_BASE_URL = gateway.baseUrl;
+
+    const info: StackInfo = {
+      baseUrl: gateway.baseUrl,
+      authUrl: identityProvider.tokenUrl,
+      ...seedData,
+      internal: {
+        region: localAwsRegion(),
+        tableName,
+        bucketName,
+        dynamodbEndpoint: dynamodb.endpoint,
+        s3Endpoint: s3.endpoint,
+        sqsEndpoint: sqs.endpoint,
+        jwtIssuer: identityProvider.issuer,
+        jwksUri: identityProvider.jwksUri,
+        scopePrefix,
+        cursorSecret: secrets.cursorSecret,
+        queues: queueUrls,
+      },
+    };
+    return { info, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+};
+
+
+
+const loadOrCreateSecrets = (file: string | undefined): { cursorSecret: string } => {
+  if (file && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { cursorSecret: string };
+  const secrets = { cursorSecret: randomBytes(32).toString('base64url') };
+  if (file) writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+  return secrets;
+};
+
+/** The persisted seed, when its organizations are still in the persisted table. */
+const loadSeed = async (file: string | undefined): Promise<SeedData | undefined> => {
+  if (!file || !existsSync(file)) return undefined;
+  const seed = JSON.parse(readFileSync(file, 'utf8')) as SeedData;
+  const first = seed.organizations[0];
+  return first && (await organizationRepository.get(first.id)) ? seed : undefined;
+};

@@ -1,0 +1,58 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startLocalStack } from './stack';
+
+/** `npm start [-- --persist] [-- --fresh] [-- --port N]`: the whole service on 127.0.0.1. */
+const { values } = parseArgs({
+  options: {
+    persist: { type: 'boolean', default: false },
+    fresh: { type: 'boolean', default: false },
+    port: { type: 'string', default: process.env.PORT ?? '3000' },
+    'auth-port': { type: 'string', default: process.env.AUTH_PORT ?? '3001' },
+  },
+});
+
+const started = Date.now();
+const log = (message: string) => console.log(`[local] ${message}`);
+const stack = await startLocalStack({
+  port: Number(values.port),
+  authPort: Number(values['auth-port']),
+  persist: values.persist,
+  fresh: values.fresh,
+  onProgress: log,
+}).catch((error: unknown) => {
+  console.error(`[local] failed to start: ${(error as Error).message}`);
+  process.exit(1);
+});
+
+const stackFile = join(process.cwd(), '.local', 'stack.json');
+mkdirSync(join(process.cwd(), '.local'), { recursive: true });
+writeFileSync(stackFile, `${JSON.stringify(stack.info, null, 2)}\n`, { mode: 0o600 });
+
+const client = stack.info.clients.find((c) => c.name === 'a-system')!;
+console.log(`
+Accounting Ledger Integration Service — local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s
+  API        ${stack.info.baseUrl}/v1   (OpenAPI: ${stack.info.baseUrl}/v1/openapi.json)
+  Token URL  ${stack.info.authUrl}
+  Data       ${values.persist ? 'persisted under .local/data' : 'in memory (use --persist to keep it)'}
+  Contract   ${stackFile}
+
+Try it:
+  TOKEN=$(curl -s -X POST ${stack.info.authUrl} -d grant_type=client_credentials -d client_id=${client.clientId} -d client_secret=${client.clientSecret} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
+  curl -s ${stack.info.baseUrl}/v1/companies -H "Authorization: Bearer $TOKEN"
+
+Ctrl-C stops everything.`);
+
+let stopping = false;
+const shutdown = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  log(`${signal}: stopping`);
+  stack
+    .stop()
+    .then(() => process.exit(0))
+    .catch(() => process.exit(1));
+};
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));

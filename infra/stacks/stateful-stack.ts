@@ -1,0 +1,190 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import {
+  AccountRecovery,
+  ResourceServerScope,
+  UserPool,
+  UserPoolDomain,
+  type UserPoolResourceServer,
+} from 'aws-cdk-lib/aws-cognito';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { tableDefinition } from '../../shared/db/table-definition';
+import { allScopes } from '../../shared/identity/scopes';
+import { queues, type QueueDefinition } from '../../shared/queues';
+
+/** Identifier of the Cognito resource server; Cognito prefixes every custom scope with `<identifier>/`. */
+export const resourceServerIdentifier = 'ledger-api';
+
+/** Objects under this prefix are uploads that were never confirmed; a lifecycle rule removes them. */
+export const pendingUploadsPrefix = 'uploads/pending/';
+
+export interface StatefulStackProps extends StackProps {
+  /** Prefix of physical queue names: the queue is `<prefix>-<name>`, its DLQ `<prefix>-<name>-dlq`. */
+  readonly resourcePrefix: string;
+  /**
+   * Cognito hosted domain prefix (unique per region across all AWS accounts): the token URL is
+   * `https://<prefix>.auth.<region>.amazoncognito.com/oauth2/token`.
+   * @default `<resourcePrefix>-api-<account id>`
+   */
+  readonly cognitoDomainPrefix?: string;
+}
+
+export interface ServiceQueue {
+  readonly definition: QueueDefinition;
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+}
+
+const pascal = (value: string): string =>
+  value
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
+/**
+ * Everything that holds data or identity. Deployed rarely; every data store is retained
+ * and deletion-protected so that redeploying (or even deleting) the code stack never risks data.
+ */
+export class StatefulStack extends Stack {
+  readonly table: Table;
+  readonly documentsBucket: Bucket;
+  readonly accessLogsBucket: Bucket;
+  readonly queues: readonly ServiceQueue[];
+  readonly userPool: UserPool;
+  readonly userPoolDomain: UserPoolDomain;
+  readonly resourceServer: UserPoolResourceServer;
+  readonly cursorSecret: Secret;
+  /** `https://cognito-idp.<region>.amazonaws.com/<poolId>`: the `iss` of the pool's access tokens. */
+  readonly jwtIssuer: string;
+  /** The OAuth 2.0 token endpoint (client-credentials grant). */
+  readonly tokenUrl: string;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+
+    // ---- DynamoDB single table -------------------------------------------------------------
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const gsi of tableDefinition.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: gsi.indexName,
+        partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+
+    // ---- S3: documents + server access logs ------------------------------------------------
+    this.accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      // S3 server access log delivery only supports SSE-S3 on the target bucket.
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'ExpireAccessLogs', expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.documentsBucket = new Bucket(this, 'DocumentsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'documents/',
+      lifecycleRules: [
+        { id: 'AbortIncompleteMultipartUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        {
+          // Abandoned uploads: presigned uploads that were never confirmed.
+          id: 'ExpireAbandonedUploads',
+          prefix: pendingUploadsPrefix,
+          expiration: Duration.days(2),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // ---- SQS: one queue + DLQ per entry of the queue table ---------------------------------
+    this.queues = queues.map((definition) => {
+      const baseId = `${pascal(definition.name)}Queue`;
+      const queueName = `${props.resourcePrefix}-${definition.name}`;
+      const deadLetterQueue = new Queue(this, `${baseId}Dlq`, {
+        queueName: `${queueName}-dlq`,
+        retentionPeriod: Duration.days(14),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      const queue = new Queue(this, baseId, {
+        queueName,
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      return { definition, queue, deadLetterQueue };
+    });
+
+    // ---- Cognito: machine-to-machine user pool ---------------------------------------------
+    this.userPool = new UserPool(this, 'UserPool', {
+      selfSignUpEnabled: false,
+      signInAliases: { username: true },
+      accountRecovery: AccountRecovery.NONE,
+      passwordPolicy: {
+        minLength: 16,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireDigits: true,
+        requireSymbols: true,
+        tempPasswordValidity: Duration.days(1),
+      },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.resourceServer = this.userPool.addResourceServer('ResourceServer', {
+      identifier: resourceServerIdentifier,
+      userPoolResourceServerName: resourceServerIdentifier,
+      scopes: allScopes.map((scopeName) => new ResourceServerScope({ scopeName, scopeDescription: `Grants ${scopeName}` })),
+    });
+
+    this.userPoolDomain = this.userPool.addDomain('Domain', {
+      cognitoDomain: { domainPrefix: props.cognitoDomainPrefix ?? `${props.resourcePrefix}-api-${this.account}` },
+    });
+
+    this.jwtIssuer = `https://cognito-idp.${this.region}.amazonaws.com/${this.userPool.userPoolId}`;
+    this.tokenUrl = `${this.userPoolDomain.baseUrl()}/oauth2/token`;
+
+    // ---- Secrets Manager: HMAC key of pagination cursors -----------------------------------
+    this.cursorSecret = new Secret(this, 'CursorSecret', {
+      description: 'HMAC key signing pagination cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // ---- Outputs ---------------------------------------------------------------------------
+    new CfnOutput(this, 'TokenUrl', { value: this.tokenUrl, description: 'OAuth 2.0 token endpoint (client credentials)' });
+    new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPoolId });
+    new CfnOutput(this, 'JwtIssuer', { value: this.jwtIssuer });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'BucketName', { value: this.documentsBucket.bucketName });
+    for (const { definition, queue, deadLetterQueue } of this.queues) {
+      new CfnOutput(this, `${pascal(definition.name)}QueueUrl`, { value: queue.queueUrl, description: definition.description });
+      new CfnOutput(this, `${pascal(definition.name)}DlqUrl`, { value: deadLetterQueue.queueUrl });
+    }
+  }
+}

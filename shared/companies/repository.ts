@@ -1,0 +1,158 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { companyKeys, companyListKeys, companySubtreePrefix, companyTreePartition } from '../db/keys';
+import { queryPage, type Page, type PageRequest } from '../db/query-page';
+import { dynamo, tableName } from '../platform/aws';
+import type { AccountingSystem, CompanyStatus, DeletionCause } from './schemas';
+
+export interface CompanyDeletionRecord {
+  deletedAt: string;
+  cause: DeletionCause;
+  reason: string | null;
+  priorStatus: CompanyStatus;
+  deletedBy: string;
+}
+
+export interface CompanyRecord {
+  id: string;
+  name: string;
+  status: CompanyStatus;
+  organizationId: string;
+  organizationPath: string;
+  rootOrganizationId: string;
+  organizationNumber: string | null;
+  accountingSystem: AccountingSystem;
+  createdAt: string;
+  updatedAt: string;
+  deletion?: CompanyDeletionRecord;
+}
+
+export type CompanyChanges = Partial<Pick<CompanyRecord, 'name' | 'organizationNumber' | 'accountingSystem' | 'status'>>;
+
+const notDeleted = 'attribute_exists(PK) AND attribute_not_exists(deletion)';
+
+export const companyRepository = {
+  async get(id: string): Promise<CompanyRecord | undefined> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: companyKeys(id) }));
+    return Item ? toRecord(Item) : undefined;
+  },
+
+  async create(company: CompanyRecord): Promise<void> {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...companyKeys(company.id), ...listKeys(company), entity: 'company', ...company },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  },
+
+  /** Applies changes to a live company; undefined when it does not exist or is deleted. */
+  async update(id: string, changes: CompanyChanges, updatedAt: string): Promise<CompanyRecord | undefined> {
+    const entries = Object.entries({ ...changes, updatedAt }).filter(([, value]) => value !== undefined);
+    try {
+      const { Attributes } = await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: companyKeys(id),
+          UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+          ConditionExpression: notDeleted,
+          ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toRecord(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  },
+
+  /** Soft delete: keeps the item, drops it from list indexes. False when it was already deleted. */
+  async markDeleted(id: string, deletion: CompanyDeletionRecord): Promise<boolean> {
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: companyKeys(id),
+          UpdateExpression: 'SET deletion = :deletion, updatedAt = :at REMOVE GSI1PK, GSI1SK',
+          ConditionExpression: notDeleted,
+          ExpressionAttributeValues: { ':deletion': deletion, ':at': deletion.deletedAt },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  },
+
+  /** Undoes exactly the given deletion; undefined when the company is no longer in that deletion. */
+  async restore(company: CompanyRecord, restoredAt: string): Promise<CompanyRecord | undefined> {
+    const deletion = company.deletion!;
+    const keys = listKeys(company);
+    try {
+      const { Attributes } = await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: companyKeys(company.id),
+          UpdateExpression: 'SET #status = :status, updatedAt = :at, GSI1PK = :gsi1pk, GSI1SK = :gsi1sk REMOVE deletion',
+          ConditionExpression: 'deletion.deletedAt = :deletedAt',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': deletion.priorStatus,
+            ':at': restoredAt,
+            ':gsi1pk': keys.GSI1PK,
+            ':gsi1sk': keys.GSI1SK,
+            ':deletedAt': deletion.deletedAt,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toRecord(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  },
+
+  /** Live companies of an organization and its descendants, in key order. */
+  listSubtree(rootOrganizationId: string, organizationPath: string, page: PageRequest): Promise<Page<CompanyRecord>> {
+    return queryPage(subtreeQuery(rootOrganizationId, organizationPath), page, toRecord);
+  },
+
+  async allInSubtree(rootOrganizationId: string, organizationPath: string): Promise<CompanyRecord[]> {
+    const companies: CompanyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await dynamo().send(new QueryCommand({ ...subtreeQuery(rootOrganizationId, organizationPath), ExclusiveStartKey: startKey }));
+      companies.push(...(result.Items ?? []).map(toRecord));
+      startKey = result.LastEvaluatedKey;
+    } while (startKey);
+    return companies;
+  },
+};
+
+const listKeys = (company: CompanyRecord) => companyListKeys(company.rootOrganizationId, company.organizationPath, company.id);
+
+const subtreeQuery = (rootOrganizationId: string, organizationPath: string) => ({
+  TableName: tableName(),
+  IndexName: 'GSI1',
+  KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+  ExpressionAttributeValues: { ':pk': companyTreePartition(rootOrganizationId), ':prefix': companySubtreePrefix(organizationPath) },
+});
+
+const toRecord = (item: Record<string, unknown>): CompanyRecord => ({
+  id: item.id as string,
+  name: item.name as string,
+  status: item.status as CompanyStatus,
+  organizationId: item.organizationId as string,
+  organizationPath: item.organizationPath as string,
+  rootOrganizationId: item.rootOrganizationId as string,
+  organizationNumber: (item.organizationNumber as string | null | undefined) ?? null,
+  accountingSystem: item.accountingSystem as AccountingSystem,
+  createdAt: item.createdAt as string,
+  updatedAt: item.updatedAt as string,
+  ...(item.deletion ? { deletion: item.deletion as CompanyDeletionRecord } : {}),
+});

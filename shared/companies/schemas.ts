@@ -1,0 +1,85 @@
+import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { z } from '../platform/zod';
+import { isValidOrganizationNumber } from './organization-number';
+
+/** Accounting systems a company's books can be bound to; `Api` means the books are pushed through imports. */
+export const accountingSystems = ['Api', 'Tripletex', 'Fiken', 'PowerOffice', 'Visma', 'Xledger'] as const;
+export type AccountingSystem = (typeof accountingSystems)[number];
+
+export const companyStatuses = ['active', 'disabled'] as const;
+export type CompanyStatus = (typeof companyStatuses)[number];
+
+const displayName = z
+  .string()
+  .trim()
+  .min(1, 'must not be blank')
+  .max(200)
+  .openapi({ description: 'The company name shown everywhere (read back as `name`)', example: 'Nordlys Regnskap AS' });
+
+const organizationNumber = z
+  .string()
+  .refine(isValidOrganizationNumber, 'must be a valid Norwegian organization number (9 digits, modulus 11)')
+  .openapi({ description: 'Norwegian organization number (9 digits with a modulus-11 check digit)', example: '923609016' });
+
+export const CompanySchema = z
+  .object({
+    id: UuidSchema,
+    name: z.string(),
+    status: z.enum(companyStatuses),
+    organizationId: UuidSchema.openapi({ description: 'The organization the company belongs to' }),
+    organizationNumber: z.string().nullable(),
+    accountingSystem: z.enum(accountingSystems),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    updatedAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Company');
+
+export const CompanyPageSchema = pageOf(CompanySchema, 'CompanyPage');
+
+export const CreateCompanySchema = z
+  .strictObject({
+    displayName,
+    accountingSystem: z.enum(accountingSystems),
+    organizationNumber: organizationNumber.optional(),
+    organizationId: UuidSchema.optional().openapi({
+      description: "Organization that owns the company; defaults to the caller's own. Must be within the caller's reach.",
+    }),
+  })
+  .openapi('CreateCompanyRequest');
+
+export const UpdateCompanySchema = z
+  .strictObject({
+    displayName: displayName.optional(),
+    organizationNumber: organizationNumber.nullable().optional(),
+    accountingSystem: z.enum(accountingSystems).optional(),
+  })
+  .openapi('UpdateCompanyRequest', { description: 'Patch semantics: absent fields stay unchanged; null clears organizationNumber.' });
+
+export const DeleteCompanySchema = z
+  .strictObject({
+    reason: z.string().trim().max(500).optional().openapi({ description: 'Free text kept with the deletion record' }),
+  })
+  .openapi('DeleteCompanyRequest');
+
+export const deletionCauses = ['direct', 'organization_cascade'] as const;
+export type DeletionCause = (typeof deletionCauses)[number];
+
+export const CompanyDeletionSchema = z
+  .object({
+    id: UuidSchema,
+    deleted: z.literal(true),
+    deletedAt: z.string().openapi({ format: 'date-time' }),
+    cause: z.enum(deletionCauses).openapi({
+      description: '`direct` for DELETE on the company; `organization_cascade` when its organization was deleted (such a company cannot be restored)',
+    }),
+    reason: z.string().nullable(),
+  })
+  .openapi('CompanyDeletion');
+
+export const CompanyParamsSchema = z.object({ companyId: UuidSchema });
+export const CompanyListQuerySchema = z.strictObject(PageQuerySchema.shape);
+
+export type Company = z.infer<typeof CompanySchema>;
+export type CreateCompanyInput = z.infer<typeof CreateCompanySchema>;
+export type UpdateCompanyInput = z.infer<typeof UpdateCompanySchema>;
+export type CompanyDeletion = z.infer<typeof CompanyDeletionSchema>;

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Page } from '../db/query-page';
+import type { Organization } from '../identity/organization-repository';
+import { organizationRepository } from '../identity/organization-repository';
+import type { Principal } from '../identity/principal';
+import { isWithinReach } from '../identity/reach';
+import { problems } from '../platform/problem';
+import { companyRepository, type CompanyRecord } from './repository';
+import type { Company, CompanyDeletion, CompanyStatus, CreateCompanyInput, UpdateCompanyInput } from './schemas';
+
+/** Company rules: reach, the status state table, soft delete and restore (spec: States and transitions). */
+export const toCompany = (record: CompanyRecord): Company => ({
+  id: record.id,
+  name: record.name,
+  status: record.status,
+  organizationId: record.organizationId,
+  organizationNumber: record.organizationNumber,
+  accountingSystem: record.accountingSystem,
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+});
+
+const toDeletion = (record: CompanyRecord): CompanyDeletion => ({
+  id: record.id,
+  deleted: true,
+  deletedAt: record.deletion!.deletedAt,
+  cause: record.deletion!.cause,
+  reason: record.deletion!.reason,
+});
+
+const notFound = () => problems.notFound('company');
+
+/** The company if it exists within the caller's reach, deleted or not; otherwise 404. */
+const findReachable = async (principal: Principal, companyId: string): Promise<CompanyRecord> => {
+  const record = await companyRepository.get(companyId);
+  if (!record || !isWithinReach(principal, record.organizationPath)) throw notFound();
+  return record;
+};
+
+const findLive = async (principal: Principal, companyId: string): Promise<CompanyRecord> => {
+  const record = await findReachable(principal, companyId);
+  if (record.deletion) throw notFound();
+  return record;
+};
+
+/** Companies of an organization; a deleted company "is not visible and answers 404". */
+export const getCompany = async (principal: Principal, companyId: string): Promise<Company> =>
+  toCompany(await findLive(principal, companyId));
+
+/** Ensures a live company within reach (for other domains' endpoints under /companies/{id}). */
+export const requireCompany = findLive;
+
+export const listCompanies = async (
+  principal: Principal,
+  page: { pageSize: number; cursor?: string },
+): Promise<Page<Company>> => {
+  if (!principal.organizationPath || !principal.organizationId) {
+    return { data: [], pagination: { next_cursor: null, has_more: false } };
+  }
+  const rootId = principal.organizationPath.split('/')[0]!;
+  const result = await companyRepository.listSubtree(rootId, principal.organizationPath, {
+    ...page,
+    binding: { clientId: principal.clientId, operationId: 'listCompanies', filters: {} },
+  });
+  return { ...result, data: result.data.map(toCompany) };
+};
+
+export const createCompany = async (principal: Principal, input: CreateCompanyInput): Promise<Company> => {
+  const organizationId = input.organizationId ?? principal.organizationId;
+  const organization = organizationId ? await organizationRepository.get(organizationId) : undefined;
+  if (!organization || organization.status !== 'active' || !isWithinReach(principal, organization.path)) {
+    throw problems.notFound('organization');
+  }
+  const now = new Date().toISOString();
+  const record: CompanyRecord = {
+    id: randomUUID(),
+    name: input.displayName,
+    status: 'active',
+    organizationId: organization.id,
+    organizationPath: organization.path,
+    rootOrganizationId: organization.rootId,
+    organizationNumber: input.organizationNumber ?? null,
+    accountingSystem: input.accountingSystem,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await companyRepository.create(record);
+  return toCompany(record);
+};
+
+export const updateCompany = async (principal: Principal, companyId: string, patch: UpdateCompanyInput): Promise<Company> => {
+  const current = await findLive(principal, companyId);
+  const changes = {
+    name: patch.displayName,
+    organizationNumber: patch.organizationNumber,
+    accountingSystem: patch.accountingSystem,
+  };
+  if (Object.values(changes).every((value) => value === undefined)) return toCompany(current);
+  const updated = await companyRepository.update(companyId, changes, new Date().toISOString());
+  if (!updated) throw notFound();
+  return toCompany(updated);
+};
+
+/** disable/enable: idempotent, a company already in the target status is answered as it is. */
+export const setCompanyStatus = async (principal: Principal, companyId: string, status: CompanyStatus): Promise<Company> => {
+  const current = await findLive(principal, companyId);
+  if (current.status === status) return toCompany(current);
+  const updated = await companyRepository.update(companyId, { status }, new Date().toISOString());
+  if (!updated) throw notFound();
+  return toCompany(updated);
+};
+
+/** Soft delete, idempotent: deleting a deleted company answers its existing deletion. */
+export const deleteCompany = async (principal: Principal, companyId: string, reason: string | undefined): Promise<CompanyDeletion> => {
+  const current = await findReachable(principal, companyId);
+  if (current.deletion) return toDeletion(current);
+  const deletion = {
+    deletedAt: new Date().toISOString(),
+    cause: 'direct' as const,
+    reason: reason ?? null,
+    priorStatus: current.status,
+    deletedBy: principal.clientId,
+  };
+  if (await companyRepository.markDeleted(companyId, deletion)) return toDeletion({ ...current, deletion });
+  return toDeletion(await findReachable(principal, companyId)); // a concurrent delete won
+};
+
+/**
+ * Restore brings back the prior status. A company deleted by its organization's deletion cannot
+ * be restored on its own: 409. Restoring a company that is not deleted answers it unchanged.
+ */
+export const restoreCompany = async (principal: Principal, companyId: string): Promise<Company> => {
+  const current = await findReachable(principal, companyId);
+  if (!current.deletion) return toCompany(current);
+  if (current.deletion.cause === 'organization_cascade') {
+    throw problems.conflict('The company was deleted together with its organization and cannot be restored on its own.', {
+      reason: 'deleted_by_organization_cascade',
+    });
+  }
+  const restored = await companyRepository.restore(current, new Date().toISOString());
+  if (restored) return toCompany(restored);
+  return toCompany(await findLive(principal, companyId)); // a concurrent restore won
+};
+
+/** Part of deleting an organization: every live company of its subtree is deleted, marked as a cascade. */
+export const deleteCompaniesOfOrganization = async (organization: Organization, deletedBy: string): Promise<number> => {
+  const companies = await companyRepository.allInSubtree(organization.rootId, organization.path);
+  const deletedAt = new Date().toISOString();
+  let deleted = 0;
+  for (const company of companies) {
+    const deletion = { deletedAt, cause: 'organization_cascade' as const, reason: null, priorStatus: company.status, deletedBy };
+    if (await companyRepository.markDeleted(company.id, deletion)) deleted++;
+  }
+  return deleted;
+};

@@ -1,0 +1,34 @@
+/**
+ * Every DynamoDB key of the single table is built here, one small function per entity,
+ * so no key string is written twice. Layout and scale reasoning: docs in README (Architecture).
+ */
+export const organizationKeys = (organizationId: string) => ({ PK: `ORG#${organizationId}`, SK: 'ORG' });
+
+/**
+ * Companies are listed per organization tree: GSI1PK names the tree's root and GSI1SK starts
+ * with the owning organization's path, so a subtree is one begins_with Query.
+ * Deleted companies drop the GSI1 attributes (sparse index) and vanish from lists.
+ */
+export const companyKeys = (companyId: string) => ({ PK: `COMPANY#${companyId}`, SK: 'COMPANY' });
+export const companyListKeys = (rootOrganizationId: string, organizationPath: string, companyId: string) => ({
+  GSI1PK: companyTreePartition(rootOrganizationId),
+  GSI1SK: `${organizationPath}/COMPANY#${companyId}`,
+});
+export const companyTreePartition = (rootOrganizationId: string) => `ORGTREE#${rootOrganizationId}`;
+/** Prefix matching every company listed under an organization path (the organization and its descendants). */
+export const companySubtreePrefix = (organizationPath: string) => `${organizationPath}/`;
+
+export const apiClientKeys = (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'CLIENT' });
+export const apiClientListKeys = (organizationId: string, clientId: string) => ({
+  GSI1PK: apiClientListPartition(organizationId),
+  GSI1SK: `CLIENT#${clientId}`,
+});
+export const apiClientListPartition = (organizationId: string) => `ORGCLIENTS#${organizationId}`;
+
+/** One item per (client, key): idempotency keys are scoped to the client that sent them. */
+export const idempotencyKeys = (clientId: string, idempotencyKey: string) => ({
+  PK: `IDEMPOTENCY#${clientId}#${idempotencyKey}`,
+  SK: 'IDEMPOTENCY',
+});
+
+export const rateLimitKeys = (clientId: string) => ({ PK: `RATE#${clientId}`, SK: 'RATE' });

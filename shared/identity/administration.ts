@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { deleteCompaniesOfOrganization } from '../companies/service';
+import { apiClientRepository, type ApiClient } from './api-client-repository';
+import type { CredentialIssuer } from './credential-issuers';
+import { organizationRepository, type Organization } from './organization-repository';
+import type { PrincipalMode, RatePlan } from './principal';
+import { systemClientScopes, type Scope } from './scopes';
+
+/**
+ * What an organization administrator does in the application: organizations and API clients.
+ * Used by the admin CLI and the demo seed; not exposed over the public API.
+ */
+export class AdministrationError extends Error {}
+
+export const createOrganization = async (input: { name: string; parentId?: string }): Promise<Organization> => {
+  const parent = input.parentId ? await organizationRepository.get(input.parentId) : undefined;
+  if (input.parentId && (!parent || parent.status !== 'active')) throw new AdministrationError(`Parent organization ${input.parentId} not found`);
+  const id = randomUUID();
+  const organization: Organization = {
+    id,
+    name: input.name,
+    parentId: parent?.id ?? null,
+    path: parent ? `${parent.path}/${id}` : id,
+    rootId: parent?.rootId ?? id,
+    status: 'active',
+    createdAt: new Date().toISOString(),
+  };
+  await organizationRepository.create(organization);
+  return organization;
+};
+
+/** Deletes an organization: its companies (and those of its descendants) are soft-deleted as a cascade. */
+export const deleteOrganization = async (organizationId: string, deletedBy: string): Promise<{ companiesDeleted: number }> => {
+  const organization = await organizationRepository.get(organizationId);
+  if (!organization) throw new AdministrationError(`Organization ${organizationId} not found`);
+  const companiesDeleted = await deleteCompaniesOfOrganization(organization, deletedBy);
+  if (organization.status !== 'deleted') await organizationRepository.markDeleted(organizationId, new Date().toISOString());
+  return { companiesDeleted };
+};
+
+export interface CreateClientInput {
+  name: string;
+  organizationId: string;
+  mode?: PrincipalMode;
+  scopes?: readonly Scope[];
+  plan?: RatePlan;
+}
+
+/** Creates an API client; the secret is returned here once and never stored in clear. */
+export const createApiClient = async (
+  input: CreateClientInput,
+  issuer: CredentialIssuer,
+): Promise<{ client: ApiClient; clientSecret: string }> => {
+  const organization = await organizationRepository.get(input.organizationId);
+  if (!organization || organization.status !== 'active') throw new AdministrationError(`Organization ${input.organizationId} not found`);
+  const mode = input.mode ?? 'SYSTEM';
+  if (mode !== 'SYSTEM') throw new AdministrationError('Only SYSTEM clients can be created here; user and interactive principals come with the users feature');
+  const scopes = [...(input.scopes ?? systemClientScopes)];
+  const notAllowed = scopes.filter((scope) => !systemClientScopes.includes(scope));
+  if (notAllowed.length) throw new AdministrationError(`A system client cannot hold: ${notAllowed.join(', ')}`);
+  const credentials = await issuer.create(input.name, scopes);
+  const client: ApiClient = {
+    clientId: credentials.clientId,
+    name: input.name,
+    organizationId: organization.id,
+    mode,
+    scopes,
+    plan: input.plan ?? 'standard',
+    status: 'active',
+    createdAt: new Date().toISOString(),
+    ...(credentials.secretHash && { secretHash: credentials.secretHash }),
+  };
+  await apiClientRepository.create(client);
+  return { client, clientSecret: credentials.clientSecret };
+};
+
+export const rotateApiClient = async (clientId: string, issuer: CredentialIssuer): Promise<{ clientSecret: string }> => {
+  const client = await apiClientRepository.get(clientId);
+  if (!client) throw new AdministrationError(`Client ${clientId} not found`);
+  const { clientSecret, secretHash } = await issuer.rotate(clientId);
+  await apiClientRepository.recordRotation(clientId, new Date().toISOString(), secretHash);
+  return { clientSecret };
+};
+
+export const listApiClients = (organizationId: string): Promise<ApiClient[]> => apiClientRepository.listByOrganization(organizationId);

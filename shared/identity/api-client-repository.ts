@@ -1,0 +1,86 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../platform/aws';
+import { apiClientKeys, apiClientListKeys, apiClientListPartition } from '../db/keys';
+import type { PrincipalMode, RatePlan } from './principal';
+import type { Scope } from './scopes';
+
+/** The client registry: what an OAuth client may do and whose it is. */
+export interface ApiClient {
+  clientId: string;
+  name: string;
+  organizationId: string;
+  mode: PrincipalMode;
+  scopes: Scope[];
+  plan: RatePlan;
+  status: 'active' | 'revoked';
+  createdAt: string;
+  rotatedAt?: string;
+  /** Hash of the secret, kept only where this service is the token issuer (the local identity provider). */
+  secretHash?: string;
+}
+
+export const apiClientRepository = {
+  async get(clientId: string): Promise<ApiClient | undefined> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: apiClientKeys(clientId) }));
+    return Item ? toApiClient(Item) : undefined;
+  },
+
+  async create(client: ApiClient): Promise<void> {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...apiClientKeys(client.clientId),
+          ...apiClientListKeys(client.organizationId, client.clientId),
+          entity: 'apiClient',
+          ...client,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  },
+
+  async recordRotation(clientId: string, rotatedAt: string, secretHash?: string): Promise<void> {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiClientKeys(clientId),
+        UpdateExpression: secretHash ? 'SET rotatedAt = :at, secretHash = :hash' : 'SET rotatedAt = :at',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':at': rotatedAt, ...(secretHash && { ':hash': secretHash }) },
+      }),
+    );
+  },
+
+  async listByOrganization(organizationId: string): Promise<ApiClient[]> {
+    const clients: ApiClient[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': apiClientListPartition(organizationId) },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      clients.push(...(page.Items ?? []).map(toApiClient));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return clients;
+  },
+};
+
+const toApiClient = (item: Record<string, unknown>): ApiClient => ({
+  clientId: item.clientId as string,
+  name: item.name as string,
+  organizationId: item.organizationId as string,
+  mode: item.mode as PrincipalMode,
+  scopes: item.scopes as Scope[],
+  plan: item.plan as RatePlan,
+  status: item.status as ApiClient['status'],
+  createdAt: item.createdAt as string,
+  ...(item.rotatedAt ? { rotatedAt: item.rotatedAt as string } : {}),
+  ...(item.secretHash ? { secretHash: item.secretHash as string } : {}),
+});

@@ -1,0 +1,66 @@
+import {
+  AddUserPoolClientSecretCommand,
+  CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
+  DeleteUserPoolClientSecretCommand,
+  ListUserPoolClientSecretsCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { generateClientId, generateClientSecret, hashSecret } from './client-secrets';
+import type { Scope } from './scopes';
+
+/** Issued credentials; secretHash is set where this service verifies secrets itself. */
+export interface IssuedCredentials {
+  clientId: string;
+  clientSecret: string;
+  secretHash?: string;
+}
+
+/** Where OAuth client credentials live: the local identity provider, or Cognito on AWS. */
+export interface CredentialIssuer {
+  create(name: string, scopes: readonly Scope[]): Promise<IssuedCredentials>;
+  /** A new secret; the old one stops working at once. */
+  rotate(clientId: string): Promise<Omit<IssuedCredentials, 'clientId'>>;
+}
+
+/** The local identity provider verifies secrets against the hash kept in the client registry. */
+export const localCredentialIssuer: CredentialIssuer = {
+  async create() {
+    const clientSecret = generateClientSecret();
+    return { clientId: generateClientId(), clientSecret, secretHash: await hashSecret(clientSecret) };
+  },
+  async rotate() {
+    const clientSecret = generateClientSecret();
+    return { clientSecret, secretHash: await hashSecret(clientSecret) };
+  },
+};
+
+/** Cognito app clients with the client-credentials grant; scopes carry the resource server's prefix. */
+export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string, region?: string): CredentialIssuer => {
+  const cognito = new CognitoIdentityProviderClient({ region });
+  return {
+    async create(name, scopes) {
+      const { UserPoolClient } = await cognito.send(
+        new CreateUserPoolClientCommand({
+          UserPoolId: userPoolId,
+          ClientName: name,
+          GenerateSecret: true,
+          AllowedOAuthFlows: ['client_credentials'],
+          AllowedOAuthFlowsUserPoolClient: true,
+          AllowedOAuthScopes: scopes.map((scope) => `${scopePrefix}${scope}`),
+          SupportedIdentityProviders: ['COGNITO'],
+        }),
+      );
+      return { clientId: UserPoolClient!.ClientId!, clientSecret: UserPoolClient!.ClientSecret! };
+    },
+    async rotate(clientId) {
+      const { ClientSecretDescriptor } = await cognito.send(new AddUserPoolClientSecretCommand({ UserPoolId: userPoolId, ClientId: clientId }));
+      const { ClientSecrets } = await cognito.send(new ListUserPoolClientSecretsCommand({ UserPoolId: userPoolId, ClientId: clientId }));
+      for (const secret of ClientSecrets ?? []) {
+        if (secret.ClientSecretId !== ClientSecretDescriptor!.ClientSecretId) {
+          await cognito.send(new DeleteUserPoolClientSecretCommand({ UserPoolId: userPoolId, ClientId: clientId, ClientSecretId: secret.ClientSecretId }));
+        }
+      }
+      return { clientSecret: ClientSecretDescriptor!.ClientSecretValue! };
+    },
+  };
+};

@@ -1,0 +1,56 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../platform/aws';
+import { organizationKeys } from '../db/keys';
+
+export interface Organization {
+  id: string;
+  name: string;
+  parentId: string | null;
+  /** Ancestor ids from the root down to this organization, joined by '/'. */
+  path: string;
+  rootId: string;
+  status: 'active' | 'deleted';
+  createdAt: string;
+  deletedAt?: string;
+}
+
+export const organizationRepository = {
+  async get(id: string): Promise<Organization | undefined> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: organizationKeys(id) }));
+    return Item ? toOrganization(Item) : undefined;
+  },
+
+  async create(organization: Organization): Promise<void> {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...organizationKeys(organization.id), entity: 'organization', ...organization },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  },
+
+  async markDeleted(id: string, deletedAt: string): Promise<void> {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: organizationKeys(id),
+        UpdateExpression: 'SET #status = :deleted, deletedAt = :at',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':deleted': 'deleted', ':at': deletedAt },
+      }),
+    );
+  },
+};
+
+const toOrganization = (item: Record<string, unknown>): Organization => ({
+  id: item.id as string,
+  name: item.name as string,
+  parentId: (item.parentId as string | null) ?? null,
+  path: item.path as string,
+  rootId: item.rootId as string,
+  status: item.status as Organization['status'],
+  createdAt: item.createdAt as string,
+  ...(item.deletedAt ? { deletedAt: item.deletedAt as string } : {}),
+});

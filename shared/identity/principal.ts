@@ -1,0 +1,56 @@
+import type { Scope } from './scopes';
+
+export type PrincipalMode = 'SYSTEM' | 'USER' | 'INTERACTIVE';
+export type RatePlan = 'standard' | 'premium';
+
+/** Who a request runs as: resolved by the authorizer from the token and the client registry. */
+export interface Principal {
+  clientId: string;
+  mode: PrincipalMode;
+  /** The client's organization (SYSTEM, USER); null for interactive sessions. */
+  organizationId: string | null;
+  /** Ancestor path of organizationId ("root/child/..."): the reach of a system client is this subtree. */
+  organizationPath: string | null;
+  /** The person authorization runs as; null for SYSTEM. */
+  userId: string | null;
+  scopes: Scope[];
+  plan: RatePlan;
+}
+
+/**
+ * The authorizer's context as API Gateway hands it to handlers (requestContext.authorizer.lambda).
+ * Values are flat strings/booleans so they survive API Gateway unchanged.
+ */
+export type AuthorizerContext =
+  | {
+      authenticated: true;
+      clientId: string;
+      mode: PrincipalMode;
+      organizationId: string;
+      organizationPath: string;
+      userId: string;
+      scopes: string;
+      plan: RatePlan;
+    }
+  | { authenticated: false; failure: string };
+
+export const toAuthorizerContext = (principal: Principal): AuthorizerContext => ({
+  authenticated: true,
+  clientId: principal.clientId,
+  mode: principal.mode,
+  organizationId: principal.organizationId ?? '',
+  organizationPath: principal.organizationPath ?? '',
+  userId: principal.userId ?? '',
+  scopes: principal.scopes.join(' '),
+  plan: principal.plan,
+});
+
+export const fromAuthorizerContext = (context: Extract<AuthorizerContext, { authenticated: true }>): Principal => ({
+  clientId: context.clientId,
+  mode: context.mode,
+  organizationId: context.organizationId || null,
+  organizationPath: context.organizationPath || null,
+  userId: context.userId || null,
+  scopes: (context.scopes ? context.scopes.split(' ') : []) as Scope[],
+  plan: context.plan,
+});

@@ -1,0 +1,123 @@
+import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { companyContracts } from '../companies/contracts';
+import { identityContracts } from '../identity/schemas';
+import { allScopes } from '../identity/scopes';
+import type { OperationContract } from '../platform/operation';
+import { ProblemSchema } from '../platform/schemas';
+import { z } from '../platform/zod';
+import { routes, type RouteDefinition } from '../routes';
+
+/** Every operation's contract by operationId; the route table says where each is served. */
+export const contracts: Record<string, OperationContract> = {
+  getOpenApiDocument: { responses: { 200: { description: 'This document' } } },
+  ...identityContracts,
+  ...companyContracts,
+};
+
+const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ProblemSchema } },
+});
+
+const header = (description: string, type: 'string' | 'integer' = 'string') => ({ description, schema: { type } });
+
+/** Problems the platform itself can answer for a route, beside the operation's own. */
+const platformProblems = (route: RouteDefinition, contract: OperationContract): Partial<Record<number, string>> => ({
+  400: 'validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor',
+  ...(route.auth === 'token' && {
+    401: 'invalid_token: the bearer token is missing, invalid or expired',
+    403: 'insufficient_scope: the token lacks the scope of this operation',
+    429: 'rate_limited: the quota of the client is used up; honour Retry-After',
+  }),
+  ...(route.path.includes('{') && { 404: 'not_found: wrong id, outside your reach, or deleted' }),
+  ...(contract.body && { 415: 'unsupported_media_type: the body is not application/json' }),
+  ...(route.mutation && {
+    409: 'idempotency_in_flight: a request with this Idempotency-Key is still running (retry)',
+    422: 'idempotency_key_reused: the Idempotency-Key was used with a different request',
+  }),
+  500: 'internal_error: nothing about the request was wrong; retrying is safe',
+});
+
+export const buildOpenApiDocument = () => {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'oauth2', {
+    type: 'oauth2',
+    description: 'OAuth 2.0 client credentials; send the access token as `Authorization: Bearer <token>`.',
+    flows: {
+      clientCredentials: {
+        tokenUrl: process.env.TOKEN_URL ?? '/oauth2/token',
+        scopes: Object.fromEntries(allScopes.map((scope) => [scope, scope])),
+      },
+    },
+  });
+
+  for (const route of routes) {
+    const contract = contracts[route.operationId];
+    if (!contract) throw new Error(`No contract for ${route.operationId}`);
+    const commonHeaders = {
+      'X-Request-Id': header('Identifies the request; quote it to support'),
+      ...(route.auth === 'token' && {
+        'RateLimit-Limit': header('Burst size of the client plan', 'integer'),
+        'RateLimit-Remaining': header('Requests left in the current burst', 'integer'),
+        'RateLimit-Reset': header('Seconds until the burst is fully replenished', 'integer'),
+      }),
+    };
+    const success = Object.fromEntries(
+      Object.entries(contract.responses).map(([status, response]) => [
+        status,
+        {
+          description: response.description,
+          headers: {
+            ...commonHeaders,
+            ...(route.mutation && { 'Idempotency-Replayed': header('true when this is the stored response of an earlier request with the same key') }),
+          },
+          ...(response.schema
+            ? { content: { 'application/json': { schema: response.schema } } }
+            : { content: { 'application/json': { schema: z.object({}).passthrough() } } }),
+        },
+      ]),
+    );
+    const failures = Object.fromEntries(
+      Object.entries({ ...platformProblems(route, contract), ...contract.problems }).map(([status, description]) => [
+        status,
+        problemResponse(description ?? ''),
+      ]),
+    );
+    registry.registerPath({
+      method: route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete',
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.group],
+      ...(route.auth === 'token' ? { security: [{ oauth2: route.scope ? [route.scope] : [] }] } : { security: [] }),
+      request: {
+        ...(contract.params && { params: contract.params as z.ZodObject }),
+        ...(contract.query && { query: contract.query as z.ZodObject }),
+        ...(route.mutation && {
+          headers: z.object({
+            'Idempotency-Key': z.string().min(1).max(255).openapi({ description: 'Required on every mutation; scoped to the client; kept at least 24 h' }),
+          }),
+        }),
+        ...(contract.body && {
+          body: { required: !contract.bodyOptional, content: { 'application/json': { schema: contract.body } } },
+        }),
+      },
+      responses: { ...success, ...failures },
+    });
+  }
+
+  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'Accounting Ledger Integration Service',
+      version: '1.0.0-rc1',
+      description: [
+        'Public API for the accounting data of an accounting firm\'s client companies.',
+        'Errors are application/problem+json (RFC 9457); branch on `error` and `reason`.',
+        'Every mutation needs an Idempotency-Key header. Lists are cursor-paginated (page_size 1-200, default 50); cursors are opaque, signed and bound to the client and the filters.',
+        'Amounts on reads are JSON numbers with explicit decimals.',
+      ].join('\n\n'),
+    },
+    servers: [{ url: process.env.API_BASE_URL ?? '/' }],
+  });
+};

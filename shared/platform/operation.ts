@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+import type { Principal } from '../identity/principal';
+
+/** What one operation reads and answers; drives validation, typing and the OpenAPI document. */
+export interface OperationContract<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** When the body schema is given but a body may be omitted (e.g. DELETE's optional body). */
+  bodyOptional?: boolean;
+  /** Success responses: status -> description and schema (none for an empty body). */
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** Problem statuses this operation answers beyond the platform's common ones (400, 401, 403, 404, 429, 500...). */
+  problems?: Record<number, string>;
+}
+
+type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+
+export interface OperationRequest<C extends OperationContract> {
+  params: Infer<C['params']>;
+  query: Infer<C['query']>;
+  body: Infer<C['body']>;
+  /** Present on every route with auth 'token'. */
+  principal: Principal;
+  requestId: string;
+  operationId: string;
+}
+
+export interface OperationResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Operation<C extends OperationContract = OperationContract> {
+  contract: C;
+  run: (request: OperationRequest<C>) => Promise<OperationResult>;
+}
+
+/** Pairs a contract with its implementation, so the implementation is typed by the contract. */
+export const defineOperation = <C extends OperationContract>(contract: C, run: Operation<C>['run']): Operation<C> => ({ contract, run });

@@ -1,0 +1,48 @@
+import { z } from './zod';
+
+/** Shared shapes of the specification (Resources: Shared shapes). */
+export const FieldErrorSchema = z
+  .object({
+    index: z.number().int().optional().openapi({ description: '0-based index into the request array, where the input is an array' }),
+    field: z.string(),
+    message: z.string(),
+  })
+  .openapi('FieldError');
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().openapi({ format: 'uri' }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    error: z.string().openapi({ description: 'Machine-readable code; branch on it (and on reason when present)' }),
+    requestId: z.string(),
+    reason: z.string().optional(),
+    errors: z.array(FieldErrorSchema).max(100).optional(),
+    jobId: z.string().uuid().optional(),
+    inUse: z.array(z.unknown()).optional(),
+  })
+  .openapi('Problem', { description: 'RFC 9457 problem document (application/problem+json)' });
+
+export const PaginationSchema = z
+  .object({
+    next_cursor: z.string().nullable(),
+    has_more: z.boolean(),
+  })
+  .openapi('Pagination');
+
+export const pageOf = <T extends z.ZodType>(item: T, name: string) =>
+  z.object({ data: z.array(item), pagination: PaginationSchema }).openapi(name);
+
+export const PageQuerySchema = z.object({
+  cursor: z.string().min(1).optional().openapi({ description: 'Opaque cursor from pagination.next_cursor of the previous page' }),
+  page_size: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(50)
+    .openapi({ type: 'integer', minimum: 1, maximum: 200, default: 50 }),
+});
+
+export const UuidSchema = z.string().uuid();

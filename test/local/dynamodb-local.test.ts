@@ -1,0 +1,293 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { tableDefinition } from '../../shared/db/table-definition';
+import { localAwsCredentials, localAwsRegion } from '../../infra/local/aws-env';
+import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local';
+import { freePort } from '../../infra/local/ports';
+
+const TABLE = 'local-test-table';
+const { partitionKey: PK, sortKey: SK, timeToLiveAttribute: TTL } = tableDefinition;
+const [gsi1] = tableDefinition.globalSecondaryIndexes;
+
+/** True while the process exists and is not a zombie. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false; // gone between the two checks (or no /proc): not alive
+  }
+}
+
+/** Polls `condition` every 100 ms until it holds; fails after `timeoutMs`. */
+async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function clients(endpoint: string) {
+  const raw = new DynamoDBClient({ endpoint, region: localAwsRegion(), credentials: localAwsCredentials });
+  return { raw, doc: DynamoDBDocumentClient.from(raw) };
+}
+
+describe('DynamoDB Local in memory', { timeout: 60_000 }, () => {
+  let ddb: DynamoDbLocal;
+  let raw: DynamoDBClient;
+  let doc: DynamoDBDocumentClient;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const t0 = performance.now();
+    ddb = await startDynamoDbLocal({ port });
+    console.log(`[timing] DynamoDB Local start-to-ready (in memory): ${Math.round(performance.now() - t0)} ms`);
+    ({ raw, doc } = clients(ddb.endpoint));
+  }, 60_000);
+
+  afterAll(async () => {
+    raw?.destroy();
+    await ddb?.stop();
+  }, 30_000);
+
+  it('listens on 127.0.0.1 and reports its pid', () => {
+    expect(ddb.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(isAlive(ddb.pid)).toBe(true);
+  });
+
+  it('ensureTable creates the table from tableDefinition and is idempotent', async () => {
+    await ensureTable(ddb.endpoint, TABLE);
+    await ensureTable(ddb.endpoint, TABLE);
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: TABLE }));
+    expect(Table?.TableStatus).toBe('ACTIVE');
+    expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(Table?.KeySchema).toEqual([
+      { AttributeName: PK, KeyType: 'HASH' },
+      { AttributeName: SK, KeyType: 'RANGE' },
+    ]);
+    const gsis = Table?.GlobalSecondaryIndexes ?? [];
+    expect(gsis.map((g) => g.IndexName).sort()).toEqual(tableDefinition.globalSecondaryIndexes.map((g) => g.indexName).sort());
+    for (const def of tableDefinition.globalSecondaryIndexes) {
+      const gsi = gsis.find((g) => g.IndexName === def.indexName);
+      expect(gsi?.KeySchema).toEqual([
+        { AttributeName: def.partitionKey, KeyType: 'HASH' },
+        { AttributeName: def.sortKey, KeyType: 'RANGE' },
+      ]);
+      expect(gsi?.Projection?.ProjectionType).toBe('ALL');
+    }
+    const ttl = await raw.send(new DescribeTimeToLiveCommand({ TableName: TABLE }));
+    expect(ttl.TimeToLiveDescription).toMatchObject({ TimeToLiveStatus: 'ENABLED', AttributeName: TTL });
+  });
+
+  it('puts, gets and queries an item through a GSI', async () => {
+    const item = { [PK]: 'ORG#1', [SK]: 'COMPANY#1', name: 'Acme', [gsi1!.partitionKey]: 'NAME', [gsi1!.sortKey]: 'Acme' };
+    await doc.send(new PutCommand({ TableName: TABLE, Item: item }));
+    const got = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'ORG#1', [SK]: 'COMPANY#1' } }));
+    expect(got.Item).toEqual(item);
+    const queried = await doc.send(
+      new QueryCommand({
+        TableName: TABLE,
+        IndexName: gsi1!.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': gsi1!.partitionKey },
+        ExpressionAttributeValues: { ':pk': 'NAME' },
+      }),
+    );
+    expect(queried.Items).toEqual([item]);
+  });
+
+  it('runs TransactWriteItems, all or nothing', async () => {
+    await doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: TABLE, Item: { [PK]: 'TX', [SK]: 'A', v: 1 }, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } } },
+          { Put: { TableName: TABLE, Item: { [PK]: 'TX', [SK]: 'B', v: 2 } } },
+        ],
+      }),
+    );
+    const a = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'TX', [SK]: 'A' } }));
+    const b = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'TX', [SK]: 'B' } }));
+    expect(a.Item?.v).toBe(1);
+    expect(b.Item?.v).toBe(2);
+
+    // Second transaction: the condition on A fails, so the put of C must not happen either.
+    const failed = doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: TABLE, Item: { [PK]: 'TX', [SK]: 'A', v: 9 }, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } } },
+          { Put: { TableName: TABLE, Item: { [PK]: 'TX', [SK]: 'C', v: 3 } } },
+        ],
+      }),
+    );
+    await expect(failed).rejects.toBeInstanceOf(TransactionCanceledException);
+    const c = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'TX', [SK]: 'C' } }));
+    expect(c.Item).toBeUndefined();
+  });
+
+  it('ensureTable adds GSIs missing from an existing (older) table', async () => {
+    const first = tableDefinition.globalSecondaryIndexes[0]!;
+    await raw.send(
+      new CreateTableCommand({
+        TableName: 'older-table',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [PK, SK, first.partitionKey, first.sortKey].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: PK, KeyType: 'HASH' },
+          { AttributeName: SK, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: first.indexName,
+            KeySchema: [
+              { AttributeName: first.partitionKey, KeyType: 'HASH' },
+              { AttributeName: first.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+    await ensureTable(ddb.endpoint, 'older-table');
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: 'older-table' }));
+    expect((Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName).sort()).toEqual(
+      tableDefinition.globalSecondaryIndexes.map((g) => g.indexName).sort(),
+    );
+  });
+
+  it('stop() ends the java process', async () => {
+    const pid = ddb.pid;
+    const t0 = performance.now();
+    await ddb.stop();
+    console.log(`[timing] DynamoDB Local stop: ${Math.round(performance.now() - t0)} ms`);
+    expect(isAlive(pid)).toBe(false);
+    await ddb.stop(); // idempotent
+  });
+});
+
+describe('DynamoDB Local persisted to a directory', { timeout: 90_000 }, () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ddb-persist-'));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps items across a restart with the same persistDir', async () => {
+    const persistDir = join(dir, 'db'); // does not exist yet: startDynamoDbLocal creates it
+    const item = { [PK]: 'PERSIST', [SK]: '1', note: 'survives restarts' };
+
+    const first = await startDynamoDbLocal({ port: await freePort(), persistDir });
+    try {
+      await ensureTable(first.endpoint, TABLE);
+      const { raw, doc } = clients(first.endpoint);
+      await doc.send(new PutCommand({ TableName: TABLE, Item: item }));
+      raw.destroy();
+    } finally {
+      await first.stop();
+    }
+    expect(isAlive(first.pid)).toBe(false);
+
+    const t0 = performance.now();
+    const second = await startDynamoDbLocal({ port: await freePort(), persistDir });
+    console.log(`[timing] DynamoDB Local start-to-ready (persisted, existing db): ${Math.round(performance.now() - t0)} ms`);
+    try {
+      await ensureTable(second.endpoint, TABLE); // idempotent on a persisted table
+      const { raw, doc } = clients(second.endpoint);
+      const got = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'PERSIST', [SK]: '1' } }));
+      raw.destroy();
+      expect(got.Item).toEqual(item);
+    } finally {
+      await second.stop();
+    }
+    expect(isAlive(second.pid)).toBe(false);
+  });
+});
+
+describe('DynamoDB Local start failure', { timeout: 60_000 }, () => {
+  let blocker: Server;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    blocker = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => blocker.listen(port, '0.0.0.0', resolve));
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+  });
+
+  it('rejects with the java output when the port is taken', async () => {
+    await expect(startDynamoDbLocal({ port })).rejects.toThrow(/exited before it was ready[\s\S]*java output/);
+  });
+});
+
+describe('DynamoDB Local when the parent process dies', { timeout: 90_000 }, () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ddb-parent-'));
+    const moduleUrl = (file: string) => pathToFileURL(resolve(import.meta.dirname, '../../infra/local', file)).href;
+    writeFileSync(
+      join(dir, 'parent.mts'),
+      `import { startDynamoDbLocal } from ${JSON.stringify(moduleUrl('dynamodb-local.ts'))};
+import { freePort } from ${JSON.stringify(moduleUrl('ports.ts'))};
+const ddb = await startDynamoDbLocal({ port: await freePort() });
+console.log('JAVA_PID ' + ddb.pid);
+if (process.argv[2] === 'crash') setTimeout(() => { throw new Error('simulated crash'); }, 10);
+else setInterval(() => {}, 1000);
+`,
+    );
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the parent script, lets `act` end it, and returns the java pid it had started. */
+  async function runParent(mode: 'crash' | 'sigterm'): Promise<number> {
+    const parent = spawn(process.execPath, ['--import', 'tsx', join(dir, 'parent.mts'), mode], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    parent.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<void>((r) => parent.once('exit', () => r()));
+    let javaPid: number | undefined;
+    await waitFor(() => {
+      javaPid ??= Number(/JAVA_PID (\d+)/.exec(out)?.[1]) || undefined;
+      return javaPid !== undefined || parent.exitCode !== null;
+    }, 60_000, 'the parent to start DynamoDB Local');
+    if (javaPid === undefined) throw new Error(`parent failed:\n${out}`);
+    if (mode === 'sigterm') parent.kill('SIGTERM');
+    await exited;
+    return javaPid;
+  }
+
+  it('kills java when the parent dies of an uncaught exception', async () => {
+    const javaPid = await runParent('crash');
+    await waitFor(() => !isAlive(javaPid), 10_000, `java ${javaPid} to end`);
+  });
+
+  it('kills java when the parent gets SIGTERM without a handler', async () => {
+    const javaPid = await runParent('sigterm');
+    await waitFor(() => !isAlive(javaPid), 10_000, `java ${javaPid} to end`);
+  });
+});
