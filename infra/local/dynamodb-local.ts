@@ -156,8 +156,8 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions): Pr
     process.removeListener('exit', killOnParentExit);
     for (const signal of PARENT_SIGNALS) process.removeListener(signal, onParentSignal);
   }
-  //X
-  //Y
+  process.on('exit', killOnParentExit);
+  for (const signal of PARENT_SIGNALS) process.once(signal, onParentSignal);
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {

@@ -42,7 +42,12 @@ export interface SqsPollerOptions {
 }
 
 export interface SqsPoller {
-  /** Ends the loop (aborts the in-flight long poll) and waits for an in-flight handler. Idempotent. */
+  /**
+   * Ends the loop (aborts the in-flight long poll) and waits for an in-flight handler. Idempotent.
+   * As with real SQS, the server may still complete an aborted long poll: a message arriving in the
+   * rest of that wait (fauxqs keeps the waiter until `waitTimeSeconds` ends) can be received into
+   * the void and stay invisible for one visibility timeout.
+   */
   stop(): Promise<void>;
 }
 

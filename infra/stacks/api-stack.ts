@@ -222,6 +222,7 @@ export class ApiStack extends Stack {
       if (key.key !== routeKey(route)) {
         throw new Error(`Route key mismatch: CDK built "${key.key}", the route table says "${routeKey(route)}"`);
       }
+      if (builtRoutes.has(key.key)) throw new Error(`Duplicate route in shared/routes.ts: ${key.key}`);
       builtRoutes.set(
         key.key,
         new HttpRoute(this, `Route${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}`, {

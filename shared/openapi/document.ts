@@ -9,7 +9,9 @@ import { routes, type RouteDefinition } from '../routes';
 
 /** Every operation's contract by operationId; the route table says where each is served. */
 export const contracts: Record<string, OperationContract> = {
-  getOpenApiDocument: { responses: { 200: { description: 'This document' } } },
+  getOpenApiDocument: {
+    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.string() }).openapi({ additionalProperties: true }) } },
+  },
   ...identityContracts,
   ...companyContracts,
 };
@@ -71,9 +73,7 @@ export const buildOpenApiDocument = () => {
             ...commonHeaders,
             ...(route.mutation && { 'Idempotency-Replayed': header('true when this is the stored response of an earlier request with the same key') }),
           },
-          ...(response.schema
-            ? { content: { 'application/json': { schema: response.schema } } }
-            : { content: { 'application/json': { schema: z.object({}).passthrough() } } }),
+          ...(response.schema && { content: { 'application/json': { schema: response.schema } } }),
         },
       ]),
     );

@@ -16,7 +16,7 @@ export interface ProblemDetails {
   reason?: string;
   errors?: FieldError[];
   jobId?: string;
-  inUse?: unknown[];
+  inUse?: { id: string; [detail: string]: unknown }[];
 }
 
 /** Any failure the API answers with a problem document. Throw it from services and handlers. */

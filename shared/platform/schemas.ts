@@ -20,7 +20,10 @@ export const ProblemSchema = z
     reason: z.string().optional(),
     errors: z.array(FieldErrorSchema).max(100).optional(),
     jobId: z.string().uuid().optional(),
-    inUse: z.array(z.unknown()).optional(),
+    inUse: z
+      .array(z.looseObject({ id: z.string() }).openapi({ additionalProperties: true }))
+      .optional()
+      .openapi({ description: "The integrator's ids that are in use, each with what depends on it" }),
   })
   .openapi('Problem', { description: 'RFC 9457 problem document (application/problem+json)' });
 

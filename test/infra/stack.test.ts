@@ -25,7 +25,14 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
  */
 const newApp = (): { app: App; built: BuiltApp } => {
   const app = new App({
-    context: { ...cdkJson.context, account: '123456789012', region: 'eu-north-1', 'aws:cdk:bundling-stacks': [] },
+    context: {
+      ...cdkJson.context,
+      account: '123456789012',
+      region: 'eu-north-1',
+      'aws:cdk:bundling-stacks': [],
+      // In-process synthesis throws on a failing validation report (the CLI instead exits non-zero).
+      '@aws-cdk/core:appMode': 'inmemory',
+    },
   });
   return { app, built: buildApp(app, { resolveEntry: () => thisFile }) };
 };
@@ -55,7 +62,18 @@ let statefulResources: Resources;
 const logicalId = (stack: Stack, construct: { node: { defaultChild?: unknown } }): string =>
   stack.getLogicalId(construct.node.defaultChild as CfnElement);
 
-const ofType = (resources: Resources, type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+type Entry = [logicalId: string, resource: Resources[string]];
+
+const ofType = (resources: Resources, type: string): Entry[] => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+/** The one entry of a list, failing the test when there is not exactly one. */
+const only = (entries: Entry[]): Entry => {
+  expect(entries).toHaveLength(1);
+  return entries[0] as Entry;
+};
+
+const routeWithKey = (key: string): Resources[string] =>
+  only(ofType(apiResources, 'AWS::ApiGatewayV2::Route').filter(([, r]) => r.Properties?.RouteKey === key))[1];
 
 /** Every action allowed to a role, from the AWS::IAM::Policy resources attached to it and its inline policies. */
 const actionsOfRole = (roleLogicalId: string): string[] => {
@@ -103,12 +121,9 @@ describe('HTTP API routes', () => {
   });
 
   it.each(routes.map((r) => [routeKey(r), r] as const))('%s: authorizer and integration match the route table', (key, route) => {
-    const [[, resource]] = ofType(apiResources, 'AWS::ApiGatewayV2::Route').filter(([, r]) => r.Properties?.RouteKey === key) as [
-      [string, Resources[string]],
-    ];
-    const props = resource.Properties ?? {};
+    const props = routeWithKey(key).Properties ?? {};
     if (route.auth === 'token') {
-      const [[authorizerId]] = ofType(apiResources, 'AWS::ApiGatewayV2::Authorizer');
+      const [authorizerId] = only(ofType(apiResources, 'AWS::ApiGatewayV2::Authorizer'));
       expect(props.AuthorizationType).toBe('CUSTOM');
       expect(props.AuthorizerId).toEqual({ Ref: authorizerId });
     } else {
@@ -119,9 +134,7 @@ describe('HTTP API routes', () => {
   });
 
   it('routes $default to the fallback function without an authorizer', () => {
-    const [[, resource]] = ofType(apiResources, 'AWS::ApiGatewayV2::Route').filter(
-      ([, r]) => r.Properties?.RouteKey === '$default',
-    ) as [[string, Resources[string]]];
+    const resource = routeWithKey('$default');
     expect(resource.Properties?.AuthorizationType).toBe('NONE');
     expect(resource.Properties?.AuthorizerId).toBeUndefined();
     expect(functionOfIntegration(integrationTargetOf(resource.Properties ?? {}))).toBe(
@@ -144,7 +157,7 @@ describe('HTTP API routes', () => {
   });
 
   it('logs every request of the $default stage as JSON with the request id', () => {
-    const [[, stage]] = ofType(apiResources, 'AWS::ApiGatewayV2::Stage');
+    const [, stage] = only(ofType(apiResources, 'AWS::ApiGatewayV2::Stage'));
     expect(stage.Properties?.StageName).toBe('$default');
     expect(stage.Properties?.AutoDeploy).toBe(true);
     const format = JSON.parse(stage.Properties?.AccessLogSettings?.Format as string) as Record<string, string>;
@@ -325,7 +338,7 @@ describe('stateful resources', () => {
 
   it('the Cognito resource server is ledger-api with every scope of allScopes', () => {
     stateful.resourceCountIs('AWS::Cognito::UserPoolResourceServer', 1);
-    const [[, server]] = ofType(statefulResources, 'AWS::Cognito::UserPoolResourceServer');
+    const [, server] = only(ofType(statefulResources, 'AWS::Cognito::UserPoolResourceServer'));
     expect(server.Properties?.Identifier).toBe('ledger-api');
     const names = (server.Properties?.Scopes as { ScopeName: string }[]).map((s) => s.ScopeName);
     expect([...names].sort()).toEqual([...allScopes].sort());

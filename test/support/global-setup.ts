@@ -1,0 +1,26 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startLocalStack, type LocalStack, type StackInfo } from '../../infra/local/stack';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stack: StackInfo;
+  }
+}
+
+let stack: LocalStack | undefined;
+let dataDir: string | undefined;
+
+/** Starts the whole local stack once per test run, on free ports (a running `npm start` does not collide). */
+export default async function setup(project: TestProject) {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
+  stack = await startLocalStack({ port: 0, authPort: 0, dataDir });
+  project.provide('stack', stack.info);
+  return async () => {
+    await stack?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+}
