@@ -21,10 +21,14 @@ export function localAwsRegion(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Points the default AWS SDK credential/region chain at the local emulators:
- * AWS_REGION (kept if already set), AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY = S3RVER (always),
- * AWS_SESSION_TOKEN removed (a real token must never travel with the fake keys), and
- * AWS_EC2_METADATA_DISABLED=true so the SDK never probes instance metadata off loopback.
+ * Points the default AWS SDK chain of every client created afterwards at the local emulators:
+ * - AWS_REGION (kept if already set);
+ * - AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY = S3RVER (always); AWS_SESSION_TOKEN removed, so a
+ *   real token never travels with the fake keys;
+ * - AWS_EC2_METADATA_DISABLED=true, so the SDK never probes instance metadata off loopback;
+ * - AWS_REQUEST_CHECKSUM_CALCULATION / AWS_RESPONSE_CHECKSUM_VALIDATION = WHEN_REQUIRED: with the
+ *   SDK default (WHEN_SUPPORTED), a streamed PutObject is sent aws-chunked with a CRC32 trailer and
+ *   s3rver stores the chunk framing as the object's content.
  */
 export function applyLocalAwsEnv(env: NodeJS.ProcessEnv = process.env): void {
   if (!env.AWS_REGION) env.AWS_REGION = localAwsEnv.region;
@@ -32,4 +36,6 @@ export function applyLocalAwsEnv(env: NodeJS.ProcessEnv = process.env): void {
   env.AWS_SECRET_ACCESS_KEY = localAwsEnv.secretAccessKey;
   delete env.AWS_SESSION_TOKEN;
   env.AWS_EC2_METADATA_DISABLED = 'true';
+  env.AWS_REQUEST_CHECKSUM_CALCULATION = 'WHEN_REQUIRED';
+  env.AWS_RESPONSE_CHECKSUM_VALIDATION = 'WHEN_REQUIRED';
 }

@@ -11,8 +11,10 @@ import { localAwsCredentials, localAwsRegion } from './aws-env';
  *
  * Clients must use `forcePathStyle: true` (http://127.0.0.1:<port>/<bucket>/<key>; bucket
  * sub-domains of 127.0.0.1 do not exist) and the credentials S3RVER / S3RVER (the only key s3rver
- * knows; see aws-env.ts). Also set `requestChecksumCalculation: 'WHEN_REQUIRED'`: s3rver predates
- * the SDK's default CRC32 checksums and aws-chunked uploads. `localS3Client(endpoint)` does all this.
+ * knows; see aws-env.ts). They also need `requestChecksumCalculation: 'WHEN_REQUIRED'` (or the env
+ * AWS_REQUEST_CHECKSUM_CALCULATION=WHEN_REQUIRED that applyLocalAwsEnv sets): s3rver predates the
+ * SDK's default checksums, and a streamed upload would be stored with its aws-chunked framing.
+ * `localS3Client(endpoint)` does all this.
  */
 
 /** The part of s3rver's (untyped, CommonJS) API we use. */

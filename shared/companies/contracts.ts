@@ -18,6 +18,7 @@ export const companyContracts = {
   createCompany: {
     body: CreateCompanySchema,
     responses: { 201: { description: 'The created company; Location names it', schema: CompanySchema } },
+    problems: { 404: 'not_found: organizationId does not exist or is outside your reach' },
   },
   getCompany: { params: CompanyParamsSchema, responses: { 200: company } },
   updateCompany: { params: CompanyParamsSchema, body: UpdateCompanySchema, responses: { 200: company } },

@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createOrganization, deleteOrganization } from '../../shared/identity/administration';
+import { api, expectProblem } from '../support/api';
+import { seededClient, seededCompanies, testStack } from '../support/stack';
+
+const orgId = (name: string) => seededClient(name).organizationId;
+const newCompany = async (as = 'a-system', extra: Record<string, unknown> = {}) => {
+  const response = await api('POST', '/v1/companies', {
+    as,
+    body: { displayName: `Test ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api', ...extra },
+  });
+  expect(response.status).toBe(201);
+  return response.body as { id: string; name: string; status: string; organizationId: string; organizationNumber: string | null };
+};
+
+describe('GET /v1/companies (reach)', () => {
+  it('a system client sees its organization and every descendant, nothing else', async () => {
+    const a = orgId('a-system');
+    const a1 = orgId('a1-system');
+    const all = await api('GET', '/v1/companies?page_size=200', { as: 'a-system' });
+    expect(all.status).toBe(200);
+    const ids = all.body.data.map((c: { id: string }) => c.id);
+    for (const company of [...seededCompanies(a), ...seededCompanies(a1)]) expect(ids).toContain(company.id);
+    for (const company of seededCompanies(orgId('b-system'))) expect(ids).not.toContain(company.id);
+  });
+
+  it('a child organization does not see its parent', async () => {
+    const response = await api('GET', '/v1/companies?page_size=200', { as: 'a1-system' });
+    const organizations = new Set(response.body.data.map((c: { organizationId: string }) => c.organizationId));
+    expect([...organizations]).toEqual([orgId('a1-system')]);
+  });
+
+  it('answers 404, never 403, for a company outside the reach, unknown or malformed', async () => {
+    const foreign = seededCompanies(orgId('b-system'))[0]!.id;
+    expectProblem(await api('GET', `/v1/companies/${foreign}`, { as: 'a-system' }), 404, 'not_found');
+    expectProblem(await api('GET', `/v1/companies/${randomUUID()}`, { as: 'a-system' }), 404, 'not_found');
+    expectProblem(await api('GET', '/v1/companies/not-a-uuid', { as: 'a-system' }), 404, 'not_found');
+    const parent = seededCompanies(orgId('a-system'))[0]!.id;
+    expectProblem(await api('GET', `/v1/companies/${parent}`, { as: 'a1-system' }), 404, 'not_found');
+  });
+
+  it('needs companies:read', async () => {
+    // every seeded client holds companies:read; a read-only client may read but not write
+    expect((await api('GET', '/v1/companies', { as: 'a-readonly' })).status).toBe(200);
+    const company = seededCompanies(orgId('a-system'))[0]!.id;
+    const response = await api('PATCH', `/v1/companies/${company}`, { as: 'a-readonly', body: { displayName: 'Nope' } });
+    expectProblem(response, 403, 'insufficient_scope');
+    expect(response.headers.get('www-authenticate')).toContain('companies:write');
+  });
+});
+
+describe('pagination', () => {
+  it('walks every company once with page_size 1, following signed cursors', async () => {
+    const everything = await api('GET', '/v1/companies?page_size=200', { as: 'a-system' });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 500; page++) {
+      const query: string = cursor ? `?page_size=1&cursor=${encodeURIComponent(cursor)}` : '?page_size=1';
+      const response = await api('GET', `/v1/companies${query}`, { as: 'a-system' });
+      expect(response.status).toBe(200);
+      expect(response.body.data.length).toBeLessThanOrEqual(1);
+      seen.push(...response.body.data.map((c: { id: string }) => c.id));
+      expect(response.body.pagination.has_more).toBe(response.body.pagination.next_cursor !== null);
+      cursor = response.body.pagination.next_cursor;
+      if (!cursor) break;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBeGreaterThanOrEqual(everything.body.data.length);
+  });
+
+  it('defaults to 50 and reports the last page with a null cursor', async () => {
+    const response = await api('GET', '/v1/companies', { as: 'b-system' });
+    expect(response.body.pagination).toEqual({ next_cursor: null, has_more: false });
+  });
+
+  it.each(['0', '201', 'abc', '1.5', '-1'])('rejects page_size=%s with 400 validation_failed naming page_size', async (size) => {
+    const response = await api('GET', `/v1/companies?page_size=${size}`, { as: 'a-system' });
+    expectProblem(response, 400, 'validation_failed');
+    expect(response.body.detail).toContain('page_size');
+    expect(response.body.errors[0].field).toBe('page_size');
+  });
+
+  it('rejects unknown query parameters', async () => {
+    const response = await api('GET', '/v1/companies?pagesize=10', { as: 'a-system' });
+    expectProblem(response, 400, 'validation_failed');
+    expect(response.body.errors).toEqual([{ field: 'pagesize', message: 'Unknown field' }]);
+  });
+
+  it('rejects a tampered, a garbage and a foreign cursor with 400 invalid_cursor', async () => {
+    const first = await api('GET', '/v1/companies?page_size=1', { as: 'a-system' });
+    const cursor: string = first.body.pagination.next_cursor;
+    expect(cursor).toBeTruthy();
+    const [payload, signature] = cursor.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), GSI1SK: 'x' })).toString('base64url');
+    for (const bad of [`${forged}.${signature}`, 'garbage', `${payload}.${signature}x`, '']) {
+      const response = await api('GET', `/v1/companies?page_size=1&cursor=${encodeURIComponent(bad)}`, { as: 'a-system' });
+      if (bad === '') expectProblem(response, 400, 'validation_failed');
+      else expectProblem(response, 400, 'invalid_cursor');
+    }
+    // bound to the client: another client of the same organization cannot use it
+    const foreign = await api('GET', `/v1/companies?page_size=1&cursor=${encodeURIComponent(cursor)}`, { as: 'a-readonly' });
+    expectProblem(foreign, 400, 'invalid_cursor');
+  });
+});
+
+describe('POST /v1/companies', () => {
+  it('creates a company in the caller organization: 201, Location, readable afterwards', async () => {
+    const response = await api('POST', '/v1/companies', {
+      as: 'a-system',
+      body: { displayName: '  Fjellbekk Kraft AS ', accountingSystem: 'Fiken', organizationNumber: '923609016' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      name: 'Fjellbekk Kraft AS',
+      status: 'active',
+      organizationId: orgId('a-system'),
+      organizationNumber: '923609016',
+      accountingSystem: 'Fiken',
+    });
+    expect(response.headers.get('location')).toBe(`/v1/companies/${response.body.id}`);
+    const read = await api('GET', `/v1/companies/${response.body.id}`, { as: 'a-system' });
+    expect(read.body).toEqual(response.body);
+  });
+
+  it('creates in a descendant organization, but not outside the reach (404)', async () => {
+    const child = await newCompany('a-system', { organizationId: orgId('a1-system') });
+    expect(child.organizationId).toBe(orgId('a1-system'));
+    expect((await api('GET', `/v1/companies/${child.id}`, { as: 'a1-system' })).status).toBe(200);
+    const response = await api('POST', '/v1/companies', {
+      as: 'a1-system',
+      body: { displayName: 'Sneaky AS', accountingSystem: 'Api', organizationId: orgId('a-system') },
+    });
+    expectProblem(response, 404, 'not_found');
+  });
+
+  it.each([
+    ['blank displayName', { displayName: '   ', accountingSystem: 'Api' }, 'displayName'],
+    ['missing displayName', { accountingSystem: 'Api' }, 'displayName'],
+    ['bad organization number check digit', { displayName: 'X AS', accountingSystem: 'Api', organizationNumber: '923609017' }, 'organizationNumber'],
+    ['unknown accounting system', { displayName: 'X AS', accountingSystem: 'Excel' }, 'accountingSystem'],
+    ['unknown field', { displayName: 'X AS', accountingSystem: 'Api', colour: 'blue' }, 'colour'],
+    ['malformed organizationId', { displayName: 'X AS', accountingSystem: 'Api', organizationId: 'x' }, 'organizationId'],
+  ])('answers 400 validation_failed for %s, naming the field', async (_case, body, field) => {
+    const response = await api('POST', '/v1/companies', { as: 'a-system', body });
+    expectProblem(response, 400, 'validation_failed');
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(response.body.detail).toContain(field);
+  });
+
+  it('answers malformed JSON, a wrong content type, a non-object and a missing body with problems', async () => {
+    expectProblem(await api('POST', '/v1/companies', { as: 'a-system', rawBody: '{"displayName": ', headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
+    expectProblem(await api('POST', '/v1/companies', { as: 'a-system', rawBody: 'displayName=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
+    expectProblem(await api('POST', '/v1/companies', { as: 'a-system', body: [1, 2] }), 400, 'validation_failed');
+    expectProblem(await api('POST', '/v1/companies', { as: 'a-system' }), 400, 'validation_failed');
+  });
+});
+
+describe('PATCH /v1/companies/{id}', () => {
+  it('has patch semantics: absent fields stay, null clears organizationNumber', async () => {
+    const company = await newCompany('a-system', { organizationNumber: '923609016' });
+    const renamed = await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body: { displayName: 'Renamed AS' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'Renamed AS', organizationNumber: '923609016', accountingSystem: 'Api' });
+    const cleared = await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body: { organizationNumber: null } });
+    expect(cleared.body).toMatchObject({ name: 'Renamed AS', organizationNumber: null });
+    const unchanged = await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body: {} });
+    expect(unchanged.body).toEqual(cleared.body);
+  });
+
+  it('refuses a blank displayName and leaves the company unchanged', async () => {
+    const company = await newCompany();
+    const response = await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body: { displayName: '' } });
+    expectProblem(response, 400, 'validation_failed');
+    expect(response.body.errors[0]).toMatchObject({ field: 'displayName' });
+    expect((await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' })).body.name).toBe(company.name);
+  });
+
+  it('answers 404 for a company of another organization, and changes nothing there', async () => {
+    const foreign = seededCompanies(orgId('b-system'))[0]!;
+    expectProblem(await api('PATCH', `/v1/companies/${foreign.id}`, { as: 'a-system', body: { displayName: 'Mine now' } }), 404, 'not_found');
+    expect((await api('GET', `/v1/companies/${foreign.id}`, { as: 'b-system' })).body.name).toBe(foreign.name);
+  });
+});
+
+describe('status transitions', () => {
+  it('disable and enable are idempotent; a disabled company stays readable', async () => {
+    const company = await newCompany();
+    const disabled = await api('POST', `/v1/companies/${company.id}/actions/disable`, { as: 'a-system' });
+    expect(disabled.body.status).toBe('disabled');
+    expect((await api('POST', `/v1/companies/${company.id}/actions/disable`, { as: 'a-system' })).body.status).toBe('disabled');
+    expect((await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' })).body.status).toBe('disabled');
+    const enabled = await api('POST', `/v1/companies/${company.id}/actions/enable`, { as: 'a-system' });
+    expect(enabled.body.status).toBe('active');
+    expect((await api('POST', `/v1/companies/${company.id}/actions/enable`, { as: 'a-system' })).body.status).toBe('active');
+  });
+
+  it('an action takes no body: an empty object is tolerated, anything else refused', async () => {
+    const company = await newCompany();
+    expect((await api('POST', `/v1/companies/${company.id}/actions/disable`, { as: 'a-system', body: {} })).status).toBe(200);
+    expectProblem(await api('POST', `/v1/companies/${company.id}/actions/enable`, { as: 'a-system', body: { now: true } }), 400, 'validation_failed');
+  });
+
+  it('soft delete: 404 afterwards, gone from lists, idempotent, restore brings back the prior status', async () => {
+    const company = await newCompany();
+    await api('POST', `/v1/companies/${company.id}/actions/disable`, { as: 'a-system' });
+    const deleted = await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system', body: { reason: 'Client left the firm' } });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ id: company.id, deleted: true, cause: 'direct', reason: 'Client left the firm' });
+
+    expectProblem(await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' }), 404, 'not_found');
+    expectProblem(await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body: { displayName: 'X' } }), 404, 'not_found');
+    expectProblem(await api('POST', `/v1/companies/${company.id}/actions/enable`, { as: 'a-system' }), 404, 'not_found');
+    const list = await api('GET', '/v1/companies?page_size=200', { as: 'a-system' });
+    expect(list.body.data.map((c: { id: string }) => c.id)).not.toContain(company.id);
+
+    const again = await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system' });
+    expect(again.status).toBe(200);
+    expect(again.body.deletedAt).toBe(deleted.body.deletedAt);
+
+    const restored = await api('POST', `/v1/companies/${company.id}/restore`, { as: 'a-system' });
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ id: company.id, status: 'disabled' });
+    expect((await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' })).status).toBe(200);
+    const restoredAgain = await api('POST', `/v1/companies/${company.id}/restore`, { as: 'a-system' });
+    expect(restoredAgain.body.status).toBe('disabled');
+  });
+
+  it('a delete without body works; restore of a company outside the reach is 404', async () => {
+    const company = await newCompany();
+    expect((await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system' })).status).toBe(200);
+    expectProblem(await api('POST', `/v1/companies/${company.id}/restore`, { as: 'b-system' }), 404, 'not_found');
+    expectProblem(await api('DELETE', `/v1/companies/${company.id}`, { as: 'b-system' }), 404, 'not_found');
+  });
+
+  it('restore answers 409 when the deletion was part of an organization cascade', async () => {
+    testStack();
+    const organization = await createOrganization({ name: 'Short-lived branch', parentId: orgId('a-system') });
+    const company = await newCompany('a-system', { organizationId: organization.id });
+    const { companiesDeleted } = await deleteOrganization(organization.id, 'test');
+    expect(companiesDeleted).toBe(1);
+    expectProblem(await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' }), 404, 'not_found');
+    const deletion = await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system' });
+    expect(deletion.body.cause).toBe('organization_cascade');
+    const response = await api('POST', `/v1/companies/${company.id}/restore`, { as: 'a-system' });
+    expectProblem(response, 409, 'conflict');
+    expect(response.body.reason).toBe('deleted_by_organization_cascade');
+  });
+});
