@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { rateLimitKeys } from '../db/keys';
 import type { RatePlan } from '../identity/principal';
 import { dynamo, tableName } from './aws';
@@ -47,52 +47,69 @@ export const decide = (plan: RatePlan, storedTat: number | undefined, now: numbe
   };
 };
 
-const maxAttempts = 5;
+const maxAttempts = 4;
 
 /**
  * Consumes one request of the client's quota, shared across Lambda instances through one
- * DynamoDB item per client updated with optimistic concurrency. Returns the RateLimit headers;
- * throws 429 with Retry-After when the quota is used up.
+ * DynamoDB item per client. Both writes are single atomic conditional updates (no read first):
+ * "start a burst" when the bucket is full, else "add one interval" while within the burst, so
+ * concurrent requests never lose an update. Returns the RateLimit headers; throws 429 with
+ * Retry-After when the quota is used up.
  */
-export const consumeRateLimit = async (clientId: string, plan: RatePlan, now = Date.now): Promise<Record<string, string>> => {
-  let storedTat: number | undefined;
-  let known = false;
+export const consumeRateLimit = async (clientId: string, plan: RatePlan, clock = Date.now): Promise<Record<string, string>> => {
+  const { perMinute, burst } = ratePlans[plan];
+  const interval = 60_000 / perMinute;
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    const current = now();
-    if (!known) {
-      storedTat = await readTat(clientId);
-      known = true;
+    const now = clock();
+    const idle = await conditionalTatUpdate(clientId, 'SET tat = :next, expiresAt = :expires', 'attribute_not_exists(tat) OR tat <= :now', {
+      ':next': now + interval,
+      ':now': now,
+      ':expires': expiry(now + interval),
+    });
+    if (idle.updated) return decide(plan, now, now).headers;
+    const limit = now + burst * interval - interval;
+    const busy = await conditionalTatUpdate(clientId, 'SET tat = tat + :interval, expiresAt = :expires', 'tat > :now AND tat <= :limit', {
+      ':interval': interval,
+      ':now': now,
+      ':limit': limit,
+      ':expires': expiry(limit + interval),
+    });
+    if (busy.updated && busy.tat !== undefined) return decide(plan, busy.tat - interval, now).headers;
+    if (busy.tat !== undefined && busy.tat > limit) {
+      const decision = decide(plan, busy.tat, now);
+      throw withHeaders(problems.rateLimited(decision.retryAfterSeconds), decision.headers);
     }
-    const decision = decide(plan, storedTat, current);
-    if (!decision.allowed) throw withHeaders(problems.rateLimited(decision.retryAfterSeconds), decision.headers);
-    try {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: rateLimitKeys(clientId),
-          UpdateExpression: 'SET tat = :next, expiresAt = :expires',
-          ConditionExpression: storedTat === undefined ? 'attribute_not_exists(tat)' : 'tat = :seen',
-          ExpressionAttributeValues: {
-            ':next': decision.nextTat,
-            ':expires': Math.ceil(decision.nextTat / 1000) + 3600,
-            ...(storedTat !== undefined && { ':seen': storedTat }),
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return decision.headers;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      // Another instance moved the clock first: retry from the value it wrote.
-      storedTat = error.Item?.tat?.N !== undefined ? Number(error.Item.tat.N) : undefined;
-    }
+    // The bucket refilled between the two updates: start again.
   }
   throw withHeaders(problems.rateLimited(1), {});
 };
 
-const readTat = async (clientId: string): Promise<number | undefined> => {
-  const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: rateLimitKeys(clientId), ConsistentRead: true }));
-  return typeof Item?.tat === 'number' ? Item.tat : undefined;
+const expiry = (tat: number) => Math.ceil(tat / 1000) + 3600;
+
+const conditionalTatUpdate = async (
+  clientId: string,
+  update: string,
+  condition: string,
+  values: Record<string, number>,
+): Promise<{ updated: boolean; tat?: number }> => {
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: rateLimitKeys(clientId),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'UPDATED_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { updated: true, tat: Number(Attributes?.tat) };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const old = error.Item?.tat?.N;
+    return { updated: false, ...(old !== undefined && { tat: Number(old) }) };
+  }
 };
 
 const withHeaders = <E extends { headers: Record<string, string> }>(error: E, headers: Record<string, string>): E => {

@@ -1,0 +1,412 @@
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createCompany } from '../../shared/companies/service';
+import { accountingSystems, CreateCompanySchema } from '../../shared/companies/schemas';
+import {
+  AdministrationError,
+  createApiClient,
+  createOrganization,
+  deleteOrganization,
+  listApiClients,
+  rotateApiClient,
+} from '../../shared/identity/administration';
+import type { ApiClient } from '../../shared/identity/api-client-repository';
+import { cognitoCredentialIssuer, localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
+import { organizationRepository } from '../../shared/identity/organization-repository';
+import type { Principal, RatePlan } from '../../shared/identity/principal';
+import { allScopes, isScope, type Scope } from '../../shared/identity/scopes';
+import { resetConfig } from '../../shared/platform/config';
+import { ProblemError } from '../../shared/platform/problem';
+import { applyStackEnv, defaultStackFile, isConnectionRefused, readStackFile, ToolError } from './stack-env';
+
+/**
+ * `npm run admin -- <command> [flags]`: what an organization administrator does outside the
+ * public API (organizations, companies, API clients), against the local stack or AWS.
+ */
+export interface ToolIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Cognito's resource server prefixes the custom scopes (infra/stacks). */
+const awsScopePrefix = 'ledger-api/';
+/** Recorded as the actor of what the CLI does (company creation, cascade deletion). */
+const actor = 'admin-cli';
+
+type Flag =
+  | 'name'
+  | 'parent'
+  | 'id'
+  | 'organization'
+  | 'accounting-system'
+  | 'organization-number'
+  | 'scopes'
+  | 'plan'
+  | 'client-id';
+
+interface CommandSpec {
+  required: Flag[];
+  optional: Flag[];
+  args: string;
+  description: string;
+}
+
+const commands: Record<string, CommandSpec> = {
+  'create-organization': {
+    required: ['name'],
+    optional: ['parent'],
+    args: '--name NAME [--parent ORG_ID]',
+    description: 'Create an organization (a child of --parent when given)',
+  },
+  'delete-organization': {
+    required: ['id'],
+    optional: [],
+    args: '--id ORG_ID',
+    description: 'Delete an organization; its companies (and its sub-organizations\') are cascade-deleted',
+  },
+  'create-company': {
+    required: ['organization', 'name'],
+    optional: ['accounting-system', 'organization-number'],
+    args: '--organization ORG_ID --name NAME [--accounting-system SYSTEM] [--organization-number NNNNNNNNN]',
+    description: `Create a company in an organization; SYSTEM is one of ${accountingSystems.join('|')} (default Api)`,
+  },
+  'create-client': {
+    required: ['organization', 'name'],
+    optional: ['scopes', 'plan'],
+    args: '--organization ORG_ID --name NAME [--scopes a,b,c] [--plan standard|premium]',
+    description: 'Create a SYSTEM API client (default: every system scope, plan standard); prints its secret once',
+  },
+  'rotate-client': {
+    required: ['client-id'],
+    optional: [],
+    args: '--client-id CLIENT_ID',
+    description: 'Give a client a new secret (printed once); the old secret stops working at once',
+  },
+  'list-clients': {
+    required: ['organization'],
+    optional: [],
+    args: '--organization ORG_ID',
+    description: 'List the API clients of an organization (never their secrets)',
+  },
+};
+
+const commandFlags = new Set<string>(Object.values(commands).flatMap((spec) => [...spec.required, ...spec.optional]));
+
+const options = {
+  name: { type: 'string' },
+  parent: { type: 'string' },
+  id: { type: 'string' },
+  organization: { type: 'string' },
+  'accounting-system': { type: 'string' },
+  'organization-number': { type: 'string' },
+  scopes: { type: 'string' },
+  plan: { type: 'string' },
+  'client-id': { type: 'string' },
+  stack: { type: 'string' },
+  table: { type: 'string' },
+  'user-pool-id': { type: 'string' },
+  region: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const adminUsage = (): string => {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  return [
+    'Usage: npm run admin -- <command> [flags]',
+    '',
+    'Commands:',
+    ...Object.entries(commands).flatMap(([name, spec]) => [`  ${name.padEnd(width)}  ${spec.args}`, `  ${''.padEnd(width)}    ${spec.description}`]),
+    '',
+    'Target (default: the local stack described by .local/stack.json, started with npm start):',
+    '  --stack FILE                  another local stack file',
+    '  --table NAME --user-pool-id ID [--region REGION]',
+    '                                AWS: the service table and Cognito user pool; AWS credentials come from',
+    '                                the environment; the region defaults to the user pool\'s',
+    '',
+    'Output:',
+    '  --json                        machine-readable JSON on stdout',
+    '  --help                        this text',
+    '',
+    'Exit codes: 0 done, 1 failed (one line on stderr), 2 usage error.',
+  ].join('\n');
+};
+
+class UsageError extends Error {}
+
+type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
+
+interface Target {
+  issuer: CredentialIssuer;
+  description: string;
+  dynamodb: string;
+}
+
+/** Points shared/ at the local stack (DynamoDB Local, local identity provider) or at AWS. */
+const selectTarget = (values: Values): Target => {
+  const aws = values.table !== undefined || values['user-pool-id'] !== undefined;
+  if (aws) {
+    if (!values.table || !values['user-pool-id']) throw new UsageError('AWS needs both --table and --user-pool-id');
+    if (values.stack) throw new UsageError('--stack targets the local stack; do not combine it with --table / --user-pool-id');
+    const userPoolId = values['user-pool-id'];
+    const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? userPoolId.split('_')[0];
+    if (!region) throw new UsageError('Cannot tell the AWS region: pass --region');
+    process.env.AWS_REGION = region;
+    process.env.TABLE_NAME = values.table;
+    delete process.env.DYNAMODB_ENDPOINT;
+    process.env.JWT_ISSUER = `https://cognito-idp.${region}.amazonaws.com/${userPoolId}`;
+    process.env.SCOPE_PREFIX = awsScopePrefix;
+    resetConfig();
+    return {
+      issuer: cognitoCredentialIssuer(userPoolId, awsScopePrefix, region),
+      description: `AWS table ${values.table} (${region})`,
+      dynamodb: `DynamoDB in ${region}`,
+    };
+  }
+  if (values.region) throw new UsageError('--region only applies with --table and --user-pool-id');
+  let info;
+  try {
+    info = readStackFile(values.stack ?? defaultStackFile);
+  } catch (error) {
+    if (error instanceof ToolError && !values.stack && /^No stack file/.test(error.message)) {
+      throw new ToolError('Start the local stack with npm start first, or pass --table and --user-pool-id');
+    }
+    throw error;
+  }
+  applyStackEnv(info);
+  return {
+    issuer: localCredentialIssuer,
+    description: `local stack (${info.internal.tableName} at ${info.internal.dynamodbEndpoint})`,
+    dynamodb: `DynamoDB Local at ${info.internal.dynamodbEndpoint}`,
+  };
+};
+
+const requireFlag = (values: Values, flag: Flag): string => {
+  const value = values[flag];
+  if (typeof value !== 'string') throw new UsageError(`--${flag} is required`);
+  return value;
+};
+
+const nonBlank = (value: string, flag: Flag): string => {
+  const trimmed = value.trim();
+  if (!trimmed) throw new ToolError(`--${flag} must not be blank`);
+  return trimmed;
+};
+
+/** Field names of CreateCompanySchema as the flags that set them. */
+const companyFieldFlags: Record<string, string> = {
+  displayName: '--name',
+  accountingSystem: '--accounting-system',
+  organizationNumber: '--organization-number',
+  organizationId: '--organization',
+};
+
+const parseScopes = (value: string): Scope[] => {
+  const scopes = [...new Set(value.split(',').map((scope) => scope.trim()).filter(Boolean))];
+  if (!scopes.length) throw new ToolError('--scopes must name at least one scope');
+  const unknown = scopes.filter((scope) => !isScope(scope));
+  if (unknown.length) throw new ToolError(`Unknown scope ${unknown.join(', ')}; known scopes: ${allScopes.join(', ')}`);
+  return scopes as Scope[];
+};
+
+const parsePlan = (value: string): RatePlan => {
+  if (value !== 'standard' && value !== 'premium') throw new ToolError(`--plan must be standard or premium, not ${value}`);
+  return value;
+};
+
+const withoutSecret = ({ secretHash: _secretHash, ...client }: ApiClient) => client;
+
+const table = (header: string[], rows: string[][]): string[] => {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)];
+};
+
+const shortTime = (iso: string | undefined): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '');
+
+type Run = (values: Values, target: Target, print: Printer) => Promise<void>;
+
+interface Printer {
+  json(value: unknown): void;
+  lines(...lines: string[]): void;
+}
+
+const run: Record<string, Run> = {
+  async 'create-organization'(values, _target, print) {
+    const name = nonBlank(requireFlag(values, 'name'), 'name');
+    const organization = await createOrganization({ name, ...(values.parent && { parentId: values.parent }) });
+    print.json(organization);
+    print.lines(
+      `Created organization "${organization.name}"`,
+      `  id      ${organization.id}`,
+      `  parent  ${organization.parentId ?? '(none: a root organization)'}`,
+      `  path    ${organization.path}`,
+    );
+  },
+
+  async 'delete-organization'(values, _target, print) {
+    const id = requireFlag(values, 'id');
+    const { companiesDeleted } = await deleteOrganization(id, actor);
+    print.json({ organizationId: id, deleted: true, companiesDeleted });
+    print.lines(`Deleted organization ${id}; ${companiesDeleted} ${companiesDeleted === 1 ? 'company was' : 'companies were'} cascade-deleted`);
+  },
+
+  async 'create-company'(values, _target, print) {
+    const parsed = CreateCompanySchema.safeParse({
+      displayName: requireFlag(values, 'name'),
+      accountingSystem: values['accounting-system'] ?? 'Api',
+      ...(values['organization-number'] !== undefined && { organizationNumber: values['organization-number'] }),
+      organizationId: requireFlag(values, 'organization'),
+    });
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => {
+        const field = String(issue.path[0] ?? '');
+        const value = issue.code === 'invalid_value' && 'values' in issue ? ` (one of ${issue.values.join(', ')})` : '';
+        return `${companyFieldFlags[field] ?? field}: ${issue.message}${value}`;
+      });
+      throw new ToolError(`Invalid company: ${problems.join('; ')}`);
+    }
+    const input = parsed.data;
+    const organization = await organizationRepository.get(input.organizationId!);
+    if (!organization || organization.status !== 'active') throw new AdministrationError(`Organization ${input.organizationId} not found`);
+    const principal: Principal = {
+      clientId: actor,
+      mode: 'SYSTEM',
+      organizationId: organization.id,
+      organizationPath: organization.path,
+      userId: null,
+      scopes: ['companies:write'],
+      plan: 'premium',
+    };
+    const company = await createCompany(principal, input);
+    print.json(company);
+    print.lines(
+      `Created company "${company.name}" in organization ${company.organizationId}`,
+      `  id                   ${company.id}`,
+      `  accounting system    ${company.accountingSystem}`,
+      `  organization number  ${company.organizationNumber ?? '(none)'}`,
+      `  status               ${company.status}`,
+    );
+  },
+
+  async 'create-client'(values, target, print) {
+    const name = nonBlank(requireFlag(values, 'name'), 'name');
+    const organizationId = requireFlag(values, 'organization');
+    const scopes = values.scopes !== undefined ? parseScopes(values.scopes) : undefined;
+    const plan = values.plan !== undefined ? parsePlan(values.plan) : undefined;
+    const { client, clientSecret } = await createApiClient(
+      { name, organizationId, ...(scopes && { scopes }), ...(plan && { plan }) },
+      target.issuer,
+    );
+    print.json({ ...withoutSecret(client), clientSecret });
+    print.lines(
+      `Created API client "${client.name}" in organization ${client.organizationId}`,
+      `  client id      ${client.clientId}`,
+      `  client secret  ${clientSecret}`,
+      `  mode           ${client.mode}`,
+      `  plan           ${client.plan}`,
+      `  scopes         ${client.scopes.join(' ')}`,
+      'The client secret is shown only this once and cannot be shown again: store it now.',
+    );
+  },
+
+  async 'rotate-client'(values, target, print) {
+    const clientId = requireFlag(values, 'client-id');
+    const { clientSecret } = await rotateApiClient(clientId, target.issuer);
+    print.json({ clientId, clientSecret });
+    print.lines(
+      `Rotated the secret of API client ${clientId}; the old secret no longer works`,
+      `  client secret  ${clientSecret}`,
+      'The client secret is shown only this once and cannot be shown again: store it now.',
+    );
+  },
+
+  async 'list-clients'(values, _target, print) {
+    const organizationId = requireFlag(values, 'organization');
+    const clients = (await listApiClients(organizationId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    print.json(clients.map(withoutSecret));
+    if (!clients.length) return print.lines(`No API clients in organization ${organizationId}`);
+    print.lines(
+      ...table(
+        ['NAME', 'CLIENT ID', 'MODE', 'PLAN', 'SCOPES', 'STATUS', 'CREATED'],
+        clients.map((client) => [
+          client.name,
+          client.clientId,
+          client.mode,
+          client.plan,
+          String(client.scopes.length),
+          client.status,
+          shortTime(client.createdAt),
+        ]),
+      ),
+      `${clients.length} client${clients.length === 1 ? '' : 's'} in organization ${organizationId}`,
+    );
+  },
+};
+
+const oneLine = (error: unknown, target: Target | undefined): string => {
+  if (error instanceof ProblemError) return error.problem.detail;
+  if (isConnectionRefused(error)) {
+    return `Cannot reach ${target?.dynamodb ?? 'DynamoDB'}: is the local stack still running? Start it with npm start.`;
+  }
+  const err = error as { name?: string; message?: string };
+  const message = (err?.message ?? String(error)).split('\n')[0]!;
+  return err?.name && err.name !== 'Error' && !(error instanceof ToolError) && !(error instanceof AdministrationError)
+    ? `${err.name}: ${message}`
+    : message;
+};
+
+export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
+  const usageError = (message: string) => {
+    io.err(`error: ${message}`);
+    io.err('');
+    for (const line of adminUsage().split('\n')) io.err(line);
+    return 2;
+  };
+
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usageError((error as Error).message.split('\n')[0]!);
+  }
+  const values = parsed.values as Values;
+  if (values.help) {
+    for (const line of adminUsage().split('\n')) io.out(line);
+    return 2;
+  }
+  const [command, ...extra] = parsed.positionals;
+  if (!command) return usageError('no command given');
+  const spec = commands[command];
+  if (!spec) return usageError(`unknown command ${command}`);
+  if (extra.length) return usageError(`unexpected argument ${extra[0]}`);
+  const allowed = new Set<string>([...spec.required, ...spec.optional]);
+  const misplaced = Object.keys(values).find((flag) => commandFlags.has(flag) && !allowed.has(flag));
+  if (misplaced) return usageError(`${command} does not take --${misplaced}`);
+  const missing = spec.required.find((flag) => values[flag] === undefined);
+  if (missing) return usageError(`${command} needs --${missing}`);
+
+  const print: Printer = values.json
+    ? { json: (value) => io.out(JSON.stringify(value, null, 2)), lines: () => undefined }
+    : { json: () => undefined, lines: (...lines) => lines.forEach((line) => io.out(line)) };
+
+  let target: Target | undefined;
+  try {
+    target = selectTarget(values);
+    await run[command]!(values, target, print);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) return usageError(error.message);
+    io.err(`error: ${oneLine(error, target)}`);
+    return 1;
+  }
+};
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  const code = await runAdmin(process.argv.slice(2), {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.exitCode = code;
+}

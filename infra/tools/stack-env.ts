@@ -1,0 +1,90 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { queues } from '../../shared/queues';
+import { resetConfig } from '../../shared/platform/config';
+import { applyLocalAwsEnv } from '../local/aws-env';
+import type { StackInfo } from '../local/stack';
+
+/**
+ * Shared by the developer tools (admin, invoke): find the local stack's contract file and point
+ * this process's shared/ modules at the same stand-ins, as the local stack does for its handlers.
+ */
+export const defaultStackFile = '.local/stack.json';
+
+export const noStackMessage = 'Start the local stack with npm start first';
+
+/** A failure the tools report as one line (exit 1), never with a stack trace. */
+export class ToolError extends Error {}
+
+export const readStackFile = (file: string = defaultStackFile): StackInfo => {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new ToolError(`No stack file at ${path}. ${noStackMessage}.`);
+  let info: StackInfo;
+  try {
+    info = JSON.parse(readFileSync(path, 'utf8')) as StackInfo;
+  } catch (error) {
+    throw new ToolError(`${path} is not valid JSON (${(error as Error).message}). ${noStackMessage}.`);
+  }
+  if (!info || typeof info !== 'object' || !info.internal?.tableName || !info.internal.dynamodbEndpoint) {
+    throw new ToolError(`${path} does not look like a local stack file (no internal.tableName / dynamodbEndpoint).`);
+  }
+  return info;
+};
+
+/** The environment the local stack gives its in-process handlers (infra/local/stack.ts). */
+export const stackEnv = (info: StackInfo): Record<string, string> => ({
+  TABLE_NAME: info.internal.tableName,
+  BUCKET_NAME: info.internal.bucketName,
+  DYNAMODB_ENDPOINT: info.internal.dynamodbEndpoint,
+  S3_ENDPOINT: info.internal.s3Endpoint,
+  SQS_ENDPOINT: info.internal.sqsEndpoint,
+  JWT_ISSUER: info.internal.jwtIssuer,
+  JWKS_URI: info.internal.jwksUri,
+  SCOPE_PREFIX: info.internal.scopePrefix,
+  CURSOR_SECRET: info.internal.cursorSecret,
+  TOKEN_URL: info.authUrl,
+  API_BASE_URL: info.baseUrl,
+  ...Object.fromEntries(
+    queues.flatMap((queue) => {
+      const url = info.internal.queues?.[queue.name]?.url;
+      return url ? [[queue.urlEnv, url]] : [];
+    }),
+  ),
+});
+
+/**
+ * Sets the local stack's environment on this process (AWS region and fake credentials included)
+ * and drops the cached service config. Note: shared/platform/aws.ts builds its DynamoDB client
+ * once per process, so the first stack a process talks to is the one it keeps talking to.
+ */
+export const applyStackEnv = (info: StackInfo, env: NodeJS.ProcessEnv = process.env): void => {
+  applyLocalAwsEnv(env);
+  if (info.internal.region) env.AWS_REGION = info.internal.region;
+  Object.assign(env, stackEnv(info));
+  resetConfig();
+};
+
+/** Looks up a dotted path ("companies.0.id") in a value; undefined when any step is missing. */
+export const valueAtPath = (root: unknown, path: string): unknown => {
+  let current: unknown = root;
+  for (const step of path.split('.')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[step];
+  }
+  return current;
+};
+
+/** True when an error (or its cause chain / AggregateError members) is a refused connection. */
+export const isConnectionRefused = (error: unknown): boolean => {
+  const seen = new Set<unknown>();
+  const visit = (candidate: unknown): boolean => {
+    if (!candidate || typeof candidate !== 'object' || seen.has(candidate)) return false;
+    seen.add(candidate);
+    const value = candidate as { code?: unknown; cause?: unknown; errors?: unknown; message?: unknown };
+    if (value.code === 'ECONNREFUSED') return true;
+    if (typeof value.message === 'string' && value.message.includes('ECONNREFUSED')) return true;
+    if (Array.isArray(value.errors) && value.errors.some(visit)) return true;
+    return visit(value.cause);
+  };
+  return visit(error);
+};

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { api, expectProblem } from '../support/api';
+
+const createBody = () => ({ displayName: `Idem ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api' });
+const companyNames = async () => (await api('GET', '/v1/companies?page_size=200', { as: 'a-system' })).body.data.map((c: { name: string }) => c.name);
+
+describe('Idempotency-Key', () => {
+  it('replays the stored response byte for byte with Idempotency-Replayed: true, creating nothing twice', async () => {
+    const key = randomUUID();
+    const body = createBody();
+    const first = await api('POST', '/v1/companies', { as: 'a-system', body, idempotencyKey: key });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    const second = await api('POST', '/v1/companies', { as: 'a-system', body, idempotencyKey: key });
+    expect(second.status).toBe(201);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('idempotency-replayed')).toBe('true');
+    expect(second.headers.get('location')).toBe(first.headers.get('location'));
+    expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect((await companyNames()).filter((name: string) => name === body.displayName)).toHaveLength(1);
+  });
+
+  it('answers 422 idempotency_key_reused for the same key with another body or path', async () => {
+    const key = randomUUID();
+    await api('POST', '/v1/companies', { as: 'a-system', body: createBody(), idempotencyKey: key });
+    expectProblem(await api('POST', '/v1/companies', { as: 'a-system', body: createBody(), idempotencyKey: key }), 422, 'idempotency_key_reused');
+    const company = (await api('POST', '/v1/companies', { as: 'a-system', body: createBody() })).body;
+    expectProblem(
+      await api('POST', `/v1/companies/${company.id}/actions/disable`, { as: 'a-system', idempotencyKey: key }),
+      422,
+      'idempotency_key_reused',
+    );
+  });
+
+  it('scopes keys to the client: the same key from another client is a new request', async () => {
+    const key = randomUUID();
+    const mine = await api('POST', '/v1/companies', { as: 'a-system', body: createBody(), idempotencyKey: key });
+    const theirs = await api('POST', '/v1/companies', { as: 'b-system', body: createBody(), idempotencyKey: key });
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers.get('idempotency-replayed')).toBeNull();
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it('stores problems too: a replayed validation failure is the same problem', async () => {
+    const key = randomUUID();
+    const first = await api('POST', '/v1/companies', { as: 'a-system', body: { displayName: '' }, idempotencyKey: key });
+    expectProblem(first, 400, 'validation_failed');
+    const second = await api('POST', '/v1/companies', { as: 'a-system', body: { displayName: '' }, idempotencyKey: key });
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('idempotency-replayed')).toBe('true');
+  });
+
+  it('concurrent duplicates produce exactly one company; the others replay it or answer 409 idempotency_in_flight', async () => {
+    const key = randomUUID();
+    const body = createBody();
+    const responses = await Promise.all(Array.from({ length: 8 }, () => api('POST', '/v1/companies', { as: 'a-system', body, idempotencyKey: key })));
+    const created = responses.filter((r) => r.status === 201);
+    const inFlight = responses.filter((r) => r.status === 409);
+    expect(created.length + inFlight.length).toBe(8);
+    expect(new Set(created.map((r) => r.text)).size).toBe(1);
+    for (const response of inFlight) expectProblem(response, 409, 'idempotency_in_flight');
+    expect((await companyNames()).filter((name: string) => name === body.displayName)).toHaveLength(1);
+  });
+
+  it.each([
+    ['missing', null],
+    ['too long', 'k'.repeat(256)],
+    ['with spaces', 'two words'],
+  ])('a mutation with the key %s answers 400 validation_failed naming Idempotency-Key', async (_case, key) => {
+    const response = await api('POST', '/v1/companies', { as: 'a-system', body: createBody(), idempotencyKey: key });
+    expectProblem(response, 400, 'validation_failed');
+    expect(response.body.errors[0].field).toBe('Idempotency-Key');
+  });
+});

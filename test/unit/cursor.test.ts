@@ -1,0 +1,33 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor } from '../../shared/platform/cursor';
+import { resetConfig } from '../../shared/platform/config';
+
+beforeAll(() => {
+  Object.assign(process.env, { TABLE_NAME: 'unit', JWT_ISSUER: 'http://issuer', CURSOR_SECRET: 'unit-test-secret' });
+  resetConfig();
+});
+
+const binding = { clientId: 'client-a', operationId: 'listThings', filters: { year: 2025, account: '1920' } };
+const startKey = { PK: 'COMPANY#1', SK: 'LINE#00042' };
+
+describe('signed cursors', () => {
+  it('round-trips the start key for the same client, operation and filters (filter order irrelevant)', async () => {
+    const cursor = await encodeCursor(startKey, binding);
+    expect(await decodeCursor(cursor, { ...binding, filters: { account: '1920', year: 2025 } })).toEqual(startKey);
+  });
+
+  it.each([
+    ['another client', { ...binding, clientId: 'client-b' }],
+    ['another operation', { ...binding, operationId: 'listOther' }],
+    ['a changed filter', { ...binding, filters: { year: 2024, account: '1920' } }],
+    ['an added filter', { ...binding, filters: { ...binding.filters, period: 3 } }],
+  ])('refuses it for %s with invalid_cursor', async (_case, other) => {
+    const cursor = await encodeCursor(startKey, binding);
+    await expect(decodeCursor(cursor, other)).rejects.toMatchObject({ problem: { status: 400, error: 'invalid_cursor' } });
+  });
+
+  it('is opaque: the key is not readable as plain text', async () => {
+    const cursor = await encodeCursor(startKey, binding);
+    expect(cursor).not.toContain('COMPANY');
+  });
+});

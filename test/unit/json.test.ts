@@ -1,0 +1,28 @@
+import Decimal from 'decimal.js';
+import { describe, expect, it } from 'vitest';
+import { formatAmount, stringifyJson } from '../../shared/platform/json';
+
+describe('response JSON with decimal amounts', () => {
+  it('writes amounts as JSON numbers with explicit decimals', () => {
+    expect(stringifyJson({ amount: new Decimal('1250') })).toBe('{"amount":1250.00}');
+    expect(stringifyJson({ amount: new Decimal('-0.5') })).toBe('{"amount":-0.50}');
+    expect(stringifyJson([new Decimal('12345678901234.5678')])).toBe('[12345678901234.57]');
+  });
+
+  it('keeps precision beyond what a JS number holds', () => {
+    const text = stringifyJson({ big: new Decimal('98765432109876543.21') });
+    expect(text).toBe('{"big":98765432109876543.21}');
+    expect(text).not.toContain('e+');
+  });
+
+  it('rounds half up at the read scale, never through floats', () => {
+    expect(formatAmount(new Decimal('0.125'))).toBe('0.13');
+    expect(formatAmount(new Decimal('-0.125'))).toBe('-0.13');
+    expect(formatAmount(new Decimal('1.005'))).toBe('1.01'); // 1.005 as a float would round to 1.00
+  });
+
+  it('leaves ordinary values and strings that look like markers alone', () => {
+    const value = { n: 1, s: 'decimal:5', nested: { list: [true, null, 'x'] } };
+    expect(stringifyJson(value)).toBe(JSON.stringify(value));
+  });
+});
