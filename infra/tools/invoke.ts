@@ -65,8 +65,6 @@ export const invokeUsage = (): string =>
     'Exit codes: 0 invoked (whatever the HTTP status), 1 invocation error, 2 usage error.',
   ].join('\n');
 
-class UsageError extends Error {}
-
 // ---------------------------------------------------------------------------------------------
 // Placeholders
 
@@ -203,7 +201,7 @@ const authorizerEventFor = (event: HttpEventShape): APIGatewayRequestAuthorizerE
     version: '2.0',
     type: 'REQUEST',
     routeArn: `arn:aws:execute-api:${process.env.AWS_REGION}:000000000000:local/$default/${method}${event.rawPath ?? '/'}`,
-    identitySource: event.headers?.authorization ? [event.headers.authorization] : [],
+    identitySource: [], // the HTTP API authorizer has no identity source (infra/stacks/api-stack.ts)
     routeKey: event.routeKey ?? '$default',
     rawPath: event.rawPath ?? '/',
     rawQueryString: event.rawQueryString ?? '',
@@ -379,9 +377,12 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
     else printJson(result, io);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) return usageError(error.message);
     if (error instanceof ToolError) {
       io.err(`error: ${error.message}`);
+      return 1;
+    }
+    if (isConnectionRefused(error)) {
+      io.err(`error: cannot reach the local stack (${(error as Error).message.split('\n')[0]}): is it running? ${noStackMessage}.`);
       return 1;
     }
     io.err('Invocation failed:');

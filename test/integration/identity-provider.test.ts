@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { createApiClient, deleteOrganization, createOrganization, rotateApiClient } from '../../shared/identity/administration';
+import { apiClientRepository } from '../../shared/identity/api-client-repository';
+import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { api, expectProblem, fetchToken, tokenFor } from '../support/api';
+import { seededClient, testStack } from '../support/stack';
+
+const tokenRequest = (init: { body: string; headers?: Record<string, string> }) =>
+  fetch(testStack().authUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...init.headers }, body: init.body });
+
+describe('token endpoint (local Cognito stand-in)', () => {
+  it('issues a Cognito-shaped M2M access token for a form-body client', async () => {
+    const client = seededClient('a-readonly');
+    const response = await fetchToken(client.clientId, client.clientSecret);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const body = (await response.json()) as { access_token: string; token_type: string; expires_in: number };
+    expect(body.token_type).toBe('Bearer');
+    expect(body.expires_in).toBe(3600);
+    const claims = decodeJwt(body.access_token);
+    expect(claims).toMatchObject({ iss: testStack().internal.jwtIssuer, sub: client.clientId, client_id: client.clientId, token_use: 'access' });
+    expect(claims.exp! - claims.iat!).toBe(3600);
+    expect(typeof claims.jti).toBe('string');
+    expect(String(claims.scope).split(' ').sort()).toEqual(client.scopes.map((s) => `ledger-api/${s}`).sort());
+    expect(decodeProtectedHeader(body.access_token).alg).toBe('RS256');
+  });
+
+  it('accepts HTTP Basic client authentication', async () => {
+    const client = seededClient('b-system');
+    const basic = Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64');
+    const response = await tokenRequest({ body: 'grant_type=client_credentials', headers: { authorization: `Basic ${basic}` } });
+    expect(response.status).toBe(200);
+  });
+
+  it('answers a wrong secret and an unknown client with 401 {"error":"invalid_client"}', async () => {
+    const client = seededClient('b-system');
+    for (const [id, secret] of [[client.clientId, 'wrong'], ['nosuchclient', client.clientSecret]] as const) {
+      const response = await fetchToken(id, secret);
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as { error: string }).error).toBe('invalid_client');
+    }
+  });
+
+  it('answers an unsupported grant, a missing grant, a foreign scope and a wrong content type with OAuth errors', async () => {
+    const client = seededClient('a-readonly');
+    const credentials = `client_id=${client.clientId}&client_secret=${encodeURIComponent(client.clientSecret)}`;
+    const cases: [string, Record<string, string> | undefined, number, string][] = [
+      [`grant_type=password&${credentials}`, undefined, 400, 'unsupported_grant_type'],
+      [credentials, undefined, 400, 'invalid_request'],
+      [`grant_type=client_credentials&scope=ledger-api/companies:write&${credentials}`, undefined, 400, 'invalid_scope'],
+      [`grant_type=client_credentials&${credentials}`, { 'content-type': 'application/json' }, 400, 'invalid_request'],
+    ];
+    for (const [body, headers, status, error] of cases) {
+      const response = await tokenRequest({ body, ...(headers && { headers }) });
+      expect({ status: response.status, error: ((await response.json()) as { error: string }).error }).toEqual({ status, error });
+    }
+  });
+
+  it('narrows a token to requested scopes the client holds', async () => {
+    const client = seededClient('a-system');
+    const response = await tokenRequest({
+      body: `grant_type=client_credentials&scope=${encodeURIComponent('ledger-api/companies:read')}&client_id=${client.clientId}&client_secret=${encodeURIComponent(client.clientSecret)}`,
+    });
+    const token = ((await response.json()) as { access_token: string }).access_token;
+    expect((await api('GET', '/v1/whoami', { token })).body.scopes).toEqual(['companies:read']);
+    expectProblem(await api('POST', '/v1/companies', { token, body: { displayName: 'X AS', accountingSystem: 'Api' } }), 403, 'insufficient_scope');
+  });
+
+  it('serves JWKS and OpenID discovery', async () => {
+    const { jwtIssuer, jwksUri } = testStack().internal;
+    const discovery = (await (await fetch(`${jwtIssuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(discovery).toMatchObject({ issuer: jwtIssuer, jwks_uri: jwksUri, token_endpoint: testStack().authUrl });
+    const jwks = (await (await fetch(jwksUri)).json()) as { keys: Record<string, unknown>[] };
+    expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    expect(jwks.keys[0]).not.toHaveProperty('d');
+  });
+
+  it('stores secrets hashed, and a rotation stops the old secret at once', async () => {
+    testStack();
+    const { client, clientSecret } = await createApiClient({ name: 'rotation-test', organizationId: seededClient('b-system').organizationId }, localCredentialIssuer);
+    const stored = await apiClientRepository.get(client.clientId);
+    expect(stored?.secretHash).toMatch(/^scrypt\$/);
+    expect(JSON.stringify(stored)).not.toContain(clientSecret);
+    expect((await fetchToken(client.clientId, clientSecret)).status).toBe(200);
+    const { clientSecret: rotated } = await rotateApiClient(client.clientId, localCredentialIssuer);
+    expect((await fetchToken(client.clientId, clientSecret)).status).toBe(401);
+    expect((await fetchToken(client.clientId, rotated)).status).toBe(200);
+  });
+});
+
+describe('token verification by the authorizer', () => {
+  const forge = async (claims: Record<string, unknown>, options: { expired?: boolean } = {}) => {
+    const { privateKey, publicKey } = await generateKeyPair('RS256');
+    const jwk = await exportJWK(publicKey);
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'forged' })
+      .setIssuer(testStack().internal.jwtIssuer)
+      .setIssuedAt(options.expired ? now - 7200 : now)
+      .setExpirationTime(options.expired ? now - 3600 : now + 3600)
+      .sign(privateKey)
+      .then((token) => ({ token, jwk }));
+  };
+
+  it('refuses a token signed with another key', async () => {
+    const client = seededClient('a-system');
+    const { token } = await forge({ client_id: client.clientId, sub: client.clientId, token_use: 'access', scope: 'ledger-api/companies:read' });
+    expectProblem(await api('GET', '/v1/whoami', { token }), 401, 'invalid_token');
+  });
+
+  it('refuses a token of a client whose organization was deleted, and of a client no longer in the registry', async () => {
+    testStack();
+    const organization = await createOrganization({ name: 'Closing soon' });
+    const { client, clientSecret } = await createApiClient({ name: 'doomed', organizationId: organization.id }, localCredentialIssuer);
+    const token = await tokenFor(client.clientId, clientSecret);
+    expect((await api('GET', '/v1/whoami', { token })).status).toBe(200);
+    await deleteOrganization(organization.id, 'test');
+    expectProblem(await api('GET', '/v1/whoami', { token }), 401, 'invalid_token');
+  });
+
+  it('refuses a token for an unknown route with 404 before anything else, and a bad token on a public route is ignored', async () => {
+    expectProblem(await api('GET', '/v1/nowhere', { token: 'garbage' }), 404, 'route_not_found');
+    expect((await api('GET', '/v1/openapi.json', { token: 'garbage' })).status).toBe(200);
+  });
+});
