@@ -73,12 +73,19 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const authPort = options.authPort || (await freePort());
 
     progress('starting DynamoDB Local, SQS and S3');
-    const [dynamodb, sqs, s3] = await Promise.all([
+    const started = await Promise.allSettled([
       startDynamoDbLocal({ port: dynamoPort, ...(options.persist && { persistDir: join(dataDir, 'dynamodb') }) }),
       startSqsServer({ port: sqsPort }),
       startS3({ port: s3Port, ...(options.persist && { directory: join(dataDir, 's3') }) }),
-    ]);
-    stops.push(dynamodb.stop, sqs.stop, s3.stop);
+    ] as const);
+    for (const result of started) if (result.status === 'fulfilled') stops.push(result.value.stop);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [dynamodb, sqs, s3] = started.map((result) => (result as PromiseFulfilledResult<unknown>).value) as [
+      Awaited<ReturnType<typeof startDynamoDbLocal>>,
+      Awaited<ReturnType<typeof startSqsServer>>,
+      Awaited<ReturnType<typeof startS3>>,
+    ];
     await ensureTable(dynamodb.endpoint, tableName);
     await ensureBucket(s3.endpoint, bucketName);
     const queueUrls = await ensureQueues({ endpoint: sqs.endpoint, prefix: 'ledger-local' });

@@ -306,7 +306,7 @@ const run: Record<string, Run> = {
       `  mode           ${client.mode}`,
       `  plan           ${client.plan}`,
       `  scopes         ${client.scopes.join(' ')}`,
-      'The client secret is shown only this once and cannot be shown again: store it now.',
+      'The client secret will not be shown again: store it now.',
     );
   },
 
@@ -317,7 +317,7 @@ const run: Record<string, Run> = {
     print.lines(
       `Rotated the secret of API client ${clientId}; the old secret no longer works`,
       `  client secret  ${clientSecret}`,
-      'The client secret is shown only this once and cannot be shown again: store it now.',
+      'The client secret will not be shown again: store it now.',
     );
   },
 

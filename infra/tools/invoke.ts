@@ -57,6 +57,7 @@ export const invokeUsage = (): string =>
     '',
     'Flags:',
     '  --set NAME=VALUE   define a placeholder variable (repeatable); it wins over stack file paths',
+    '  --as CLIENT        fill every {{token:...}} with a token of CLIENT (a client of the stack file) instead',
     `  --stack FILE       the local stack file (default ${defaultStackFile})`,
     '  --json             print the handler\'s raw result as JSON instead',
     '  --verbose          also print the resolved event and the authorizer\'s answer on stderr',
@@ -75,7 +76,12 @@ interface Resolver {
   resolve(value: unknown): Promise<unknown>;
 }
 
-const createResolver = (stack: StackInfo | undefined, stackFile: string, variables: Map<string, string>): Resolver => {
+const createResolver = (
+  stack: StackInfo | undefined,
+  stackFile: string,
+  variables: Map<string, string>,
+  asClient: string | undefined,
+): Resolver => {
   const tokens = new Map<string, Promise<string>>();
   const needStack = (what: string): StackInfo => {
     if (!stack) throw new ToolError(`${what} needs the local stack, but there is no stack file at ${resolve(stackFile)}. ${noStackMessage}.`);
@@ -108,7 +114,7 @@ const createResolver = (stack: StackInfo | undefined, stackFile: string, variabl
     if (variables.has(expression)) return variables.get(expression);
     if (expression === 'uuid') return randomUUID();
     if (expression.startsWith('token:')) {
-      const clientName = expression.slice('token:'.length).trim();
+      const clientName = asClient ?? expression.slice('token:'.length).trim();
       if (!tokens.has(clientName)) tokens.set(clientName, fetchToken(clientName));
       return tokens.get(clientName);
     }
@@ -282,6 +288,7 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
       args: argv,
       options: {
         set: { type: 'string', multiple: true },
+        as: { type: 'string' },
         stack: { type: 'string' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' },
@@ -323,7 +330,7 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
 
     const template = readEvent(eventFile);
     if (!template || typeof template !== 'object' || Array.isArray(template)) throw new ToolError(`${eventFile}: an event is a JSON object`);
-    const event = (await createResolver(stack, stackFile, variables).resolve(template)) as HttpEventShape;
+    const event = (await createResolver(stack, stackFile, variables, values.as).resolve(template)) as HttpEventShape;
 
     if (fn === authorizerFunction) {
       if (event.type !== 'REQUEST') io.err(`warning: ${eventFile} is not a REQUEST authorizer event (type ${String(event.type)})`);

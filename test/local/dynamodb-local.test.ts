@@ -238,6 +238,10 @@ describe('DynamoDB Local start failure', { timeout: 60_000 }, () => {
   it('rejects with the java output when the port is taken', async () => {
     await expect(startDynamoDbLocal({ port })).rejects.toThrow(/exited before it was ready[\s\S]*java output/);
   });
+
+  it('rejects clearly when java cannot be run', async () => {
+    await expect(startDynamoDbLocal({ port: await freePort(), javaPath: '/nonexistent/java' })).rejects.toThrow(/could not be started: .*ENOENT/);
+  });
 });
 
 describe('DynamoDB Local when the parent process dies', { timeout: 90_000 }, () => {

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../../infra/tools/admin';
+import { api, fetchToken, tokenFor } from '../support/api';
+import { testStack } from '../support/stack';
+
+/** The admin CLI, run in-process against the test run's local stack through a stack file. */
+let stackFile = '';
+
+beforeAll(() => {
+  const dir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
+  stackFile = join(dir, 'stack.json');
+  writeFileSync(stackFile, JSON.stringify(testStack()));
+});
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+  stdout: string[];
+  stderr: string[];
+}
+
+const admin = async (...argv: string[]): Promise<Run> => {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runAdmin(argv, { out: (line) => stdout.push(line), err: (line) => stderr.push(line) });
+  return { code, out: stdout.join('\n'), err: stderr.join('\n'), stdout, stderr };
+};
+
+/** Runs against the test stack and expects success; returns the parsed --json output. */
+const adminJson = async <T = any>(...argv: string[]): Promise<T> => {
+  const run = await admin(...argv, '--stack', stackFile, '--json');
+  expect(run.err).toBe('');
+  expect(run.code).toBe(0);
+  return JSON.parse(run.out) as T;
+};
+
+/** A failure: exit 1 and exactly one line on stderr, no stack trace. */
+const expectFailure = (run: Run, message: string | RegExp) => {
+  expect(run.code).toBe(1);
+  expect(run.stderr).toHaveLength(1);
+  expect(run.err).toMatch(message);
+  expect(run.err).not.toMatch(/\n\s+at /);
+  expect(run.out).toBe('');
+};
+
+const secretLine = (out: string): string => /client secret\s+(\S+)/.exec(out)![1]!;
+
+describe('admin CLI: organizations, companies, clients', () => {
+  it('creates an organization tree, a company and a client, rotates it, lists it and cascade-deletes', async () => {
+    const suffix = randomUUID().slice(0, 8);
+
+    // create-organization (human output), then a child with --parent
+    const created = await admin('create-organization', '--name', `CLI Firm ${suffix}`, '--stack', stackFile);
+    expect(created.code).toBe(0);
+    expect(created.out).toContain(`Created organization "CLI Firm ${suffix}"`);
+    const parentId = /id\s+([0-9a-f-]{36})/.exec(created.out)![1]!;
+    const child = await adminJson('create-organization', '--name', `CLI Firm ${suffix} Bergen`, '--parent', parentId);
+    expect(child).toMatchObject({ name: `CLI Firm ${suffix} Bergen`, parentId, path: `${parentId}/${child.id}`, status: 'active' });
+
+    // create-company in the child, with the validations of CreateCompanySchema
+    const company = await adminJson(
+      'create-company', '--organization', child.id, '--name', 'Fjellheim Bygg AS',
+      '--accounting-system', 'Tripletex', '--organization-number', '923609016',
+    );
+    expect(company).toMatchObject({
+      name: 'Fjellheim Bygg AS', organizationId: child.id, accountingSystem: 'Tripletex', organizationNumber: '923609016', status: 'active',
+    });
+    const human = await admin('create-company', '--organization', parentId, '--name', 'Parent Holding AS', '--stack', stackFile);
+    expect(human.code).toBe(0);
+    expect(human.out).toMatch(/Created company "Parent Holding AS"/);
+    expect(human.out).toMatch(/accounting system\s+Api/);
+
+    // create-client: id and secret printed once, and the secret works at the token endpoint
+    const createdClient = await admin(
+      'create-client', '--organization', parentId, '--name', `cli-client-${suffix}`,
+      '--scopes', 'companies:read,companies:write', '--plan', 'premium', '--stack', stackFile,
+    );
+    expect(createdClient.code).toBe(0);
+    expect(createdClient.out).toContain('will not be shown again');
+    const clientId = /client id\s+(\S+)/.exec(createdClient.out)![1]!;
+    const firstSecret = secretLine(createdClient.out);
+    const token = await tokenFor(clientId, firstSecret);
+    expect(token).toBeTruthy();
+    const tokenResponse = await fetchToken(clientId, firstSecret);
+    expect(tokenResponse.status).toBe(200);
+    expect(((await tokenResponse.json()) as { access_token?: string }).access_token).toBeTruthy();
+
+    // the parent's client sees the child's company
+    const before = await api('GET', `/v1/companies/${company.id}`, { token });
+    expect(before.status).toBe(200);
+    expect(before.body.id).toBe(company.id);
+
+    // rotate-client: the old secret stops working at once, the new one works
+    const rotated = await admin('rotate-client', '--client-id', clientId, '--stack', stackFile);
+    expect(rotated.code).toBe(0);
+    expect(rotated.out).toContain('will not be shown again');
+    const secondSecret = secretLine(rotated.out);
+    expect(secondSecret).not.toBe(firstSecret);
+    const old = await fetchToken(clientId, firstSecret);
+    expect(old.status).toBe(401);
+    expect(await old.json()).toMatchObject({ error: 'invalid_client' });
+    expect((await fetchToken(clientId, secondSecret)).status).toBe(200);
+
+    // list-clients: a readable table, never a secret
+    const listed = await admin('list-clients', '--organization', parentId, '--stack', stackFile);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout[0]).toMatch(/^NAME\s+CLIENT ID\s+MODE\s+PLAN\s+SCOPES\s+STATUS\s+CREATED$/);
+    const row = listed.stdout.find((line) => line.includes(clientId))!;
+    expect(row).toMatch(new RegExp(`^cli-client-${suffix}\\s+${clientId}\\s+SYSTEM\\s+premium\\s+2\\s+active\\s+\\d{4}-\\d\\d-\\d\\d`));
+    for (const secret of [firstSecret, secondSecret]) expect(listed.out).not.toContain(secret);
+    const listedJson = await adminJson<Record<string, unknown>[]>('list-clients', '--organization', parentId);
+    expect(listedJson).toEqual([expect.objectContaining({ clientId, name: `cli-client-${suffix}`, plan: 'premium', status: 'active' })]);
+    const text = JSON.stringify(listedJson);
+    expect(text).not.toContain(secondSecret);
+    expect(text).not.toMatch(/secret/i);
+
+    // delete-organization: the child's company is cascade-deleted, so the parent's client gets 404
+    const deleted = await admin('delete-organization', '--id', child.id, '--stack', stackFile);
+    expect(deleted.code).toBe(0);
+    expect(deleted.out).toBe(`Deleted organization ${child.id}; 1 company was cascade-deleted`);
+    const newToken = await tokenFor(clientId, secondSecret);
+    const after = await api('GET', `/v1/companies/${company.id}`, { token: newToken });
+    expect(after.status).toBe(404);
+    const restore = await api('POST', `/v1/companies/${company.id}/restore`, { token: newToken });
+    expect(restore.status).toBe(409);
+    expect(restore.body.reason).toBe('deleted_by_organization_cascade');
+
+    // deleting the parent takes its own company (the child's is already deleted)
+    expect(await adminJson('delete-organization', '--id', parentId)).toEqual({ organizationId: parentId, deleted: true, companiesDeleted: 1 });
+  });
+
+  it('rejects a company with a bad organization number in one clear line (exit 1)', async () => {
+    const organization = await adminJson('create-organization', '--name', `CLI Validation ${randomUUID().slice(0, 8)}`);
+    const run = await admin('create-company', '--organization', organization.id, '--name', 'Feil AS', '--organization-number', '923609017', '--stack', stackFile);
+    expectFailure(run, /^error: Invalid company: --organization-number: must be a valid Norwegian organization number/);
+    expectFailure(
+      await admin('create-company', '--organization', organization.id, '--name', 'Feil AS', '--accounting-system', 'Excel', '--stack', stackFile),
+      /--accounting-system: .*Api, Tripletex/,
+    );
+    expectFailure(await admin('create-company', '--organization', 'not-a-uuid', '--name', 'Feil AS', '--stack', stackFile), /--organization: /);
+    expectFailure(await admin('create-company', '--organization', randomUUID(), '--name', 'Feil AS', '--stack', stackFile), /Organization .* not found/);
+    expectFailure(await admin('create-company', '--organization', organization.id, '--name', '  ', '--stack', stackFile), /--name: must not be blank/);
+    await adminJson('delete-organization', '--id', organization.id);
+  });
+
+  it('reports administration errors in one line (exit 1)', async () => {
+    const organization = await adminJson('create-organization', '--name', `CLI Errors ${randomUUID().slice(0, 8)}`);
+    expectFailure(await admin('create-organization', '--name', 'Orphan', '--parent', randomUUID(), '--stack', stackFile), /Parent organization .* not found/);
+    expectFailure(await admin('rotate-client', '--client-id', 'no-such-client', '--stack', stackFile), /^error: Client no-such-client not found$/);
+    expectFailure(await admin('delete-organization', '--id', randomUUID(), '--stack', stackFile), /^error: Organization .* not found$/);
+    expectFailure(
+      await admin('create-client', '--organization', organization.id, '--name', 'x', '--scopes', 'companies:read,bogus:scope', '--stack', stackFile),
+      /Unknown scope bogus:scope/,
+    );
+    expectFailure(
+      await admin('create-client', '--organization', organization.id, '--name', 'x', '--scopes', 'context:read', '--stack', stackFile),
+      /A system client cannot hold: context:read/,
+    );
+    expectFailure(await admin('create-client', '--organization', organization.id, '--name', 'x', '--plan', 'gold', '--stack', stackFile), /--plan must be standard or premium/);
+    expectFailure(await admin('create-client', '--organization', randomUUID(), '--name', 'x', '--stack', stackFile), /Organization .* not found/);
+    const missing = join(tmpdir(), `no-stack-${randomUUID()}.json`);
+    expectFailure(await admin('list-clients', '--organization', organization.id, '--stack', missing), /Start the local stack with npm start first/);
+    expect((await adminJson('list-clients', '--organization', organization.id))).toEqual([]);
+    expect((await admin('list-clients', '--organization', organization.id, '--stack', stackFile)).out).toBe(`No API clients in organization ${organization.id}`);
+    await adminJson('delete-organization', '--id', organization.id);
+  });
+
+  it.each([
+    ['no command', []],
+    ['an unknown command', ['frobnicate']],
+    ['an unknown flag', ['list-clients', '--organization', 'x', '--bogus']],
+    ['a flag of another command', ['list-clients', '--organization', 'x', '--plan', 'premium']],
+    ['a missing required flag', ['create-company', '--name', 'X AS']],
+    ['a flag without its value', ['list-clients', '--organization']],
+    ['a stray argument', ['list-clients', 'extra', '--organization', 'x']],
+    ['--table without --user-pool-id', ['list-clients', '--organization', 'x', '--table', 'ledger']],
+  ])('prints the usage and exits 2 for %s', async (_case, argv) => {
+    const run = await admin(...argv);
+    expect(run.code).toBe(2);
+    expect(run.stderr[0]).toMatch(/^error: /);
+    expect(run.err).toContain('Usage: npm run admin -- <command> [flags]');
+    expect(run.out).toBe('');
+  });
+
+  it('prints the usage on --help (exit 2)', async () => {
+    const run = await admin('--help');
+    expect(run.code).toBe(2);
+    expect(run.out).toContain('Usage: npm run admin -- <command> [flags]');
+    for (const command of ['create-organization', 'delete-organization', 'create-company', 'create-client', 'rotate-client', 'list-clients']) {
+      expect(run.out).toContain(command);
+    }
+    expect(run.err).toBe('');
+  });
+});
