@@ -31,7 +31,19 @@ export type HttpResponse = StoredResponse;
 export const httpHandler = (group: FunctionGroup, operations: Record<string, Operation<any>>) => {
   const routeByKey = routeMapOf(group, operations);
   const handle = async (event: HttpEvent): Promise<HttpResponse> => {
+    const started = Date.now();
+    const response = await respond(event);
+    logger.info('request completed', {
+      routeKey: event.routeKey,
+      path: event.rawPath,
+      status: response.statusCode,
+      durationMs: Date.now() - started,
+    });
+    return response;
+  };
+  const respond = async (event: HttpEvent): Promise<HttpResponse> => {
     const requestId = event.requestContext.requestId;
+    logger.appendKeys({ requestId });
     let rateHeaders: Record<string, string> = {};
     try {
       const route = routeByKey.get(event.routeKey);
@@ -39,10 +51,8 @@ export const httpHandler = (group: FunctionGroup, operations: Record<string, Ope
       const operation = operations[route.operationId]!;
       const principal = route.auth === 'token' ? authorize(route, event) : undefined;
       if (principal) {
-        logger.appendKeys({ requestId, clientId: principal.clientId, organizationId: principal.organizationId ?? undefined });
+        logger.appendKeys({ clientId: principal.clientId, organizationId: principal.organizationId ?? undefined });
         rateHeaders = await consumeRateLimit(principal.clientId, principal.plan);
-      } else {
-        logger.appendKeys({ requestId });
       }
       const run = () => execute(operation, route, event, principal, requestId);
       const response = route.mutation && principal ? await idempotent(principal.clientId, event, run) : await run();

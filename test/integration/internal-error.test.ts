@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { toAuthorizerContext } from '../../shared/identity/principal';
+import { systemClientScopes } from '../../shared/identity/scopes';
+import { testStack } from '../support/stack';
+import { validateProblem } from '../support/openapi-validator';
+
+/**
+ * The handler as Lambda runs it, with its database unreachable: the answer must be a 500
+ * internal_error problem that leaks nothing, and the log a structured JSON line with the ids.
+ */
+const context = { functionName: 'companies', awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+/** Call after anything that calls testStack(), which points the environment back at the stack. */
+const loadHandlerWithBrokenDatabase = async () => {
+  vi.resetModules();
+  process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:9'; // nothing listens on the discard port
+  process.env.AWS_MAX_ATTEMPTS = '1';
+  const { resetConfig } = await import('../../shared/platform/config');
+  resetConfig();
+  const { logger } = await import('../../shared/platform/logger');
+  logger.setLogLevel('INFO');
+  const { handler } = await import('../../functions/companies/handler');
+  return handler;
+};
+
+const event = (method: string, path: string, routeKey: string, extra: Record<string, unknown> = {}) => ({
+  version: '2.0',
+  routeKey,
+  rawPath: path,
+  rawQueryString: '',
+  headers: { 'content-type': 'application/json' },
+  requestContext: {
+    requestId: randomUUID(),
+    routeKey,
+    http: { method, path },
+    authorizer: {
+      lambda: toAuthorizerContext({
+        clientId: 'client-under-test',
+        mode: 'SYSTEM',
+        organizationId: testStack().organizations[0]!.id,
+        organizationPath: testStack().organizations[0]!.id,
+        userId: null,
+        scopes: [...systemClientScopes],
+        plan: 'premium',
+      }),
+    },
+  },
+  isBase64Encoded: false,
+  ...extra,
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  delete process.env.AWS_MAX_ATTEMPTS;
+});
+
+describe('unexpected failures', () => {
+  it('answer 500 internal_error as problem+json with the requestId, and log structured JSON with requestId, clientId and organizationId', async () => {
+    const lines: string[] = [];
+    const capture = (chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    };
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture as typeof process.stdout.write);
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture as typeof process.stderr.write);
+    const request = event('GET', '/v1/companies', 'GET /v1/companies');
+    const organizationId = testStack().organizations[0]!.id;
+    const handler = await loadHandlerWithBrokenDatabase();
+    const response = (await handler(request as never, context)) as { statusCode: number; headers: Record<string, string>; body: string };
+    vi.restoreAllMocks();
+
+    expect(response.statusCode).toBe(500);
+    expect(response.headers['Content-Type']).toBe('application/problem+json');
+    const body = JSON.parse(response.body);
+    validateProblem(body);
+    expect(body).toMatchObject({ status: 500, error: 'internal_error', requestId: request.requestContext.requestId });
+    expect(response.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|at .+\(|node_modules/);
+
+    const records = lines.flatMap((line) => line.split('\n')).filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    const error = records.find((r) => r.level === 'ERROR');
+    expect(error).toMatchObject({
+      message: 'Unhandled error',
+      requestId: request.requestContext.requestId,
+      clientId: 'client-under-test',
+      organizationId,
+    });
+    const completed = records.find((r) => r.message === 'request completed');
+    expect(completed).toMatchObject({ status: 500, routeKey: 'GET /v1/companies', requestId: request.requestContext.requestId });
+  });
+});
