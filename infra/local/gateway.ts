@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Contex
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, type RouteDefinition } from '../../shared/routes';
 import { pathPattern } from '../../shared/platform/http';
 import { readRawBody } from './http-body';
+import { listenOnLoopback } from './ports';
 
 /**
  * The local API Gateway (HTTP API, payload 2.0): it matches the route table, runs the production
@@ -164,7 +165,7 @@ export const startGateway = async (options: { port: number }): Promise<Gateway> 
       if (!response.headersSent) answer(500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
     });
   });
-  await new Promise<void>((resolveListen) => server.listen(options.port, '127.0.0.1', resolveListen));
+  await listenOnLoopback(server, options.port, 'API gateway');
   return {
     baseUrl,
     stop: () =>

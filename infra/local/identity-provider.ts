@@ -5,6 +5,7 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { verifySecret } from '../../shared/identity/client-secrets';
 import { readBody } from './http-body';
+import { listenOnLoopback } from './ports';
 
 /**
  * A local stand-in for Cognito's token endpoint: OAuth 2.0 client credentials (form body or
@@ -100,7 +101,7 @@ export const startIdentityProvider = async (options: {
     })();
     work.catch(() => send(response, 500, { error: 'server_error' }));
   });
-  await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));
+  await listenOnLoopback(server, options.port, 'identity provider');
 
   return {
     issuer,

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 
 /**
  * Asks the OS for a free TCP port on 127.0.0.1 (listen on port 0, read it, close).
@@ -21,3 +21,15 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Starts a server on 127.0.0.1:port; a taken port rejects with a readable message instead of crashing the process. */
+export const listenOnLoopback = (server: Server, port: number, what: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const fail = (error: NodeJS.ErrnoException) =>
+      reject(new Error(error.code === 'EADDRINUSE' ? `${what}: port ${port} is already in use (is another npm start running? try --port/--auth-port)` : `${what}: ${error.message}`));
+    server.once('error', fail);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });

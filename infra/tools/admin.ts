@@ -261,8 +261,8 @@ const run: Record<string, Run> = {
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => {
         const field = String(issue.path[0] ?? '');
-        const value = issue.code === 'invalid_value' && 'values' in issue ? ` (one of ${issue.values.join(', ')})` : '';
-        return `${companyFieldFlags[field] ?? field}: ${issue.message}${value}`;
+        const message = issue.code === 'invalid_value' ? `must be one of ${issue.values.join(', ')}` : issue.message;
+        return `${companyFieldFlags[field] ?? field}: ${message}`;
       });
       throw new ToolError(`Invalid company: ${problems.join('; ')}`);
     }

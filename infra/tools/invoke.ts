@@ -63,6 +63,7 @@ export const invokeUsage = (): string =>
     '  --verbose          also print the resolved event and the authorizer\'s answer on stderr',
     '  --help             this text',
     '',
+    'The result goes to stdout; the function\'s logs and the tool\'s notes go to stderr.',
     'Exit codes: 0 invoked (whatever the HTTP status), 1 invocation error, 2 usage error.',
   ].join('\n');
 
@@ -102,8 +103,9 @@ const createResolver = (
         body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
       });
     } catch (error) {
-      if (isConnectionRefused(error)) throw new ToolError(`Cannot reach the token endpoint ${info.authUrl}: is the local stack running? ${noStackMessage}.`);
-      throw error;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new ToolError(`Cannot reach the token endpoint ${info.authUrl} (${reason}): is the local stack running? ${noStackMessage}.`);
     }
     const text = await response.text();
     if (response.status !== 200) throw new ToolError(`The token endpoint answered ${response.status} for client ${clientName}: ${text}`);
@@ -399,8 +401,12 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
 };
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // As `sam local invoke` does: the result on stdout, the function's own logs (Powertools writes
+  // them to process.stdout) on stderr, so the output stays parseable.
+  const writeOut = process.stdout.write.bind(process.stdout);
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   const code = await runInvoke(process.argv.slice(2), {
-    out: (line) => process.stdout.write(`${line}\n`),
+    out: (line) => writeOut(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
   });
   process.exitCode = code;
