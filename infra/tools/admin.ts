@@ -244,11 +244,16 @@ const run: Record<string, Run> = {
     );
   },
 
-  async 'delete-organization'(values, _target, print) {
+  async 'delete-organization'(values, target, print) {
     const id = requireFlag(values, 'id');
-    const { companiesDeleted } = await deleteOrganization(id, actor);
-    print.json({ organizationId: id, deleted: true, companiesDeleted });
-    print.lines(`Deleted organization ${id}; ${companiesDeleted} ${companiesDeleted === 1 ? 'company was' : 'companies were'} cascade-deleted`);
+    const result = await deleteOrganization(id, actor, target.issuer);
+    print.json({ organizationId: id, deleted: true, ...result });
+    const { companiesDeleted, organizationsDeleted, clientsRevoked } = result;
+    print.lines(
+      `Deleted organization ${id} (${organizationsDeleted} organization${organizationsDeleted === 1 ? '' : 's'} with descendants)`,
+      `  ${companiesDeleted} ${companiesDeleted === 1 ? 'company was' : 'companies were'} cascade-deleted`,
+      `  ${clientsRevoked} API client${clientsRevoked === 1 ? ' was' : 's were'} revoked`,
+    );
   },
 
   async 'create-company'(values, _target, print) {

@@ -3,6 +3,12 @@
  * so no key string is written twice. Layout and scale reasoning: docs in README (Architecture).
  */
 export const organizationKeys = (organizationId: string) => ({ PK: `ORG#${organizationId}`, SK: 'ORG' });
+/** Organizations of one tree by path on GSI2, so an organization's subtree is one begins_with Query. */
+export const organizationTreeKeys = (rootOrganizationId: string, organizationPath: string) => ({
+  GSI2PK: organizationTreePartition(rootOrganizationId),
+  GSI2SK: organizationPath,
+});
+export const organizationTreePartition = (rootOrganizationId: string) => `ORGTREE#${rootOrganizationId}`;
 
 /**
  * Companies are listed per organization tree: GSI1PK names the tree's root and GSI1SK starts

@@ -29,13 +29,34 @@ export const createOrganization = async (input: { name: string; parentId?: strin
   return organization;
 };
 
-/** Deletes an organization: its companies (and those of its descendants) are soft-deleted as a cascade. */
-export const deleteOrganization = async (organizationId: string, deletedBy: string): Promise<{ companiesDeleted: number }> => {
+/**
+ * Deletes an organization and its descendants: their API clients are revoked, their companies
+ * soft-deleted as an organization cascade (such companies cannot be restored on their own).
+ */
+export const deleteOrganization = async (
+  organizationId: string,
+  deletedBy: string,
+  issuer: CredentialIssuer,
+): Promise<{ companiesDeleted: number; organizationsDeleted: number; clientsRevoked: number }> => {
   const organization = await organizationRepository.get(organizationId);
   if (!organization) throw new AdministrationError(`Organization ${organizationId} not found`);
+  const deletedAt = new Date().toISOString();
+  let organizationsDeleted = 0;
+  let clientsRevoked = 0;
+  for (const member of await organizationRepository.subtree(organization)) {
+    for (const client of await apiClientRepository.listByOrganization(member.id)) {
+      if (client.status === 'revoked') continue;
+      await issuer.revoke(client.clientId);
+      await apiClientRepository.revoke(client.clientId, deletedAt);
+      clientsRevoked++;
+    }
+    if (member.status !== 'deleted') {
+      await organizationRepository.markDeleted(member.id, deletedAt);
+      organizationsDeleted++;
+    }
+  }
   const companiesDeleted = await deleteCompaniesOfOrganization(organization, deletedBy);
-  if (organization.status !== 'deleted') await organizationRepository.markDeleted(organizationId, new Date().toISOString());
-  return { companiesDeleted };
+  return { companiesDeleted, organizationsDeleted, clientsRevoked };
 };
 
 export interface CreateClientInput {

@@ -52,6 +52,19 @@ export const apiClientRepository = {
     );
   },
 
+  async revoke(clientId: string, revokedAt: string): Promise<void> {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiClientKeys(clientId),
+        UpdateExpression: 'SET #status = :revoked, revokedAt = :at REMOVE secretHash',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked', ':at': revokedAt },
+      }),
+    );
+  },
+
   async listByOrganization(organizationId: string): Promise<ApiClient[]> {
     const clients: ApiClient[] = [];
     let startKey: Record<string, unknown> | undefined;

@@ -2,6 +2,7 @@ import {
   AddUserPoolClientSecretCommand,
   CognitoIdentityProviderClient,
   CreateUserPoolClientCommand,
+  DeleteUserPoolClientCommand,
   DeleteUserPoolClientSecretCommand,
   ListUserPoolClientSecretsCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
@@ -20,6 +21,8 @@ export interface CredentialIssuer {
   create(name: string, scopes: readonly Scope[]): Promise<IssuedCredentials>;
   /** A new secret; the old one stops working at once. */
   rotate(clientId: string): Promise<Omit<IssuedCredentials, 'clientId'>>;
+  /** No token can be had for the client any more. */
+  revoke(clientId: string): Promise<void>;
 }
 
 /** The local identity provider verifies secrets against the hash kept in the client registry. */
@@ -32,6 +35,8 @@ export const localCredentialIssuer: CredentialIssuer = {
     const clientSecret = generateClientSecret();
     return { clientSecret, secretHash: await hashSecret(clientSecret) };
   },
+  // The registry entry is revoked and its hash dropped by the caller; nothing else holds the secret.
+  async revoke() {},
 };
 
 /** Cognito app clients with the client-credentials grant; scopes carry the resource server's prefix. */
@@ -61,6 +66,9 @@ export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string,
         }
       }
       return { clientSecret: ClientSecretDescriptor!.ClientSecretValue! };
+    },
+    async revoke(clientId) {
+      await cognito.send(new DeleteUserPoolClientCommand({ UserPoolId: userPoolId, ClientId: clientId }));
     },
   };
 };

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../platform/aws';
-import { organizationKeys } from '../db/keys';
+import { organizationKeys, organizationTreeKeys, organizationTreePartition } from '../db/keys';
 
 export interface Organization {
   id: string;
@@ -24,10 +24,35 @@ export const organizationRepository = {
     await dynamo().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...organizationKeys(organization.id), entity: 'organization', ...organization },
+        Item: {
+          ...organizationKeys(organization.id),
+          ...organizationTreeKeys(organization.rootId, organization.path),
+          entity: 'organization',
+          ...organization,
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
+  },
+
+  /** The organization and every descendant (paths are fixed-length ids joined by '/'). */
+  async subtree(organization: Organization): Promise<Organization[]> {
+    const organizations: Organization[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI2',
+          KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :path)',
+          ExpressionAttributeValues: { ':pk': organizationTreePartition(organization.rootId), ':path': organization.path },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      organizations.push(...(page.Items ?? []).map(toOrganization));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return organizations;
   },
 
   async markDeleted(id: string, deletedAt: string): Promise<void> {

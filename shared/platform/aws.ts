@@ -4,10 +4,13 @@ import { config } from './config';
 
 /** SDK clients are built once per execution environment and reused across invocations. */
 let documentClient: DynamoDBDocumentClient | undefined;
+let builtFor: string | undefined;
 
 export const dynamo = (): DynamoDBDocumentClient => {
-  if (!documentClient) {
-    const { region, dynamodbEndpoint } = config();
+  const { region, dynamodbEndpoint } = config();
+  // Rebuilt only when the configuration changed (tools and tests that switch stacks).
+  if (!documentClient || builtFor !== `${region} ${dynamodbEndpoint}`) {
+    builtFor = `${region} ${dynamodbEndpoint}`;
     const client = new DynamoDBClient({ region, ...(dynamodbEndpoint && { endpoint: dynamodbEndpoint }) });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },

@@ -122,7 +122,11 @@ describe('admin CLI: organizations, companies, clients', () => {
     // delete-organization: the child's company is cascade-deleted, so the parent's client gets 404
     const deleted = await admin('delete-organization', '--id', child.id, '--stack', stackFile);
     expect(deleted.code).toBe(0);
-    expect(deleted.out).toBe(`Deleted organization ${child.id}; 1 company was cascade-deleted`);
+    expect(deleted.stdout).toEqual([
+      `Deleted organization ${child.id} (1 organization with descendants)`,
+      '  1 company was cascade-deleted',
+      '  0 API clients were revoked',
+    ]);
     const newToken = await tokenFor(clientId, secondSecret);
     const after = await api('GET', `/v1/companies/${company.id}`, { token: newToken });
     expect(after.status).toBe(404);
@@ -130,8 +134,15 @@ describe('admin CLI: organizations, companies, clients', () => {
     expect(restore.status).toBe(409);
     expect(restore.body.reason).toBe('deleted_by_organization_cascade');
 
-    // deleting the parent takes its own company (the child's is already deleted)
-    expect(await adminJson('delete-organization', '--id', parentId)).toEqual({ organizationId: parentId, deleted: true, companiesDeleted: 1 });
+    // deleting the parent takes its own company (the child's is already deleted) and revokes its client
+    expect(await adminJson('delete-organization', '--id', parentId)).toEqual({
+      organizationId: parentId,
+      deleted: true,
+      companiesDeleted: 1,
+      organizationsDeleted: 1,
+      clientsRevoked: 1,
+    });
+    expect((await fetchToken(clientId, secondSecret)).status).toBe(401);
   });
 
   it('rejects a company with a bad organization number in one clear line (exit 1)', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createOrganization, deleteOrganization } from '../../shared/identity/administration';
+import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, expectProblem } from '../support/api';
 import { seededClient, seededCompanies, testStack } from '../support/stack';
 
@@ -237,7 +238,7 @@ describe('status transitions', () => {
     testStack();
     const organization = await createOrganization({ name: 'Short-lived branch', parentId: orgId('a-system') });
     const company = await newCompany('a-system', { organizationId: organization.id });
-    const { companiesDeleted } = await deleteOrganization(organization.id, 'test');
+    const { companiesDeleted } = await deleteOrganization(organization.id, 'test', localCredentialIssuer);
     expect(companiesDeleted).toBe(1);
     expectProblem(await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' }), 404, 'not_found');
     const deletion = await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system' });

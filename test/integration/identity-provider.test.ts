@@ -109,14 +109,23 @@ describe('token verification by the authorizer', () => {
     expectProblem(await api('GET', '/v1/whoami', { token }), 401, 'invalid_token');
   });
 
-  it('refuses a token of a client whose organization was deleted, and of a client no longer in the registry', async () => {
+  it('deleting an organization revokes the clients of it and of its descendants: no new tokens, issued ones refused', async () => {
     testStack();
-    const organization = await createOrganization({ name: 'Closing soon' });
-    const { client, clientSecret } = await createApiClient({ name: 'doomed', organizationId: organization.id }, localCredentialIssuer);
+    const parent = await createOrganization({ name: 'Closing soon' });
+    const child = await createOrganization({ name: 'Closing soon, branch', parentId: parent.id });
+    const { client, clientSecret } = await createApiClient({ name: 'doomed', organizationId: child.id }, localCredentialIssuer);
     const token = await tokenFor(client.clientId, clientSecret);
     expect((await api('GET', '/v1/whoami', { token })).status).toBe(200);
-    await deleteOrganization(organization.id, 'test');
+    const company = await api('POST', '/v1/companies', { token, body: { displayName: 'Branch AS', accountingSystem: 'Api' } });
+    expect(company.status).toBe(201);
+
+    const result = await deleteOrganization(parent.id, 'test', localCredentialIssuer);
+    expect(result).toEqual({ companiesDeleted: 1, organizationsDeleted: 2, clientsRevoked: 1 });
     expectProblem(await api('GET', '/v1/whoami', { token }), 401, 'invalid_token');
+    const again = await fetchToken(client.clientId, clientSecret);
+    expect(again.status).toBe(401);
+    expect(((await again.json()) as { error: string }).error).toBe('invalid_client');
+    await expect(createOrganization({ name: 'Under a deleted parent', parentId: child.id })).rejects.toThrow(/not found/);
   });
 
   it('refuses a token for an unknown route with 404 before anything else, and a bad token on a public route is ignored', async () => {

@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (organizationId) await deleteOrganization(organizationId, 'invoke-cli-test');
+  if (organizationId) await deleteOrganization(organizationId, 'invoke-cli-test', localCredentialIssuer);
 });
 
 interface Invocation {

@@ -15,7 +15,6 @@ let dataDir: string | undefined;
 
 /** Starts the whole local stack once per test run, on free ports (a running `npm start` does not collide). */
 export default async function setup(project: TestProject) {
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
   stack = await startLocalStack({ port: 0, authPort: 0, dataDir });
   project.provide('stack', stack.info);
