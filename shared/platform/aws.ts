@@ -14,6 +14,8 @@ export const dynamo = (): DynamoDBDocumentClient => {
     const client = new DynamoDBClient({ region, ...(dynamodbEndpoint && { endpoint: dynamodbEndpoint }) });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },
+      // Numbers come back as exact text (NumberValue): amounts never pass through JS floats.
+      unmarshallOptions: { wrapNumbers: true },
     });
   }
   return documentClient;

@@ -1,4 +1,4 @@
-import Decimal from 'decimal.js';
+import { Decimal } from './money';
 
 /**
  * JSON for responses. Decimal values are written as JSON numbers with explicit decimals

@@ -1,0 +1,89 @@
+import type { z } from 'zod';
+import type { ProblemError } from '../platform/problem';
+
+/**
+ * What one kind of import is: its request shape, how its rows are applied, and which lane
+ * (job type) it runs in. The import pipeline (shared/imports/pipeline.ts, worker.ts) does
+ * everything else the same way for every kind: validation stages, jobs, claim check, chunks,
+ * counters, events, fetch completion.
+ */
+export type ImportKindName =
+  | 'accounts'
+  | 'dimensions'
+  | 'sub_ledgers'
+  | 'opening_balances'
+  | 'general_ledger_lines'
+  | 'open_items'
+  | 'general_ledger_line_deletions'
+  | 'opening_balance_deletions'
+  | 'account_deletion'
+  | 'dimension_deletion'
+  | 'sub_ledger_deletion';
+
+/**
+ * One import runs per lane and company at a time (the job lock). Deletions share the lane of
+ * what they delete, so the counters a lane writes have one writer (see shared/ledger/deltas.ts).
+ */
+export type ImportLane = 'accounts' | 'dimensions' | 'sub_ledgers' | 'opening_balances' | 'general_ledger_lines' | 'open_items';
+
+export interface ImportContext {
+  companyId: string;
+  importId: string;
+  /** Stamped on every row the import touches. */
+  datasetId: string;
+  year: number | null;
+  mode: string;
+  lane: ImportLane;
+  /** When the import is applied (ISO instant), the same for every row of it. */
+  appliedAt: string;
+}
+
+/** What became of one row. `unknown`: a deletion named an id the ledger does not have. */
+export type RowOutcome =
+  | { outcome: 'inserted' | 'updated' | 'deleted' | 'unknown' }
+  | { outcome: 'failed'; message: string };
+
+export interface ChunkPosition {
+  /** 0-based chunk number; chunks of one import are applied strictly in order. */
+  index: number;
+  /** 0-based position of the chunk's first row in the request array. */
+  firstRow: number;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface ImportKind<Body = any, Row = any> {
+  name: ImportKindName;
+  lane: ImportLane;
+  /** Event recorded when the import is accepted. */
+  requestedEvent: 'import.requested' | 'correction.requested';
+  /** Whole-request structural schema; its issues index into `rowsField` (0-based). */
+  bodySchema: z.ZodType<Body>;
+  /** The request array that holds the rows ('accounts', 'lines', 'ids', ...). */
+  rowsField: string;
+  rows(body: Body): Row[];
+  year(body: Body): number | null;
+  /** 'merge' unless the kind has modes (open items). */
+  mode(body: Body): string;
+  /**
+   * Checks after the structure and before anything is accepted, against stored data:
+   * e.g. 422 unknown_account_codes, 409 lines_in_use. Throws a ProblemError.
+   */
+  precheck?(companyId: string, body: Body): Promise<void>;
+  /** Rows applied together (one exactly-once step of the worker). */
+  chunkSize: number;
+  /**
+   * Applies rows; returns one outcome per row, in order. Must be idempotent per (import, chunk):
+   * a redelivered chunk returns the same outcomes and changes nothing twice.
+   */
+  applyChunk(context: ImportContext, rows: Row[], chunk: ChunkPosition): Promise<RowOutcome[]>;
+  /** All-or-nothing kinds (open items): every row is checked first; one failure fails the import. */
+  validateRows?(context: ImportContext, rows: Row[]): Promise<{ index: number; message: string }[]>;
+  /** After the last chunk, e.g. snapshot modes retiring what was absent; returns rows deleted. */
+  finish?(context: ImportContext, rows: Row[]): Promise<{ rowsDeleted: number }>;
+  /** Deletion kinds and snapshot modes report rowsDeleted; others report null. */
+  reportsDeletions: boolean;
+  /** GL lines and opening balances: record the fetch completion and run the post-fetch engines after success. */
+  postFetch: boolean;
+}
+
+export type ImportProblem = ProblemError;
