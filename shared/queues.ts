@@ -14,7 +14,23 @@ export interface QueueDefinition {
 }
 
 export const queues: readonly QueueDefinition[] = [
-  { name: 'imports', description: 'Validated import payloads (claim checks) for the import worker', visibilityTimeoutSeconds: 900, maxReceiveCount: 5, urlEnv: 'IMPORTS_QUEUE_URL' },
-  { name: 'reconciliation', description: 'Post-fetch engines: auto-reconciliation runs', visibilityTimeoutSeconds: 300, maxReceiveCount: 5, urlEnv: 'RECONCILIATION_QUEUE_URL' },
+  {
+    name: 'imports',
+    description: 'Accepted imports (the payload is a claim check in S3), applied by the import worker',
+    visibilityTimeoutSeconds: 900,
+    maxReceiveCount: 5,
+    urlEnv: 'IMPORTS_QUEUE_URL',
+    workerEntry: 'functions/import-worker/handler.ts',
+    batchSize: 1,
+  },
+  {
+    name: 'reconciliation',
+    description: 'Post-fetch engines (auto-reconciliation) after each fetch run',
+    visibilityTimeoutSeconds: 300,
+    maxReceiveCount: 5,
+    urlEnv: 'RECONCILIATION_QUEUE_URL',
+    workerEntry: 'functions/post-fetch-worker/handler.ts',
+    batchSize: 5,
+  },
   { name: 'webhooks', description: 'Webhook fan-out and delivery', visibilityTimeoutSeconds: 120, maxReceiveCount: 8, urlEnv: 'WEBHOOKS_QUEUE_URL' },
 ];

@@ -3,7 +3,7 @@ import type { Scope } from './identity/scopes';
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export type FunctionGroup = 'identity' | 'companies' | 'openapi' | 'fallback';
+export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'imports' | 'jobs' | 'openapi' | 'fallback';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -31,6 +31,9 @@ export interface FunctionGroupDefinition {
 export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   identity: { entry: 'functions/identity/handler.ts', description: 'Caller identity (whoami)', memoryMb: 512, timeoutSeconds: 10 },
   companies: { entry: 'functions/companies/handler.ts', description: 'Companies: list, read, create, update, delete, restore', memoryMb: 512, timeoutSeconds: 15 },
+  ledger: { entry: 'functions/ledger/handler.ts', description: 'General ledger reads: accounts, GL lines, trial balance, dimensions, sub-ledgers', memoryMb: 1024, timeoutSeconds: 20 },
+  imports: { entry: 'functions/imports/handler.ts', description: 'Data import: accept, validate, queue; import status, readiness, fetch runs', memoryMb: 1024, timeoutSeconds: 29 },
+  jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status', memoryMb: 512, timeoutSeconds: 10 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document', memoryMb: 512, timeoutSeconds: 10 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
@@ -50,6 +53,31 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: `${companyPath}/actions/disable`, group: 'companies', operationId: 'disableCompany', summary: 'Disable a company', auth: 'token', scope: 'companies:write', mutation: true },
   { method: 'POST', path: `${companyPath}/actions/enable`, group: 'companies', operationId: 'enableCompany', summary: 'Enable a company', auth: 'token', scope: 'companies:write', mutation: true },
   { method: 'POST', path: `${companyPath}/restore`, group: 'companies', operationId: 'restoreCompany', summary: 'Restore a soft-deleted company', auth: 'token', scope: 'companies:write', mutation: true },
+
+  { method: 'GET', path: `${companyPath}/accounts`, group: 'ledger', operationId: 'listAccounts', summary: 'Chart of accounts of a year', auth: 'token', scope: 'ledger:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/accounts/{accountNumber}`, group: 'ledger', operationId: 'getAccount', summary: 'One ledger account of a year', auth: 'token', scope: 'ledger:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/general-ledger/lines`, group: 'ledger', operationId: 'listGeneralLedgerLines', summary: 'GL lines, ordered by period then line id', auth: 'token', scope: 'ledger:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/trial-balance`, group: 'ledger', operationId: 'getTrialBalance', summary: 'Trial balance of a year', auth: 'token', scope: 'ledger:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/dimensions`, group: 'ledger', operationId: 'listDimensions', summary: 'Dimensions of the company', auth: 'token', scope: 'ledger:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/sub-ledgers`, group: 'ledger', operationId: 'listSubLedgers', summary: 'Sub-ledgers (customers and suppliers) of the company', auth: 'token', scope: 'ledger:read', mutation: false },
+
+  { method: 'GET', path: `${companyPath}/imports/readiness`, group: 'imports', operationId: 'getImportReadiness', summary: 'What the books hold and what to import next', auth: 'token', scope: 'imports:write', mutation: false },
+  { method: 'POST', path: `${companyPath}/imports/accounts`, group: 'imports', operationId: 'importAccounts', summary: 'Import the chart of accounts of a year', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'POST', path: `${companyPath}/imports/dimensions`, group: 'imports', operationId: 'importDimensions', summary: 'Import dimensions', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'POST', path: `${companyPath}/imports/sub-ledgers`, group: 'imports', operationId: 'importSubLedgers', summary: 'Import sub-ledgers (customers and suppliers)', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'POST', path: `${companyPath}/imports/opening-balances`, group: 'imports', operationId: 'importOpeningBalances', summary: 'Import opening balances of a year', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'POST', path: `${companyPath}/imports/general-ledger-lines`, group: 'imports', operationId: 'importGeneralLedgerLines', summary: 'Import GL lines of a year', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'POST', path: `${companyPath}/imports/open-items`, group: 'imports', operationId: 'importOpenItems', summary: 'Import open items of a sub-ledger type', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'POST', path: `${companyPath}/imports/general-ledger-lines/deletions`, group: 'imports', operationId: 'deleteGeneralLedgerLines', summary: 'Delete imported GL lines (all or nothing)', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'POST', path: `${companyPath}/imports/opening-balances/deletions`, group: 'imports', operationId: 'deleteOpeningBalances', summary: 'Delete imported opening balances (all or nothing)', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'GET', path: `${companyPath}/imports/{importId}`, group: 'imports', operationId: 'getImport', summary: 'One import (poll until succeeded or failed)', auth: 'token', scope: 'imports:write', mutation: false },
+  { method: 'GET', path: `${companyPath}/imports`, group: 'imports', operationId: 'listImports', summary: 'Imports of the company, newest first', auth: 'token', scope: 'imports:write', mutation: false },
+  { method: 'DELETE', path: `${companyPath}/accounts/{accountNumber}`, group: 'imports', operationId: 'deleteAccount', summary: 'Delete an imported account of a year (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'DELETE', path: `${companyPath}/dimensions/{key}`, group: 'imports', operationId: 'deleteDimension', summary: 'Delete an imported dimension (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'DELETE', path: `${companyPath}/sub-ledgers/{key}`, group: 'imports', operationId: 'deleteSubLedger', summary: 'Delete an imported sub-ledger (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'GET', path: `${companyPath}/fetch-runs`, group: 'imports', operationId: 'listFetchRuns', summary: 'Fetch runs (completed GL and opening-balance imports) with their post-fetch engines', auth: 'token', scope: 'ledger:read', mutation: false },
+
+  { method: 'GET', path: '/v1/jobs/{jobId}', group: 'jobs', operationId: 'getJob', summary: 'One job (poll until terminal)', auth: 'token', mutation: false },
 ];
 
 /** API Gateway's route key, e.g. "GET /v1/companies/{companyId}". */

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnAuthorizer,
@@ -17,6 +17,7 @@ import { Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -24,6 +25,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table-definition';
 import type { QueueDefinition } from '../../shared/queues';
+
+type QueueName = QueueDefinition['name'];
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 
 /** Repository root: entries in shared/routes.ts are relative to it, and it holds package-lock.json. */
@@ -33,11 +36,30 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
  * Least privilege per function group. Exhaustive on purpose: a new group in shared/routes.ts
  * does not compile until someone decides what it may touch.
  */
-const permissions: Record<FunctionGroup, { table: 'none' | 'read' | 'readWrite'; cursorSecret: boolean }> = {
+interface Permissions {
+  table: 'none' | 'read' | 'readWrite';
+  cursorSecret: boolean;
+  /** Documents bucket access (import payloads live there as claim checks). */
+  bucket?: 'read' | 'readWrite';
+  /** Queues the function sends to. */
+  sendTo?: readonly QueueName[];
+}
+
+const permissions: Record<FunctionGroup, Permissions> = {
   identity: { table: 'readWrite', cursorSecret: false },
   companies: { table: 'readWrite', cursorSecret: true },
+  ledger: { table: 'readWrite', cursorSecret: true },
+  imports: { table: 'readWrite', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
+  jobs: { table: 'readWrite', cursorSecret: false },
   openapi: { table: 'none', cursorSecret: false },
   fallback: { table: 'none', cursorSecret: false },
+};
+
+/** What each queue's worker may touch (only queues that declare a workerEntry get a worker). */
+const workerPermissions: Record<QueueName, Permissions> = {
+  imports: { table: 'readWrite', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
+  reconciliation: { table: 'readWrite', cursorSecret: false },
+  webhooks: { table: 'readWrite', cursorSecret: false },
 };
 
 export interface ApiStackProps extends StackProps {
@@ -69,6 +91,8 @@ export class ApiStack extends Stack {
   readonly accessLogGroup: LogGroup;
   readonly authorizerFunction: NodejsFunction;
   readonly functions: Readonly<Record<FunctionGroup, NodejsFunction>>;
+  /** SQS-triggered workers by queue name. */
+  readonly workers: Readonly<Record<string, NodejsFunction>>;
   /** Routes keyed by their route key (`routeKey(route)`), plus `$default`. */
   readonly routes: ReadonlyMap<string, HttpRoute>;
 
@@ -147,6 +171,15 @@ export class ApiStack extends Stack {
     });
     grantTable(this.authorizerFunction, 'read');
 
+    const queueByName = new Map(props.queues.map(({ definition, queue }) => [definition.name, queue]));
+    const grant = (fn: NodejsFunction, access: Permissions): void => {
+      if (access.table !== 'none') grantTable(fn, access.table);
+      if (access.cursorSecret) props.cursorSecret.grantRead(fn);
+      if (access.bucket === 'read') props.documentsBucket.grantRead(fn);
+      if (access.bucket === 'readWrite') props.documentsBucket.grantReadWrite(fn);
+      for (const name of access.sendTo ?? []) queueByName.get(name)?.grantSendMessages(fn);
+    };
+
     const groups = Object.keys(functionGroups) as FunctionGroup[];
     this.functions = Object.fromEntries(
       groups.map((group) => {
@@ -157,9 +190,7 @@ export class ApiStack extends Stack {
           memoryMb: definition.memoryMb,
           timeoutSeconds: definition.timeoutSeconds,
         });
-        const { table, cursorSecret } = permissions[group];
-        if (table !== 'none') grantTable(fn, table);
-        if (cursorSecret) props.cursorSecret.grantRead(fn);
+        grant(fn, permissions[group]);
         return [group, fn];
       }),
     ) as Record<FunctionGroup, NodejsFunction>;
@@ -245,16 +276,22 @@ export class ApiStack extends Stack {
       if (child instanceof CfnAuthorizer) child.addPropertyDeletionOverride('IdentitySource');
     }
 
-    // Queue workers (QueueDefinition.workerEntry) are not deployed by this stack yet: say so loudly
-    // rather than let messages pile up unconsumed.
-    for (const { definition } of props.queues) {
-      if (definition.workerEntry) {
-        Annotations.of(this).addWarningV2(
-          'ledger:queueWorkerNotDeployed',
-          `Queue "${definition.name}" declares worker ${definition.workerEntry}, which infra/stacks does not deploy yet.`,
-        );
-      }
+    // ---- Queue workers: SQS-triggered, partial batch failures redelivered, DLQ after maxReceiveCount.
+    const workers: Record<string, NodejsFunction> = {};
+    for (const { definition, queue } of props.queues) {
+      if (!definition.workerEntry) continue;
+      const worker = makeFunction(`${definition.name.charAt(0).toUpperCase()}${definition.name.slice(1)}Worker`, {
+        entry: definition.workerEntry,
+        description: `Worker of the ${definition.name} queue: ${definition.description}`,
+        memoryMb: 1024,
+        // Lambda requires the queue's visibility timeout to be at least the function timeout.
+        timeoutSeconds: Math.min(900, definition.visibilityTimeoutSeconds),
+      });
+      worker.addEventSource(new SqsEventSource(queue, { batchSize: definition.batchSize ?? 1, reportBatchItemFailures: true }));
+      grant(worker, workerPermissions[definition.name]);
+      workers[definition.name] = worker;
     }
+    this.workers = workers;
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
   }

@@ -1,5 +1,9 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { companyContracts } from '../companies/contracts';
+import { importContracts } from '../imports/contracts';
+import { jobContracts } from '../jobs/contracts';
+import { chartContracts } from '../ledger/chart/contracts';
+import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
 import { identityContracts } from '../identity/schemas';
 import { allScopes } from '../identity/scopes';
 import type { OperationContract } from '../platform/operation';
@@ -14,6 +18,10 @@ export const contracts: Record<string, OperationContract> = {
   },
   ...identityContracts,
   ...companyContracts,
+  ...chartContracts,
+  ...generalLedgerContracts,
+  ...importContracts,
+  ...jobContracts,
 };
 
 const problemResponse = (description: string) => ({

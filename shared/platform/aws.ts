@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config';
 
 /** SDK clients are built once per execution environment and reused across invocations. */
@@ -22,3 +24,27 @@ export const dynamo = (): DynamoDBDocumentClient => {
 };
 
 export const tableName = (): string => config().tableName;
+
+let s3Client: S3Client | undefined;
+let sqsClient: SQSClient | undefined;
+
+/** Path-style against the local emulator; checksums only when required (presigned URLs stay valid on real S3). */
+export const s3 = (): S3Client => {
+  const { region, s3Endpoint } = config();
+  s3Client ??= new S3Client({
+    region,
+    ...(s3Endpoint && { endpoint: s3Endpoint, forcePathStyle: true }),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return s3Client;
+};
+
+/** The endpoint is passed explicitly: the local emulator's queue URLs are not resolvable hosts. */
+export const sqs = (): SQSClient => {
+  const { region, sqsEndpoint } = config();
+  sqsClient ??= new SQSClient({ region, ...(sqsEndpoint && { endpoint: sqsEndpoint }) });
+  return sqsClient;
+};
+
+export const bucketName = (): string => config().bucketName;

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2WithLambdaAuthorizer, Context } from 'aws-lambda';
+import { parse as parseLossless } from 'lossless-json';
 import { z } from 'zod';
 import { fromAuthorizerContext, type AuthorizerContext, type Principal } from '../identity/principal';
 import { routeKey, routes, routesOfGroup, type FunctionGroup, type RouteDefinition } from '../routes';
@@ -165,10 +166,11 @@ const parseBody = (contract: Operation['contract'], event: HttpEvent): unknown =
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = contract.bodyParsing === 'lossless-json' ? parseLossless(text) : JSON.parse(text);
   } catch (error) {
     throw problems.malformedJson(`The request body is not valid JSON: ${(error as Error).message}`);
   }
+  if (contract.bodyParsing === 'lossless-json') return parsed;
   if (!contract.body) {
     // Operations without a body tolerate an empty object, which some HTTP clients always send.
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.keys(parsed).length === 0) return undefined;

@@ -2,13 +2,13 @@ import { Decimal } from './money';
 
 /**
  * JSON for responses. Decimal values are written as JSON numbers with explicit decimals
- * (1250 -> 1250.00), which JSON.stringify cannot do: they pass through a marker string
+ * (1250 -> 1250.00, 0.1234 -> 0.1234), which JSON.stringify cannot do: they pass through a marker string
  * that is then unquoted. No amount is ever a JS number on the way.
  */
 const marker = '\u0000decimal:';
 const markerPattern = /"\\u0000decimal:(-?\d+(?:\.\d+)?)"/g;
 
-/** Decimal places written for amounts on reads. */
+/** Amounts on reads carry at least two decimals, and every further decimal they have (imports allow four). */
 export const amountScale = 2;
 
 export const stringifyJson = (value: unknown): string =>
@@ -18,6 +18,6 @@ export const stringifyJson = (value: unknown): string =>
     return item;
   }).replace(markerPattern, '$1');
 
-/** Fixed-point text of an amount, rounded half-up to the read scale: decimal.js, never floats. */
-export const formatAmount = (amount: Decimal, scale = amountScale): string =>
-  amount.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP).toFixed(scale);
+/** Fixed-point text of an amount with at least `minimumScale` decimals, exact: decimal.js, never floats. */
+export const formatAmount = (amount: Decimal, minimumScale = amountScale): string =>
+  amount.toFixed(Math.max(minimumScale, amount.decimalPlaces()));

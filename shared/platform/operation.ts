@@ -12,6 +12,12 @@ export interface OperationContract<
   body?: B;
   /** When the body schema is given but a body may be omitted (e.g. DELETE's optional body). */
   bodyOptional?: boolean;
+  /**
+   * 'lossless-json': the body is parsed keeping every number's source text (LosslessNumber) and
+   * handed over unvalidated; the operation validates it in stages (imports: 413, then 422).
+   * The body schema still documents it.
+   */
+  bodyParsing?: 'schema' | 'lossless-json';
   /** Success responses: status -> description and schema (none for an empty body). */
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   /** Problem statuses this operation answers beyond the platform's common ones (400, 401, 403, 404, 429, 500...). */

@@ -17,6 +17,8 @@ export interface ProblemDetails {
   errors?: FieldError[];
   jobId?: string;
   inUse?: { id: string; [detail: string]: unknown }[];
+  /** unknown_account_codes: the codes missing from the year's chart. */
+  accountCodes?: string[];
 }
 
 /** Any failure the API answers with a problem document. Throw it from services and handlers. */
@@ -86,4 +88,5 @@ export const problemBody = (details: ProblemDetails, requestId: string) => ({
   ...(details.errors !== undefined && { errors: details.errors }),
   ...(details.jobId !== undefined && { jobId: details.jobId }),
   ...(details.inUse !== undefined && { inUse: details.inUse }),
+  ...(details.accountCodes !== undefined && { accountCodes: details.accountCodes }),
 });

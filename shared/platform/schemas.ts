@@ -24,6 +24,7 @@ export const ProblemSchema = z
       .array(z.looseObject({ id: z.string() }).openapi({ additionalProperties: true }))
       .optional()
       .openapi({ description: "The integrator's ids that are in use, each with what depends on it" }),
+    accountCodes: z.array(z.string()).optional().openapi({ description: 'unknown_account_codes: the codes missing from that year\'s chart' }),
   })
   .openapi('Problem', { description: 'RFC 9457 problem document (application/problem+json)' });
 

@@ -7,6 +7,7 @@ import { pathPattern } from '../../shared/platform/http';
 const document = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats.default(ajv);
+ajv.addFormat('decimal', true);
 ajv.addSchema(document, 'openapi.json');
 
 const pointer = (...parts: string[]) => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');

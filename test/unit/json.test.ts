@@ -6,7 +6,7 @@ describe('response JSON with decimal amounts', () => {
   it('writes amounts as JSON numbers with explicit decimals', () => {
     expect(stringifyJson({ amount: new Decimal('1250') })).toBe('{"amount":1250.00}');
     expect(stringifyJson({ amount: new Decimal('-0.5') })).toBe('{"amount":-0.50}');
-    expect(stringifyJson([new Decimal('12345678901234.5678')])).toBe('[12345678901234.57]');
+    expect(stringifyJson([new Decimal('12345678901234.5678')])).toBe('[12345678901234.5678]');
   });
 
   it('keeps precision beyond what a JS number holds', () => {
@@ -15,10 +15,11 @@ describe('response JSON with decimal amounts', () => {
     expect(text).not.toContain('e+');
   });
 
-  it('rounds half up at the read scale, never through floats', () => {
-    expect(formatAmount(new Decimal('0.125'))).toBe('0.13');
-    expect(formatAmount(new Decimal('-0.125'))).toBe('-0.13');
-    expect(formatAmount(new Decimal('1.005'))).toBe('1.01'); // 1.005 as a float would round to 1.00
+  it('keeps every decimal an amount has, padding to two, never through floats', () => {
+    expect(formatAmount(new Decimal('0.125'))).toBe('0.125');
+    expect(formatAmount(new Decimal('-0.1'))).toBe('-0.10');
+    expect(formatAmount(new Decimal('1.005'))).toBe('1.005'); // a float would print 1.00499999...
+    expect(formatAmount(new Decimal('1e-4'))).toBe('0.0001');
   });
 
   it('leaves ordinary values and strings that look like markers alone', () => {

@@ -1,0 +1,8 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { importKinds } from '../../shared/imports/registry';
+import { createImportWorker } from '../../shared/imports/worker';
+import { logger } from '../../shared/platform/logger';
+
+/** SQS-triggered (imports queue): applies accepted imports; partial batch failures are redelivered. */
+export const handler = middy(createImportWorker(importKinds)).use(injectLambdaContext(logger, { resetKeys: true }));

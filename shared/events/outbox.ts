@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../platform/aws';
+import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from '../imports/keys';
+
+/** Event types of the specification's catalogue that this service emits so far. */
+export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested';
+
+export interface OutboxEvent {
+  id: string;
+  type: EventType;
+  occurredAt: string;
+  companyId: string;
+  /** Thin payload: names what changed; receivers fetch the resource. */
+  data: Record<string, string | number | null>;
+  deliveryStatus: 'pending' | 'delivered';
+}
+
+/**
+ * The durable outbox: events are written in the same transaction as the change they announce,
+ * as pending items (GSI2 lists the pending ones per day) that webhook fan-out delivers.
+ */
+export const outboxEventItem = (type: EventType, companyId: string, data: OutboxEvent['data'], occurredAt: string) => {
+  const id = randomUUID();
+  const event: OutboxEvent = { id, type, occurredAt, companyId, data, deliveryStatus: 'pending' };
+  return {
+    ...outboxEventKeys(id),
+    ...outboxCompanyIndexKeys(companyId, occurredAt, id),
+    ...outboxPendingIndexKeys(occurredAt, id),
+    entity: 'outboxEvent',
+    ...event,
+  };
+};
+
+/** A company's events, oldest first. */
+export const eventsOfCompany = async (companyId: string): Promise<OutboxEvent[]> => {
+  const events: OutboxEvent[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      events.push({
+        id: item.id,
+        type: item.type,
+        occurredAt: item.occurredAt,
+        companyId: item.companyId,
+        data: item.data,
+        deliveryStatus: item.deliveryStatus,
+      });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return events;
+};

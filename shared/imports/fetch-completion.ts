@@ -1,0 +1,50 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, sqs, tableName } from '../platform/aws';
+import { logger } from '../platform/logger';
+import { queues } from '../queues';
+import { ledgerStateKeys } from './keys';
+import { postFetchEngines } from './post-fetch-engines';
+import { importRepository, type ImportItem } from './repository';
+import type { FetchRun, ImportRecord } from './schemas';
+
+
+/**
+ * After a GL-line or opening-balance import: record the fetch run, move the ledger's
+ * last-updated timestamp and queue the post-fetch engines. Idempotent per import (the run's key
+ * is the import's). Never fails the import: a problem here is reported as fetchCompletion error.
+ */
+export const completeFetch = async (item: ImportItem, changedRows: number): Promise<NonNullable<ImportRecord['fetchCompletion']>> => {
+  const recordedAt = new Date().toISOString();
+  if (changedRows === 0) return { status: 'ignored', fetchRunId: null, recordedAt };
+  try {
+    const run: FetchRun = {
+      id: item.id,
+      importId: item.id,
+      kind: item.kind,
+      year: item.year,
+      completedAt: item.createdAt,
+      engines: postFetchEngines.map(({ name }) => ({ name, status: 'queued', finishedAt: null, detail: null })),
+    };
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...importRepository.fetchRunItem(item.companyId, run), recordedAt } }));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: ledgerStateKeys(item.companyId),
+        UpdateExpression: 'SET lastUpdatedAt = :at, lastFetchRunId = :run',
+        ExpressionAttributeValues: { ':at': recordedAt, ':run': run.id },
+      }),
+    );
+    const queue = queues.find((q) => q.name === 'reconciliation')!;
+    await sqs().send(
+      new SendMessageCommand({
+        QueueUrl: process.env[queue.urlEnv],
+        MessageBody: JSON.stringify({ companyId: item.companyId, fetchRunId: run.id, importId: item.id, year: item.year }),
+      }),
+    );
+    return { status: 'completed', fetchRunId: run.id, recordedAt };
+  } catch (error) {
+    logger.error('Fetch completion failed', error as Error);
+    return { status: 'error', failureType: 'recording_failed', fetchRunId: null, recordedAt, message: 'The fetch could not be recorded; the import itself succeeded.' };
+  }
+};

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { stringify as stringifyLossless } from 'lossless-json';
+import { requireCompany } from '../companies/service';
+import { outboxEventItem } from '../events/outbox';
+import type { Principal } from '../identity/principal';
+import { jobItem, jobRepository, laneFreeCondition, laneLockItem } from '../jobs/repository';
+import { bucketName, dynamo, s3, sqs, tableName } from '../platform/aws';
+import { ProblemError, problems } from '../platform/problem';
+import { toFieldErrors } from '../platform/validation';
+import { queues } from '../queues';
+import { failImport } from './completion';
+import { maxImportRows } from './fields';
+import type { ImportKind } from './kind';
+import { emptyProgress, importItem, toImportRecord, type ImportItem } from './repository';
+import type { ImportRecord } from './schemas';
+
+/**
+ * Accepting an import (the synchronous part), in the order an integrator meets the rules:
+ * 404 company -> 403 not a system client -> 409 company_not_api_managed -> 413 more than
+ * 10,000 rows -> 422 structure (errors[], nothing accepted) -> the kind's checks against stored
+ * data (422 unknown_account_codes, 409 *_in_use) -> 409 job_in_flight -> 202 queued.
+ * The payload goes to S3 (an SQS message cannot hold 10,000 rows) and a message to the queue.
+ */
+export const submitImport = async (principal: Principal, companyId: string, kind: ImportKind, body: unknown): Promise<ImportRecord> => {
+  const company = await requireCompany(principal, companyId);
+  if (principal.mode !== 'SYSTEM') {
+    throw new ProblemError({ status: 403, error: 'system_client_required', title: 'System client required', detail: 'Imports are for system clients only.' });
+  }
+  if (company.accountingSystem !== 'Api') {
+    throw problems.conflict(`The company is bound to ${company.accountingSystem}, not to Api; its books cannot be pushed.`, {
+      reason: 'company_not_api_managed',
+    });
+  }
+  const rows = body && typeof body === 'object' ? (body as Record<string, unknown>)[kind.rowsField] : undefined;
+  if (Array.isArray(rows) && rows.length > maxImportRows) {
+    throw problems.payloadTooLarge(`An import holds at most ${maxImportRows} rows; this one has ${rows.length} in ${kind.rowsField}.`);
+  }
+  const parsed = kind.bodySchema.safeParse(body);
+  if (!parsed.success) {
+    const errors = toFieldErrors(parsed.error.issues, kind.rowsField);
+    throw new ProblemError({
+      status: 422,
+      error: 'validation_failed',
+      title: 'Invalid import',
+      detail: `The import has ${parsed.error.issues.length} structural problem(s); nothing was accepted.`,
+      errors,
+    });
+  }
+  await kind.precheck?.(companyId, parsed.data);
+  return accept(companyId, kind, parsed.data, body);
+};
+
+const accept = async (companyId: string, kind: ImportKind, validBody: unknown, body: unknown): Promise<ImportRecord> => {
+  const importId = randomUUID();
+  const jobId = randomUUID();
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const payloadKey = `imports/${companyId}/${importId}.json`;
+  const item: ImportItem = {
+    id: importId,
+    companyId,
+    kind: kind.name,
+    lane: kind.lane,
+    year: kind.year(validBody),
+    mode: kind.mode(validBody),
+    status: 'queued',
+    jobId,
+    datasetId: randomUUID(),
+    lineCount: kind.rows(validBody).length,
+    rowsDiscovered: 0,
+    rowsValid: 0,
+    rowsFailed: 0,
+    rowsInserted: 0,
+    rowsUpdated: 0,
+    rowsDeleted: null,
+    sampleErrors: [],
+    failureReason: null,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+    payloadKey,
+    reportsDeletions: kind.reportsDeletions,
+    progress: emptyProgress(),
+    ...(kind.postFetch && { fetchCompletion: { status: 'unreported' as const, fetchRunId: null, recordedAt: null } }),
+  };
+
+  // The claim check is in place before anything can reference it.
+  await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: payloadKey, Body: stringifyLossless(body) ?? '', ContentType: 'application/json' }));
+  try {
+    await dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: laneLockItem(companyId, kind.lane, jobId, importId, now),
+              ConditionExpression: laneFreeCondition,
+              ExpressionAttributeValues: { ':now': now },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: jobItem({
+                id: jobId,
+                type: `import:${kind.lane}`,
+                scope: { companyId, lane: kind.lane },
+                status: 'queued',
+                createdAt: at,
+                startedAt: null,
+                finishedAt: null,
+                resultUrl: `/v1/companies/${companyId}/imports/${importId}`,
+                error: null,
+                companyId,
+              }),
+            },
+          },
+          { Put: { TableName: tableName(), Item: importItem(item) } },
+          { Put: { TableName: tableName(), Item: outboxEventItem(kind.requestedEvent, companyId, { importId, jobId, kind: kind.name }, at) } },
+        ],
+      }),
+    );
+  } catch (error) {
+    await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: payloadKey }));
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+      const holder = await jobRepository.laneHolder(companyId, kind.lane);
+      throw problems.conflict(`An import of this kind is already running for the company; wait for job ${holder?.jobId}.`, {
+        reason: 'job_in_flight',
+        ...(holder && { jobId: holder.jobId }),
+      });
+    }
+    throw error;
+  }
+
+  try {
+    await sqs().send(new SendMessageCommand({ QueueUrl: importsQueueUrl(), MessageBody: JSON.stringify({ importId }) }));
+  } catch (error) {
+    await failImport(item, 'internal_error', 'The import could not be queued.');
+    throw error;
+  }
+  return toImportRecord(item);
+};
+
+const importsQueueUrl = (): string => {
+  const queue = queues.find((q) => q.name === 'imports')!;
+  const url = process.env[queue.urlEnv];
+  if (!url) throw new Error(`Missing environment variable ${queue.urlEnv}`);
+  return url;
+};

@@ -1,0 +1,58 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../platform/aws';
+import { logger } from '../platform/logger';
+import { fetchRunKeys } from './keys';
+import { importRepository } from './repository';
+import type { FetchRun } from './schemas';
+
+/** A post-fetch engine: runs after each fetch of a company (e.g. auto-reconciliation, with the bank feature). */
+export interface PostFetchEngine {
+  name: string;
+  run(message: PostFetchMessage): Promise<string | null>;
+}
+
+export interface PostFetchMessage {
+  companyId: string;
+  fetchRunId: string;
+  importId: string;
+  year: number | null;
+}
+
+/**
+ * The reconciliation-queue worker: runs every registered engine for a fetch run and records each
+ * engine's outcome on the run. An engine that throws is recorded as failed; the message is then
+ * redelivered so the engine gets another chance (engines must be idempotent).
+ */
+export const createPostFetchWorker =
+  (engines: readonly PostFetchEngine[]) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records) {
+      const message = JSON.parse(record.body) as PostFetchMessage;
+      const run = await importRepository.findFetchRun(message.companyId, message.importId);
+      if (!run) continue;
+      const results: FetchRun['engines'] = [];
+      let failed = false;
+      for (const engine of engines) {
+        try {
+          const detail = await engine.run(message);
+          results.push({ name: engine.name, status: 'completed', finishedAt: new Date().toISOString(), detail });
+        } catch (error) {
+          logger.error('Post-fetch engine failed', { engine: engine.name, error: error as Error });
+          results.push({ name: engine.name, status: 'failed', finishedAt: new Date().toISOString(), detail: (error as Error).message });
+          failed = true;
+        }
+      }
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: fetchRunKeys(message.companyId, run.completedAt, run.importId),
+          UpdateExpression: 'SET engines = :engines, postFetchCompletedAt = :at',
+          ExpressionAttributeValues: { ':engines': results, ':at': new Date().toISOString() },
+        }),
+      );
+      if (failed) batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+    return { batchItemFailures };
+  };

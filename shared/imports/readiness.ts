@@ -1,0 +1,99 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { requireCompany } from '../companies/service';
+import type { Principal } from '../identity/principal';
+import { countDimensions, countSubLedgers, currentAccountingYear } from '../ledger/chart/service';
+import { ledgerPartition, ledgerYearPrefix, openItemPartition } from '../ledger/keys';
+import { subLedgerTypes } from '../ledger/open-items/schemas';
+import { dynamo, tableName } from '../platform/aws';
+import type { Readiness } from './schemas';
+
+type YearTotals = Omit<Readiness['years'][number], 'current'>;
+
+/**
+ * What the books of a company hold per year and what to import next, in the recommended order
+ * (rule 7): accounts, (dimensions and sub-ledgers), opening balances, GL lines, open items.
+ * Read from the per-lane year summaries the import workers keep, so it costs a few small Queries.
+ */
+export const readiness = async (principal: Principal, companyId: string): Promise<Readiness> => {
+  const company = await requireCompany(principal, companyId);
+  const [years, currentYear] = await Promise.all([yearTotals(companyId), currentAccountingYear(companyId)]);
+  if (!years.some((year) => year.year === currentYear)) {
+    years.push({ year: currentYear, accounts: 0, mappedAccounts: 0, openingBalances: 0, generalLedgerLines: 0, lastImportAt: null });
+  }
+  years.sort((a, b) => a.year - b.year);
+  const current = years.find((year) => year.year === currentYear)!;
+  const [dimensions, subLedgers, openItems] = await Promise.all([
+    countDimensions(companyId),
+    countSubLedgers(companyId),
+    Promise.all(subLedgerTypes.map((type) => countLiveOpenItems(openItemPartition(companyId, type)))).then((counts) => counts.reduce((a, b) => a + b, 0)),
+  ]);
+  const apiManaged = company.accountingSystem === 'Api';
+  const blockers = current.accounts === 0 ? ['no_accounts'] : [];
+  const warnings = years.some((year) => year.mappedAccounts < year.accounts) ? ['unmapped_accounts'] : [];
+  const nextStep = !apiManaged
+    ? 'company_not_api_managed'
+    : current.accounts === 0
+      ? 'import_accounts'
+      : current.openingBalances === 0
+        ? 'import_opening_balances'
+        : current.generalLedgerLines === 0
+          ? 'import_general_ledger_lines'
+          : openItems === 0
+            ? 'import_open_items'
+            : 'up_to_date';
+  return {
+    apiManaged,
+    accountingSystem: company.accountingSystem,
+    currentYear,
+    years: years.map((year) => ({ ...year, current: year.year === currentYear })),
+    dimensions,
+    subLedgers,
+    blockers,
+    warnings,
+    nextStep,
+  };
+};
+
+/** Sums the per-lane summary items (YEAR#<year>#<lane>) per year. */
+const yearTotals = async (companyId: string): Promise<YearTotals[]> => {
+  const { Items = [] } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': ledgerPartition(companyId), ':prefix': ledgerYearPrefix },
+    }),
+  );
+  const byYear = new Map<number, YearTotals>();
+  for (const item of Items) {
+    const year = Number(String(item.SK).split('#')[1]);
+    const totals = byYear.get(year) ?? { year, accounts: 0, mappedAccounts: 0, openingBalances: 0, generalLedgerLines: 0, lastImportAt: null };
+    for (const field of ['accounts', 'mappedAccounts', 'openingBalances', 'generalLedgerLines'] as const) {
+      if (item[field] !== undefined) totals[field] += Number(String(item[field]));
+    }
+    const at = item.lastImportAt as string | undefined;
+    if (at && (!totals.lastImportAt || at > totals.lastImportAt)) totals.lastImportAt = at;
+    byYear.set(year, totals);
+  }
+  return [...byYear.values()];
+};
+
+const countLiveOpenItems = async (partition: string): Promise<number> => {
+  let total = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        FilterExpression: '#status <> :retired',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pk': partition, ':retired': 'retired' },
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    total += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return total;
+};

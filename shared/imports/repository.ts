@@ -1,0 +1,184 @@
+import { GetCommand, NumberValue, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPage, type Page, type PageRequest } from '../db/query-page';
+import { dynamo, tableName } from '../platform/aws';
+import type { ImportLane } from './kind';
+import { fetchRunKeys, fetchRunPartition, importKeys, importListKeys, importListPartition } from './keys';
+import type { FetchRun, ImportRecord } from './schemas';
+
+/** Worker progress, kept on the import item: chunks done in order and what they produced. */
+export interface ImportProgress {
+  nextChunk: number;
+  rowsFailed: number;
+  rowsInserted: number;
+  rowsUpdated: number;
+  /** Rows of the request deleted (deletion kinds, sourceDeleted items). */
+  rowsDeletedFromRequest: number;
+  /** Items retired beyond the request (snapshot modes), once finish has run. */
+  rowsRetired: number | null;
+  sampleErrors: string[];
+  unknown: string[];
+}
+
+export interface ImportItem extends ImportRecord {
+  companyId: string;
+  lane: ImportLane;
+  /** Claim check: the accepted request body in S3. */
+  payloadKey: string;
+  reportsDeletions: boolean;
+  progress: ImportProgress;
+}
+
+export const emptyProgress = (): ImportProgress => ({
+  nextChunk: 0,
+  rowsFailed: 0,
+  rowsInserted: 0,
+  rowsUpdated: 0,
+  rowsDeletedFromRequest: 0,
+  rowsRetired: null,
+  sampleErrors: [],
+  unknown: [],
+});
+
+export const importItem = (record: ImportItem) => ({
+  ...importKeys(record.id),
+  ...importListKeys(record.companyId, record.createdAt, record.id),
+  entity: 'import',
+  ...record,
+});
+
+/** The public import record: counters derived from the progress so they always add up. */
+export const toImportRecord = (item: ImportItem): ImportRecord => {
+  const p = item.progress;
+  const rowsDeleted = item.reportsDeletions ? p.rowsDeletedFromRequest + (p.rowsRetired ?? 0) : null;
+  const rowsValid = p.rowsInserted + p.rowsUpdated + p.rowsDeletedFromRequest + p.unknown.length;
+  return {
+    id: item.id,
+    kind: item.kind,
+    year: item.year,
+    mode: item.mode,
+    status: item.status,
+    jobId: item.jobId,
+    datasetId: item.datasetId,
+    lineCount: item.lineCount,
+    rowsDiscovered: item.status === 'queued' && p.nextChunk === 0 ? item.lineCount : rowsValid + p.rowsFailed,
+    rowsValid,
+    rowsFailed: p.rowsFailed,
+    rowsInserted: p.rowsInserted,
+    rowsUpdated: p.rowsUpdated,
+    rowsDeleted,
+    sampleErrors: p.sampleErrors,
+    failureReason: item.failureReason,
+    ...(item.kind.endsWith('deletion') || item.kind.endsWith('deletions') ? { result: { unknown: p.unknown } } : {}),
+    ...(item.fetchCompletion && { fetchCompletion: item.fetchCompletion }),
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+    completedAt: item.completedAt,
+  };
+};
+
+const fromItem = (item: Record<string, unknown>): ImportItem => {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, entity: _e, ...rest } = item;
+  return numbersToPlain(rest) as unknown as ImportItem;
+};
+
+/** Counters are small integers: read them back as plain numbers (the client wraps numbers). */
+const numbersToPlain = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(numbersToPlain);
+  if (value && typeof value === 'object') {
+    if (value instanceof NumberValue) return Number(value.toString());
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, numbersToPlain(v)]));
+  }
+  return value;
+};
+
+export const importRepository = {
+  async get(importId: string): Promise<ImportItem | undefined> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: importKeys(importId), ConsistentRead: true }));
+    return Item ? fromItem(Item) : undefined;
+  },
+
+  /** Records one applied chunk; refused (false) when another delivery recorded it first. */
+  async recordChunk(importId: string, chunkIndex: number, progress: ImportProgress, updatedAt: string): Promise<boolean> {
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: importKeys(importId),
+          UpdateExpression: 'SET progress = :progress, updatedAt = :at',
+          ConditionExpression: 'progress.nextChunk = :chunk',
+          ExpressionAttributeValues: { ':progress': progress, ':at': updatedAt, ':chunk': chunkIndex },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  },
+
+  listOfCompany(companyId: string, filter: { kind?: string; status?: string; year?: number }, page: PageRequest): Promise<Page<ImportItem>> {
+    const conditions: string[] = [];
+    const values: Record<string, unknown> = { ':pk': importListPartition(companyId) };
+    const names: Record<string, string> = {};
+    if (filter.kind) {
+      conditions.push('kind = :kind');
+      values[':kind'] = filter.kind;
+    }
+    if (filter.status) {
+      conditions.push('#status = :status');
+      names['#status'] = 'status';
+      values[':status'] = filter.status;
+    }
+    if (filter.year !== undefined) {
+      conditions.push('#year = :year');
+      names['#year'] = 'year';
+      values[':year'] = filter.year;
+    }
+    return queryPage(
+      {
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ...(conditions.length && { FilterExpression: conditions.join(' AND ') }),
+        ...(Object.keys(names).length && { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+      },
+      page,
+      fromItem,
+    );
+  },
+
+  fetchRunItem(companyId: string, run: FetchRun) {
+    return { ...fetchRunKeys(companyId, run.completedAt, run.importId), entity: 'fetchRun', companyId, ...run };
+  },
+
+  listFetchRuns(companyId: string, page: PageRequest): Promise<Page<FetchRun>> {
+    return queryPage(
+      {
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': fetchRunPartition(companyId) },
+        ScanIndexForward: false,
+      },
+      page,
+      (item) => {
+        const run = fromItem(item) as unknown as FetchRun & { companyId?: string };
+        const { companyId: _c, ...rest } = run;
+        return rest as FetchRun;
+      },
+    );
+  },
+
+  async findFetchRun(companyId: string, importId: string): Promise<FetchRun | undefined> {
+    const { Items } = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        FilterExpression: 'importId = :importId',
+        ExpressionAttributeValues: { ':pk': fetchRunPartition(companyId), ':importId': importId },
+      }),
+    );
+    return Items?.[0] ? (fromItem(Items[0]) as unknown as FetchRun) : undefined;
+  },
+};

@@ -1,0 +1,132 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { parse as parseLossless } from 'lossless-json';
+import { jobRepository } from '../jobs/repository';
+import { bucketName, s3 } from '../platform/aws';
+import { logger } from '../platform/logger';
+import { queues } from '../queues';
+import { failImport, finishImport } from './completion';
+import { completeFetch } from './fetch-completion';
+import type { ImportContext, ImportKind, RowOutcome } from './kind';
+import { importRepository, type ImportItem, type ImportProgress } from './repository';
+
+const maxSampleErrors = 100;
+const importsQueue = queues.find((queue) => queue.name === 'imports')!;
+
+/**
+ * The asynchronous part of an import: an SQS-triggered worker that applies the claim-checked
+ * payload chunk by chunk. Every chunk is an exactly-once step (the kinds are idempotent per
+ * chunk, and the import item records the next chunk conditionally), so a crash or redelivery
+ * resumes where it stopped and ends with the same rows and counters. On the last allowed
+ * delivery a failing import is marked failed, which releases its lane.
+ */
+export const createImportWorker =
+  (kinds: readonly ImportKind[]) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const byName = new Map(kinds.map((kind) => [kind.name, kind]));
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records) {
+      const { importId } = JSON.parse(record.body) as { importId: string };
+      logger.appendKeys({ importId });
+      try {
+        await processImport(importId, byName);
+      } catch (error) {
+        const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+        logger.error('Import step failed', { error: error as Error, receiveCount });
+        const item = await importRepository.get(importId);
+        if (item && receiveCount >= importsQueue.maxReceiveCount) await failImport(item, 'internal_error');
+        else batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures };
+  };
+
+const processImport = async (importId: string, kinds: Map<string, ImportKind>): Promise<void> => {
+  const item = await importRepository.get(importId);
+  if (!item || item.status !== 'queued') return; // already finished: a redelivered message
+  const kind = kinds.get(item.kind);
+  if (!kind) throw new Error(`No import kind ${item.kind}`);
+  await jobRepository.markRunning(item.jobId, new Date().toISOString()).catch(() => undefined);
+
+  const payload = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: item.payloadKey }));
+  const body = kind.bodySchema.parse(parseLossless(await payload.Body!.transformToString()));
+  const rows = kind.rows(body);
+  const context: ImportContext = {
+    companyId: item.companyId,
+    importId: item.id,
+    datasetId: item.datasetId,
+    year: item.year,
+    mode: item.mode,
+    lane: kind.lane,
+    appliedAt: item.createdAt,
+  };
+  let progress = item.progress;
+
+  if (kind.validateRows && progress.nextChunk === 0) {
+    const invalid = await kind.validateRows(context, rows);
+    if (invalid.length) {
+      await finishImport(item, {
+        status: 'failed',
+        failureReason: 'invalid_rows',
+        progress: { ...progress, rowsFailed: invalid.length, sampleErrors: invalid.slice(0, maxSampleErrors).map((e) => `line ${e.index + 1}: ${e.message}`) },
+      });
+      return;
+    }
+  }
+
+  const chunkCount = Math.ceil(rows.length / kind.chunkSize);
+  for (let index = progress.nextChunk; index < chunkCount; index++) {
+    const firstRow = index * kind.chunkSize;
+    const chunk = rows.slice(firstRow, firstRow + kind.chunkSize);
+    const outcomes = await kind.applyChunk(context, chunk, { index, firstRow });
+    const next = { ...tally(progress, outcomes, chunk, firstRow), nextChunk: index + 1 };
+    if (!(await importRepository.recordChunk(item.id, index, next, new Date().toISOString()))) return; // another delivery is ahead
+    progress = next;
+    await jobRepository.extendLease(item.companyId, item.lane, item.jobId, Date.now()).catch(() => undefined);
+  }
+
+  if (kind.finish && progress.rowsRetired === null) {
+    const { rowsDeleted } = await kind.finish(context, rows);
+    const next = { ...progress, rowsRetired: rowsDeleted, nextChunk: chunkCount + 1 };
+    if (!(await importRepository.recordChunk(item.id, chunkCount, next, new Date().toISOString()))) return;
+    progress = next;
+  }
+
+  const changed = progress.rowsInserted + progress.rowsUpdated + progress.rowsDeletedFromRequest + (progress.rowsRetired ?? 0);
+  const fetchCompletion = kind.postFetch ? await completeFetch(item, changed) : undefined;
+  await finishImport(item, { status: 'succeeded', progress, ...(fetchCompletion && { fetchCompletion }) });
+};
+
+/** Adds a chunk's outcomes to the counters; sample errors name the row as "line N" (from 1). */
+const tally = (progress: ImportProgress, outcomes: RowOutcome[], rows: unknown[], firstRow: number): ImportProgress => {
+  const next: ImportProgress = { ...progress, sampleErrors: [...progress.sampleErrors], unknown: [...progress.unknown] };
+  outcomes.forEach((result, i) => {
+    switch (result.outcome) {
+      case 'inserted':
+        next.rowsInserted++;
+        break;
+      case 'updated':
+        next.rowsUpdated++;
+        break;
+      case 'deleted':
+        next.rowsDeletedFromRequest++;
+        break;
+      case 'unknown':
+        next.unknown.push(rowId(rows[i]));
+        break;
+      case 'failed':
+        next.rowsFailed++;
+        if (next.sampleErrors.length < maxSampleErrors) next.sampleErrors.push(`line ${firstRow + i + 1}: ${result.message}`);
+        break;
+    }
+  });
+  return next;
+};
+
+const rowId = (row: unknown): string => {
+  if (typeof row === 'string') return row;
+  const record = row as Record<string, unknown>;
+  return String(record.id ?? record.key ?? record.itemKey ?? record.accountCode ?? '');
+};
+
+export type { ImportItem };

@@ -1,0 +1,39 @@
+import type { OperationContract } from '../../platform/operation';
+import {
+  AccountListQuerySchema,
+  AccountParamsSchema,
+  AccountQuerySchema,
+  ChartCompanyParamsSchema,
+  DimensionPageSchema,
+  LedgerAccountPageSchema,
+  LedgerAccountSchema,
+  SubLedgerPageSchema,
+} from './schemas';
+
+/** Request and response shapes of the chart reads, keyed by the route table's operationId. */
+export const chartContracts = {
+  listAccounts: {
+    params: ChartCompanyParamsSchema,
+    query: AccountListQuerySchema,
+    responses: {
+      200: {
+        description: 'The chart of accounts of the year, all of it in one page (next_cursor null), in account-number order',
+        schema: LedgerAccountPageSchema,
+      },
+    },
+  },
+  getAccount: {
+    params: AccountParamsSchema,
+    query: AccountQuerySchema,
+    responses: { 200: { description: "The account in that year's chart", schema: LedgerAccountSchema } },
+    problems: { 404: "not_found: the company is outside your reach, or the account is not in that year's chart" },
+  },
+  listDimensions: {
+    params: ChartCompanyParamsSchema,
+    responses: { 200: { description: 'Every dimension of the company in one page (next_cursor null), in key order', schema: DimensionPageSchema } },
+  },
+  listSubLedgers: {
+    params: ChartCompanyParamsSchema,
+    responses: { 200: { description: 'Every sub-ledger of the company in one page (next_cursor null), in key order', schema: SubLedgerPageSchema } },
+  },
+} satisfies Record<string, OperationContract>;

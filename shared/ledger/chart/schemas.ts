@@ -1,0 +1,191 @@
+import { accountCodeSchema, keySchema, maxImportRows, yearSchema } from '../../imports/fields';
+import { pageOf, UuidSchema } from '../../platform/schemas';
+import { z } from '../../platform/zod';
+
+/**
+ * Shapes of the chart of accounts, dimensions and sub-ledgers: the import bodies (parsed with
+ * lossless-json, so numbers use the exact schemas of shared/imports/fields.ts) and the read shapes.
+ */
+
+/**
+ * `accountCategory`: the spec names `Balance` and `Result` and leaves further values open (import
+ * data rule 4). The set is closed at these two (balance-sheet and income-statement accounts), exact
+ * case; anything else is a structural 422. New values would be an additive change.
+ */
+export const accountCategories = ['Balance', 'Result'] as const;
+export type AccountCategory = (typeof accountCategories)[number];
+
+/**
+ * Dimension `type`: the spec names `department` and leaves the rest open (import data rule 5).
+ * A closed set, camelCase like every other API value; `other` takes anything the set does not name.
+ * Dimensions created automatically from GL lines (rule 2) have no type (null) until imported.
+ */
+export const dimensionTypes = ['department', 'project', 'costCenter', 'region', 'product', 'employee', 'other'] as const;
+export type DimensionType = (typeof dimensionTypes)[number];
+
+export const subLedgerTypes = ['customer', 'supplier'] as const;
+export type SubLedgerType = (typeof subLedgerTypes)[number];
+
+const currencyCodeSchema = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code of 3 upper-case letters')
+  .openapi({ description: 'ISO 4217 currency code', example: 'NOK' });
+
+const textSchema = (max: number) => z.string().trim().min(1, 'must not be blank').max(max);
+
+// ---------------------------------------------------------------------------------------------
+// Import bodies
+// ---------------------------------------------------------------------------------------------
+
+export const AccountImportLineSchema = z
+  .strictObject({
+    accountCode: accountCodeSchema.openapi({ description: 'Account number, stable across years; updated in place when it exists' }),
+    accountDescription: textSchema(200).openapi({ example: 'Bankinnskudd' }),
+    accountCategory: z.enum(accountCategories).openapi({ description: '`Balance` (balance sheet) or `Result` (income statement)' }),
+    currencyCode: currencyCodeSchema
+      .nullable()
+      .optional()
+      .openapi({ description: 'Omitted or null: the account has no currency of its own (an update clears it)' }),
+    hidden: z.boolean().optional().openapi({ description: 'true hides (retires) the account, false shows it; omitted leaves the flag unchanged (new accounts: false)' }),
+  })
+  .openapi('AccountImportLine');
+export type AccountImportLine = z.infer<typeof AccountImportLineSchema>;
+
+export const AccountsImportSchema = z
+  .strictObject({
+    year: yearSchema,
+    accounts: z.array(AccountImportLineSchema).max(maxImportRows),
+  })
+  .openapi('AccountsImportRequest', {
+    description:
+      "The chart of one accounting year, merged by accountCode. The standard-account mapping is never changed by an import; a later duplicate accountCode fails as a row (the first applies).",
+  });
+export type AccountsImportBody = z.infer<typeof AccountsImportSchema>;
+
+export const DimensionImportLineSchema = z
+  .strictObject({
+    key: keySchema.openapi({ description: "The integrator's key, unique per company" }),
+    value: textSchema(200).openapi({ description: 'Display value', example: 'Salg' }),
+    type: z.enum(dimensionTypes),
+    parentKey: keySchema
+      .nullable()
+      .optional()
+      .openapi({ description: 'Key of the parent dimension: an existing one or one earlier in the request. Omitted or null: no parent' }),
+  })
+  .openapi('DimensionImportLine');
+export type DimensionImportLine = z.infer<typeof DimensionImportLineSchema>;
+
+export const DimensionsImportSchema = z
+  .strictObject({ dimensions: z.array(DimensionImportLineSchema).max(maxImportRows) })
+  .openapi('DimensionsImportRequest', { description: 'Dimensions of the company (not per year), merged by key.' });
+export type DimensionsImportBody = z.infer<typeof DimensionsImportSchema>;
+
+export const SubLedgerImportLineSchema = z
+  .strictObject({
+    key: keySchema.openapi({ description: "The integrator's key (customer or supplier number), unique per company" }),
+    value: textSchema(200).openapi({ description: 'Display value (name)', example: 'Kunde AS' }),
+    type: z.enum(subLedgerTypes),
+  })
+  .openapi('SubLedgerImportLine');
+export type SubLedgerImportLine = z.infer<typeof SubLedgerImportLineSchema>;
+
+export const SubLedgersImportSchema = z
+  .strictObject({ subLedgers: z.array(SubLedgerImportLineSchema).max(maxImportRows) })
+  .openapi('SubLedgersImportRequest', { description: 'Sub-ledgers (customers, suppliers) of the company, merged by key; a key keeps its type.' });
+export type SubLedgersImportBody = z.infer<typeof SubLedgersImportSchema>;
+
+/** Deletion bodies are built by the pipeline from the path (and `year` from the query for accounts). */
+const uniqueIds = (body: { ids: string[] }, ctx: z.RefinementCtx) => {
+  const seen = new Set<string>();
+  body.ids.forEach((id, index) => {
+    if (seen.has(id)) ctx.addIssue({ code: 'custom', path: ['ids', index], message: `duplicate id ${id}` });
+    seen.add(id);
+  });
+};
+
+export const AccountDeletionSchema = z
+  .strictObject({ year: yearSchema, ids: z.array(accountCodeSchema).min(1).max(maxImportRows) })
+  .superRefine(uniqueIds);
+export type AccountDeletionBody = z.infer<typeof AccountDeletionSchema>;
+
+export const DimensionDeletionSchema = z.strictObject({ ids: z.array(keySchema).min(1).max(maxImportRows) }).superRefine(uniqueIds);
+export type DimensionDeletionBody = z.infer<typeof DimensionDeletionSchema>;
+
+export const SubLedgerDeletionSchema = z.strictObject({ ids: z.array(keySchema).min(1).max(maxImportRows) }).superRefine(uniqueIds);
+export type SubLedgerDeletionBody = z.infer<typeof SubLedgerDeletionSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Read shapes
+// ---------------------------------------------------------------------------------------------
+
+const timestamp = z.string().openapi({ format: 'date-time' });
+
+export const LedgerAccountSchema = z
+  .object({
+    accountNumber: z.string().openapi({ example: '1920' }),
+    year: z.number().int().openapi({ example: 2025 }),
+    description: z.string(),
+    category: z.enum(accountCategories),
+    currencyCode: z.string().nullable(),
+    hidden: z.boolean().openapi({ description: 'A hidden account is retired (rule 12); it stays readable' }),
+    standardAccount: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The standard account this account is mapped to (set in the application, never by an import); null while unmapped' }),
+    mapped: z.boolean().openapi({ description: 'Whether standardAccount is set' }),
+    updatedAt: timestamp,
+    datasetId: UuidSchema.openapi({ description: 'The dataset of the import that last wrote the account' }),
+  })
+  .openapi('LedgerAccount');
+export type LedgerAccount = z.infer<typeof LedgerAccountSchema>;
+
+export const LedgerAccountPageSchema = pageOf(LedgerAccountSchema, 'LedgerAccountPage');
+
+export const DimensionSchema = z
+  .object({
+    key: z.string(),
+    value: z.string(),
+    type: z.enum(dimensionTypes).nullable().openapi({ description: 'null for a dimension created automatically from a GL line and not imported yet' }),
+    parentKey: z.string().nullable(),
+    autoCreated: z.boolean().openapi({ description: 'Created from a GL line naming an unknown key (value = key) and not imported since' }),
+    updatedAt: timestamp,
+  })
+  .openapi('Dimension');
+export type Dimension = z.infer<typeof DimensionSchema>;
+
+export const DimensionPageSchema = pageOf(DimensionSchema, 'DimensionPage');
+
+export const SubLedgerSchema = z
+  .object({
+    key: z.string(),
+    value: z.string(),
+    type: z.enum(subLedgerTypes).nullable().openapi({ description: 'null for a sub-ledger created automatically from a line and not imported yet' }),
+    autoCreated: z.boolean(),
+    updatedAt: timestamp,
+  })
+  .openapi('SubLedger');
+export type SubLedger = z.infer<typeof SubLedgerSchema>;
+
+export const SubLedgerPageSchema = pageOf(SubLedgerSchema, 'SubLedgerPage');
+
+// ---------------------------------------------------------------------------------------------
+// Path and query
+// ---------------------------------------------------------------------------------------------
+
+const yearQuerySchema = z.coerce
+  .number()
+  .int()
+  .min(1900)
+  .max(2999)
+  .optional()
+  .openapi({
+    type: 'integer',
+    minimum: 1900,
+    maximum: 2999,
+    description: 'Accounting year; omitted means the current accounting year (the latest year that has a chart, else the current calendar year)',
+  });
+
+export const ChartCompanyParamsSchema = z.object({ companyId: UuidSchema });
+export const AccountParamsSchema = z.object({ companyId: UuidSchema, accountNumber: accountCodeSchema });
+export const AccountListQuerySchema = z.strictObject({ year: yearQuerySchema });
+export const AccountQuerySchema = z.strictObject({ year: yearQuerySchema });

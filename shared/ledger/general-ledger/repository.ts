@@ -1,0 +1,269 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  NumberValue,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../../platform/aws';
+import {
+  accountKeys,
+  balancePartition,
+  dimensionKeys,
+  glLineKeys,
+  ledgerYearKeys,
+  openingBalanceKeys,
+  subLedgerKeys,
+} from '../keys';
+
+/** DynamoDB access of the general ledger: GL lines, opening balances, their aggregates and helpers. */
+export type Key = { PK: string; SK: string };
+export type Item = Record<string, unknown>;
+
+export const keyId = (key: Key) => `${key.PK}\u0000${key.SK}`;
+
+/**
+ * The service's stable text id of a GL line: Crockford base32 (lower case) of the first 128 bits
+ * of SHA-256 over (company, year, integrator id), 26 characters. Deterministic, so a re-import
+ * finds the line without a lookup; ':' cannot occur in integrator ids, so the input is unambiguous.
+ */
+export const lineIdOf = (companyId: string, year: number, sourceLineId: string): string =>
+  base32(createHash('sha256').update(`${companyId}:${year}:${sourceLineId}`).digest().subarray(0, 16));
+
+const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+
+const base32 = (bytes: Uint8Array): string => {
+  let text = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = ((buffer << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      text += alphabet[(buffer >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) text += alphabet[(buffer << (5 - bits)) & 31];
+  return text;
+};
+
+/** A stored number (read with wrapNumbers) as a JS number; for integers only (versions, periods, rows). */
+export const storedInteger = (value: unknown): number => (value instanceof NumberValue ? Number(value.toString()) : Number(value));
+
+const maxAttempts = 8;
+
+/** Exponential backoff with jitter for unprocessed batch items (throttling). */
+const backoff = (attempt: number) => sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
+
+const slices = <T>(items: T[], size: number): T[][] => {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
+  return result;
+};
+
+/** Runs fn over items with at most `limit` calls in flight. */
+export const inParallel = async <T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> => {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+};
+
+/** Strongly consistent BatchGet (100 keys a call), unprocessed keys retried; found items by keyId. */
+export const getItems = async (keys: Key[], projection?: string[]): Promise<Map<string, Item>> => {
+  const unique = [...new Map(keys.map((key) => [keyId(key), key])).values()];
+  const found = new Map<string, Item>();
+  const projectionInput = projection && {
+    ProjectionExpression: [...new Set(['PK', 'SK', ...projection])].map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries([...new Set(['PK', 'SK', ...projection])].map((name, i) => [`#p${i}`, name])),
+  };
+  await inParallel(slices(unique, 100), 8, async (batch) => {
+    let pending: Key[] = batch;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= maxAttempts) throw new Error(`BatchGet: ${pending.length} keys still unprocessed after ${maxAttempts} attempts`);
+      if (attempt > 0) await backoff(attempt);
+      const result = await dynamo().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projectionInput } } }),
+      );
+      for (const item of result.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
+      pending = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
+    }
+  });
+  return found;
+};
+
+/** BatchWrite puts (25 items a call), unprocessed items retried with backoff. */
+export const putItems = async (items: Item[]): Promise<void> => {
+  await inParallel(slices(items, 25), 8, async (batch) => {
+    let pending = batch.map((item) => ({ PutRequest: { Item: item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= maxAttempts) throw new Error(`BatchWrite: ${pending.length} items still unprocessed after ${maxAttempts} attempts`);
+      if (attempt > 0) await backoff(attempt);
+      const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    }
+  });
+};
+
+/**
+ * Sets and removes attributes of one item (an Update, so attributes other features keep on it,
+ * such as reconciliationGroupId, survive). False when the condition failed.
+ */
+export interface Condition {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+export const updateItem = async (key: Key, set: Item, remove: string[], condition?: Condition): Promise<boolean> => {
+  const names: Record<string, string> = { ...condition?.names };
+  const values: Record<string, unknown> = { ...condition?.values };
+  const sets = Object.entries(set).map(([name, value], i) => {
+    names[`#s${i}`] = name;
+    values[`:s${i}`] = value;
+    return `#s${i} = :s${i}`;
+  });
+  const removes = remove.map((name, i) => {
+    names[`#r${i}`] = name;
+    return `#r${i}`;
+  });
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
+        ConditionExpression: condition?.expression,
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+};
+
+/** Every item of a Query, page after page. */
+export const queryAll = async (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Item[]> => {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await dynamo().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey: startKey }));
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+};
+
+/** One Query call (a page of an index). */
+export const queryOnce = async (input: Omit<QueryCommandInput, 'TableName'>) =>
+  dynamo().send(new QueryCommand({ TableName: tableName(), ...input }));
+
+export interface ChartAccount {
+  accountCode: string;
+  hidden: boolean;
+}
+
+/** The named accounts of a year's chart that exist (an item marked deleted counts as absent). */
+export const getAccounts = async (companyId: string, year: number, codes: string[]): Promise<Map<string, ChartAccount>> => {
+  const items = await getItems(
+    [...new Set(codes)].map((code) => accountKeys(companyId, year, code)),
+    ['accountCode', 'hidden', 'deleted'],
+  );
+  const accounts = new Map<string, ChartAccount>();
+  for (const item of items.values()) {
+    if (item.deleted === true) continue;
+    const code = String(item.accountCode ?? String(item.SK).slice('ACCOUNT#'.length));
+    accounts.set(code, { accountCode: code, hidden: item.hidden === true });
+  }
+  return accounts;
+};
+
+export type KeyKind = 'dimension' | 'subLedger';
+
+/**
+ * Rule 2: a key a line names that was not pushed yet is created as a plain value. Only missing
+ * keys are written, each with a conditional put, so a key pushed meanwhile is never overwritten.
+ */
+export const ensureKeysExist = async (companyId: string, kind: KeyKind, keys: string[], createdAt: string): Promise<void> => {
+  if (keys.length === 0) return;
+  const keyOf = (key: string) => (kind === 'dimension' ? dimensionKeys(companyId, key) : subLedgerKeys(companyId, key));
+  const existing = await getItems(keys.map(keyOf), []);
+  const missing = keys.filter((key) => !existing.has(keyId(keyOf(key))));
+  await inParallel(missing, 16, async (key) => {
+    try {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...keyOf(key), entity: kind, key, value: key, type: null, autoCreated: true, createdAt },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error; // pushed meanwhile: keep it
+    }
+  });
+};
+
+/** Records when a lane last imported into a year (beside the counts applyDeltasOnce keeps on the same item). */
+export const touchLedgerYear = async (companyId: string, year: number, lane: string, at: string): Promise<void> => {
+  await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: ledgerYearKeys(companyId, year, lane),
+      UpdateExpression: 'SET lastImportAt = :at, entity = :entity, #year = :year, lane = :lane',
+      ConditionExpression: 'attribute_not_exists(lastImportAt) OR lastImportAt < :at',
+      ExpressionAttributeNames: { '#year': 'year' },
+      ExpressionAttributeValues: { ':at': at, ':entity': 'ledgerYear', ':year': year, ':lane': lane },
+    }),
+  ).catch((error: unknown) => {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error; // already as new or newer
+  });
+};
+
+/** Every trial-balance aggregate of a year: one Query of O(accounts x 13) items. */
+export const balanceItems = (companyId: string, year: number): Promise<Item[]> =>
+  queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': balancePartition(companyId, year) },
+  });
+
+const reconcile = (key: Key, groupId: string) =>
+  updateItem(key, { reconciliationGroupId: groupId }, [], {
+    expression: 'attribute_exists(PK) AND attribute_not_exists(deleted) AND (attribute_not_exists(#group) OR #group = :group)',
+    names: { '#group': 'reconciliationGroupId' },
+    values: { ':group': groupId },
+  });
+
+/**
+ * For the reconciliation feature: marks a live GL line as reconciled in a group, which keeps it
+ * from being deleted. False when the line does not exist, is deleted or is in another group.
+ */
+export const markLineReconciled = (companyId: string, year: number, lineId: string, groupId: string): Promise<boolean> =>
+  reconcile(glLineKeys(companyId, year, lineId), groupId);
+
+/** The reverse, when a group is deleted. False when the line is not in that group. */
+export const clearLineReconciliation = (companyId: string, year: number, lineId: string, groupId: string): Promise<boolean> =>
+  updateItem(glLineKeys(companyId, year, lineId), {}, ['reconciliationGroupId'], {
+    expression: 'attribute_exists(PK) AND #group = :group',
+    names: { '#group': 'reconciliationGroupId' },
+    values: { ':group': groupId },
+  });
+
+/** Same marker on an opening balance (by the integrator's id): it is then in use and not deletable. */
+export const markOpeningBalanceReconciled = (companyId: string, year: number, sourceId: string, groupId: string): Promise<boolean> =>
+  reconcile(openingBalanceKeys(companyId, year, sourceId), groupId);

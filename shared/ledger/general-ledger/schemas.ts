@@ -1,0 +1,229 @@
+import { isLosslessNumber } from 'lossless-json';
+import {
+  accountCodeSchema,
+  amountSchema,
+  dateSchema,
+  keySchema,
+  maxImportRows,
+  periodSchema,
+  sourceIdSchema,
+  yearSchema,
+} from '../../imports/fields';
+import { Decimal, parseAmount } from '../../platform/money';
+import { pageOf, PageQuerySchema } from '../../platform/schemas';
+import { z } from '../../platform/zod';
+
+/*
+ * Import bodies (parsed with lossless-json: every JSON number is a LosslessNumber). Optional line
+ * fields may be omitted or null (both mean "none"). A re-sent line replaces the whole previous
+ * version: an optional field left out of the re-sent line is empty on the new version.
+ */
+
+/** A short text that integrators send as a string or as a JSON number (voucher numbers, tax codes). */
+const codeText = (max: number) =>
+  z
+    .unknown()
+    .transform((value, ctx): string => {
+      const text = isLosslessNumber(value) ? value.value : typeof value === 'string' ? value.trim() : undefined;
+      if (text === undefined || text.length === 0 || text.length > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a string (or a JSON number) of 1 to ${max} characters` });
+        return z.NEVER;
+      }
+      return text;
+    })
+    .openapi({ type: 'string', maxLength: max, description: 'String (preferred) or JSON number, kept as text' });
+
+/** A decimal with at most `decimals` decimals, judged on its source text like amounts. */
+const decimalSchema = (decimals: number) =>
+  z
+    .unknown()
+    .transform((value, ctx): Decimal => {
+      const number = parseAmount(value);
+      if (!number) {
+        ctx.addIssue({ code: 'custom', message: 'must be a decimal (a string like "25" or a JSON number)' });
+        return z.NEVER;
+      }
+      if (number.decimalPlaces() > decimals) {
+        ctx.addIssue({ code: 'custom', message: `must have at most ${decimals} decimals` });
+        return z.NEVER;
+      }
+      return number;
+    })
+    .openapi({ type: 'string', format: 'decimal', description: `Decimal string or JSON number, at most ${decimals} decimals`, example: '25' });
+
+const keyList = (what: string) =>
+  z
+    .array(keySchema)
+    .max(100)
+    .nullish()
+    .openapi({
+      description: `Keys of ${what} (optional). A key not yet pushed is created as a plain value (value = key, no type).`,
+    });
+
+const optional = 'Optional (the specification leaves it open); omitted or null means none.';
+
+export const GeneralLedgerLineInputSchema = z
+  .strictObject({
+    id: sourceIdSchema,
+    accountCode: accountCodeSchema,
+    amount: amountSchema,
+    period: periodSchema,
+    transactionId: codeText(200).nullish().openapi({ description: `Groups the lines of one voucher. ${optional}` }),
+    transactionNo: codeText(100).nullish().openapi({ description: `Voucher number. ${optional}` }),
+    description: z.string().max(1000).nullish().openapi({ description: optional }),
+    transactionDate: dateSchema.nullish().openapi({ description: `Informational: period and year are never derived from it. ${optional}` }),
+    taxCode: codeText(50).nullish().openapi({ description: optional }),
+    taxAmount: amountSchema.nullish().openapi({ description: `Decimal, at most 4 decimals. ${optional}` }),
+    taxPercentage: decimalSchema(4).nullish().openapi({ description: `Decimal, at most 4 decimals. ${optional}` }),
+    dimensionKeys: keyList('dimensions'),
+    subLedgerKeys: keyList('sub-ledgers'),
+  })
+  .openapi('GeneralLedgerLineInput', {
+    description: 'One GL line. Required: id, accountCode, amount, period; every other field is optional. Lines are merged by id within the year.',
+  });
+
+export const GeneralLedgerLinesImportSchema = z
+  .strictObject({
+    year: yearSchema,
+    lines: z.array(GeneralLedgerLineInputSchema).max(maxImportRows),
+  })
+  .openapi('GeneralLedgerLinesImport');
+
+export const OpeningBalanceInputSchema = z
+  .strictObject({
+    id: sourceIdSchema,
+    accountCode: accountCodeSchema,
+    amount: amountSchema,
+    subLedgerKeys: keyList('sub-ledgers'),
+  })
+  .openapi('OpeningBalanceInput');
+
+export const OpeningBalancesImportSchema = z
+  .strictObject({
+    year: yearSchema,
+    lines: z.array(OpeningBalanceInputSchema).max(maxImportRows),
+  })
+  .openapi('OpeningBalancesImport');
+
+/** Deletions (GL lines, opening balances): the integrator's ids; an id named twice is a structural error. */
+export const LedgerDeletionSchema = z
+  .strictObject({
+    year: yearSchema,
+    ids: z.array(sourceIdSchema).min(1).max(maxImportRows),
+  })
+  .superRefine((body, ctx) => {
+    const first = new Map<string, number>();
+    body.ids.forEach((id, index) => {
+      const earlier = first.get(id);
+      if (earlier === undefined) first.set(id, index);
+      else ctx.addIssue({ code: 'custom', path: ['ids', index], message: `duplicate id (also at index ${earlier})` });
+    });
+  })
+  .openapi('LedgerDeletionRequest', { description: 'The ids are the integrator\'s own line ids; ids the ledger does not have are reported under result.unknown.' });
+
+export type GeneralLedgerLineInput = z.infer<typeof GeneralLedgerLineInputSchema>;
+export type GeneralLedgerLinesImport = z.infer<typeof GeneralLedgerLinesImportSchema>;
+export type OpeningBalanceInput = z.infer<typeof OpeningBalanceInputSchema>;
+export type OpeningBalancesImport = z.infer<typeof OpeningBalancesImportSchema>;
+export type LedgerDeletion = z.infer<typeof LedgerDeletionSchema>;
+
+/* Reads. Amounts are decimal.js values, written as JSON numbers with decimals by shared/platform/json.ts. */
+
+const amountRead = z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' });
+/** The generator drops nullable on a custom schema, and its metadata type omits the key: set it explicitly. */
+const nullableAmountRead = amountRead.nullable().openapi({ type: 'number', format: 'decimal', ...({ nullable: true } as object) });
+
+export const GeneralLedgerLineSchema = z
+  .object({
+    lineId: z.string().openapi({ description: 'The service\'s stable text id of the line; survives re-imports', example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
+    sourceLineId: z.string().openapi({ description: 'The id the integrator supplied' }),
+    year: z.number().int(),
+    period: z.number().int().min(1).max(12),
+    accountCode: z.string(),
+    amount: amountRead,
+    transactionId: z.string().nullable(),
+    transactionNo: z.string().nullable(),
+    description: z.string().nullable(),
+    transactionDate: z.string().nullable().openapi({ format: 'date' }),
+    taxCode: z.string().nullable(),
+    taxAmount: nullableAmountRead,
+    taxPercentage: nullableAmountRead,
+    dimensionKeys: z.array(z.string()).openapi({ description: 'Empty when the line names none' }),
+    subLedgerKeys: z.array(z.string()).openapi({ description: 'Empty when the line names none' }),
+    datasetId: z.string().uuid().openapi({ description: 'The dataset of the import that last wrote the line' }),
+    version: z.number().int().min(1).openapi({ description: 'Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history)' }),
+    updatedAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('GeneralLedgerLine');
+
+export const GeneralLedgerLinePageSchema = pageOf(GeneralLedgerLineSchema, 'GeneralLedgerLinePage');
+
+export const monthLabels = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
+
+const MovementSchema = z
+  .object({
+    period: z.number().int().min(1).max(12),
+    label: z.enum(monthLabels),
+    amount: amountRead.openapi({ description: 'Sum of the period\'s GL lines' }),
+    closingBalance: amountRead.openapi({ description: 'openingBalance plus the movements of periods 1 to this one' }),
+  })
+  .openapi('TrialBalanceMovement');
+
+const balances = {
+  openingBalance: amountRead,
+  movements: z.array(MovementSchema).length(12).openapi({ description: 'Periods 1 to 12 in order' }),
+  closingBalance: amountRead.openapi({ description: 'openingBalance plus all twelve movements' }),
+};
+
+export const TrialBalanceAccountSchema = z.object({ accountCode: z.string(), ...balances }).openapi('TrialBalanceAccount');
+
+export const TrialBalanceSchema = z
+  .object({
+    year: z.number().int(),
+    accounts: z.array(TrialBalanceAccountSchema).openapi({
+      description: 'Accounts with at least one opening balance or GL line in the year, in account-code order (as text)',
+    }),
+    totals: z.object(balances).openapi({ description: 'Sums over all accounts' }),
+  })
+  .openapi('TrialBalance');
+
+export type GeneralLedgerLine = z.infer<typeof GeneralLedgerLineSchema>;
+export type GeneralLedgerLinePage = z.infer<typeof GeneralLedgerLinePageSchema>;
+export type TrialBalance = z.infer<typeof TrialBalanceSchema>;
+export type TrialBalanceAccount = z.infer<typeof TrialBalanceAccountSchema>;
+
+/* Query parameters (strings on the wire). */
+
+const currentYearNote = 'omitted means the current accounting year: the latest year that has a chart of accounts, else this calendar year';
+
+const yearQuery = z.coerce
+  .number()
+  .int()
+  .min(1900)
+  .max(2999)
+  .optional()
+  .openapi({ type: 'integer', description: `Accounting year; ${currentYearNote}` });
+
+export const GeneralLedgerLineQuerySchema = z.strictObject({
+  year: yearQuery,
+  account: accountCodeSchema.optional().openapi({ description: 'Only lines on this account number' }),
+  period: z.coerce.number().int().min(1).max(12).optional().openapi({ type: 'integer', minimum: 1, maximum: 12, description: 'Only lines of this period' }),
+  ...PageQuerySchema.shape,
+});
+
+export const TrialBalanceQuerySchema = z.strictObject({ year: yearQuery });
+
+export type GeneralLedgerLineQuery = z.infer<typeof GeneralLedgerLineQuerySchema>;

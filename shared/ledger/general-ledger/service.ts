@@ -1,0 +1,629 @@
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { ChunkPosition, ImportContext, ImportLane, RowOutcome } from '../../imports/kind';
+import { decodeCursor, encodeCursor } from '../../platform/cursor';
+import { Decimal, fromStoredNumber, toStoredNumber } from '../../platform/money';
+import { ProblemError, problems, type ProblemDetails } from '../../platform/problem';
+import { currentAccountingYear } from '../chart/service';
+import { applyDeltasOnce, type CounterDelta } from '../deltas';
+import {
+  balanceKeys,
+  glAccountPartition,
+  glLineAccountIndexKeys,
+  glLineKeys,
+  glLinePeriodIndexKeys,
+  glLineVersionKeys,
+  glPeriodPartition,
+  ledgerYearKeys,
+  openingBalanceKeys,
+  openingBalanceVersionKeys,
+  pad2,
+  usageKeys,
+} from '../keys';
+import {
+  balanceItems,
+  ensureKeysExist,
+  getAccounts,
+  getItems,
+  inParallel,
+  keyId,
+  lineIdOf,
+  putItems,
+  queryOnce,
+  storedInteger,
+  touchLedgerYear,
+  updateItem,
+  type Item,
+  type Key,
+} from './repository';
+import {
+  monthLabels,
+  type GeneralLedgerLine,
+  type GeneralLedgerLineInput,
+  type GeneralLedgerLinePage,
+  type GeneralLedgerLineQuery,
+  type OpeningBalanceInput,
+  type TrialBalance,
+} from './schemas';
+
+/** What a live row contributes to the counters: its aggregate cell and the keys it names. */
+interface RowState {
+  accountCode: string;
+  /** 1..12 for GL lines, 0 for opening balances. */
+  period: number;
+  amount: Decimal;
+  dimensionKeys: string[];
+  subLedgerKeys: string[];
+}
+
+/** One row's change: null before = it was not live, null after = it is no longer live. */
+interface Transition {
+  before: RowState | null;
+  after: RowState | null;
+}
+
+/** What differs between GL lines and opening balances; merging, deleting and counting are shared. */
+interface Book<Row extends { id: string; accountCode: string }> {
+  lane: ImportLane;
+  entity: 'glLine' | 'openingBalance';
+  /** The count kept on the lane's year summary. */
+  summaryField: 'generalLedgerLines' | 'openingBalances';
+  /** How problems name a row: 'line' or 'opening balance'. */
+  noun: string;
+  currentKey(companyId: string, year: number, sourceId: string): Key;
+  versionKey(companyId: string, year: number, sourceId: string, version: number): Key;
+  /** Identity attributes of the current item. */
+  identity(companyId: string, year: number, sourceId: string): Item;
+  /** The stored fields of a row; undefined means absent (the attribute is removed). */
+  fields(row: Row): Item;
+  /** Attributes only a live row carries (GL lines: the period and account index keys). */
+  indexKeys(companyId: string, year: number, sourceId: string, state: RowState): Item;
+  indexNames: string[];
+  state(row: Row): RowState;
+  periodOf(item: Item): number;
+}
+
+const distinct = (keys: readonly string[] | null | undefined): string[] => [...new Set(keys ?? [])];
+const nonEmpty = (keys: readonly string[] | null | undefined) => (keys && keys.length > 0 ? [...keys] : undefined);
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const storedDecimal = (value: unknown): Decimal | null => (value === undefined || value === null ? null : fromStoredNumber(value));
+
+const glLineBook: Book<GeneralLedgerLineInput> = {
+  lane: 'general_ledger_lines',
+  entity: 'glLine',
+  summaryField: 'generalLedgerLines',
+  noun: 'line',
+  currentKey: (companyId, year, sourceId) => glLineKeys(companyId, year, lineIdOf(companyId, year, sourceId)),
+  versionKey: (companyId, year, sourceId, version) => glLineVersionKeys(companyId, year, lineIdOf(companyId, year, sourceId), version),
+  identity: (companyId, year, sourceId) => ({ lineId: lineIdOf(companyId, year, sourceId), sourceLineId: sourceId }),
+  fields: (row) => ({
+    accountCode: row.accountCode,
+    amount: toStoredNumber(row.amount),
+    period: row.period,
+    transactionId: row.transactionId ?? undefined,
+    transactionNo: row.transactionNo ?? undefined,
+    description: row.description ?? undefined,
+    transactionDate: row.transactionDate ?? undefined,
+    taxCode: row.taxCode ?? undefined,
+    taxAmount: row.taxAmount ? toStoredNumber(row.taxAmount) : undefined,
+    taxPercentage: row.taxPercentage ? toStoredNumber(row.taxPercentage) : undefined,
+    dimensionKeys: nonEmpty(row.dimensionKeys),
+    subLedgerKeys: nonEmpty(row.subLedgerKeys),
+  }),
+  indexKeys: (companyId, year, sourceId, state) => {
+    const lineId = lineIdOf(companyId, year, sourceId);
+    return {
+      ...glLinePeriodIndexKeys(companyId, year, state.period, lineId),
+      ...glLineAccountIndexKeys(companyId, year, state.accountCode, state.period, lineId),
+    };
+  },
+  indexNames: ['GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK'],
+  state: (row) => ({
+    accountCode: row.accountCode,
+    period: row.period,
+    amount: row.amount,
+    dimensionKeys: distinct(row.dimensionKeys),
+    subLedgerKeys: distinct(row.subLedgerKeys),
+  }),
+  periodOf: (item) => storedInteger(item.period),
+};
+
+const openingBalanceBook: Book<OpeningBalanceInput> = {
+  lane: 'opening_balances',
+  entity: 'openingBalance',
+  summaryField: 'openingBalances',
+  noun: 'opening balance',
+  currentKey: openingBalanceKeys,
+  versionKey: openingBalanceVersionKeys,
+  identity: (_companyId, _year, sourceId) => ({ sourceLineId: sourceId }),
+  fields: (row) => ({ accountCode: row.accountCode, amount: toStoredNumber(row.amount), subLedgerKeys: nonEmpty(row.subLedgerKeys) }),
+  indexKeys: () => ({}),
+  indexNames: [],
+  state: (row) => ({ accountCode: row.accountCode, period: 0, amount: row.amount, dimensionKeys: [], subLedgerKeys: distinct(row.subLedgerKeys) }),
+  periodOf: () => 0,
+};
+
+const itemState = <Row extends { id: string; accountCode: string }>(book: Book<Row>, item: Item): RowState => ({
+  accountCode: String(item.accountCode),
+  period: book.periodOf(item),
+  amount: fromStoredNumber(item.amount),
+  dimensionKeys: distinct(strings(item.dimensionKeys)),
+  subLedgerKeys: distinct(strings(item.subLedgerKeys)),
+});
+
+/**
+ * The state a write replaced, kept on the current item (`previousState`), so a redelivered chunk
+ * recomputes exactly the counter deltas of its first delivery without reading history.
+ */
+const toStoredState = (state: RowState): Item => ({
+  accountCode: state.accountCode,
+  period: state.period,
+  amount: toStoredNumber(state.amount),
+  dimensionKeys: state.dimensionKeys,
+  subLedgerKeys: state.subLedgerKeys,
+});
+
+const fromStoredState = (value: unknown): RowState | null => {
+  if (!value || typeof value !== 'object') return null;
+  const stored = value as Item;
+  return {
+    accountCode: String(stored.accountCode),
+    period: storedInteger(stored.period),
+    amount: fromStoredNumber(stored.amount),
+    dimensionKeys: strings(stored.dimensionKeys),
+    subLedgerKeys: strings(stored.subLedgerKeys),
+  };
+};
+
+/** The transition an earlier delivery of this chunk already wrote. */
+const storedTransition = <Row extends { id: string; accountCode: string }>(book: Book<Row>, item: Item): Transition => ({
+  before: fromStoredState(item.previousState),
+  after: item.deleted === true ? null : itemState(book, item),
+});
+
+/** Comparable text of a stored or about-to-be-stored attribute value. */
+const canonical = (value: unknown): string => {
+  if (value === undefined || value === null) return '';
+  if (value instanceof NumberValue || typeof value === 'number') return new Decimal(value.toString()).toString();
+  if (Array.isArray(value)) return JSON.stringify(value.map(String));
+  return String(value);
+};
+
+const sameFields = (item: Item, fields: Item) => Object.entries(fields).every(([name, value]) => canonical(item[name]) === canonical(value));
+
+const failed = (message: string): RowOutcome => ({ outcome: 'failed', message });
+
+const duplicate = (id: string, firstRow: number) => failed(`duplicate id "${id}" in this request (first at line ${firstRow + 1})`);
+
+const yearOf = (context: ImportContext): number => {
+  if (context.year === null) throw new Error(`Import ${context.importId} of lane ${context.lane} has no year`);
+  return context.year;
+};
+
+const definedOnly = (item: Item): Item => Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined));
+
+interface PlannedWrite {
+  key: Key;
+  set: Item;
+  remove: string[];
+}
+
+/**
+ * Import rule 9: merge by id. A new id is inserted (version 1); a known id is updated in place
+ * after its previous version is written to history; an unchanged re-send is stamped (dataset,
+ * import, outcome) without a new version. Rows failing (duplicate id, account missing or hidden)
+ * are skipped. Idempotent per (import, chunk): a row this import already wrote answers its stored
+ * outcome, and the counters are applied once per (import, chunk).
+ */
+const applyMerge = async <Row extends { id: string; accountCode: string }>(
+  book: Book<Row>,
+  context: ImportContext,
+  rows: Row[],
+  chunk: ChunkPosition,
+): Promise<RowOutcome[]> => {
+  const { companyId, importId, appliedAt } = context;
+  const year = yearOf(context);
+  const keys = rows.map((row) => book.currentKey(companyId, year, row.id));
+  const [current, accounts] = await Promise.all([
+    getItems(keys),
+    getAccounts(companyId, year, rows.map((row) => row.accountCode)),
+  ]);
+
+  const outcomes: RowOutcome[] = [];
+  const transitions: Transition[] = [];
+  const history: Item[] = [];
+  const inserts: Item[] = [];
+  const updates: PlannedWrite[] = [];
+  const firstRowOf = new Map<string, number>();
+
+  rows.forEach((row, i) => {
+    const rowIndex = chunk.firstRow + i;
+    const key = keys[i]!;
+    const item = current.get(keyId(key));
+    const earlier = firstRowOf.get(row.id);
+    if (earlier !== undefined) return void outcomes.push(duplicate(row.id, earlier));
+    firstRowOf.set(row.id, rowIndex);
+
+    if (item?.lastImportId === importId) {
+      const writtenBy = storedInteger(item.lastRow);
+      if (writtenBy !== rowIndex) return void outcomes.push(duplicate(row.id, writtenBy)); // an earlier chunk had the id
+      transitions.push(storedTransition(book, item)); // a redelivery: written before, answer the same
+      return void outcomes.push({ outcome: item.lastOutcome as 'inserted' | 'updated' });
+    }
+
+    const account = accounts.get(row.accountCode);
+    if (!account) return void outcomes.push(failed(`account ${row.accountCode} is not in the chart of ${year}`));
+    if (account.hidden) return void outcomes.push(failed(`account ${row.accountCode} is hidden in ${year}`));
+
+    const live = item !== undefined && item.deleted !== true;
+    const before = live ? itemState(book, item) : null;
+    const after = book.state(row);
+    const outcome = live ? 'updated' : 'inserted';
+    const fields = book.fields(row);
+    const stamps = { datasetId: context.datasetId, lastImportId: importId, lastRow: rowIndex, lastOutcome: outcome };
+    transitions.push({ before, after });
+    outcomes.push({ outcome });
+
+    if (live && sameFields(item, fields)) {
+      updates.push({ key, set: { ...stamps, previousState: toStoredState(before!) }, remove: [] });
+      return;
+    }
+    if (item) {
+      const { GSI1PK, GSI1SK, GSI2PK, GSI2SK, previousState, ...kept } = item;
+      history.push({ ...kept, ...book.versionKey(companyId, year, row.id, storedInteger(item.version)), entity: `${book.entity}Version`, supersededAt: appliedAt });
+    }
+    const version = {
+      entity: book.entity,
+      companyId,
+      year,
+      ...book.identity(companyId, year, row.id),
+      ...definedOnly(fields),
+      ...book.indexKeys(companyId, year, row.id, after),
+      version: item ? storedInteger(item.version) + 1 : 1,
+      createdAt: typeof item?.createdAt === 'string' ? item.createdAt : appliedAt,
+      updatedAt: appliedAt,
+      ...stamps,
+    };
+    // A new or deleted line carries no other feature's attributes (only live lines can be
+    // reconciled), so it is written whole in a batch; a live line is updated in place, which
+    // keeps attributes such as reconciliationGroupId even when they are set meanwhile.
+    if (!live) inserts.push({ ...key, ...version });
+    else {
+      const absent = Object.keys(fields).filter((name) => fields[name] === undefined);
+      updates.push({ key, set: { ...version, previousState: toStoredState(before!) }, remove: absent });
+    }
+  });
+
+  await createMissingKeys(context, transitions);
+  await putItems(history); // the previous versions first: an interrupted chunk never loses one
+  await putItems(inserts);
+  await inParallel(updates, 16, (write) => updateItem(write.key, write.set, write.remove));
+  await applyCounters(book, context, year, transitions, chunk);
+  return outcomes;
+};
+
+/** Rule 2: keys named by live rows and not pushed yet become plain values. */
+const createMissingKeys = async (context: ImportContext, transitions: Transition[]) => {
+  const live = transitions.flatMap((transition) => (transition.after ? [transition.after] : []));
+  await ensureKeysExist(context.companyId, 'dimension', distinct(live.flatMap((state) => state.dimensionKeys)), context.appliedAt);
+  await ensureKeysExist(context.companyId, 'subLedger', distinct(live.flatMap((state) => state.subLedgerKeys)), context.appliedAt);
+};
+
+/**
+ * Import rule 11, applied after the precheck found nothing in use: every named row the ledger has
+ * is marked deleted (content and history stay; it leaves the read indexes). Ids it does not have
+ * answer `unknown`. A row reconciled since the precheck is not deleted (outcome failed).
+ */
+const applyDeletion = async <Row extends { id: string; accountCode: string }>(
+  book: Book<Row>,
+  context: ImportContext,
+  ids: string[],
+  chunk: ChunkPosition,
+): Promise<RowOutcome[]> => {
+  const { companyId, importId, appliedAt } = context;
+  const year = yearOf(context);
+  const keys = ids.map((id) => book.currentKey(companyId, year, id));
+  const current = await getItems(keys);
+  const outcomes: RowOutcome[] = [];
+  const transitions: Transition[] = [];
+  const pending: (PlannedWrite & { index: number; before: RowState })[] = [];
+  const firstRowOf = new Map<string, number>();
+
+  ids.forEach((id, i) => {
+    const rowIndex = chunk.firstRow + i;
+    const key = keys[i]!;
+    const item = current.get(keyId(key));
+    const earlier = firstRowOf.get(id);
+    if (earlier !== undefined) return void outcomes.push(duplicate(id, earlier));
+    firstRowOf.set(id, rowIndex);
+    if (item?.lastImportId === importId && storedInteger(item.lastRow) === rowIndex) {
+      transitions.push(storedTransition(book, item));
+      return void outcomes.push({ outcome: 'deleted' });
+    }
+    if (!item || item.deleted === true) return void outcomes.push({ outcome: 'unknown' });
+    const before = itemState(book, item);
+    pending.push({
+      index: i,
+      before,
+      key,
+      set: {
+        deleted: true,
+        deletedAt: appliedAt,
+        datasetId: context.datasetId,
+        lastImportId: importId,
+        lastRow: rowIndex,
+        lastOutcome: 'deleted',
+        previousState: toStoredState(before),
+      },
+      remove: book.indexNames,
+    });
+    outcomes.push({ outcome: 'deleted' });
+  });
+
+  const written = await inParallel(pending, 25, (write) =>
+    updateItem(write.key, write.set, write.remove, {
+      expression: 'attribute_not_exists(#group)',
+      names: { '#group': 'reconciliationGroupId' },
+    }),
+  );
+  pending.forEach((write, i) => {
+    if (written[i]) transitions.push({ before: write.before, after: null });
+    else outcomes[write.index] = failed(`the ${book.noun} was reconciled meanwhile and is not deleted`);
+  });
+  await applyCounters(book, context, year, transitions, chunk);
+  return outcomes;
+};
+
+/**
+ * Counter deltas of a chunk's transitions: the trial-balance aggregate per (account, period), the
+ * usage of every dimension and sub-ledger key (in this lane's items), and the lane's year count.
+ * Applied exactly once per (import, chunk).
+ */
+const applyCounters = async <Row extends { id: string; accountCode: string }>(
+  book: Book<Row>,
+  context: ImportContext,
+  year: number,
+  transitions: Transition[],
+  chunk: ChunkPosition,
+) => {
+  if (transitions.length === 0) return;
+  const { companyId } = context;
+  const deltas: CounterDelta[] = [];
+  let liveRows = 0;
+  const count = (state: RowState, sign: 1 | -1) => {
+    liveRows += sign;
+    deltas.push({
+      key: balanceKeys(companyId, year, state.accountCode, state.period),
+      add: { amount: sign === 1 ? state.amount : state.amount.negated(), lineCount: sign },
+      set: { entity: 'trialBalanceCell', accountCode: state.accountCode, period: state.period, year },
+    });
+    for (const key of state.dimensionKeys) {
+      deltas.push({ key: usageKeys(companyId, 'dimension', key, book.lane), add: { count: sign }, set: { entity: 'usage', kind: 'dimension', key, lane: book.lane } });
+    }
+    for (const key of state.subLedgerKeys) {
+      deltas.push({ key: usageKeys(companyId, 'subLedger', key, book.lane), add: { count: sign }, set: { entity: 'usage', kind: 'subLedger', key, lane: book.lane } });
+    }
+  };
+  for (const { before, after } of transitions) {
+    if (before) count(before, -1);
+    if (after) count(after, 1);
+  }
+  deltas.push({ key: ledgerYearKeys(companyId, year, book.lane), add: { [book.summaryField]: liveRows }, set: { entity: 'ledgerYear', year, lane: book.lane } });
+  await applyDeltasOnce(deltas, { importId: context.importId, chunk: chunk.index });
+  await touchLedgerYear(companyId, year, book.lane, context.appliedAt);
+};
+
+export const applyGeneralLedgerLines = (context: ImportContext, rows: GeneralLedgerLineInput[], chunk: ChunkPosition) =>
+  applyMerge(glLineBook, context, rows, chunk);
+
+export const applyOpeningBalances = (context: ImportContext, rows: OpeningBalanceInput[], chunk: ChunkPosition) =>
+  applyMerge(openingBalanceBook, context, rows, chunk);
+
+export const deleteGeneralLedgerLines = (context: ImportContext, ids: string[], chunk: ChunkPosition) =>
+  applyDeletion(glLineBook, context, ids, chunk);
+
+export const deleteOpeningBalances = (context: ImportContext, ids: string[], chunk: ChunkPosition) =>
+  applyDeletion(openingBalanceBook, context, ids, chunk);
+
+/**
+ * Import rule 7: every account code must be in that year's chart (hidden accounts are in it; their
+ * rows fail one by one). Otherwise 422 unknown_account_codes listing the codes, with one error per
+ * code at its first occurrence.
+ */
+export const checkAccountCodes = async (companyId: string, year: number, rows: { accountCode: string }[]): Promise<void> => {
+  const accounts = await getAccounts(companyId, year, rows.map((row) => row.accountCode));
+  const firstIndex = new Map<string, number>();
+  rows.forEach((row, index) => {
+    if (!accounts.has(row.accountCode) && !firstIndex.has(row.accountCode)) firstIndex.set(row.accountCode, index);
+  });
+  if (firstIndex.size === 0) return;
+  const codes = [...firstIndex.keys()];
+  const shown = codes.slice(0, 20).join(', ') + (codes.length > 20 ? `, and ${codes.length - 20} more` : '');
+  const problem: ProblemDetails = {
+    status: 422,
+    error: 'validation_failed',
+    title: 'Unknown account codes',
+    detail: `The chart of ${year} has no account ${shown}. Import the accounts first; nothing was accepted.`,
+    reason: 'unknown_account_codes',
+    errors: [...firstIndex].slice(0, 100).map(([code, index]) => ({ index, field: 'accountCode', message: `account code ${code} is not in the chart of ${year}` })),
+    accountCodes: codes,
+  };
+  throw new ProblemError(problem);
+};
+
+/** Rule 11: a deletion naming a reconciled row is refused as a whole (409, inUse lists at most 100). */
+const checkNotInUse = async <Row extends { id: string; accountCode: string }>(
+  book: Book<Row>,
+  reason: string,
+  companyId: string,
+  year: number,
+  ids: string[],
+): Promise<void> => {
+  const items = await getItems(
+    ids.map((id) => book.currentKey(companyId, year, id)),
+    ['reconciliationGroupId', 'deleted'],
+  );
+  const inUse = ids.flatMap((id) => {
+    const item = items.get(keyId(book.currentKey(companyId, year, id)));
+    return item && item.deleted !== true && typeof item.reconciliationGroupId === 'string'
+      ? [{ id, reconciliationGroupId: item.reconciliationGroupId }]
+      : [];
+  });
+  if (inUse.length === 0) return;
+  throw problems.conflict(
+    `${inUse.length} of the named ${book.noun}s ${inUse.length === 1 ? 'is' : 'are'} reconciled; nothing was deleted. Delete the reconciliation groups first.`,
+    { reason, inUse: inUse.slice(0, 100) },
+  );
+};
+
+export const checkLinesNotInUse = (companyId: string, year: number, ids: string[]) =>
+  checkNotInUse(glLineBook, 'lines_in_use', companyId, year, ids);
+
+export const checkOpeningBalancesNotInUse = (companyId: string, year: number, ids: string[]) =>
+  checkNotInUse(openingBalanceBook, 'opening_balances_in_use', companyId, year, ids);
+
+/** Years default to the current accounting year as the chart defines it (latest year with a chart, else this calendar year). */
+const currentYear = currentAccountingYear;
+
+export interface ListCaller {
+  clientId: string;
+  operationId: string;
+}
+
+const toLine = (item: Item): GeneralLedgerLine => ({
+  lineId: String(item.lineId),
+  sourceLineId: String(item.sourceLineId),
+  year: storedInteger(item.year),
+  period: storedInteger(item.period),
+  accountCode: String(item.accountCode),
+  amount: fromStoredNumber(item.amount),
+  transactionId: text(item.transactionId),
+  transactionNo: text(item.transactionNo),
+  description: text(item.description),
+  transactionDate: text(item.transactionDate),
+  taxCode: text(item.taxCode),
+  taxAmount: storedDecimal(item.taxAmount),
+  taxPercentage: storedDecimal(item.taxPercentage),
+  dimensionKeys: strings(item.dimensionKeys),
+  subLedgerKeys: strings(item.subLedgerKeys),
+  datasetId: String(item.datasetId),
+  version: storedInteger(item.version),
+  updatedAt: String(item.updatedAt),
+});
+
+interface LineCursor {
+  year: number;
+  segment: number;
+  key: Record<string, unknown>;
+}
+
+/**
+ * GL lines ordered by period, then line id. With an account: one Query of that account's index
+ * partition (already in period, line id order). Otherwise one Query per period (1 to 12, or the
+ * one asked for); a page may span periods and its cursor names the period and the key to go on
+ * from. Deleted lines are not in the indexes; zero amounts are.
+ */
+export const listGeneralLedgerLines = async (
+  companyId: string,
+  query: GeneralLedgerLineQuery,
+  caller: ListCaller,
+): Promise<GeneralLedgerLinePage> => {
+  const binding = { clientId: caller.clientId, operationId: caller.operationId, filters: { year: query.year, account: query.account, period: query.period } };
+  const resumed = query.cursor ? parseLineCursor(await decodeCursor(query.cursor, binding)) : undefined;
+  const year = query.year ?? resumed?.year ?? (await currentYear(companyId));
+  const segments = lineSegments(companyId, year, query);
+  if (resumed && resumed.segment >= segments.length) throw problems.invalidCursor('The cursor is malformed; restart from the first page without a cursor.');
+
+  const found: { item: Item; segment: number }[] = [];
+  let segment = resumed?.segment ?? 0;
+  let startKey: Record<string, unknown> | undefined = resumed?.key;
+  while (segment < segments.length && found.length <= query.page_size) {
+    const result = await queryOnce({ ...segments[segment]!, Limit: query.page_size + 1 - found.length, ExclusiveStartKey: startKey });
+    for (const item of result.Items ?? []) found.push({ item, segment });
+    startKey = result.LastEvaluatedKey;
+    if (!startKey) segment += 1;
+  }
+
+  const page = found.slice(0, query.page_size);
+  const last = page.at(-1);
+  let next: LineCursor | undefined;
+  if (found.length > query.page_size && last) {
+    const index = segments[last.segment]!.IndexName === 'GSI2' ? ['GSI2PK', 'GSI2SK'] : ['GSI1PK', 'GSI1SK'];
+    next = { year, segment: last.segment, key: Object.fromEntries(['PK', 'SK', ...index].map((name) => [name, last.item[name]])) };
+  }
+  return {
+    data: page.map(({ item }) => toLine(item)),
+    pagination: { next_cursor: next ? await encodeCursor({ ...next }, binding) : null, has_more: next !== undefined },
+  };
+};
+
+type Segment = Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>;
+
+const lineSegments = (companyId: string, year: number, query: GeneralLedgerLineQuery): Segment[] => {
+  if (query.account !== undefined) {
+    return [
+      {
+        IndexName: 'GSI2',
+        KeyConditionExpression: query.period === undefined ? 'GSI2PK = :pk' : 'GSI2PK = :pk AND begins_with(GSI2SK, :period)',
+        ExpressionAttributeValues: {
+          ':pk': glAccountPartition(companyId, year, query.account),
+          ...(query.period !== undefined && { ':period': `${pad2(query.period)}#` }),
+        },
+      },
+    ];
+  }
+  const periods = query.period === undefined ? Array.from({ length: 12 }, (_, i) => i + 1) : [query.period];
+  return periods.map((period) => ({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': glPeriodPartition(companyId, year, period) },
+  }));
+};
+
+const parseLineCursor = (value: Record<string, unknown>): LineCursor => {
+  const { year, segment, key } = value;
+  if (!Number.isInteger(year) || !Number.isInteger(segment) || (segment as number) < 0 || !key || typeof key !== 'object') {
+    throw problems.invalidCursor('The cursor is malformed; restart from the first page without a cursor.');
+  }
+  return { year: year as number, segment: segment as number, key: key as Record<string, unknown> };
+};
+
+/**
+ * The trial balance of a year from its aggregates (one Query, O(accounts)): per account the
+ * opening balance (period 0), the twelve movements and the closing balance after each period,
+ * closing at N = opening + movements 1..N, in exact decimals. Accounts without any opening
+ * balance or line are left out.
+ */
+export const getTrialBalance = async (companyId: string, requestedYear: number | undefined): Promise<TrialBalance> => {
+  const year = requestedYear ?? (await currentYear(companyId));
+  const byAccount = new Map<string, { cells: Decimal[]; lines: number }>();
+  for (const item of await balanceItems(companyId, year)) {
+    const code = String(item.accountCode);
+    const account = byAccount.get(code) ?? { cells: Array.from({ length: 13 }, () => new Decimal(0)), lines: 0 };
+    const period = storedInteger(item.period);
+    if (period < 0 || period > 12) continue;
+    account.cells[period] = account.cells[period]!.plus(fromStoredNumber(item.amount));
+    account.lines += storedInteger(item.lineCount ?? 0);
+    byAccount.set(code, account);
+  }
+  const accounts = [...byAccount.entries()]
+    .filter(([, account]) => account.lines > 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([accountCode, account]) => ({ accountCode, ...balancesOf(account.cells) }));
+  const totals = Array.from({ length: 13 }, () => new Decimal(0));
+  for (const [, account] of byAccount) {
+    if (account.lines > 0) account.cells.forEach((cell, period) => (totals[period] = totals[period]!.plus(cell)));
+  }
+  return { year, accounts, totals: balancesOf(totals) };
+};
+
+/** cells[0] is the opening balance, cells[1..12] the movements. */
+const balancesOf = (cells: Decimal[]) => {
+  let running = cells[0]!;
+  const movements = monthLabels.map((label, i) => {
+    running = running.plus(cells[i + 1]!);
+    return { period: i + 1, label, amount: cells[i + 1]!, closingBalance: running };
+  });
+  return { openingBalance: cells[0]!, movements, closingBalance: running };
+};

@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { eventsOfCompany } from '../../shared/events/outbox';
+import { laneLockKeys } from '../../shared/imports/keys';
+import { dynamo, tableName } from '../../shared/platform/aws';
+import { api, expectProblem } from '../support/api';
+import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/ledger';
+import { testStack } from '../support/stack';
+
+const glLines = (year: number, lines: { id: string; accountCode: string; amount: string | number; period: number }[]) => ({
+  year,
+  lines: lines.map((line) => ({ transactionId: `T-${line.id}`, description: `Line ${line.id}`, transactionDate: `${year}-${String(line.period).padStart(2, '0')}-15`, ...line })),
+});
+
+describe('imports: acceptance rules (synchronous part)', () => {
+  it('a company bound to another system answers 409 company_not_api_managed', async () => {
+    const companyId = await newApiCompany('a-system', 'Tripletex');
+    const response = await submitImport(companyId, 'accounts', chartOf(2025, ['1920']));
+    expectProblem(response, 409, 'conflict');
+    expect(response.body.reason).toBe('company_not_api_managed');
+  });
+
+  it('more than 10,000 lines answer 413 payload_too_large', async () => {
+    const companyId = await newApiCompany();
+    const lines = Array.from({ length: 10_001 }, (_, i) => ({ id: `L${i}`, accountCode: '1920', amount: '1.00', period: 1 }));
+    expectProblem(await submitImport(companyId, 'general-ledger-lines', { year: 2025, lines }), 413, 'payload_too_large');
+  });
+
+  it('structural problems answer 422 with errors indexed into the array, at most 100, and nothing is accepted', async () => {
+    const companyId = await newApiCompany();
+    const lines = [
+      { id: 'ok', accountCode: '1920', amount: '10.00', period: 1 },
+      { id: 'a:b', accountCode: '1920', amount: '10.00', period: 1 },
+      { id: 'p', accountCode: '1920', amount: '10.00', period: 13 },
+      { id: 'd', accountCode: '1920', amount: '1.23456', period: 2 },
+    ];
+    const response = await submitImport(companyId, 'general-ledger-lines', { year: 2025, lines });
+    expectProblem(response, 422, 'validation_failed');
+    const byIndex = new Map(response.body.errors.map((e: { index: number; field: string }) => [e.index, e.field]));
+    expect(byIndex.get(1)).toBe('id');
+    expect(byIndex.get(2)).toBe('period');
+    expect(byIndex.get(3)).toBe('amount');
+    const many = Array.from({ length: 300 }, (_, i) => ({ id: `x${i}`, accountCode: '1920', amount: 'x', period: 1 }));
+    const capped = await submitImport(companyId, 'general-ledger-lines', { year: 2025, lines: many });
+    expect(capped.body.errors).toHaveLength(100);
+    const list = await api('GET', `/v1/companies/${companyId}/imports`, { as: 'a-system' });
+    expect(list.body.data).toEqual([]);
+  });
+
+  it('amounts are judged on their source text: 0.1 and 12345678901234.5678 pass, 1e-5 has five decimals', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '3000']));
+    const text = `{"year":2025,"lines":[{"id":"a","accountCode":"1920","amount":0.1,"period":1},{"id":"b","accountCode":"3000","amount":12345678901234.5678,"period":1},{"id":"c","accountCode":"3000","amount":1e-5,"period":1}]}`;
+    const refused = await submitImport(companyId, 'general-ledger-lines', text);
+    expectProblem(refused, 422, 'validation_failed');
+    expect(refused.body.errors).toEqual([expect.objectContaining({ index: 2, field: 'amount' })]);
+    const accepted = await importAndWait(companyId, 'general-ledger-lines', text.replace(',{"id":"c","accountCode":"3000","amount":1e-5,"period":1}', ''));
+    expect(accepted.body.status).toBe('succeeded');
+    const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025`, { as: 'a-system' });
+    expect(lines.text).toContain('"amount":0.10');
+    expect(lines.text).toContain('"amount":12345678901234.5678');
+  });
+
+  it('codes missing from that year\'s chart answer 422 unknown_account_codes listing them', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    const response = await submitImport(companyId, 'general-ledger-lines', glLines(2025, [
+      { id: '1', accountCode: '1920', amount: '5.00', period: 1 },
+      { id: '2', accountCode: '7777', amount: '5.00', period: 1 },
+      { id: '3', accountCode: '8888', amount: '5.00', period: 1 },
+    ]));
+    expectProblem(response, 422, 'validation_failed');
+    expect(response.body.reason).toBe('unknown_account_codes');
+    expect(response.body.accountCodes).toEqual(['7777', '8888']);
+    // each year has its own chart
+    const otherYear = await submitImport(companyId, 'general-ledger-lines', glLines(2024, [{ id: '1', accountCode: '1920', amount: '5.00', period: 1 }]));
+    expect(otherYear.body.reason).toBe('unknown_account_codes');
+  });
+
+  it('an import of the same kind in flight answers 409 job_in_flight with its jobId', async () => {
+    testStack();
+    const companyId = await newApiCompany();
+    const jobId = randomUUID();
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...laneLockKeys(companyId, 'accounts'), jobId, importId: randomUUID(), leaseExpiresAt: Date.now() + 60_000 },
+      }),
+    );
+    const response = await submitImport(companyId, 'accounts', chartOf(2025, ['1920']));
+    expectProblem(response, 409, 'conflict');
+    expect(response.body).toMatchObject({ reason: 'job_in_flight', jobId });
+    // another kind runs in its own lane
+    expect((await submitImport(companyId, 'dimensions', { dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] })).status).toBe(202);
+  });
+
+  it('the same Idempotency-Key returns the same import and never creates a second', async () => {
+    const companyId = await newApiCompany();
+    const key = randomUUID();
+    const first = await submitImport(companyId, 'accounts', chartOf(2025, ['1920']), { idempotencyKey: key });
+    const second = await submitImport(companyId, 'accounts', chartOf(2025, ['1920']), { idempotencyKey: key });
+    expect(first.status).toBe(202);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('idempotency-replayed')).toBe('true');
+    const list = await api('GET', `/v1/companies/${companyId}/imports?kind=accounts`, { as: 'a-system' });
+    expect(list.body.data).toHaveLength(1);
+  });
+
+  it('needs imports:write and a company within reach', async () => {
+    const companyId = await newApiCompany();
+    expectProblem(await submitImport(companyId, 'accounts', chartOf(2025, ['1920']), { as: 'a-readonly' }), 403, 'insufficient_scope');
+    expectProblem(await submitImport(companyId, 'accounts', chartOf(2025, ['1920']), { as: 'b-system' }), 404, 'not_found');
+  });
+});
+
+describe('imports: the asynchronous part', () => {
+  it('accounts -> GL lines: 202 queued, then succeeded with counters that add up, a job, events and a fetch run', async () => {
+    const companyId = await newApiCompany();
+    const accounts = await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '3000']));
+    expect(accounts.body).toMatchObject({ kind: 'accounts', status: 'succeeded', rowsInserted: 2, rowsFailed: 0, rowsDeleted: null });
+
+    const accepted = await submitImport(companyId, 'general-ledger-lines', glLines(2025, [
+      { id: 'g1', accountCode: '1920', amount: '1000.00', period: 1 },
+      { id: 'g2', accountCode: '3000', amount: '-1000.00', period: 1 },
+      { id: 'g1', accountCode: '1920', amount: '1.00', period: 2 },
+    ]));
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({ status: 'queued', kind: 'general_ledger_lines', year: 2025, mode: 'merge', lineCount: 3 });
+    expect(accepted.headers.get('location')).toBe(`/v1/companies/${companyId}/imports/${accepted.body.id}`);
+    const { waitForImport } = await import('../support/ledger');
+    const done = (await waitForImport(companyId, accepted.body.id)).body;
+    expect(done).toMatchObject({ status: 'succeeded', rowsDiscovered: 3, rowsValid: 2, rowsFailed: 1, rowsInserted: 2, rowsUpdated: 0 });
+    expect(done.rowsValid + done.rowsFailed).toBe(done.rowsDiscovered);
+    expect(done.sampleErrors).toEqual([expect.stringMatching(/^line 3: /)]);
+    expect(done.fetchCompletion).toMatchObject({ status: 'completed', fetchRunId: done.id });
+
+    const job = await api('GET', `/v1/jobs/${done.jobId}`, { as: 'a-system' });
+    expect(job.body).toMatchObject({ id: done.jobId, status: 'succeeded', type: 'import:general_ledger_lines', scope: { companyId, lane: 'general_ledger_lines' } });
+    expectProblem(await api('GET', `/v1/jobs/${done.jobId}`, { as: 'b-system' }), 404, 'not_found');
+
+    const runs = await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' });
+    expect(runs.body.data[0]).toMatchObject({ importId: done.id, kind: 'general_ledger_lines', year: 2025 });
+
+    testStack();
+    const events = await eventsOfCompany(companyId);
+    const types = events.map((event) => `${event.type}:${event.data.importId}`);
+    expect(types).toEqual(expect.arrayContaining([`import.requested:${done.id}`, `job.succeeded:${done.id}`, `job.succeeded:${accounts.body.id}`]));
+
+    const readiness = await api('GET', `/v1/companies/${companyId}/imports/readiness`, { as: 'a-system' });
+    expect(readiness.body).toMatchObject({ apiManaged: true, accountingSystem: 'Api', currentYear: 2025, blockers: [], warnings: ['unmapped_accounts'], nextStep: 'import_opening_balances' });
+    expect(readiness.body.years).toEqual([expect.objectContaining({ year: 2025, current: true, accounts: 2, mappedAccounts: 0, generalLedgerLines: 2 })]);
+  });
+
+  it('readiness of an empty company: blocker no_accounts, next step import_accounts', async () => {
+    const companyId = await newApiCompany();
+    const response = await api('GET', `/v1/companies/${companyId}/imports/readiness`, { as: 'a-system' });
+    expect(response.body).toMatchObject({ apiManaged: true, blockers: ['no_accounts'], nextStep: 'import_accounts', dimensions: 0, subLedgers: 0 });
+  });
+
+  it('GL-line deletions report ids the ledger does not have under result.unknown', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'keep', accountCode: '1920', amount: '5.00', period: 3 }, { id: 'gone', accountCode: '1920', amount: '7.00', period: 3 }]));
+    const deletion = await importAndWait(companyId, 'general-ledger-lines/deletions', { year: 2025, ids: ['gone', 'never'] });
+    expect(deletion.body).toMatchObject({ kind: 'general_ledger_line_deletions', status: 'succeeded', rowsDeleted: 1, result: { unknown: ['never'] } });
+    const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025`, { as: 'a-system' });
+    expect(lines.body.data.map((line: { sourceLineId: string }) => line.sourceLineId)).toEqual(['keep']);
+  });
+
+  it('DELETE of an account with lines answers 409 account_in_use; an unused one is deleted (202 and poll)', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '2400']));
+    await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'x', accountCode: '1920', amount: '5.00', period: 1 }]));
+    const refused = await api('DELETE', `/v1/companies/${companyId}/accounts/1920?year=2025`, { as: 'a-system' });
+    expectProblem(refused, 409, 'conflict');
+    expect(refused.body.reason).toBe('account_in_use');
+    expect(refused.body.inUse[0]).toMatchObject({ id: '1920' });
+    const accepted = await api('DELETE', `/v1/companies/${companyId}/accounts/2400?year=2025`, { as: 'a-system' });
+    expect(accepted.status).toBe(202);
+    const { waitForImport } = await import('../support/ledger');
+    const done = await waitForImport(companyId, accepted.body.id);
+    expect(done.body).toMatchObject({ kind: 'account_deletion', status: 'succeeded', rowsDeleted: 1 });
+    expectProblem(await api('GET', `/v1/companies/${companyId}/accounts/2400?year=2025`, { as: 'a-system' }), 404, 'not_found');
+  });
+
+  it('lists imports newest first with kind, status and year filters and cursor pagination', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2024, ['1920']));
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    await importAndWait(companyId, 'dimensions', { dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] });
+    const all = await api('GET', `/v1/companies/${companyId}/imports`, { as: 'a-system' });
+    expect(all.body.data.map((i: { kind: string }) => i.kind)).toEqual(['dimensions', 'accounts', 'accounts']);
+    const year = await api('GET', `/v1/companies/${companyId}/imports?kind=accounts&year=2024`, { as: 'a-system' });
+    expect(year.body.data.map((i: { year: number }) => i.year)).toEqual([2024]);
+    const first = await api('GET', `/v1/companies/${companyId}/imports?page_size=1`, { as: 'a-system' });
+    expect(first.body.pagination.has_more).toBe(true);
+    const second = await api('GET', `/v1/companies/${companyId}/imports?page_size=1&cursor=${encodeURIComponent(first.body.pagination.next_cursor)}`, { as: 'a-system' });
+    expect(second.body.data[0].id).not.toBe(first.body.data[0].id);
+    expectProblem(await api('GET', `/v1/companies/${companyId}/imports?page_size=1&kind=accounts&cursor=${encodeURIComponent(first.body.pagination.next_cursor)}`, { as: 'a-system' }), 400, 'invalid_cursor');
+    expectProblem(await api('GET', `/v1/companies/${companyId}/imports/${randomUUID()}`, { as: 'a-system' }), 404, 'not_found');
+  });
+});
