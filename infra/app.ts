@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { App, Validations, type Environment } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { routeKey, routes } from '../shared/routes';
-import { ApiStack, type ApiStackProps } from './stacks/api-stack';
+import { ApiStack, importPayloadPrefix, importPayloadsNagResource, type ApiStackProps } from './stacks/api-stack';
 import { StatefulStack, resourceServerIdentifier } from './stacks/stateful-stack';
 
 export interface BuildOptions {
@@ -44,6 +44,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
 
   const api = new ApiStack(app, 'LedgerApi', {
     env,
+    resourcePrefix,
     description: 'Accounting ledger integration service: functions and HTTP API',
     table: stateful.table,
     documentsBucket: stateful.documentsBucket,
@@ -59,7 +60,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
   api.addStackDependency(stateful);
 
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  acknowledgeNagFindings({ stateful, api });
+  acknowledgeNagFindings({ stateful, api }, resourcePrefix);
 
   return { stateful, api };
 };
@@ -68,7 +69,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
  * Every AwsSolutions finding that stays, acknowledged on the narrowest construct with its reason.
  * Anything not listed here fails synthesis.
  */
-const acknowledgeNagFindings = ({ stateful, api }: BuiltApp): void => {
+const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: string): void => {
   Validations.of(stateful.userPool).acknowledge(
     {
       id: 'AwsSolutions-COG2',
@@ -88,7 +89,15 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp): void => {
       'HMAC key of short-lived pagination cursors, not a credential: automatic rotation would invalidate every outstanding cursor; it is rotated manually.',
   });
 
-  for (const fn of [api.authorizerFunction, ...Object.values(api.functions)]) {
+  for (const fn of [api.functions.imports, api.workers.imports]) {
+    if (!fn) continue;
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${importPayloadsNagResource(resourcePrefix)}]`,
+      reason: `Object-level access (s3:GetObject/PutObject/DeleteObject) to import payloads under the ${importPayloadPrefix} prefix of the documents bucket: S3 object ARNs need the trailing wildcard.`,
+    });
+  }
+
+  for (const fn of [api.authorizerFunction, ...Object.values(api.functions), ...Object.values(api.workers)]) {
     Validations.of(fn).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',

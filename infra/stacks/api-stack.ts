@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnAuthorizer,
@@ -24,12 +24,22 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table-definition';
+import { documentsBucketName } from './stateful-stack';
 import type { QueueDefinition } from '../../shared/queues';
 
 type QueueName = QueueDefinition['name'];
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 
 /** Repository root: entries in shared/routes.ts are relative to it, and it holds package-lock.json. */
+/** Where the import pipeline keeps accepted payloads (shared/imports/pipeline.ts). */
+export const importPayloadPrefix = 'imports/';
+
+/** Object ARN pattern of the import payloads; also the id of its acknowledged IAM5 finding. */
+export const importPayloadsArn = (resourcePrefix: string): string =>
+  `arn:${Aws.PARTITION}:s3:::${documentsBucketName(resourcePrefix)}/${importPayloadPrefix}*`;
+export const importPayloadsNagResource = (resourcePrefix: string): string =>
+  `arn:<AWS::Partition>:s3:::${resourcePrefix}-documents-<AWS::AccountId>-<AWS::Region>/${importPayloadPrefix}*`;
+
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
@@ -63,6 +73,8 @@ const workerPermissions: Record<QueueName, Permissions> = {
 };
 
 export interface ApiStackProps extends StackProps {
+  /** Names of shared resources start with it (the documents bucket's among them). */
+  readonly resourcePrefix: string;
   readonly table: ITable;
   readonly documentsBucket: IBucket;
   readonly queues: readonly { readonly definition: QueueDefinition; readonly queue: IQueue }[];
@@ -175,8 +187,15 @@ export class ApiStack extends Stack {
     const grant = (fn: NodejsFunction, access: Permissions): void => {
       if (access.table !== 'none') grantTable(fn, access.table);
       if (access.cursorSecret) props.cursorSecret.grantRead(fn);
-      if (access.bucket === 'read') props.documentsBucket.grantRead(fn);
-      if (access.bucket === 'readWrite') props.documentsBucket.grantReadWrite(fn);
+      if (access.bucket) {
+        // Only the import payloads (claim checks), only object reads/writes: no List, no bucket-level actions.
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: access.bucket === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+            resources: [importPayloadsArn(props.resourcePrefix)],
+          }),
+        );
+      }
       for (const name of access.sendTo ?? []) queueByName.get(name)?.grantSendMessages(fn);
     };
 

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -49,6 +49,12 @@ const pascal = (value: string): string =>
  * Everything that holds data or identity. Deployed rarely; every data store is retained
  * and deletion-protected so that redeploying (or even deleting) the code stack never risks data.
  */
+/**
+ * The documents bucket has a known name, so the API stack can grant object access under a prefix
+ * with an ARN built from pseudo parameters (no cross-stack token in the IAM resource).
+ */
+export const documentsBucketName = (resourcePrefix: string): string => `${resourcePrefix}-documents-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+
 export class StatefulStack extends Stack {
   readonly table: Table;
   readonly documentsBucket: Bucket;
@@ -97,6 +103,7 @@ export class StatefulStack extends Stack {
     });
 
     this.documentsBucket = new Bucket(this, 'DocumentsBucket', {
+      bucketName: documentsBucketName(props.resourcePrefix),
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,

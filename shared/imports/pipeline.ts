@@ -59,7 +59,7 @@ const accept = async (companyId: string, kind: ImportKind, validBody: unknown, b
   const jobId = randomUUID();
   const now = Date.now();
   const at = new Date(now).toISOString();
-  const payloadKey = `imports/${companyId}/${importId}.json`;
+  const payloadKey = `imports/${companyId}/${importId}.json`; // IAM grants cover exactly this prefix (infra/stacks/api-stack.ts)
   const item: ImportItem = {
     id: importId,
     companyId,

@@ -170,8 +170,16 @@ describe('HTTP API routes', () => {
 describe('functions', () => {
   const functionIds = (): string[] => ofType(apiResources, 'AWS::Lambda::Function').map(([id]) => id);
 
-  it('has one function per group plus the authorizer', () => {
-    expect(functionIds()).toHaveLength(groups.length + 1);
+  it('has one function per group, the authorizer and one worker per queue that declares a worker', () => {
+    const workers = queues.filter((queue) => queue.workerEntry);
+    expect(functionIds()).toHaveLength(groups.length + 1 + workers.length);
+    for (const queue of workers) {
+      api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        BatchSize: queue.batchSize ?? 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        FunctionName: { Ref: Match.stringLikeRegexp(`${queue.name.charAt(0).toUpperCase()}${queue.name.slice(1)}Worker`) },
+      });
+    }
   });
 
   it('all run nodejs22.x on arm64 with source maps and a log group with a retention', () => {
@@ -233,13 +241,21 @@ describe('least privilege', () => {
     }
   });
 
-  it('only companies reads the cursor secret; nobody touches queues or the bucket yet', () => {
+  it('only the groups with cursor lists read the cursor secret; only the import path touches queues and the bucket', () => {
+    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.imports];
     for (const fn of [built.api.authorizerFunction, ...groups.map((g) => built.api.functions[g])]) {
       const actions = actionsOfFunction(fn);
-      const readsSecret = actions.includes('secretsmanager:GetSecretValue');
-      expect(readsSecret, fn.node.id).toBe(fn === built.api.functions.companies);
-      expect(actions.filter((a) => a.startsWith('sqs:') || a.startsWith('s3:'))).toEqual([]);
+      expect(actions.includes('secretsmanager:GetSecretValue'), fn.node.id).toBe(cursorReaders.includes(fn));
+      if (fn === built.api.functions.imports) continue;
+      expect(actions.filter((a) => a.startsWith('sqs:') || a.startsWith('s3:')), fn.node.id).toEqual([]);
     }
+    const imports = actionsOfFunction(built.api.functions.imports);
+    expect(imports.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(imports).toContain('sqs:SendMessage');
+    const worker = actionsOfFunction(built.api.workers.imports!);
+    expect(worker.filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
+    expect(worker).toContain('sqs:SendMessage');
+    expect(JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'))).toContain('/imports/*');
   });
 
   it('grants no wildcard resources on the table (GSIs are named)', () => {
