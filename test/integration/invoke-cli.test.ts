@@ -6,12 +6,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInvoke } from '../../infra/tools/invoke';
 import { createApiClient, createOrganization, deleteOrganization } from '../../shared/identity/administration';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { api, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
 
 /**
  * Every sample event under events/, invoked in-process through the invoke tool against the test
  * run's local stack. The company events run as a client of an organization of this file's own
  * (--as), on a company created by createCompany.json (--set companyId=...), so no seeded data changes.
+ *
+ * The ledger, import and job events run as the same client on a company of its own bound to Api
+ * (the "books" company, made in beforeAll), in the order an integrator pushes books: accounts,
+ * dimensions, sub-ledgers, opening balances, GL lines, open items (202, then the import is polled
+ * until succeeded), the reads (200), then the deletions (202, polled). Their placeholders:
+ * - {{companyId ?? companies.0.id}} (reads: ledger/*, imports/getImportReadiness, listImports,
+ *   listFetchRuns, getImport): without --set companyId they read the first seeded company (Api);
+ * - {{companyId}} (imports/import*, delete*): always --set companyId=<an Api company>, never a default;
+ * - {{importId}} (imports/getImport) and {{jobId}} (jobs/getJob): from a 202 answer (id, jobId);
+ * - {{accountNumber}} (imports/deleteAccount, year 2025 in the query): an account without lines or
+ *   opening balances, here 7790;
+ * - {{key}} (imports/deleteDimension, deleteSubLedger): an unused dimension (900) or sub-ledger (10002).
+ * e.g. npm run invoke -- imports events/imports/deleteDimension.json --set companyId=<id> --set key=900
  */
 const eventsDir = resolve(import.meta.dirname, '../../events');
 const listFiles = (dir: string): string[] =>
@@ -24,6 +38,10 @@ let dir = '';
 let stackFile = '';
 let organizationId = '';
 let clientId = '';
+/** An access token of this file's client, for polling imports through the gateway. */
+let clientToken = '';
+/** A company of this file's organization bound to Api: the ledger, import and job events act on it. */
+let booksCompanyId = '';
 
 beforeAll(async () => {
   const stack = testStack();
@@ -38,6 +56,10 @@ beforeAll(async () => {
     { name: clientName, clientId, clientSecret, mode: 'SYSTEM' as const, organizationId, scopes: client.scopes, plan: client.plan },
   ];
   writeFileSync(stackFile, JSON.stringify({ ...stack, clients }));
+  clientToken = await tokenFor(clientId, clientSecret);
+  const books = await api('POST', '/v1/companies', { token: clientToken, body: { displayName: 'Solsiden Bakeri AS', accountingSystem: 'Api' } });
+  expect(books.status, JSON.stringify(books.body)).toBe(201);
+  booksCompanyId = books.body.id;
 });
 
 afterAll(async () => {
@@ -92,7 +114,88 @@ const expected: [file: string, fn: string, status: number][] = [
   ['companies/restoreCompany.json', 'companies', 200],
   ['fallback/unknown-route.json', 'fallback', 404],
   ['authorizer/request.json', 'authorizer', 0],
+  ['imports/importAccounts.json', 'imports', 202],
+  ['imports/importDimensions.json', 'imports', 202],
+  ['imports/importSubLedgers.json', 'imports', 202],
+  ['imports/importOpeningBalances.json', 'imports', 202],
+  ['imports/importGeneralLedgerLines.json', 'imports', 202],
+  ['imports/importOpenItems.json', 'imports', 202],
+  ['ledger/listAccounts.json', 'ledger', 200],
+  ['ledger/getAccount.json', 'ledger', 200],
+  ['ledger/listGeneralLedgerLines.json', 'ledger', 200],
+  ['ledger/getTrialBalance.json', 'ledger', 200],
+  ['ledger/listDimensions.json', 'ledger', 200],
+  ['ledger/listSubLedgers.json', 'ledger', 200],
+  ['imports/getImportReadiness.json', 'imports', 200],
+  ['imports/listImports.json', 'imports', 200],
+  ['imports/getImport.json', 'imports', 200],
+  ['jobs/getJob.json', 'jobs', 200],
+  ['imports/listFetchRuns.json', 'imports', 200],
+  ['imports/deleteGeneralLedgerLines.json', 'imports', 202],
+  ['imports/deleteOpeningBalances.json', 'imports', 202],
+  ['imports/deleteAccount.json', 'imports', 202],
+  ['imports/deleteDimension.json', 'imports', 202],
+  ['imports/deleteSubLedger.json', 'imports', 202],
 ];
+
+/** The unused account, dimension and sub-ledger of the sample books that the DELETE events remove. */
+const unusedAccount = '7790';
+const unusedDimension = '900';
+const unusedSubLedger = '10002';
+/** The last import (and its job) the ledger events made: for getImport.json and getJob.json. */
+let lastImport: { id: string; jobId: string } | undefined;
+
+/** The flags an event of the books company needs: the client, the company and the event's own placeholders. */
+const booksArgs = (file: string): string[] => {
+  const set = (name: string, value: string) => ['--set', `${name}=${value}`];
+  return [
+    ...asClient,
+    ...set('companyId', booksCompanyId),
+    ...(file === 'imports/getImport.json' ? set('importId', lastImport!.id) : []),
+    ...(file === 'jobs/getJob.json' ? set('jobId', lastImport!.jobId) : []),
+    ...(file === 'imports/deleteAccount.json' ? set('accountNumber', unusedAccount) : []),
+    ...(file === 'imports/deleteDimension.json' ? set('key', unusedDimension) : []),
+    ...(file === 'imports/deleteSubLedger.json' ? set('key', unusedSubLedger) : []),
+  ];
+};
+
+const argsFor = (file: string): string[] => {
+  if (file.startsWith('companies/')) return [...asClient, ...company()];
+  if (/^(ledger|imports|jobs)\//.test(file)) return booksArgs(file);
+  return [];
+};
+
+/** Polls an import of the books company through the gateway until it is no longer queued (bounded: 60 s). */
+const waitForImport = async (importId: string): Promise<any> => {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const response = await api('GET', `/v1/companies/${booksCompanyId}/imports/${importId}`, { token: clientToken });
+    expect(response.status).toBe(200);
+    if (response.body.status !== 'queued' || Date.now() > deadline) return response.body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+/** Invokes an import event of the books company: expects 202 queued with a Location, then waits until the import succeeded. */
+const importAndWait = async (file: string): Promise<any> => {
+  const accepted = await invoke('imports', file, ...booksArgs(file));
+  expect(accepted.code, accepted.stderr.join('\n')).toBe(0);
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+  expect(accepted.body.status).toBe('queued');
+  expect(accepted.headers.location).toBe(`/v1/companies/${booksCompanyId}/imports/${accepted.body.id}`);
+  const done = await waitForImport(accepted.body.id);
+  expect(done.status, JSON.stringify(done)).toBe('succeeded');
+  lastImport = { id: done.id, jobId: done.jobId };
+  return done;
+};
+
+/** Invokes a read event of the books company; expects 200. */
+const read = async (fn: string, file: string): Promise<Invocation> => {
+  const result = await invoke(fn, file, ...booksArgs(file));
+  expect(result.code, result.stderr.join('\n')).toBe(0);
+  expect(result.status, JSON.stringify(result.body)).toBe(200);
+  return result;
+};
 
 describe('npm run invoke: every sample event', () => {
   it('covers every file under events/', () => {
@@ -197,11 +300,168 @@ describe('npm run invoke: every sample event', () => {
     });
   });
 
+  it('imports/import*.json need --set companyId: they never fall back to a seeded company', async () => {
+    const result = await invoke('imports', 'imports/importAccounts.json');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toEqual(['error: Unresolved placeholder {{companyId}}: pass --set companyId=VALUE']);
+  });
+
+  it('imports/importAccounts.json answers 202 on an Api company; the import succeeds with the chart of 2025', async () => {
+    const done = await importAndWait('imports/importAccounts.json');
+    expect(done).toMatchObject({ kind: 'accounts', year: 2025, lineCount: 10, rowsInserted: 10, rowsFailed: 0, sampleErrors: [] });
+  });
+
+  it('imports/importDimensions.json and importSubLedgers.json answer 202; the imports succeed', async () => {
+    expect(await importAndWait('imports/importDimensions.json')).toMatchObject({ kind: 'dimensions', rowsInserted: 4, rowsFailed: 0 });
+    expect(await importAndWait('imports/importSubLedgers.json')).toMatchObject({ kind: 'sub_ledgers', rowsInserted: 3, rowsFailed: 0 });
+  });
+
+  it('imports/importOpeningBalances.json and importGeneralLedgerLines.json answer 202; the imports succeed and record fetch runs', async () => {
+    const openingBalances = await importAndWait('imports/importOpeningBalances.json');
+    expect(openingBalances).toMatchObject({ kind: 'opening_balances', year: 2025, rowsInserted: 4, rowsFailed: 0 });
+    const lines = await importAndWait('imports/importGeneralLedgerLines.json');
+    expect(lines).toMatchObject({ kind: 'general_ledger_lines', year: 2025, lineCount: 10, rowsInserted: 10, rowsFailed: 0 });
+    expect(lines.fetchCompletion).toMatchObject({ status: 'completed' });
+  });
+
+  it('imports/importOpenItems.json answers 202; the import succeeds', async () => {
+    const done = await importAndWait('imports/importOpenItems.json');
+    expect(done).toMatchObject({ kind: 'open_items', mode: 'incremental', rowsInserted: 2, rowsFailed: 0 });
+  });
+
+  it('ledger/listAccounts.json and getAccount.json answer 200 with the chart of 2025', async () => {
+    const accounts = await read('ledger', 'ledger/listAccounts.json');
+    expect(accounts.body.data.map((account: { accountNumber: string }) => account.accountNumber)).toEqual(
+      ['1500', '1920', '2050', '2400', '2700', '2710', '3000', '4300', '6300', '7790'],
+    );
+    const account = await read('ledger', 'ledger/getAccount.json');
+    expect(account.body).toMatchObject({ accountNumber: '1920', year: 2025, description: 'Bankinnskudd', category: 'Balance', currencyCode: 'NOK', hidden: false });
+  });
+
+  it('ledger/listGeneralLedgerLines.json and getTrialBalance.json answer 200 with the lines and balances of 2025', async () => {
+    const lines = await read('ledger', 'ledger/listGeneralLedgerLines.json');
+    expect(lines.body.data).toHaveLength(10);
+    expect(lines.body.pagination.has_more).toBe(false);
+    expect(lines.body.data.find((line: { sourceLineId: string }) => line.sourceLineId === 'gl-2025-000002')).toMatchObject({
+      accountCode: '3000',
+      amount: -10000,
+      period: 1,
+      transactionDate: '2025-01-15',
+      taxCode: '3',
+      taxAmount: -2500,
+      dimensionKeys: ['100'],
+    });
+    const trialBalance = await read('ledger', 'ledger/getTrialBalance.json');
+    expect(trialBalance.body.year).toBe(2025);
+    expect(trialBalance.body.totals).toMatchObject({ openingBalance: 0, closingBalance: 0 });
+    expect(trialBalance.body.accounts.find((account: { accountCode: string }) => account.accountCode === '1920')).toMatchObject({
+      openingBalance: 250000,
+      closingBalance: 252500,
+    });
+  });
+
+  it('ledger/listDimensions.json and listSubLedgers.json answer 200', async () => {
+    const dimensions = await read('ledger', 'ledger/listDimensions.json');
+    expect(dimensions.body.data.map((dimension: { key: string }) => dimension.key)).toEqual(['100', '200', '900', 'P-2025-01']);
+    const subLedgers = await read('ledger', 'ledger/listSubLedgers.json');
+    expect(subLedgers.body.data.map((subLedger: { key: string; type: string }) => `${subLedger.key}:${subLedger.type}`)).toEqual([
+      '10001:customer',
+      '10002:customer',
+      '20001:supplier',
+    ]);
+  });
+
+  it('the read events answer 200 for the first seeded company without --set', async () => {
+    for (const [fn, file] of [
+      ['ledger', 'ledger/listAccounts.json'],
+      ['ledger', 'ledger/listGeneralLedgerLines.json'],
+      ['ledger', 'ledger/getTrialBalance.json'],
+      ['ledger', 'ledger/listDimensions.json'],
+      ['ledger', 'ledger/listSubLedgers.json'],
+      ['imports', 'imports/getImportReadiness.json'],
+      ['imports', 'imports/listImports.json'],
+      ['imports', 'imports/listFetchRuns.json'],
+    ] as const) {
+      const result = await invoke(fn, file);
+      expect({ file, code: result.code, status: result.status }).toEqual({ file, code: 0, status: 200 });
+    }
+  });
+
+  it('imports/getImportReadiness.json, listImports.json and getImport.json answer 200', async () => {
+    const readiness = await read('imports', 'imports/getImportReadiness.json');
+    expect(readiness.body).toMatchObject({ apiManaged: true, accountingSystem: 'Api', currentYear: 2025, dimensions: 4, subLedgers: 3, blockers: [] });
+    expect(readiness.body.years).toEqual([
+      expect.objectContaining({ year: 2025, current: true, accounts: 10, openingBalances: 4, generalLedgerLines: 10 }),
+    ]);
+    const imports = await read('imports', 'imports/listImports.json');
+    expect(imports.body.data.map((record: { kind: string; status: string }) => `${record.kind}:${record.status}`)).toEqual([
+      'open_items:succeeded',
+      'general_ledger_lines:succeeded',
+      'opening_balances:succeeded',
+      'sub_ledgers:succeeded',
+      'dimensions:succeeded',
+      'accounts:succeeded',
+    ]);
+    const one = await read('imports', 'imports/getImport.json');
+    expect(one.body).toMatchObject({ id: lastImport!.id, kind: 'open_items', status: 'succeeded' });
+  });
+
+  it('jobs/getJob.json answers 200 with the job of the last import', async () => {
+    const job = await read('jobs', 'jobs/getJob.json');
+    expect(job.body).toMatchObject({
+      id: lastImport!.jobId,
+      status: 'succeeded',
+      type: 'import:open_items',
+      scope: { companyId: booksCompanyId, lane: 'open_items' },
+      resultUrl: `/v1/companies/${booksCompanyId}/imports/${lastImport!.id}`,
+    });
+  });
+
+  it('imports/listFetchRuns.json answers 200 with the runs of the GL-line and opening-balance imports', async () => {
+    const runs = await read('imports', 'imports/listFetchRuns.json');
+    expect(runs.body.data.map((run: { kind: string; year: number }) => `${run.kind}:${run.year}`)).toEqual(['general_ledger_lines:2025', 'opening_balances:2025']);
+  });
+
+  it('imports/deleteGeneralLedgerLines.json and deleteOpeningBalances.json answer 202; the deletions succeed', async () => {
+    expect(await importAndWait('imports/deleteGeneralLedgerLines.json')).toMatchObject({
+      kind: 'general_ledger_line_deletions',
+      rowsDeleted: 2,
+      result: { unknown: [] },
+    });
+    const lines = await read('ledger', 'ledger/listGeneralLedgerLines.json');
+    expect(lines.body.data).toHaveLength(8);
+    expect(await importAndWait('imports/deleteOpeningBalances.json')).toMatchObject({ kind: 'opening_balance_deletions', rowsDeleted: 4, result: { unknown: [] } });
+  });
+
+  it('imports/deleteAccount.json answers 202 for an unused account (the deletion succeeds) and 409 for one with lines', async () => {
+    expect(await importAndWait('imports/deleteAccount.json')).toMatchObject({ kind: 'account_deletion', year: 2025, rowsDeleted: 1 });
+    const accounts = await read('ledger', 'ledger/listAccounts.json');
+    expect(accounts.body.data.map((account: { accountNumber: string }) => account.accountNumber)).not.toContain(unusedAccount);
+    const inUse = await invoke('imports', 'imports/deleteAccount.json', ...asClient, '--set', `companyId=${booksCompanyId}`, '--set', 'accountNumber=1920');
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.reason).toBe('account_in_use');
+  });
+
+  it('imports/deleteDimension.json and deleteSubLedger.json answer 202 for unused keys; the deletions succeed', async () => {
+    expect(await importAndWait('imports/deleteDimension.json')).toMatchObject({ kind: 'dimension_deletion', rowsDeleted: 1 });
+    expect(await importAndWait('imports/deleteSubLedger.json')).toMatchObject({ kind: 'sub_ledger_deletion', rowsDeleted: 1 });
+    const dimensions = await read('ledger', 'ledger/listDimensions.json');
+    expect(dimensions.body.data.map((dimension: { key: string }) => dimension.key)).not.toContain(unusedDimension);
+    const subLedgers = await read('ledger', 'ledger/listSubLedgers.json');
+    expect(subLedgers.body.data.map((subLedger: { key: string }) => subLedger.key)).not.toContain(unusedSubLedger);
+  });
+
   it.each(expected)('once more in a row: %s (%s) exits 0 with status %i', async (file, fn, status) => {
-    const result = await invoke(fn, file, ...(file.startsWith('companies/') ? [...asClient, ...company()] : []));
+    const result = await invoke(fn, file, ...argsFor(file));
     expect(result.code).toBe(0);
     if (fn === 'authorizer') expect(result.body.isAuthorized).toBe(true);
-    else expect(result.status).toBe(status);
+    else expect(result.status, JSON.stringify(result.body)).toBe(status);
+    // The next import of the same kind would meet this one in flight (409 job_in_flight): let it finish.
+    if (status === 202) {
+      const done = await waitForImport(result.body.id);
+      expect(done.status, JSON.stringify(done)).toBe('succeeded');
+      lastImport = { id: done.id, jobId: done.jobId };
+    }
   });
 });
 
