@@ -57,9 +57,6 @@ beforeAll(async () => {
   ];
   writeFileSync(stackFile, JSON.stringify({ ...stack, clients }));
   clientToken = await tokenFor(clientId, clientSecret);
-  const books = await api('POST', '/v1/companies', { token: clientToken, body: { displayName: 'Solsiden Bakeri AS', accountingSystem: 'Api' } });
-  expect(books.status, JSON.stringify(books.body)).toBe(201);
-  booksCompanyId = books.body.id;
 });
 
 afterAll(async () => {
@@ -300,155 +297,164 @@ describe('npm run invoke: every sample event', () => {
     });
   });
 
-  it('imports/import*.json need --set companyId: they never fall back to a seeded company', async () => {
-    const result = await invoke('imports', 'imports/importAccounts.json');
-    expect(result.code).toBe(1);
-    expect(result.stderr).toEqual(['error: Unresolved placeholder {{companyId}}: pass --set companyId=VALUE']);
-  });
-
-  it('imports/importAccounts.json answers 202 on an Api company; the import succeeds with the chart of 2025', async () => {
-    const done = await importAndWait('imports/importAccounts.json');
-    expect(done).toMatchObject({ kind: 'accounts', year: 2025, lineCount: 10, rowsInserted: 10, rowsFailed: 0, sampleErrors: [] });
-  });
-
-  it('imports/importDimensions.json and importSubLedgers.json answer 202; the imports succeed', async () => {
-    expect(await importAndWait('imports/importDimensions.json')).toMatchObject({ kind: 'dimensions', rowsInserted: 4, rowsFailed: 0 });
-    expect(await importAndWait('imports/importSubLedgers.json')).toMatchObject({ kind: 'sub_ledgers', rowsInserted: 3, rowsFailed: 0 });
-  });
-
-  it('imports/importOpeningBalances.json and importGeneralLedgerLines.json answer 202; the imports succeed and record fetch runs', async () => {
-    const openingBalances = await importAndWait('imports/importOpeningBalances.json');
-    expect(openingBalances).toMatchObject({ kind: 'opening_balances', year: 2025, rowsInserted: 4, rowsFailed: 0 });
-    const lines = await importAndWait('imports/importGeneralLedgerLines.json');
-    expect(lines).toMatchObject({ kind: 'general_ledger_lines', year: 2025, lineCount: 10, rowsInserted: 10, rowsFailed: 0 });
-    expect(lines.fetchCompletion).toMatchObject({ status: 'completed' });
-  });
-
-  it('imports/importOpenItems.json answers 202; the import succeeds', async () => {
-    const done = await importAndWait('imports/importOpenItems.json');
-    expect(done).toMatchObject({ kind: 'open_items', mode: 'incremental', rowsInserted: 2, rowsFailed: 0 });
-  });
-
-  it('ledger/listAccounts.json and getAccount.json answer 200 with the chart of 2025', async () => {
-    const accounts = await read('ledger', 'ledger/listAccounts.json');
-    expect(accounts.body.data.map((account: { accountNumber: string }) => account.accountNumber)).toEqual(
-      ['1500', '1920', '2050', '2400', '2700', '2710', '3000', '4300', '6300', '7790'],
-    );
-    const account = await read('ledger', 'ledger/getAccount.json');
-    expect(account.body).toMatchObject({ accountNumber: '1920', year: 2025, description: 'Bankinnskudd', category: 'Balance', currencyCode: 'NOK', hidden: false });
-  });
-
-  it('ledger/listGeneralLedgerLines.json and getTrialBalance.json answer 200 with the lines and balances of 2025', async () => {
-    const lines = await read('ledger', 'ledger/listGeneralLedgerLines.json');
-    expect(lines.body.data).toHaveLength(10);
-    expect(lines.body.pagination.has_more).toBe(false);
-    expect(lines.body.data.find((line: { sourceLineId: string }) => line.sourceLineId === 'gl-2025-000002')).toMatchObject({
-      accountCode: '3000',
-      amount: -10000,
-      period: 1,
-      transactionDate: '2025-01-15',
-      taxCode: '3',
-      taxAmount: -2500,
-      dimensionKeys: ['100'],
+  describe('ledger, import and job events, on an Api company of this organization', () => {
+    beforeAll(async () => {
+      const books = await api('POST', '/v1/companies', { token: clientToken, body: { displayName: 'Solsiden Bakeri AS', accountingSystem: 'Api' } });
+      expect(books.status, JSON.stringify(books.body)).toBe(201);
+      booksCompanyId = books.body.id;
     });
-    const trialBalance = await read('ledger', 'ledger/getTrialBalance.json');
-    expect(trialBalance.body.year).toBe(2025);
-    expect(trialBalance.body.totals).toMatchObject({ openingBalance: 0, closingBalance: 0 });
-    expect(trialBalance.body.accounts.find((account: { accountCode: string }) => account.accountCode === '1920')).toMatchObject({
-      openingBalance: 250000,
-      closingBalance: 252500,
+
+    it('imports/import*.json need --set companyId: they never fall back to a seeded company', async () => {
+      const result = await invoke('imports', 'imports/importAccounts.json');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toEqual(['error: Unresolved placeholder {{companyId}}: pass --set companyId=VALUE']);
     });
-  });
 
-  it('ledger/listDimensions.json and listSubLedgers.json answer 200', async () => {
-    const dimensions = await read('ledger', 'ledger/listDimensions.json');
-    expect(dimensions.body.data.map((dimension: { key: string }) => dimension.key)).toEqual(['100', '200', '900', 'P-2025-01']);
-    const subLedgers = await read('ledger', 'ledger/listSubLedgers.json');
-    expect(subLedgers.body.data.map((subLedger: { key: string; type: string }) => `${subLedger.key}:${subLedger.type}`)).toEqual([
-      '10001:customer',
-      '10002:customer',
-      '20001:supplier',
-    ]);
-  });
-
-  it('the read events answer 200 for the first seeded company without --set', async () => {
-    for (const [fn, file] of [
-      ['ledger', 'ledger/listAccounts.json'],
-      ['ledger', 'ledger/listGeneralLedgerLines.json'],
-      ['ledger', 'ledger/getTrialBalance.json'],
-      ['ledger', 'ledger/listDimensions.json'],
-      ['ledger', 'ledger/listSubLedgers.json'],
-      ['imports', 'imports/getImportReadiness.json'],
-      ['imports', 'imports/listImports.json'],
-      ['imports', 'imports/listFetchRuns.json'],
-    ] as const) {
-      const result = await invoke(fn, file);
-      expect({ file, code: result.code, status: result.status }).toEqual({ file, code: 0, status: 200 });
-    }
-  });
-
-  it('imports/getImportReadiness.json, listImports.json and getImport.json answer 200', async () => {
-    const readiness = await read('imports', 'imports/getImportReadiness.json');
-    expect(readiness.body).toMatchObject({ apiManaged: true, accountingSystem: 'Api', currentYear: 2025, dimensions: 4, subLedgers: 3, blockers: [] });
-    expect(readiness.body.years).toEqual([
-      expect.objectContaining({ year: 2025, current: true, accounts: 10, openingBalances: 4, generalLedgerLines: 10 }),
-    ]);
-    const imports = await read('imports', 'imports/listImports.json');
-    expect(imports.body.data.map((record: { kind: string; status: string }) => `${record.kind}:${record.status}`)).toEqual([
-      'open_items:succeeded',
-      'general_ledger_lines:succeeded',
-      'opening_balances:succeeded',
-      'sub_ledgers:succeeded',
-      'dimensions:succeeded',
-      'accounts:succeeded',
-    ]);
-    const one = await read('imports', 'imports/getImport.json');
-    expect(one.body).toMatchObject({ id: lastImport!.id, kind: 'open_items', status: 'succeeded' });
-  });
-
-  it('jobs/getJob.json answers 200 with the job of the last import', async () => {
-    const job = await read('jobs', 'jobs/getJob.json');
-    expect(job.body).toMatchObject({
-      id: lastImport!.jobId,
-      status: 'succeeded',
-      type: 'import:open_items',
-      scope: { companyId: booksCompanyId, lane: 'open_items' },
-      resultUrl: `/v1/companies/${booksCompanyId}/imports/${lastImport!.id}`,
+    it('imports/importAccounts.json answers 202 on an Api company; the import succeeds with the chart of 2025', async () => {
+      const done = await importAndWait('imports/importAccounts.json');
+      expect(done).toMatchObject({ kind: 'accounts', year: 2025, lineCount: 10, rowsInserted: 10, rowsFailed: 0, sampleErrors: [] });
     });
-  });
 
-  it('imports/listFetchRuns.json answers 200 with the runs of the GL-line and opening-balance imports', async () => {
-    const runs = await read('imports', 'imports/listFetchRuns.json');
-    expect(runs.body.data.map((run: { kind: string; year: number }) => `${run.kind}:${run.year}`)).toEqual(['general_ledger_lines:2025', 'opening_balances:2025']);
-  });
-
-  it('imports/deleteGeneralLedgerLines.json and deleteOpeningBalances.json answer 202; the deletions succeed', async () => {
-    expect(await importAndWait('imports/deleteGeneralLedgerLines.json')).toMatchObject({
-      kind: 'general_ledger_line_deletions',
-      rowsDeleted: 2,
-      result: { unknown: [] },
+    it('imports/importDimensions.json and importSubLedgers.json answer 202; the imports succeed', async () => {
+      expect(await importAndWait('imports/importDimensions.json')).toMatchObject({ kind: 'dimensions', rowsInserted: 4, rowsFailed: 0 });
+      expect(await importAndWait('imports/importSubLedgers.json')).toMatchObject({ kind: 'sub_ledgers', rowsInserted: 3, rowsFailed: 0 });
     });
-    const lines = await read('ledger', 'ledger/listGeneralLedgerLines.json');
-    expect(lines.body.data).toHaveLength(8);
-    expect(await importAndWait('imports/deleteOpeningBalances.json')).toMatchObject({ kind: 'opening_balance_deletions', rowsDeleted: 4, result: { unknown: [] } });
-  });
 
-  it('imports/deleteAccount.json answers 202 for an unused account (the deletion succeeds) and 409 for one with lines', async () => {
-    expect(await importAndWait('imports/deleteAccount.json')).toMatchObject({ kind: 'account_deletion', year: 2025, rowsDeleted: 1 });
-    const accounts = await read('ledger', 'ledger/listAccounts.json');
-    expect(accounts.body.data.map((account: { accountNumber: string }) => account.accountNumber)).not.toContain(unusedAccount);
-    const inUse = await invoke('imports', 'imports/deleteAccount.json', ...asClient, '--set', `companyId=${booksCompanyId}`, '--set', 'accountNumber=1920');
-    expect(inUse.status).toBe(409);
-    expect(inUse.body.reason).toBe('account_in_use');
-  });
+    it('imports/importOpeningBalances.json and importGeneralLedgerLines.json answer 202; the imports succeed and record fetch runs', async () => {
+      const openingBalances = await importAndWait('imports/importOpeningBalances.json');
+      expect(openingBalances).toMatchObject({ kind: 'opening_balances', year: 2025, rowsInserted: 4, rowsFailed: 0 });
+      const lines = await importAndWait('imports/importGeneralLedgerLines.json');
+      expect(lines).toMatchObject({ kind: 'general_ledger_lines', year: 2025, lineCount: 10, rowsInserted: 10, rowsFailed: 0 });
+      expect(lines.fetchCompletion).toMatchObject({ status: 'completed' });
+    });
 
-  it('imports/deleteDimension.json and deleteSubLedger.json answer 202 for unused keys; the deletions succeed', async () => {
-    expect(await importAndWait('imports/deleteDimension.json')).toMatchObject({ kind: 'dimension_deletion', rowsDeleted: 1 });
-    expect(await importAndWait('imports/deleteSubLedger.json')).toMatchObject({ kind: 'sub_ledger_deletion', rowsDeleted: 1 });
-    const dimensions = await read('ledger', 'ledger/listDimensions.json');
-    expect(dimensions.body.data.map((dimension: { key: string }) => dimension.key)).not.toContain(unusedDimension);
-    const subLedgers = await read('ledger', 'ledger/listSubLedgers.json');
-    expect(subLedgers.body.data.map((subLedger: { key: string }) => subLedger.key)).not.toContain(unusedSubLedger);
+    it('imports/importOpenItems.json answers 202; the import succeeds', async () => {
+      const done = await importAndWait('imports/importOpenItems.json');
+      expect(done).toMatchObject({ kind: 'open_items', mode: 'incremental', rowsInserted: 2, rowsFailed: 0 });
+    });
+
+    it('ledger/listAccounts.json and getAccount.json answer 200 with the chart of 2025', async () => {
+      const accounts = await read('ledger', 'ledger/listAccounts.json');
+      expect(accounts.body.data.map((account: { accountNumber: string }) => account.accountNumber)).toEqual(
+        ['1500', '1920', '2050', '2400', '2700', '2710', '3000', '4300', '6300', '7790'],
+      );
+      const account = await read('ledger', 'ledger/getAccount.json');
+      expect(account.body).toMatchObject({ accountNumber: '1920', year: 2025, description: 'Bankinnskudd', category: 'Balance', currencyCode: 'NOK', hidden: false });
+    });
+
+    it('ledger/listGeneralLedgerLines.json and getTrialBalance.json answer 200 with the lines and balances of 2025', async () => {
+      const lines = await read('ledger', 'ledger/listGeneralLedgerLines.json');
+      expect(lines.body.data).toHaveLength(10);
+      expect(lines.body.pagination.has_more).toBe(false);
+      expect(lines.body.data.find((line: { sourceLineId: string }) => line.sourceLineId === 'gl-2025-000002')).toMatchObject({
+        accountCode: '3000',
+        amount: -10000,
+        period: 1,
+        transactionDate: '2025-01-15',
+        taxCode: '3',
+        taxAmount: -2500,
+        dimensionKeys: ['100'],
+      });
+      const trialBalance = await read('ledger', 'ledger/getTrialBalance.json');
+      expect(trialBalance.body.year).toBe(2025);
+      expect(trialBalance.body.totals).toMatchObject({ openingBalance: 0, closingBalance: 0 });
+      expect(trialBalance.body.accounts.find((account: { accountCode: string }) => account.accountCode === '1920')).toMatchObject({
+        openingBalance: 250000,
+        closingBalance: 252500,
+      });
+    });
+
+    it('ledger/listDimensions.json and listSubLedgers.json answer 200', async () => {
+      const dimensions = await read('ledger', 'ledger/listDimensions.json');
+      expect(dimensions.body.data.map((dimension: { key: string }) => dimension.key)).toEqual(['100', '200', '900', 'P-2025-01']);
+      const subLedgers = await read('ledger', 'ledger/listSubLedgers.json');
+      expect(subLedgers.body.data.map((subLedger: { key: string; type: string }) => `${subLedger.key}:${subLedger.type}`)).toEqual([
+        '10001:customer',
+        '10002:customer',
+        '20001:supplier',
+      ]);
+    });
+
+    it('the read events answer 200 for the first seeded company without --set', async () => {
+      for (const [fn, file] of [
+        ['ledger', 'ledger/listAccounts.json'],
+        ['ledger', 'ledger/listGeneralLedgerLines.json'],
+        ['ledger', 'ledger/getTrialBalance.json'],
+        ['ledger', 'ledger/listDimensions.json'],
+        ['ledger', 'ledger/listSubLedgers.json'],
+        ['imports', 'imports/getImportReadiness.json'],
+        ['imports', 'imports/listImports.json'],
+        ['imports', 'imports/listFetchRuns.json'],
+      ] as const) {
+        const result = await invoke(fn, file);
+        expect({ file, code: result.code, status: result.status }).toEqual({ file, code: 0, status: 200 });
+      }
+    });
+
+    it('imports/getImportReadiness.json, listImports.json and getImport.json answer 200', async () => {
+      const readiness = await read('imports', 'imports/getImportReadiness.json');
+      expect(readiness.body).toMatchObject({ apiManaged: true, accountingSystem: 'Api', currentYear: 2025, dimensions: 4, subLedgers: 3, blockers: [] });
+      expect(readiness.body.years).toEqual([
+        expect.objectContaining({ year: 2025, current: true, accounts: 10, openingBalances: 4, generalLedgerLines: 10 }),
+      ]);
+      const imports = await read('imports', 'imports/listImports.json');
+      expect(imports.body.data.map((record: { kind: string; status: string }) => `${record.kind}:${record.status}`)).toEqual([
+        'open_items:succeeded',
+        'general_ledger_lines:succeeded',
+        'opening_balances:succeeded',
+        'sub_ledgers:succeeded',
+        'dimensions:succeeded',
+        'accounts:succeeded',
+      ]);
+      const one = await read('imports', 'imports/getImport.json');
+      expect(one.body).toMatchObject({ id: lastImport!.id, kind: 'open_items', status: 'succeeded' });
+    });
+
+    it('jobs/getJob.json answers 200 with the job of the last import', async () => {
+      const job = await read('jobs', 'jobs/getJob.json');
+      expect(job.body).toMatchObject({
+        id: lastImport!.jobId,
+        status: 'succeeded',
+        type: 'import:open_items',
+        scope: { companyId: booksCompanyId, lane: 'open_items' },
+        resultUrl: `/v1/companies/${booksCompanyId}/imports/${lastImport!.id}`,
+      });
+    });
+
+    it('imports/listFetchRuns.json answers 200 with the runs of the GL-line and opening-balance imports', async () => {
+      const runs = await read('imports', 'imports/listFetchRuns.json');
+      expect(runs.body.data.map((run: { kind: string; year: number }) => `${run.kind}:${run.year}`)).toEqual(['general_ledger_lines:2025', 'opening_balances:2025']);
+    });
+
+    it('imports/deleteGeneralLedgerLines.json and deleteOpeningBalances.json answer 202; the deletions succeed', async () => {
+      expect(await importAndWait('imports/deleteGeneralLedgerLines.json')).toMatchObject({
+        kind: 'general_ledger_line_deletions',
+        rowsDeleted: 2,
+        result: { unknown: [] },
+      });
+      const lines = await read('ledger', 'ledger/listGeneralLedgerLines.json');
+      expect(lines.body.data).toHaveLength(8);
+      expect(await importAndWait('imports/deleteOpeningBalances.json')).toMatchObject({ kind: 'opening_balance_deletions', rowsDeleted: 4, result: { unknown: [] } });
+    });
+
+    it('imports/deleteAccount.json answers 202 for an unused account (the deletion succeeds) and 409 for one with lines', async () => {
+      expect(await importAndWait('imports/deleteAccount.json')).toMatchObject({ kind: 'account_deletion', year: 2025, rowsDeleted: 1 });
+      const accounts = await read('ledger', 'ledger/listAccounts.json');
+      expect(accounts.body.data.map((account: { accountNumber: string }) => account.accountNumber)).not.toContain(unusedAccount);
+      const inUse = await invoke('imports', 'imports/deleteAccount.json', ...asClient, '--set', `companyId=${booksCompanyId}`, '--set', 'accountNumber=1920');
+      expect(inUse.status).toBe(409);
+      expect(inUse.body.reason).toBe('account_in_use');
+    });
+
+    it('imports/deleteDimension.json and deleteSubLedger.json answer 202 for unused keys; the deletions succeed', async () => {
+      expect(await importAndWait('imports/deleteDimension.json')).toMatchObject({ kind: 'dimension_deletion', rowsDeleted: 1 });
+      expect(await importAndWait('imports/deleteSubLedger.json')).toMatchObject({ kind: 'sub_ledger_deletion', rowsDeleted: 1 });
+      const dimensions = await read('ledger', 'ledger/listDimensions.json');
+      expect(dimensions.body.data.map((dimension: { key: string }) => dimension.key)).not.toContain(unusedDimension);
+      const subLedgers = await read('ledger', 'ledger/listSubLedgers.json');
+      expect(subLedgers.body.data.map((subLedger: { key: string }) => subLedger.key)).not.toContain(unusedSubLedger);
+    });
+
   });
 
   it.each(expected)('once more in a row: %s (%s) exits 0 with status %i', async (file, fn, status) => {
