@@ -24,9 +24,10 @@ export const completeFetch = async (item: ImportItem, changedRows: number): Prom
       kind: item.kind,
       year: item.year,
       completedAt: item.createdAt,
+      recordedAt,
       engines: postFetchEngines.map(({ name }) => ({ name, status: 'queued', finishedAt: null, detail: null })),
     };
-    await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...importRepository.fetchRunItem(item.companyId, run), recordedAt } }));
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: importRepository.fetchRunItem(item.companyId, run) }));
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),

@@ -105,6 +105,8 @@ export const FetchRunSchema = z
     kind: z.enum(importKindNames),
     year: z.number().int().nullable(),
     completedAt: instant,
+    recordedAt: instant.openapi({ description: 'When the fetch completion was recorded' }),
+    postFetchCompletedAt: instant.nullable().optional().openapi({ description: 'When the post-fetch engines finished (absent while queued)' }),
     engines: z.array(z.object({ name: z.string(), status: z.enum(['queued', 'completed', 'failed']), finishedAt: instant.nullable(), detail: z.string().nullable() })),
   })
   .openapi('FetchRun');

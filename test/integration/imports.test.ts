@@ -139,8 +139,14 @@ describe('imports: the asynchronous part', () => {
     expect(job.body).toMatchObject({ id: done.jobId, status: 'succeeded', type: 'import:general_ledger_lines', scope: { companyId, lane: 'general_ledger_lines' } });
     expectProblem(await api('GET', `/v1/jobs/${done.jobId}`, { as: 'b-system' }), 404, 'not_found');
 
-    const runs = await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' });
-    expect(runs.body.data[0]).toMatchObject({ importId: done.id, kind: 'general_ledger_lines', year: 2025 });
+    // the fetch run is listed, and the post-fetch worker (reconciliation queue) completes it
+    let run: Record<string, unknown> = {};
+    for (let attempt = 0; attempt < 100 && !run.postFetchCompletedAt; attempt++) {
+      run = (await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' })).body.data[0];
+      if (!run.postFetchCompletedAt) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(run).toMatchObject({ importId: done.id, kind: 'general_ledger_lines', year: 2025, engines: [] });
+    expect(run.postFetchCompletedAt).toEqual(expect.any(String));
 
     testStack();
     const events = await eventsOfCompany(companyId);
