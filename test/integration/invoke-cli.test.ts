@@ -15,7 +15,8 @@ import { seededClient, testStack } from '../support/stack';
  * (--as), on a company created by createCompany.json (--set companyId=...), so no seeded data changes.
  *
  * The ledger, import and job events run as the same client on a company of its own bound to Api
- * (the "books" company, made in beforeAll), in the order an integrator pushes books: accounts,
+ * (the "books" company, made in the beforeAll of their describe, after companies/listCompanies.json
+ * has seen the organization empty), in the order an integrator pushes books: accounts,
  * dimensions, sub-ledgers, opening balances, GL lines, open items (202, then the import is polled
  * until succeeded), the reads (200), then the deletions (202, polled). Their placeholders:
  * - {{companyId ?? companies.0.id}} (reads: ledger/*, imports/getImportReadiness, listImports,
