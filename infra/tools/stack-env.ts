@@ -54,8 +54,7 @@ export const stackEnv = (info: StackInfo): Record<string, string> => ({
 
 /**
  * Sets the local stack's environment on this process (AWS region and fake credentials included)
- * and drops the cached service config. Note: shared/platform/aws.ts builds its DynamoDB client
- * once per process, so the first stack a process talks to is the one it keeps talking to.
+ * and drops the cached service config (the DynamoDB client follows it).
  */
 export const applyStackEnv = (info: StackInfo, env: NodeJS.ProcessEnv = process.env): void => {
   applyLocalAwsEnv(env);

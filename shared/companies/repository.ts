@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../db/query-all';
 import { companyKeys, companyListKeys, companySubtreePrefix, companyTreePartition } from '../db/keys';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import { dynamo, tableName } from '../platform/aws';
@@ -123,14 +124,8 @@ export const companyRepository = {
   },
 
   async allInSubtree(rootOrganizationId: string, organizationPath: string): Promise<CompanyRecord[]> {
-    const companies: CompanyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await dynamo().send(new QueryCommand({ ...subtreeQuery(rootOrganizationId, organizationPath), ExclusiveStartKey: startKey }));
-      companies.push(...(result.Items ?? []).map(toRecord));
-      startKey = result.LastEvaluatedKey;
-    } while (startKey);
-    return companies;
+    const { TableName: _table, ...query } = subtreeQuery(rootOrganizationId, organizationPath);
+    return (await queryAll(query)).map(toRecord);
   },
 };
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../platform/aws';
+import { queryAll } from '../db/query-all';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from '../imports/keys';
 
 /** Event types of the specification's catalogue that this service emits so far. */
@@ -34,29 +33,17 @@ export const outboxEventItem = (type: EventType, companyId: string, data: Outbox
 
 /** A company's events, oldest first. */
 export const eventsOfCompany = async (companyId: string): Promise<OutboxEvent[]> => {
-  const events: OutboxEvent[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      events.push({
-        id: item.id,
-        type: item.type,
-        occurredAt: item.occurredAt,
-        companyId: item.companyId,
-        data: item.data,
-        deliveryStatus: item.deliveryStatus,
-      });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return events;
+  const items = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },
+  });
+  return items.map((item) => ({
+    id: item.id,
+    type: item.type,
+    occurredAt: item.occurredAt,
+    companyId: item.companyId,
+    data: item.data,
+    deliveryStatus: item.deliveryStatus,
+  }));
 };

@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
 import { apiClientKeys, apiClientListKeys, apiClientListPartition } from '../db/keys';
 import type { PrincipalMode, RatePlan } from './principal';
@@ -66,22 +67,12 @@ export const apiClientRepository = {
   },
 
   async listByOrganization(organizationId: string): Promise<ApiClient[]> {
-    const clients: ApiClient[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': apiClientListPartition(organizationId) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      clients.push(...(page.Items ?? []).map(toApiClient));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return clients;
+    const items = await queryAll({
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': apiClientListPartition(organizationId) },
+    });
+    return items.map(toApiClient);
   },
 };
 

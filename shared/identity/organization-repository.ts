@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
 import { organizationKeys, organizationTreeKeys, organizationTreePartition } from '../db/keys';
 
@@ -37,22 +38,12 @@ export const organizationRepository = {
 
   /** The organization and every descendant (paths are fixed-length ids joined by '/'). */
   async subtree(organization: Organization): Promise<Organization[]> {
-    const organizations: Organization[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'GSI2',
-          KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :path)',
-          ExpressionAttributeValues: { ':pk': organizationTreePartition(organization.rootId), ':path': organization.path },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      organizations.push(...(page.Items ?? []).map(toOrganization));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return organizations;
+    const items = await queryAll({
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :path)',
+      ExpressionAttributeValues: { ':pk': organizationTreePartition(organization.rootId), ':path': organization.path },
+    });
+    return items.map(toOrganization);
   },
 
   async markDeleted(id: string, deletedAt: string): Promise<void> {

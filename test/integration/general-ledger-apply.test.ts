@@ -668,10 +668,11 @@ describe('reads', () => {
     const page = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=${year}&period=1&page_size=2`, { as: 'a-system' });
     expect(page.status).toBe(200);
     expect(page.body.data).toHaveLength(2);
-    expect(page.text).toMatch(/"amount":0\.50,/);
     expect(page.text).toContain('"taxAmount":null');
     const next = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=${year}&period=1&page_size=2&cursor=${encodeURIComponent(page.body.pagination.next_cursor)}`, { as: 'a-system' });
     expect(next.body.data).toHaveLength(1);
+    // which page holds which line depends on the lineIds (derived from the random company id)
+    expect(page.text + next.text).toMatch(/"amount":0\.50,/);
     const balance = await api('GET', `/v1/companies/${companyId}/trial-balance?year=${year}`, { as: 'a-system' });
     expect(balance.status).toBe(200);
     expect(balance.body.accounts.length).toBeGreaterThan(0);

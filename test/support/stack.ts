@@ -1,7 +1,5 @@
 import { inject } from 'vitest';
-import { queues } from '../../shared/queues';
-import { resetConfig } from '../../shared/platform/config';
-import { applyLocalAwsEnv } from '../../infra/local/aws-env';
+import { applyStackEnv } from '../../infra/tools/stack-env';
 import type { StackInfo } from '../../infra/local/stack';
 
 /**
@@ -10,20 +8,7 @@ import type { StackInfo } from '../../infra/local/stack';
  */
 export const testStack = (): StackInfo => {
   const info = inject('stack');
-  applyLocalAwsEnv();
-  Object.assign(process.env, {
-    TABLE_NAME: info.internal.tableName,
-    BUCKET_NAME: info.internal.bucketName,
-    DYNAMODB_ENDPOINT: info.internal.dynamodbEndpoint,
-    S3_ENDPOINT: info.internal.s3Endpoint,
-    SQS_ENDPOINT: info.internal.sqsEndpoint,
-    JWT_ISSUER: info.internal.jwtIssuer,
-    JWKS_URI: info.internal.jwksUri,
-    SCOPE_PREFIX: info.internal.scopePrefix,
-    CURSOR_SECRET: info.internal.cursorSecret,
-    ...Object.fromEntries(queues.map((queue) => [queue.urlEnv, info.internal.queues[queue.name].url])),
-  });
-  resetConfig();
+  applyStackEnv(info);
   return info;
 };
 

@@ -1,3 +1,4 @@
+import { queryAll } from '../../db/query-all';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -157,17 +158,7 @@ export const updateItem = async (key: Key, set: Item, remove: string[], conditio
   }
 };
 
-/** Every item of a Query, page after page. */
-export const queryAll = async (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Item[]> => {
-  const items: Item[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await dynamo().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey: startKey }));
-    items.push(...(result.Items ?? []));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-};
+export { queryAll };
 
 /** One Query call (a page of an index). */
 export const queryOnce = async (input: Omit<QueryCommandInput, 'TableName'>) =>
