@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { eventsOfCompany } from '../../shared/events/outbox';
-import { laneLockKeys } from '../../shared/imports/keys';
+import { laneLockKeys, ledgerStateKeys } from '../../shared/imports/keys';
+import { lineIdOf, markLineReconciled } from '../../shared/ledger/general-ledger/repository';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { api, expectProblem } from '../support/api';
 import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/ledger';
@@ -153,6 +154,9 @@ describe('imports: the asynchronous part', () => {
     const types = events.map((event) => `${event.type}:${event.data.importId}`);
     expect(types).toEqual(expect.arrayContaining([`import.requested:${done.id}`, `job.succeeded:${done.id}`, `job.succeeded:${accounts.body.id}`]));
 
+    const { Item: ledger } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: ledgerStateKeys(companyId) }));
+    expect(ledger).toMatchObject({ lastFetchRunId: done.id, lastUpdatedAt: expect.any(String) });
+
     const readiness = await api('GET', `/v1/companies/${companyId}/imports/readiness`, { as: 'a-system' });
     expect(readiness.body).toMatchObject({ apiManaged: true, accountingSystem: 'Api', currentYear: 2025, blockers: [], warnings: ['unmapped_accounts'], nextStep: 'import_opening_balances' });
     expect(readiness.body.years).toEqual([expect.objectContaining({ year: 2025, current: true, accounts: 2, mappedAccounts: 0, generalLedgerLines: 2 })]);
@@ -172,6 +176,23 @@ describe('imports: the asynchronous part', () => {
     expect(deletion.body).toMatchObject({ kind: 'general_ledger_line_deletions', status: 'succeeded', rowsDeleted: 1, result: { unknown: ['never'] } });
     const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025`, { as: 'a-system' });
     expect(lines.body.data.map((line: { sourceLineId: string }) => line.sourceLineId)).toEqual(['keep']);
+    testStack();
+    const events = await eventsOfCompany(companyId);
+    expect(events.filter((event) => event.type === 'correction.requested').map((event) => event.data.importId)).toEqual([deletion.body.id]);
+  });
+
+  it('GL-line deletions naming a reconciled line answer 409 lines_in_use with inUse, and delete nothing', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'r1', accountCode: '1920', amount: '5.00', period: 3 }, { id: 'free', accountCode: '1920', amount: '7.00', period: 3 }]));
+    testStack();
+    const groupId = randomUUID();
+    expect(await markLineReconciled(companyId, 2025, lineIdOf(companyId, 2025, 'r1'), groupId)).toBe(true);
+    const refused = await submitImport(companyId, 'general-ledger-lines/deletions', { year: 2025, ids: ['free', 'r1'] });
+    expectProblem(refused, 409, 'conflict');
+    expect(refused.body).toMatchObject({ reason: 'lines_in_use', inUse: [expect.objectContaining({ id: 'r1', reconciliationGroupId: groupId })] });
+    const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025`, { as: 'a-system' });
+    expect(lines.body.data).toHaveLength(2);
   });
 
   it('DELETE of an account with lines answers 409 account_in_use; an unused one is deleted (202 and poll)', async () => {
