@@ -297,9 +297,13 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
 
   await createMissingKeys(context, transitions);
   await putItems(history); // the previous versions first: an interrupted chunk never loses one
-  await putItems(inserts);
-  await inParallel(updates, 16, (write) => updateItem(write.key, write.set, write.remove));
-  await applyCounters(book, context, year, transitions, chunk);
+  // Then lines and counters together: a redelivery rebuilds the same deltas from previousState
+  // and the counters' chunk markers skip what was applied, so their order does not matter.
+  await Promise.all([
+    putItems(inserts),
+    inParallel(updates, 16, (write) => updateItem(write.key, write.set, write.remove)),
+    applyCounters(book, context, year, transitions, chunk),
+  ]);
   return outcomes;
 };
 
