@@ -6,11 +6,15 @@ import { defineOperation } from '../../shared/platform/operation';
 /** GET .../general-ledger/lines and GET .../trial-balance (scope ledger:read). */
 export const generalLedgerOperations = {
   listGeneralLedgerLines: defineOperation(contracts.listGeneralLedgerLines, async ({ principal, params, query, operationId }) => {
-    await requireCompany(principal, params.companyId);
-    return { status: 200, body: await listGeneralLedgerLines(params.companyId, query, { clientId: principal.clientId, operationId }) };
+    // The reach check and the read run together; the page is only answered when the check passes.
+    const [, page] = await Promise.all([
+      requireCompany(principal, params.companyId),
+      listGeneralLedgerLines(params.companyId, query, { clientId: principal.clientId, operationId }),
+    ]);
+    return { status: 200, body: page };
   }),
   getTrialBalance: defineOperation(contracts.getTrialBalance, async ({ principal, params, query }) => {
-    await requireCompany(principal, params.companyId);
-    return { status: 200, body: await getTrialBalance(params.companyId, query.year) };
+    const [, trialBalance] = await Promise.all([requireCompany(principal, params.companyId), getTrialBalance(params.companyId, query.year)]);
+    return { status: 200, body: trialBalance };
   }),
 };

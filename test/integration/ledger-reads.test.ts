@@ -77,6 +77,12 @@ describe('general ledger reads over HTTP', () => {
     expect(byPeriod.body.data.map((l: { sourceLineId: string }) => l.sourceLineId).sort()).toEqual(['3', '4']);
     expectProblem(await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025&period=13`, { as: 'a-system' }), 400, 'validation_failed');
 
+    // a cursor is bound to the company too
+    const page = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025&page_size=2`, { as: 'a-system' });
+    const otherCompany = await newApiCompany();
+    const foreign = await api('GET', `/v1/companies/${otherCompany}/general-ledger/lines?year=2025&page_size=2&cursor=${encodeURIComponent(page.body.pagination.next_cursor)}`, { as: 'a-system' });
+    expectProblem(foreign, 400, 'invalid_cursor');
+
     // a re-import keeps the lineId and updates in place
     const before = lines.find((l) => l.sourceLineId === '3')!;
     await importAndWait(companyId, 'general-ledger-lines', { year: 2025, lines: [line('3', '1920', '1300.00', 2)] });

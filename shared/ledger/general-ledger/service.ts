@@ -533,7 +533,7 @@ export const listGeneralLedgerLines = async (
   query: GeneralLedgerLineQuery,
   caller: ListCaller,
 ): Promise<GeneralLedgerLinePage> => {
-  const binding = { clientId: caller.clientId, operationId: caller.operationId, filters: { year: query.year, account: query.account, period: query.period } };
+  const binding = { clientId: caller.clientId, operationId: caller.operationId, filters: { companyId, year: query.year, account: query.account, period: query.period } };
   const resumed = query.cursor ? parseLineCursor(await decodeCursor(query.cursor, binding)) : undefined;
   const year = query.year ?? resumed?.year ?? (await currentYear(companyId));
   const segments = lineSegments(companyId, year, query);
