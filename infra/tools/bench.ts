@@ -22,7 +22,7 @@
  * period = line % 12 + 1), --samples N (requests per latency median, default 20).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -141,21 +141,47 @@ const fetchToken = async (info: StackInfo): Promise<string> => {
 interface CommandStats {
   calls: number;
   totalMs: number;
+  /** Wall time with at least one call of this command in flight. */
+  busyMs: number;
+  inFlight: number;
+  busySince: number;
 }
 
-const meter = { enabled: false, byCommand: new Map<string, CommandStats>() };
+const newStats = (): CommandStats => ({ calls: 0, totalMs: 0, busyMs: 0, inFlight: 0, busySince: 0 });
+const meter = { enabled: false, started: 0, byCommand: new Map<string, CommandStats>(), any: newStats() };
+
+const callStarted = (stats: CommandStats, now: number) => {
+  if (stats.inFlight++ === 0) stats.busySince = now;
+};
+const callEnded = (stats: CommandStats, now: number, ms: number) => {
+  stats.calls++;
+  stats.totalMs += ms;
+  if (--stats.inFlight === 0) stats.busyMs += now - stats.busySince;
+};
 
 const startMeter = () => {
   meter.byCommand = new Map();
+  meter.any = newStats();
+  meter.started = performance.now();
   meter.enabled = true;
 };
-const stopMeter = (): Record<string, { calls: number; totalMs: number; meanMs: number }> => {
+/** Per command: calls, summed latency, mean latency and busy wall time; `any` = wall time with any call in flight. */
+const stopMeter = () => {
   meter.enabled = false;
-  return Object.fromEntries(
-    [...meter.byCommand.entries()]
-      .sort(([, a], [, b]) => b.totalMs - a.totalMs)
-      .map(([name, stats]) => [name, { calls: stats.calls, totalMs: round(stats.totalMs), meanMs: round(stats.totalMs / stats.calls, 2) }]),
-  );
+  const wallMs = performance.now() - meter.started;
+  const summary = (stats: CommandStats) => ({
+    calls: stats.calls,
+    totalMs: round(stats.totalMs),
+    meanMs: round(stats.totalMs / Math.max(1, stats.calls), 2),
+    busyMs: round(stats.busyMs),
+  });
+  return {
+    wallMs: round(wallMs),
+    anyCallInFlightMs: round(meter.any.busyMs),
+    byCommand: Object.fromEntries(
+      [...meter.byCommand.entries()].sort(([, a], [, b]) => b.busyMs - a.busyMs).map(([name, stats]) => [name, summary(stats)]),
+    ),
+  };
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -297,8 +323,59 @@ const javaProcesses = (): { pid: number; args: string }[] => {
   }
 };
 
+/** CPU time (user + system, ms) of a process from /proc; undefined where /proc is not readable. */
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+const processCpuMs = (pid: number | undefined): number | undefined => {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return undefined;
+  }
+};
+
+/** CPU used by this process and by DynamoDB Local (java) over a window. */
+const cpuWindow = (javaPid: number | undefined) => {
+  const node = process.cpuUsage();
+  const java = processCpuMs(javaPid);
+  const started = performance.now();
+  return () => {
+    const wall = performance.now() - started;
+    const nodeUsed = process.cpuUsage(node);
+    const javaEnd = processCpuMs(javaPid);
+    return {
+      wallMs: round(wall),
+      nodeCpuMs: round((nodeUsed.user + nodeUsed.system) / 1000),
+      javaCpuMs: java === undefined || javaEnd === undefined ? null : round(javaEnd - java),
+    };
+  };
+};
+
+/** The commit measured and the files that differ from it (the code is loaded once, at stack start). */
+const gitState = () => {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3));
+    return { commit, changedFiles: changed };
+  } catch {
+    return { commit: null, changedFiles: [] as string[] };
+  }
+};
+
 const main = async (): Promise<number> => {
   const startedAt = new Date();
+  const git = gitState();
   const dataDir = mkdtempSync(join(os.tmpdir(), 'ledger-bench-'));
   const { startLocalStack } = await import('../local/stack');
   const { dynamo, tableName } = await import('../../shared/platform/aws');
@@ -309,15 +386,19 @@ const main = async (): Promise<number> => {
     dynamo().middlewareStack.add(
       (next, context) => async (input) => {
         if (!meter.enabled) return next(input);
+        const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+        const stats = meter.byCommand.get(name) ?? newStats();
+        meter.byCommand.set(name, stats);
+        const any = meter.any;
         const started = performance.now();
+        callStarted(stats, started);
+        callStarted(any, started);
         try {
           return await next(input);
         } finally {
-          const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
-          const stats = meter.byCommand.get(name) ?? { calls: 0, totalMs: 0 };
-          stats.calls++;
-          stats.totalMs += performance.now() - started;
-          meter.byCommand.set(name, stats);
+          const now = performance.now();
+          callEnded(stats, now, now - started);
+          callEnded(any, now, now - started);
         }
       },
       { step: 'initialize', name: 'benchMeter', override: true },
@@ -337,6 +418,7 @@ const main = async (): Promise<number> => {
     const info = stack.info;
     baseUrl = info.baseUrl;
     dynamoPort = new URL(info.internal.dynamodbEndpoint).port;
+    const javaPid = javaProcesses().find((p) => !javaBefore.has(p.pid) && p.args.includes(`-port ${dynamoPort}`))?.pid;
     for (const url of [info.baseUrl, info.authUrl, info.internal.dynamodbEndpoint]) {
       if (!['127.0.0.1', 'localhost'].includes(new URL(url).hostname)) throw new Error(`refusing non-loopback endpoint ${url}`);
     }
@@ -404,11 +486,13 @@ const main = async (): Promise<number> => {
           }
         }
       };
+      const cpu = cpuWindow(javaPid);
       await Promise.all(Array.from({ length: 8 }, writer));
+      const cpuUsed = cpu();
       const ms = performance.now() - started;
       const itemBytes = Math.round(items.reduce((sum, item) => sum + JSON.stringify(item).length, 0) / items.length);
       log(`raw BatchWriteItem (${label}): ${items.length} items in ${round(ms / 1000, 2)} s = ${round(items.length / (ms / 1000))} items/s`);
-      return { items: items.length, calls, unprocessedRetries, ms: round(ms), itemsPerSecond: round(items.length / (ms / 1000)), approxItemJsonBytes: itemBytes };
+      return { items: items.length, calls, unprocessedRetries, ms: round(ms), itemsPerSecond: round(items.length / (ms / 1000)), approxItemJsonBytes: itemBytes, cpu: cpuUsed };
     };
 
     // -- (1) (3) (6): the 10k-line import into an empty company-year ----------------------------
@@ -420,6 +504,8 @@ const main = async (): Promise<number> => {
     const baselineMemory = process.memoryUsage();
     const baselineRss = baselineMemory.rss;
     let peakMemory = baselineMemory;
+    let peakAtMs = 0;
+    const importStarted = performance.now();
     const maxRssBeforeKb = process.resourceUsage().maxRSS;
     let peakRss = baselineRss;
     let rssSamples = 0;
@@ -429,6 +515,7 @@ const main = async (): Promise<number> => {
       if (memory.rss > peakRss) {
         peakRss = memory.rss;
         peakMemory = memory;
+        peakAtMs = performance.now() - importStarted;
       }
     }, 50);
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -436,6 +523,7 @@ const main = async (): Promise<number> => {
     log(`import 1/${plannedImports}: POST ${linesPerImport} lines (${mb(firstBody.length)} MB body); baseline RSS ${mb(baselineRss)} MB`);
     let first: ImportRun;
     startMeter();
+    const importCpu = cpuWindow(javaPid);
     try {
       first = await runImport(big, 'general-ledger-lines', firstBody, linesPerImport);
     } finally {
@@ -443,8 +531,13 @@ const main = async (): Promise<number> => {
       loopDelay.disable();
     }
     const importCalls = stopMeter();
+    const importCpuUsed = importCpu();
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
     const maxRssAfterKb = process.resourceUsage().maxRSS;
+    // Retained or merely uncollected? A full GC once the import is done tells.
+    gc();
+    await sleep(200);
+    const afterGcMemory = process.memoryUsage();
     const importLinesPerSecond = linesPerImport / (first.totalMs / 1000);
     log(
       `import 1: 202 in ${round(first.postMs)} ms, succeeded after ${round(first.totalMs / 1000, 2)} s ` +
@@ -494,25 +587,37 @@ const main = async (): Promise<number> => {
     if (countedLines !== bigLines) throw new Error(`readiness counts ${countedLines} GL lines, expected ${bigLines}`);
     log(`big company-year: ${bigLines} lines in ${round(buildMs / 60_000, 2)} min (readiness agrees)`);
 
-    // -- (4) trial balance at 1k and at the big size ---------------------------------------------
-    const timeRequests = async (path: string, check: (result: HttpResult) => void): Promise<number[]> => {
-      for (let i = 0; i < warmups; i++) check(await http('GET', path));
-      const times: number[] = [];
-      for (let i = 0; i < samples; i++) {
-        const result = await http('GET', path);
-        check(result);
-        times.push(result.ms);
+    /**
+     * Two timed operations compared: warm-ups of each, then `samples` rounds running both, the
+     * order alternating per round, so neither side profits from running later (JIT, caches).
+     */
+    const compare = async (a: () => Promise<number>, b: () => Promise<number>): Promise<[number[], number[]]> => {
+      for (let i = 0; i < warmups; i++) {
+        await a();
+        await b();
       }
-      return times;
+      const timesA: number[] = [];
+      const timesB: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        if (i % 2 === 0) {
+          timesA.push(await a());
+          timesB.push(await b());
+        } else {
+          timesB.push(await b());
+          timesA.push(await a());
+        }
+      }
+      return [timesA, timesB];
     };
-    const trialBalance = (companyId: string) =>
-      timeRequests(`/v1/companies/${companyId}/trial-balance?year=${year}`, (result) => {
-        expectStatus(result, 200, 'trial balance');
-        if (result.body.accounts.length !== accountCount) throw new Error(`trial balance lists ${result.body.accounts.length} accounts, expected ${accountCount}`);
-        if (Number(result.body.totals.closingBalance) !== 0) throw new Error(`trial balance does not balance: ${result.body.totals.closingBalance}`);
-      });
-    const tbSmall = await trialBalance(small);
-    const tbBig = await trialBalance(big);
+
+    // -- (4) trial balance at 1k and at the big size ---------------------------------------------
+    const trialBalance = (companyId: string) => async () => {
+      const result = expectStatus(await http('GET', `/v1/companies/${companyId}/trial-balance?year=${year}`), 200, 'trial balance');
+      if (result.body.accounts.length !== accountCount) throw new Error(`trial balance lists ${result.body.accounts.length} accounts, expected ${accountCount}`);
+      if (Number(result.body.totals.closingBalance) !== 0) throw new Error(`trial balance does not balance: ${result.body.totals.closingBalance}`);
+      return result.ms;
+    };
+    const [tbSmall, tbBig] = await compare(trialBalance(small), trialBalance(big));
     const tbSmallMedian = median(tbSmall);
     const tbBigMedian = median(tbBig);
     const tbRatio = tbBigMedian / tbSmallMedian;
@@ -520,16 +625,17 @@ const main = async (): Promise<number> => {
 
     // -- (5) a 200-line GL page vs a raw Query of the same items ---------------------------------
     const pagePath = `/v1/companies/${big}/general-ledger/lines?page_size=200&period=1`;
-    let pageLineIds: string[] = [];
-    const pageTimes = await timeRequests(pagePath, (result) => {
-      expectStatus(result, 200, 'GL page');
+    const apiPage = async () => {
+      const result = expectStatus(await http('GET', pagePath), 200, 'GL page');
       if (result.body.data.length !== 200 || result.body.data.some((line: { year: number; period: number }) => line.year !== year || line.period !== 1)) {
         throw new Error(`GL page: expected 200 lines of ${year} period 1, got ${result.body.data.length}`);
       }
-      pageLineIds = result.body.data.map((line: { lineId: string }) => line.lineId);
-    });
-    const rawQuery = () =>
-      dynamo().send(
+      return { ms: result.ms, ids: result.body.data.map((line: { lineId: string }) => line.lineId).join() as string };
+    };
+    const pageIds = (await apiPage()).ids;
+    const rawQuery = async () => {
+      const started = performance.now();
+      const result = await dynamo().send(
         new QueryCommand({
           TableName: tableName(),
           IndexName: 'GSI1',
@@ -538,15 +644,11 @@ const main = async (): Promise<number> => {
           Limit: 200,
         }),
       );
-    const queryTimes: number[] = [];
-    for (let i = 0; i < warmups + samples; i++) {
-      const started = performance.now();
-      const result = await rawQuery();
       const ms = performance.now() - started;
-      const ids = (result.Items ?? []).map((item) => String(item.GSI1SK));
-      if (ids.join() !== pageLineIds.join()) throw new Error('the raw Query did not return the items of the API page');
-      if (i >= warmups) queryTimes.push(ms);
-    }
+      if ((result.Items ?? []).map((item) => String(item.GSI1SK)).join() !== pageIds) throw new Error('the raw Query did not return the items of the API page');
+      return ms;
+    };
+    const [pageTimes, queryTimes] = await compare(async () => (await apiPage()).ms, rawQuery);
     startMeter();
     await http('GET', pagePath);
     const pageCalls = stopMeter();
@@ -584,17 +686,23 @@ const main = async (): Promise<number> => {
       'RSS: process.memoryUsage().rss of the bench process sampled every 50 ms from just before the POST until the import was seen succeeded, ' +
         'no subtraction. The worker runs in this process together with the gateway, the handlers, the S3 and SQS emulators and the bench client ' +
         '(DynamoDB Local is a separate java process, not counted), so the figure is an upper bound of the worker alone. Baseline after a forced GC, ' +
-        `request body already built. Kernel peak (getrusage maxRSS) ${kernelPeakMb === null ? 'did not rise during the import' : `rose to ${kernelPeakMb} MB`}.`,
+        `request body already built. Kernel peak (getrusage maxRSS) ${kernelPeakMb === null ? 'did not rise during the import' : `rose to ${kernelPeakMb} MB`}. ` +
+        `Heap used: ${mb(baselineMemory.heapUsed)} MB before, ${mb(peakMemory.heapUsed)} MB at the RSS peak (${round(peakAtMs / 1000, 1)} s after the POST, ` +
+        `${peakAtMs <= first.postMs ? 'before the 202' : 'in the worker phase'}), ${mb(afterGcMemory.heapUsed)} MB after a full GC once the import was done.`,
       `Lines: ${layout === 'sorted' ? 'in period order (like a date-sorted GL export), so a 500-row chunk touches 1-2 periods' : 'interleaved over the periods (period = line % 12 + 1)'}; ` +
         `accounts pseudo-random over ${accountCount}; amounts decimal strings in balancing pairs.`,
       `Raw write: the same item shape and GSI attributes as an inserted GL line, 25 per BatchWriteItem, 8 calls in flight (the worker's putItems), ` +
         'through the same DynamoDB document client, into a throwaway company id; measured after import 1 and after import 2, the ratio uses the mean.',
+      `CPU (s): the 10k import used node ${round((importCpuUsed.nodeCpuMs) / 1000, 1)} and DynamoDB Local (java) ${importCpuUsed.javaCpuMs === null ? 'n/a' : round(importCpuUsed.javaCpuMs / 1000, 1)} ` +
+        `in ${round(importCpuUsed.wallMs / 1000, 1)} wall; the raw writes used java ${[rawFirst, rawSecond].map((r) => (r.cpu.javaCpuMs === null ? 'n/a' : round(r.cpu.javaCpuMs / 1000, 1))).join(' / ')} ` +
+        `and node ${[rawFirst, rawSecond].map((r) => round(r.cpu.nodeCpuMs / 1000, 1)).join(' / ')} (${os.cpus().length} cores).`,
       `Import time is client-observed (POST sent until a poll every ${pollMs} ms sees succeeded); the service's own createdAt -> completedAt was ${round(first.serverMs / 1000, 2)} s.`,
-      `Latency medians: ${samples} sequential requests after ${warmups} warm-up requests; HTTP timings are request to full body read, client in the same process as the stack.`,
+      `Latency medians: ${samples} sequential requests of each side after ${warmups} warm-ups, the two sides of each comparison alternating; HTTP timings are request to full body read, client in the same process as the stack.`,
     );
 
     Object.assign(results, {
       timestamp: startedAt.toISOString(),
+      git,
       node: process.version,
       platform: `${os.platform()} ${os.release()} ${os.arch()}`,
       cores: os.cpus().length,
@@ -611,11 +719,14 @@ const main = async (): Promise<number> => {
         pollIntervalMs: pollMs,
         eventLoopDelayMaxMs: round(loopDelay.max / 1e6),
         eventLoopDelayP99Ms: round(loopDelay.percentile(99) / 1e6),
+        cpu: importCpuUsed,
       },
       postLatenciesMs: postLatencies,
       rawBatchWrite: { first: rawFirst, second: rawSecond, meanItemsPerSecond: round(rawItemsPerSecond), parallelism: 8, batchSize: 25 },
       dynamoCalls: {
-        note: 'Calls through the shared DynamoDB client while metered, per command, with summed latency (calls overlap, so sums exceed wall time)',
+        note:
+          'Calls through the shared DynamoDB client while metered, per command: calls, summed latency (calls overlap, so it exceeds wall time), ' +
+          'busyMs = wall time with at least one call of that command in flight; anyCallInFlightMs = wall time with any DynamoDB call in flight',
         import10k: importCalls,
         glPageRequest: pageCalls,
         trialBalanceRequest: trialBalanceCalls,
@@ -646,8 +757,11 @@ const main = async (): Promise<number> => {
         sampleIntervalMs: 50,
         kernelMaxRssBeforeMb: round(maxRssBeforeKb / 1024, 1),
         kernelMaxRssAfterMb: round(maxRssAfterKb / 1024, 1),
+        peakAtMsAfterPost: round(peakAtMs),
+        peakDuring: peakAtMs <= first.postMs ? 'the POST (202 not yet answered)' : 'the worker phase (after the 202)',
         baselineBreakdownMb: Object.fromEntries(Object.entries(baselineMemory).map(([name, bytes]) => [name, mb(bytes)])),
         peakBreakdownMb: Object.fromEntries(Object.entries(peakMemory).map(([name, bytes]) => [name, mb(bytes)])),
+        afterImportFullGcMb: Object.fromEntries(Object.entries(afterGcMemory).map(([name, bytes]) => [name, mb(bytes)])),
         method: 'process.memoryUsage().rss sampled every 50 ms in the process that runs the stack (worker, gateway, emulators, bench client); absolute, nothing subtracted',
       },
       rateLimitedRetries: rateLimited,
@@ -690,7 +804,8 @@ const main = async (): Promise<number> => {
     const width = (key: keyof Row) => Math.max(...[header, ...rows].map((row) => String(row[key]).length));
     const line = (row: Row) =>
       `${row.measure.padEnd(width('measure'))} | ${row.value.padEnd(width('value'))} | ${row.target.padEnd(width('target'))} | ${row.verdict}`;
-    console.log(`\nLedger benchmark, ${os.cpus().length} cores, Node ${process.version}, wall time ${round(wallMs / 60_000, 2)} min\n`);
+    const code = git.commit ? `, commit ${git.commit}${git.changedFiles.length ? ` + ${git.changedFiles.length} changed file(s)` : ''}` : '';
+    console.log(`\nLedger benchmark${code}, ${os.cpus().length} cores, Node ${process.version}, wall time ${round(wallMs / 60_000, 2)} min\n`);
     console.log(line(header));
     console.log(`${'-'.repeat(width('measure'))}-+-${'-'.repeat(width('value'))}-+-${'-'.repeat(width('target'))}-+-${'-'.repeat(9)}`);
     for (const row of rows) console.log(line(row));
