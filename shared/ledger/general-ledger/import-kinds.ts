@@ -23,7 +23,7 @@ import {
  * Rows applied together. 500 rows are 5 BatchGets of 100, 20 BatchWrites of 25 for history and
  * 500 item updates (25 in flight), and a few hundred counter updates at most.
  */
-const chunkSize = 500;
+const chunkSize = 2000;
 
 export const generalLedgerLinesImport: ImportKind<GeneralLedgerLinesImport, GeneralLedgerLineInput> = {
   name: 'general_ledger_lines',
