@@ -1,0 +1,45 @@
+/**
+ * Part of `npm run bench`: the import worker alone in its own process, as its Lambda runs it,
+ * on one import that was accepted onto a queue nobody polls. Prints one JSON line with the
+ * process's RSS before and at its peak (sampled every 20 ms) and the time taken.
+ * Usage: tsx infra/tools/bench-worker.ts <stack file> <import id>
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Context, SQSEvent } from 'aws-lambda';
+import type { StackInfo } from '../local/stack';
+import { applyStackEnv } from './stack-env';
+
+const [stackFile, importId] = process.argv.slice(2);
+if (!stackFile || !importId) throw new Error('usage: bench-worker.ts <stack file> <import id>');
+process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+applyStackEnv(JSON.parse(readFileSync(stackFile, 'utf8')) as StackInfo);
+
+const { handler } = await import('../../functions/import-worker/handler');
+const { lambdaContext } = await import('../local/gateway');
+const baselineRss = process.memoryUsage().rss;
+let peakRss = baselineRss;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 20);
+
+const event: SQSEvent = {
+  Records: [
+    {
+      messageId: randomUUID(),
+      receiptHandle: 'bench',
+      body: JSON.stringify({ importId }),
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'bench', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:eu-north-1:000000000000:bench-parked',
+      awsRegion: 'eu-north-1',
+    },
+  ],
+};
+const started = performance.now();
+const result = await handler(event, lambdaContext('imports-worker', 900) as Context);
+clearInterval(sampler);
+peakRss = Math.max(peakRss, process.memoryUsage().rss);
+process.stdout.write(`${JSON.stringify({ baselineRss, peakRss, ms: Math.round(performance.now() - started), result })}\n`);
