@@ -3,7 +3,7 @@ import { withCheckDigit } from '../../shared/companies/organization-number';
 import type { AccountingSystem } from '../../shared/companies/schemas';
 import { createApiClient, createOrganization } from '../../shared/identity/administration';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
-import type { Principal, RatePlan } from '../../shared/identity/principal';
+import { administratorOf, type RatePlan } from '../../shared/identity/principal';
 import { readOnlyScopes, systemClientScopes, type Scope } from '../../shared/identity/scopes';
 
 /** The demo data of a fresh local stack, as written to .local/stack.json. */
@@ -38,15 +38,7 @@ export const seedDemo = async (): Promise<SeedData> => {
   ];
   const companies: SeedData['companies'] = [];
   for (const [organization, name, digits, accountingSystem] of companySpecs) {
-    const seeder: Principal = {
-      clientId: 'seed',
-      mode: 'SYSTEM',
-      organizationId: organization.id,
-      organizationPath: organization.path,
-      userId: null,
-      scopes: ['companies:write'],
-      plan: 'premium',
-    };
+    const seeder = administratorOf(organization, 'seed', ['companies:write']);
     const organizationNumber = withCheckDigit(digits) ?? withCheckDigit(`${digits.slice(0, 7)}1`);
     const company = await createCompany(seeder, { displayName: name, accountingSystem, ...(organizationNumber && { organizationNumber }) });
     companies.push({ id: company.id, name: company.name, organizationId: organization.id, accountingSystem });

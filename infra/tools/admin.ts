@@ -13,7 +13,7 @@ import {
 import type { ApiClient } from '../../shared/identity/api-client-repository';
 import { cognitoCredentialIssuer, localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
 import { organizationRepository } from '../../shared/identity/organization-repository';
-import type { Principal, RatePlan } from '../../shared/identity/principal';
+import { administratorOf, type RatePlan } from '../../shared/identity/principal';
 import { allScopes, isScope, type Scope } from '../../shared/identity/scopes';
 import { resetConfig } from '../../shared/platform/config';
 import { ProblemError } from '../../shared/platform/problem';
@@ -274,16 +274,7 @@ const run: Record<string, Run> = {
     const input = parsed.data;
     const organization = await organizationRepository.get(input.organizationId!);
     if (!organization || organization.status !== 'active') throw new AdministrationError(`Organization ${input.organizationId} not found`);
-    const principal: Principal = {
-      clientId: actor,
-      mode: 'SYSTEM',
-      organizationId: organization.id,
-      organizationPath: organization.path,
-      userId: null,
-      scopes: ['companies:write'],
-      plan: 'premium',
-    };
-    const company = await createCompany(principal, input);
+    const company = await createCompany(administratorOf(organization, actor, ['companies:write']), input);
     print.json(company);
     print.lines(
       `Created company "${company.name}" in organization ${company.organizationId}`,

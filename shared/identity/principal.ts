@@ -34,6 +34,17 @@ export type AuthorizerContext =
     }
   | { authenticated: false; failure: string };
 
+/** An administrator acting in an organization (the admin tooling and the demo seed). */
+export const administratorOf = (organization: { id: string; path: string }, actor: string, scopes: Scope[]): Principal => ({
+  clientId: actor,
+  mode: 'SYSTEM',
+  organizationId: organization.id,
+  organizationPath: organization.path,
+  userId: null,
+  scopes,
+  plan: 'premium',
+});
+
 export const toAuthorizerContext = (principal: Principal): AuthorizerContext => ({
   authenticated: true,
   clientId: principal.clientId,

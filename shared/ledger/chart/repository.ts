@@ -1,3 +1,4 @@
+import { queryAll } from '../../db/query-all';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -169,18 +170,6 @@ export const batchGet = async (keys: Key[]): Promise<Map<string, Record<string, 
 
 const getItem = async (key: Key): Promise<Record<string, unknown> | undefined> =>
   (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
-
-/** Every item of a Query (small bounded partitions), following LastEvaluatedKey. */
-const queryAll = async (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> => {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await dynamo().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey: startKey }));
-    items.push(...(result.Items ?? []));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-};
 
 const countAll = async (partition: string, prefix: string): Promise<number> => {
   let count = 0;
