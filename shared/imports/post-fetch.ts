@@ -2,9 +2,9 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../platform/aws';
 import { logger } from '../platform/logger';
-import { fetchRunKeys } from './keys';
+import { fetchRunKeys, importKeys } from './keys';
 import { importRepository } from './repository';
-import type { FetchRun } from './schemas';
+import type { FetchRun, ImportRecord } from './schemas';
 
 /** A post-fetch engine: runs after each fetch of a company (e.g. auto-reconciliation, with the bank feature). */
 export interface PostFetchEngine {
@@ -22,7 +22,8 @@ export interface PostFetchMessage {
 /**
  * The reconciliation-queue worker: runs every registered engine for a fetch run and records each
  * engine's outcome on the run. An engine that throws is recorded as failed; the message is then
- * redelivered so the engine gets another chance (engines must be idempotent).
+ * redelivered so the engine gets another chance (engines must be idempotent), and the import's
+ * fetchCompletion reads `failed` (failureType post_fetch_engine_failed) until a run succeeds.
  */
 export const createPostFetchWorker =
   (engines: readonly PostFetchEngine[]) =>
@@ -44,12 +45,26 @@ export const createPostFetchWorker =
           failed = true;
         }
       }
+      const at = new Date().toISOString();
       await dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: fetchRunKeys(message.companyId, run.completedAt, run.importId),
           UpdateExpression: 'SET engines = :engines, postFetchCompletedAt = :at',
-          ExpressionAttributeValues: { ':engines': results, ':at': new Date().toISOString() },
+          ExpressionAttributeValues: { ':engines': results, ':at': at },
+        }),
+      );
+      // The import's fetchCompletion tells the integrator when an engine failed after the fetch.
+      const completion: ImportRecord['fetchCompletion'] = failed
+        ? { status: 'failed', failureType: 'post_fetch_engine_failed', fetchRunId: run.id, recordedAt: at, message: results.filter((r) => r.status === 'failed').map((r) => r.name).join(', ') }
+        : { status: 'completed', fetchRunId: run.id, recordedAt: at };
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: importKeys(message.importId),
+          UpdateExpression: 'SET fetchCompletion = :completion',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':completion': completion },
         }),
       );
       if (failed) batchItemFailures.push({ itemIdentifier: record.messageId });

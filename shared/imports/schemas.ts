@@ -30,7 +30,7 @@ export const FetchCompletionSchema = z
   })
   .openapi('FetchCompletion', {
     description:
-      'Additive (GL-line and opening-balance imports): `completed` when the fetch was recorded and the post-fetch engines queued; `error` when recording failed (the import itself still succeeded); `ignored` for an import that changed nothing; `unreported` until the import finishes.',
+      'Additive (GL-line and opening-balance imports): `completed` when the fetch was recorded and the post-fetch engines queued or ran; `failed` with failureType `post_fetch_engine_failed` when an engine failed (it is retried); `error` when recording failed (the import itself still succeeded); `ignored` for an import that changed nothing; `unreported` until the import finishes.',
   });
 
 export const ImportRecordSchema = z

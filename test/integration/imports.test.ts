@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import type { SQSEvent } from 'aws-lambda';
 import { eventsOfCompany } from '../../shared/events/outbox';
+import { createPostFetchWorker } from '../../shared/imports/post-fetch';
 import { laneLockKeys, ledgerStateKeys } from '../../shared/imports/keys';
 import { lineIdOf, markLineReconciled } from '../../shared/ledger/general-ledger/repository';
 import { dynamo, tableName } from '../../shared/platform/aws';
+import { logger } from '../../shared/platform/logger';
 import { api, expectProblem } from '../support/api';
 import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/ledger';
 import { testStack } from '../support/stack';
@@ -226,5 +229,58 @@ describe('imports: the asynchronous part', () => {
     expect(second.body.data[0].id).not.toBe(first.body.data[0].id);
     expectProblem(await api('GET', `/v1/companies/${companyId}/imports?page_size=1&kind=accounts&cursor=${encodeURIComponent(first.body.pagination.next_cursor)}`, { as: 'a-system' }), 400, 'invalid_cursor');
     expectProblem(await api('GET', `/v1/companies/${companyId}/imports/${randomUUID()}`, { as: 'a-system' }), 404, 'not_found');
+  });
+});
+
+describe('fetch completion', () => {
+  const sqsEvent = (message: Record<string, unknown>): SQSEvent => ({
+    Records: [
+      {
+        messageId: randomUUID(),
+        receiptHandle: 'test',
+        body: JSON.stringify(message),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:eu-north-1:000000000000:test',
+        awsRegion: 'eu-north-1',
+      },
+    ],
+  });
+
+  it('is ignored when the import changed nothing (every row failed)', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', { year: 2025, accounts: [{ accountCode: '1920', accountDescription: 'Bank', accountCategory: 'Balance', hidden: true }] });
+    const done = await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'h', accountCode: '1920', amount: '5.00', period: 1 }]));
+    expect(done.body).toMatchObject({ status: 'succeeded', rowsFailed: 1, fetchCompletion: { status: 'ignored', fetchRunId: null } });
+  });
+
+  it('reads failed (post_fetch_engine_failed) when a post-fetch engine fails, and completed once it succeeds', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    const done = await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'e', accountCode: '1920', amount: '5.00', period: 1 }]));
+    const message = { companyId, fetchRunId: done.body.id, importId: done.body.id, year: 2025 };
+    // let the stack's own post-fetch worker finish this run first, so it cannot overwrite what follows
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const runs = await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' });
+      if (runs.body.data[0]?.postFetchCompletedAt) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    testStack();
+    logger.setLogLevel('CRITICAL'); // the engine failure below is logged as an error by design
+    const failing = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => Promise.reject(new Error('bank feed unavailable')) }]);
+    const result = await failing(sqsEvent(message));
+    expect(result.batchItemFailures).toHaveLength(1);
+    const afterFailure = await api('GET', `/v1/companies/${companyId}/imports/${done.body.id}`, { as: 'a-system' });
+    expect(afterFailure.body).toMatchObject({ status: 'succeeded', fetchCompletion: { status: 'failed', failureType: 'post_fetch_engine_failed', fetchRunId: done.body.id } });
+    const runs = await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' });
+    expect(runs.body.data[0].engines).toEqual([expect.objectContaining({ name: 'auto_reconciliation', status: 'failed', detail: 'bank feed unavailable' })]);
+
+    const succeeding = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => 'matched 0 of 0' }]);
+    expect((await succeeding(sqsEvent(message))).batchItemFailures).toEqual([]);
+    const afterRetry = await api('GET', `/v1/companies/${companyId}/imports/${done.body.id}`, { as: 'a-system' });
+    expect(afterRetry.body.fetchCompletion).toMatchObject({ status: 'completed', fetchRunId: done.body.id });
+    logger.setLogLevel('ERROR');
   });
 });
