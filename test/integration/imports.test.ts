@@ -5,7 +5,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { eventsOfCompany } from '../../shared/events/outbox';
 import { createPostFetchWorker } from '../../shared/imports/post-fetch';
 import { laneLockKeys, ledgerStateKeys } from '../../shared/imports/keys';
-import { lineIdOf, markLineReconciled } from '../../shared/ledger/general-ledger/repository';
+import { lineIdOf, markLineReconciled, markOpeningBalanceReconciled } from '../../shared/ledger/general-ledger/repository';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { logger } from '../../shared/platform/logger';
 import { api, expectProblem } from '../support/api';
@@ -196,6 +196,21 @@ describe('imports: the asynchronous part', () => {
     expect(refused.body).toMatchObject({ reason: 'lines_in_use', inUse: [expect.objectContaining({ id: 'r1', reconciliationGroupId: groupId })] });
     const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025`, { as: 'a-system' });
     expect(lines.body.data).toHaveLength(2);
+  });
+
+  it('opening-balance deletions naming a reconciled balance answer 409 opening_balances_in_use; the others are deleted', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '2050']));
+    await importAndWait(companyId, 'opening-balances', { year: 2025, lines: [{ id: 'ob-bank', accountCode: '1920', amount: '100.00' }, { id: 'ob-equity', accountCode: '2050', amount: '-100.00' }] });
+    testStack();
+    expect(await markOpeningBalanceReconciled(companyId, 2025, 'ob-bank', randomUUID())).toBe(true);
+    const refused = await submitImport(companyId, 'opening-balances/deletions', { year: 2025, ids: ['ob-bank', 'ob-equity'] });
+    expectProblem(refused, 409, 'conflict');
+    expect(refused.body).toMatchObject({ reason: 'opening_balances_in_use', inUse: [expect.objectContaining({ id: 'ob-bank' })] });
+    const deleted = await importAndWait(companyId, 'opening-balances/deletions', { year: 2025, ids: ['ob-equity', 'nope'] });
+    expect(deleted.body).toMatchObject({ kind: 'opening_balance_deletions', status: 'succeeded', rowsDeleted: 1, result: { unknown: ['nope'] } });
+    const balance = await api('GET', `/v1/companies/${companyId}/trial-balance?year=2025`, { as: 'a-system' });
+    expect(balance.body.accounts.map((a: { accountCode: string; openingBalance: number }) => [a.accountCode, a.openingBalance])).toEqual([['1920', 100]]);
   });
 
   it('DELETE of an account with lines answers 409 account_in_use; an unused one is deleted (202 and poll)', async () => {
