@@ -3,7 +3,7 @@ import type { Scope } from './identity/scopes';
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'imports' | 'jobs' | 'openapi' | 'fallback';
+export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'openapi' | 'fallback';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -32,6 +32,8 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   identity: { entry: 'functions/identity/handler.ts', description: 'Caller identity (whoami)', memoryMb: 512, timeoutSeconds: 10 },
   companies: { entry: 'functions/companies/handler.ts', description: 'Companies: list, read, create, update, delete, restore', memoryMb: 512, timeoutSeconds: 15 },
   ledger: { entry: 'functions/ledger/handler.ts', description: 'General ledger reads: accounts, GL lines, trial balance, dimensions, sub-ledgers', memoryMb: 1024, timeoutSeconds: 20 },
+  vat: { entry: 'functions/vat/handler.ts', description: 'VAT terms with totals and reconciliation status', memoryMb: 1024, timeoutSeconds: 20 },
+  bank: { entry: 'functions/bank/handler.ts', description: 'Bank accounts and transactions; reconciliation groups and summaries', memoryMb: 1024, timeoutSeconds: 20 },
   imports: { entry: 'functions/imports/handler.ts', description: 'Data import: accept, validate, queue; import status, readiness, fetch runs', memoryMb: 1024, timeoutSeconds: 29 },
   jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status', memoryMb: 512, timeoutSeconds: 10 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document', memoryMb: 512, timeoutSeconds: 10 },
@@ -60,6 +62,16 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: `${companyPath}/trial-balance`, group: 'ledger', operationId: 'getTrialBalance', summary: 'Trial balance of a year', auth: 'token', scope: 'ledger:read', mutation: false },
   { method: 'GET', path: `${companyPath}/dimensions`, group: 'ledger', operationId: 'listDimensions', summary: 'Dimensions of the company', auth: 'token', scope: 'ledger:read', mutation: false },
   { method: 'GET', path: `${companyPath}/sub-ledgers`, group: 'ledger', operationId: 'listSubLedgers', summary: 'Sub-ledgers (customers and suppliers) of the company', auth: 'token', scope: 'ledger:read', mutation: false },
+
+  { method: 'GET', path: `${companyPath}/vat/terms`, group: 'vat', operationId: 'listVatTerms', summary: 'VAT filing terms of a year with totals and reconciliation status', auth: 'token', scope: 'vat:read', mutation: false },
+
+  { method: 'GET', path: `${companyPath}/bank/accounts`, group: 'bank', operationId: 'listBankAccounts', summary: 'Bank accounts of the company', auth: 'token', scope: 'bank:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/bank/accounts/{bankAccountId}/transactions`, group: 'bank', operationId: 'listBankTransactions', summary: 'Bank transactions, newest first, with their computed reconciliation status', auth: 'token', scope: 'bank:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/bank/accounts/{bankAccountId}/reconciliation-summary`, group: 'bank', operationId: 'getReconciliationSummary', summary: 'Twelve periods of a year: groups, entries, staleness and period approval', auth: 'token', scope: 'reconciliation:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/bank/accounts/{bankAccountId}/reconciliations`, group: 'bank', operationId: 'listReconciliations', summary: 'Reconciliation groups of a bank account', auth: 'token', scope: 'reconciliation:read', mutation: false },
+  { method: 'POST', path: `${companyPath}/bank/reconciliations`, group: 'bank', operationId: 'createReconciliation', summary: 'Create a reconciliation group (bank transactions and GL lines of one period)', auth: 'token', scope: 'reconciliation:write', mutation: true },
+  { method: 'GET', path: `${companyPath}/reconciliations/{reconciliationId}`, group: 'bank', operationId: 'getReconciliation', summary: 'One reconciliation group with its entries', auth: 'token', scope: 'reconciliation:read', mutation: false },
+  { method: 'DELETE', path: `${companyPath}/reconciliations/{reconciliationId}`, group: 'bank', operationId: 'deleteReconciliation', summary: 'Dissolve a reconciliation group', auth: 'token', scope: 'reconciliation:write', mutation: true },
 
   { method: 'GET', path: `${companyPath}/imports/readiness`, group: 'imports', operationId: 'getImportReadiness', summary: 'What the books hold and what to import next', auth: 'token', scope: 'imports:write', mutation: false },
   { method: 'POST', path: `${companyPath}/imports/accounts`, group: 'imports', operationId: 'importAccounts', summary: 'Import the chart of accounts of a year', auth: 'token', scope: 'imports:write', mutation: true },

@@ -59,6 +59,8 @@ const permissions: Record<FunctionGroup, Permissions> = {
   identity: { table: 'readWrite', cursorSecret: false },
   companies: { table: 'readWrite', cursorSecret: true },
   ledger: { table: 'readWrite', cursorSecret: true },
+  vat: { table: 'readWrite', cursorSecret: false },
+  bank: { table: 'readWrite', cursorSecret: true },
   imports: { table: 'readWrite', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
   jobs: { table: 'readWrite', cursorSecret: false },
   openapi: { table: 'none', cursorSecret: false },

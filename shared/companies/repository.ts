@@ -4,7 +4,7 @@ import { queryAll } from '../db/query-all';
 import { companyKeys, companyListKeys, companySubtreePrefix, companyTreePartition } from '../db/keys';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import { dynamo, tableName } from '../platform/aws';
-import type { AccountingSystem, CompanyStatus, DeletionCause } from './schemas';
+import { defaultVatFrequency, type AccountingSystem, type CompanyStatus, type DeletionCause, type VatFrequency } from './schemas';
 
 export interface CompanyDeletionRecord {
   deletedAt: string;
@@ -23,12 +23,13 @@ export interface CompanyRecord {
   rootOrganizationId: string;
   organizationNumber: string | null;
   accountingSystem: AccountingSystem;
+  vatFrequency: VatFrequency;
   createdAt: string;
   updatedAt: string;
   deletion?: CompanyDeletionRecord;
 }
 
-export type CompanyChanges = Partial<Pick<CompanyRecord, 'name' | 'organizationNumber' | 'accountingSystem' | 'status'>>;
+export type CompanyChanges = Partial<Pick<CompanyRecord, 'name' | 'organizationNumber' | 'accountingSystem' | 'vatFrequency' | 'status'>>;
 
 const notDeleted = 'attribute_exists(PK) AND attribute_not_exists(deletion)';
 
@@ -147,6 +148,8 @@ const toRecord = (item: Record<string, unknown>): CompanyRecord => ({
   rootOrganizationId: item.rootOrganizationId as string,
   organizationNumber: (item.organizationNumber as string | null | undefined) ?? null,
   accountingSystem: item.accountingSystem as AccountingSystem,
+  // Companies created before the field existed file bimonthly, the default.
+  vatFrequency: (item.vatFrequency as VatFrequency | undefined) ?? defaultVatFrequency,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
   ...(item.deletion ? { deletion: item.deletion as CompanyDeletionRecord } : {}),

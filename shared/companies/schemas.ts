@@ -9,6 +9,11 @@ export type AccountingSystem = (typeof accountingSystems)[number];
 export const companyStatuses = ['active', 'disabled'] as const;
 export type CompanyStatus = (typeof companyStatuses)[number];
 
+/** How often the company files its VAT return: six two-month terms (the default) or one annual term. */
+export const vatFrequencies = ['bimonthly', 'annual'] as const;
+export type VatFrequency = (typeof vatFrequencies)[number];
+export const defaultVatFrequency: VatFrequency = 'bimonthly';
+
 const displayName = z
   .string()
   .trim()
@@ -21,6 +26,12 @@ const organizationNumber = z
   .refine(isValidOrganizationNumber, 'must be a valid Norwegian organization number (9 digits, modulus 11)')
   .openapi({ description: 'Norwegian organization number (9 digits with a modulus-11 check digit)', example: '923609016' });
 
+const vatFrequency = z.enum(vatFrequencies).openapi({
+  description:
+    'VAT filing frequency: `bimonthly` (six two-month terms, Jan-Feb to Nov-Dec; the default) or `annual` (one term, for companies registered for annual filing). Drives GET .../vat/terms.',
+  example: 'bimonthly',
+});
+
 export const CompanySchema = z
   .object({
     id: UuidSchema,
@@ -29,6 +40,7 @@ export const CompanySchema = z
     organizationId: UuidSchema.openapi({ description: 'The organization the company belongs to' }),
     organizationNumber: z.string().nullable(),
     accountingSystem: z.enum(accountingSystems),
+    vatFrequency,
     createdAt: z.string().openapi({ format: 'date-time' }),
     updatedAt: z.string().openapi({ format: 'date-time' }),
   })
@@ -41,6 +53,7 @@ export const CreateCompanySchema = z
     displayName,
     accountingSystem: z.enum(accountingSystems),
     organizationNumber: organizationNumber.optional(),
+    vatFrequency: vatFrequency.optional().openapi({ description: 'VAT filing frequency; omitted means `bimonthly`' }),
     organizationId: UuidSchema.optional().openapi({
       description: "Organization that owns the company; defaults to the caller's own. Must be within the caller's reach.",
     }),
@@ -52,6 +65,7 @@ export const UpdateCompanySchema = z
     displayName: displayName.optional(),
     organizationNumber: organizationNumber.nullable().optional(),
     accountingSystem: z.enum(accountingSystems).optional(),
+    vatFrequency: vatFrequency.optional(),
   })
   .openapi('UpdateCompanyRequest', { description: 'Patch semantics: absent fields stay unchanged; null clears organizationNumber.' });
 

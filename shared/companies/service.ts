@@ -6,7 +6,7 @@ import type { Principal } from '../identity/principal';
 import { isWithinReach } from '../identity/reach';
 import { problems } from '../platform/problem';
 import { companyRepository, type CompanyRecord } from './repository';
-import type { Company, CompanyDeletion, CompanyStatus, CreateCompanyInput, UpdateCompanyInput } from './schemas';
+import { defaultVatFrequency, type Company, type CompanyDeletion, type CompanyStatus, type CreateCompanyInput, type UpdateCompanyInput } from './schemas';
 
 /** Company rules: reach, the status state table, soft delete and restore (spec: States and transitions). */
 export const toCompany = (record: CompanyRecord): Company => ({
@@ -16,6 +16,7 @@ export const toCompany = (record: CompanyRecord): Company => ({
   organizationId: record.organizationId,
   organizationNumber: record.organizationNumber,
   accountingSystem: record.accountingSystem,
+  vatFrequency: record.vatFrequency,
   createdAt: record.createdAt,
   updatedAt: record.updatedAt,
 });
@@ -81,6 +82,7 @@ export const createCompany = async (principal: Principal, input: CreateCompanyIn
     rootOrganizationId: organization.rootId,
     organizationNumber: input.organizationNumber ?? null,
     accountingSystem: input.accountingSystem,
+    vatFrequency: input.vatFrequency ?? defaultVatFrequency,
     createdAt: now,
     updatedAt: now,
   };
@@ -94,6 +96,7 @@ export const updateCompany = async (principal: Principal, companyId: string, pat
     name: patch.displayName,
     organizationNumber: patch.organizationNumber,
     accountingSystem: patch.accountingSystem,
+    vatFrequency: patch.vatFrequency,
   };
   if (Object.values(changes).every((value) => value === undefined)) return toCompany(current);
   const updated = await companyRepository.update(companyId, changes, new Date().toISOString());

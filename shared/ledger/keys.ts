@@ -78,3 +78,15 @@ export const usagePrefix = (kind: 'dimension' | 'subLedger', key: string) => `${
 /** Open items of a sub-ledger type: one partition per company and type. */
 export const openItemKeys = (companyId: string, subLedgerType: string, itemKey: string) => ({ PK: openItemPartition(companyId, subLedgerType), SK: `ITEM#${itemKey}` });
 export const openItemPartition = (companyId: string, subLedgerType: string) => `OPENITEMS#${companyId}#${subLedgerType}`;
+
+/**
+ * VAT aggregates: per tax code and period, the sums of the line amounts (basis) and tax amounts
+ * of the live GL lines with that tax code, and their count. One partition per company and year,
+ * sorted by period, so a year's VAT terms are one Query of O(tax codes x periods) items. Written
+ * by the GL-line lane only (see deltas.ts).
+ */
+export const vatCellKeys = (companyId: string, year: number, taxCode: string, period: number) => ({
+  PK: vatCellPartition(companyId, year),
+  SK: `${pad2(period)}#${taxCode}`,
+});
+export const vatCellPartition = (companyId: string, year: number) => `VATCELL#${companyId}#${year}`;

@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { bankContracts } from '../bank/contracts';
 import { companyContracts } from '../companies/contracts';
 import { importContracts } from '../imports/contracts';
 import { jobContracts } from '../jobs/contracts';
@@ -20,6 +21,7 @@ export const contracts: Record<string, OperationContract> = {
   ...companyContracts,
   ...chartContracts,
   ...generalLedgerContracts,
+  ...bankContracts,
   ...importContracts,
   ...jobContracts,
 };

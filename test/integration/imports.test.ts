@@ -149,7 +149,12 @@ describe('imports: the asynchronous part', () => {
       run = (await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' })).body.data[0];
       if (!run.postFetchCompletedAt) await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(run).toMatchObject({ importId: done.id, kind: 'general_ledger_lines', year: 2025, engines: [] });
+    expect(run).toMatchObject({
+      importId: done.id,
+      kind: 'general_ledger_lines',
+      year: 2025,
+      engines: [expect.objectContaining({ name: 'auto_reconciliation', status: 'completed', detail: expect.stringMatching(/^matched 0 of 0 unreconciled bank transactions in 2025 \(0 bank accounts/) })],
+    });
     expect(run.postFetchCompletedAt).toEqual(expect.any(String));
 
     testStack();

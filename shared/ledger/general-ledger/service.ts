@@ -19,6 +19,7 @@ import {
   openingBalanceVersionKeys,
   pad2,
   usageKeys,
+  vatCellKeys,
 } from '../keys';
 import {
   balanceItems,
@@ -54,6 +55,9 @@ interface RowState {
   amount: Decimal;
   dimensionKeys: string[];
   subLedgerKeys: string[];
+  /** GL lines: the VAT aggregate cell (a line without taxCode counts in none). */
+  taxCode: string | null;
+  taxAmount: Decimal | null;
 }
 
 /** One row's change: null before = it was not live, null after = it is no longer live. */
@@ -125,6 +129,8 @@ const glLineBook: Book<GeneralLedgerLineInput> = {
     amount: row.amount,
     dimensionKeys: distinct(row.dimensionKeys),
     subLedgerKeys: distinct(row.subLedgerKeys),
+    taxCode: row.taxCode ?? null,
+    taxAmount: row.taxAmount ?? null,
   }),
   periodOf: (item) => storedInteger(item.period),
 };
@@ -140,7 +146,15 @@ const openingBalanceBook: Book<OpeningBalanceInput> = {
   fields: (row) => ({ accountCode: row.accountCode, amount: toStoredNumber(row.amount), subLedgerKeys: nonEmpty(row.subLedgerKeys) }),
   indexKeys: () => ({}),
   indexNames: [],
-  state: (row) => ({ accountCode: row.accountCode, period: 0, amount: row.amount, dimensionKeys: [], subLedgerKeys: distinct(row.subLedgerKeys) }),
+  state: (row) => ({
+    accountCode: row.accountCode,
+    period: 0,
+    amount: row.amount,
+    dimensionKeys: [],
+    subLedgerKeys: distinct(row.subLedgerKeys),
+    taxCode: null,
+    taxAmount: null,
+  }),
   periodOf: () => 0,
 };
 
@@ -150,6 +164,8 @@ const itemState = <Row extends { id: string; accountCode: string }>(book: Book<R
   amount: fromStoredNumber(item.amount),
   dimensionKeys: distinct(strings(item.dimensionKeys)),
   subLedgerKeys: distinct(strings(item.subLedgerKeys)),
+  taxCode: text(item.taxCode),
+  taxAmount: storedDecimal(item.taxAmount),
 });
 
 /**
@@ -162,6 +178,8 @@ const toStoredState = (state: RowState): Item => ({
   amount: toStoredNumber(state.amount),
   dimensionKeys: state.dimensionKeys,
   subLedgerKeys: state.subLedgerKeys,
+  taxCode: state.taxCode ?? undefined,
+  taxAmount: state.taxAmount ? toStoredNumber(state.taxAmount) : undefined,
 });
 
 const fromStoredState = (value: unknown): RowState | null => {
@@ -173,6 +191,8 @@ const fromStoredState = (value: unknown): RowState | null => {
     amount: fromStoredNumber(stored.amount),
     dimensionKeys: strings(stored.dimensionKeys),
     subLedgerKeys: strings(stored.subLedgerKeys),
+    taxCode: text(stored.taxCode),
+    taxAmount: storedDecimal(stored.taxAmount),
   };
 };
 
@@ -381,8 +401,9 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
 
 /**
  * Counter deltas of a chunk's transitions: the trial-balance aggregate per (account, period), the
- * usage of every dimension and sub-ledger key (in this lane's items), and the lane's year count.
- * Applied exactly once per (import, chunk).
+ * VAT aggregate per (tax code, period) of GL lines with a tax code, the usage of every dimension
+ * and sub-ledger key (in this lane's items), and the lane's year count. Applied exactly once per
+ * (import, chunk).
  */
 const applyCounters = async <Row extends { id: string; accountCode: string }>(
   book: Book<Row>,
@@ -402,6 +423,18 @@ const applyCounters = async <Row extends { id: string; accountCode: string }>(
       add: { amount: sign === 1 ? state.amount : state.amount.negated(), lineCount: sign },
       set: { entity: 'trialBalanceCell', accountCode: state.accountCode, period: state.period, year },
     });
+    if (state.taxCode !== null) {
+      const taxAmount = state.taxAmount ?? new Decimal(0);
+      deltas.push({
+        key: vatCellKeys(companyId, year, state.taxCode, state.period),
+        add: {
+          basis: sign === 1 ? state.amount : state.amount.negated(),
+          taxAmount: sign === 1 ? taxAmount : taxAmount.negated(),
+          lineCount: sign,
+        },
+        set: { entity: 'vatCell', taxCode: state.taxCode, period: state.period, year },
+      });
+    }
     for (const key of state.dimensionKeys) {
       deltas.push({ key: usageKeys(companyId, 'dimension', key, book.lane), add: { count: sign }, set: { entity: 'usage', kind: 'dimension', key, lane: book.lane } });
     }

@@ -1,0 +1,105 @@
+import type { PostFetchEngine } from '../imports/post-fetch';
+import { storedInteger } from '../ledger/general-ledger/repository';
+import { logger } from '../platform/logger';
+import { fromStoredNumber } from '../platform/money';
+import { automaticGroupId, createReconciliation } from './reconciliation';
+import { bankRepository, type Item } from './repository';
+import { ProblemError } from '../platform/problem';
+
+/**
+ * Auto-reconciliation: pairs unreconciled bank transactions with unreconciled GL lines on the
+ * bank account's mapped GL account. Rule: same amount to the øre, and the line's transaction date
+ * within `windowDays` of the transaction's booking or value date; only pairs that are each
+ * other's single candidate are matched (an amount seen twice in the window is left to a person).
+ * Each pair becomes an `automatic` group in the line's period, with an id derived from the pair,
+ * so a redelivered run finds its own groups and never makes a second one.
+ */
+export const windowDays = 3;
+
+export interface AutoReconciliationReport {
+  year: number;
+  bankAccounts: number;
+  unreconciledTransactions: number;
+  unreconciledLines: number;
+  matched: number;
+  ambiguous: number;
+  durationMs: number;
+}
+
+const dayNumber = (isoDate: string) => Math.round(Date.parse(`${isoDate}T00:00:00Z`) / 86_400_000);
+const shift = (isoDate: string, days: number) => new Date((dayNumber(isoDate) + days) * 86_400_000).toISOString().slice(0, 10);
+
+const withinWindow = (transaction: Item, lineDate: number) =>
+  [transaction.bookingDate, transaction.valueDate]
+    .filter((date): date is string => typeof date === 'string')
+    .some((date) => Math.abs(dayNumber(date) - lineDate) <= windowDays);
+
+const amountKey = (value: unknown) => fromStoredNumber(value).toFixed(4);
+
+export const autoReconcile = async (companyId: string, year: number): Promise<AutoReconciliationReport> => {
+  const started = Date.now();
+  const report: AutoReconciliationReport = { year, bankAccounts: 0, unreconciledTransactions: 0, unreconciledLines: 0, matched: 0, ambiguous: 0, durationMs: 0 };
+  for (const account of await bankRepository.listAccounts(companyId)) {
+    report.bankAccounts++;
+    const bankAccountId = String(account.id);
+    const [transactions, lines] = await Promise.all([
+      bankRepository.transactionsBetween(companyId, bankAccountId, shift(`${year}-01-01`, -windowDays), shift(`${year}-12-31`, windowDays)),
+      bankRepository.glLinesOfAccount(companyId, year, String(account.glAccountCode)),
+    ]);
+    const openTransactions = transactions.filter((item) => typeof item.reconciliationGroupId !== 'string');
+    const openLines = lines.filter((item) => typeof item.reconciliationGroupId !== 'string' && item.deleted !== true);
+    report.unreconciledTransactions += openTransactions.length;
+    report.unreconciledLines += openLines.length;
+
+    const linesByAmount = new Map<string, Item[]>();
+    for (const line of openLines) {
+      if (typeof line.transactionDate !== 'string') continue; // no date: nothing to match on
+      const key = amountKey(line.amount);
+      linesByAmount.set(key, [...(linesByAmount.get(key) ?? []), line]);
+    }
+    const candidatesOfLine = new Map<string, Item[]>();
+    const pairs: [Item, Item][] = [];
+    const candidatesOfTransaction = openTransactions.map((transaction) => {
+      const candidates = (linesByAmount.get(amountKey(transaction.amount)) ?? []).filter((line) => withinWindow(transaction, dayNumber(String(line.transactionDate))));
+      for (const line of candidates) candidatesOfLine.set(String(line.lineId), [...(candidatesOfLine.get(String(line.lineId)) ?? []), transaction]);
+      return candidates;
+    });
+    openTransactions.forEach((transaction, i) => {
+      const candidates = candidatesOfTransaction[i]!;
+      if (candidates.length === 0) return;
+      const line = candidates[0]!;
+      if (candidates.length > 1 || candidatesOfLine.get(String(line.lineId))!.length > 1) return void report.ambiguous++;
+      pairs.push([transaction, line]);
+    });
+
+    for (const [transaction, line] of pairs) {
+      try {
+        await createReconciliation(
+          companyId,
+          { bankAccountId, year, period: storedInteger(line.period), bankTransactionIds: [String(transaction.id)], lineIds: [String(line.lineId)] },
+          { source: 'automatic', createdBy: 'auto-reconciliation', groupId: automaticGroupId(String(transaction.id), String(line.lineId)) },
+        );
+        report.matched++;
+      } catch (error) {
+        // A person reconciled one of the pair meanwhile, or it changed: leave it.
+        if (!(error instanceof ProblemError) || error.problem.status >= 500) throw error;
+        logger.info('Auto-reconciliation skipped a pair', { transactionId: transaction.id, lineId: line.lineId, error: error.problem.error });
+      }
+    }
+  }
+  report.durationMs = Date.now() - started;
+  return report;
+};
+
+export const describeReport = (report: AutoReconciliationReport): string =>
+  `matched ${report.matched} of ${report.unreconciledTransactions} unreconciled bank transactions in ${report.year} ` +
+  `(${report.bankAccounts} bank account${report.bankAccounts === 1 ? '' : 's'}, ${report.unreconciledLines} open GL lines, ${report.ambiguous} ambiguous left) in ${report.durationMs} ms`;
+
+/** The post-fetch engine: runs after every GL-line or opening-balance fetch of a company's year. */
+export const autoReconciliationEngine: PostFetchEngine = {
+  name: 'auto_reconciliation',
+  async run(message) {
+    if (message.year === null) return 'no accounting year in the fetch; nothing to match';
+    return describeReport(await autoReconcile(message.companyId, message.year));
+  },
+};

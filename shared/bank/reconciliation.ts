@@ -1,0 +1,477 @@
+import { v5 as uuidv5 } from 'uuid';
+import { randomUUID } from 'node:crypto';
+import { storedInteger } from '../ledger/general-ledger/repository';
+import { monthLabels } from '../ledger/general-ledger/schemas';
+import { queryPage, type Page } from '../db/query-page';
+import type { CursorBinding } from '../platform/cursor';
+import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
+import { ProblemError, problems, type FieldError } from '../platform/problem';
+import { tableName } from '../platform/aws';
+import { reconciliationIndexKeys, reconciliationListPartition, reconciliationListPrefix } from './keys';
+import { bankRepository, getItems, keyId, type Item, type Key } from './repository';
+import type {
+  CreateReconciliation,
+  ReconciliationEntry,
+  ReconciliationGroup,
+  ReconciliationListQuery,
+  ReconciliationSummary,
+} from './schemas';
+
+/**
+ * Reconciliation groups: bank transactions matched to GL lines of the bank account's mapped GL
+ * account, in one period. A group is written in one DynamoDB transaction together with the
+ * markers on its members, each conditioned on the member being unreconciled and unchanged since
+ * it was read, so two creates racing for a member cannot both win. Groups are never edited.
+ */
+
+export type GroupSource = 'manual' | 'automatic';
+
+interface TransactionSnapshot {
+  id: string;
+  amount: Decimal;
+  bookingDate: string;
+  valueDate: string | null;
+  description: string | null;
+}
+
+interface LineSnapshot {
+  lineId: string;
+  sourceLineId: string;
+  amount: Decimal;
+  accountCode: string;
+  period: number;
+  transactionDate: string | null;
+  description: string | null;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+const transactionSnapshot = (item: Item): TransactionSnapshot => ({
+  id: String(item.id),
+  amount: fromStoredNumber(item.amount),
+  bookingDate: String(item.bookingDate),
+  valueDate: text(item.valueDate),
+  description: text(item.description),
+});
+
+const lineSnapshot = (item: Item): LineSnapshot => ({
+  lineId: String(item.lineId),
+  sourceLineId: String(item.sourceLineId),
+  amount: fromStoredNumber(item.amount),
+  accountCode: String(item.accountCode),
+  period: storedInteger(item.period),
+  transactionDate: text(item.transactionDate),
+  description: text(item.description),
+});
+
+const storedTransaction = (snapshot: TransactionSnapshot): Item => ({ ...snapshot, amount: toStoredNumber(snapshot.amount) });
+const storedLine = (snapshot: LineSnapshot): Item => ({ ...snapshot, amount: toStoredNumber(snapshot.amount) });
+
+/** A transaction changed when a later statement amended its amount or dates. */
+const transactionChanged = (was: TransactionSnapshot, now: TransactionSnapshot) =>
+  !was.amount.equals(now.amount) || was.bookingDate !== now.bookingDate || was.valueDate !== now.valueDate;
+
+/** A GL line changed when a re-import moved its amount, account, period or transaction date. */
+const lineChanged = (was: LineSnapshot, now: LineSnapshot) =>
+  !was.amount.equals(now.amount) || was.accountCode !== now.accountCode || was.period !== now.period || was.transactionDate !== now.transactionDate;
+
+const sum = (amounts: Decimal[]) => amounts.reduce((total, amount) => total.plus(amount), new Decimal(0));
+
+interface StoredGroup {
+  id: string;
+  companyId: string;
+  bankAccountId: string;
+  year: number;
+  period: number;
+  glAccountCode: string;
+  source: GroupSource;
+  note: string | null;
+  total: Decimal;
+  createdAt: string;
+  createdBy: string;
+  transactions: TransactionSnapshot[];
+  lines: LineSnapshot[];
+  deletedAt: string | null;
+}
+
+const fromItem = (item: Item): StoredGroup => ({
+  id: String(item.id),
+  companyId: String(item.companyId),
+  bankAccountId: String(item.bankAccountId),
+  year: storedInteger(item.year),
+  period: storedInteger(item.period),
+  glAccountCode: String(item.glAccountCode),
+  source: item.source as GroupSource,
+  note: text(item.note),
+  total: fromStoredNumber(item.total),
+  createdAt: String(item.createdAt),
+  createdBy: String(item.createdBy),
+  transactions: (item.bankTransactions as Item[]).map((entry) => ({ ...transactionSnapshot(entry), id: String(entry.id) })),
+  lines: (item.glLines as Item[]).map(lineSnapshot),
+  deletedAt: text(item.deletedAt),
+});
+
+/** Which members of each group changed since the group was made (a missing member counts as changed). */
+export const staleMembers = async (groups: StoredGroup[]): Promise<Map<string, Set<string>>> => {
+  const transactionKeys = groups.flatMap((group) => group.transactions.map((t) => bankRepository.transactionKeys(group.companyId, group.bankAccountId, t.id)));
+  const lineKeys = groups.flatMap((group) => group.lines.map((l) => bankRepository.glLineKeys(group.companyId, group.year, l.lineId)));
+  const current = await getItems([...transactionKeys, ...lineKeys], [
+    'id',
+    'lineId',
+    'sourceLineId',
+    'amount',
+    'bookingDate',
+    'valueDate',
+    'description',
+    'accountCode',
+    'period',
+    'transactionDate',
+    'deleted',
+    'reconciliationGroupId',
+  ]);
+  const result = new Map<string, Set<string>>();
+  for (const group of groups) {
+    const stale = new Set<string>();
+    for (const was of group.transactions) {
+      const item = current.get(keyId(bankRepository.transactionKeys(group.companyId, group.bankAccountId, was.id)));
+      if (!item || transactionChanged(was, transactionSnapshot(item))) stale.add(was.id);
+    }
+    for (const was of group.lines) {
+      const item = current.get(keyId(bankRepository.glLineKeys(group.companyId, group.year, was.lineId)));
+      if (!item || item.deleted === true || lineChanged(was, lineSnapshot(item))) stale.add(was.lineId);
+    }
+    result.set(group.id, stale);
+  }
+  return result;
+};
+
+const toGroupSummary = (group: StoredGroup, stale: Set<string>) => ({
+  id: group.id,
+  bankAccountId: group.bankAccountId,
+  year: group.year,
+  period: group.period,
+  glAccountCode: group.glAccountCode,
+  source: group.source,
+  note: group.note,
+  bankTransactionCount: group.transactions.length,
+  glLineCount: group.lines.length,
+  total: group.total,
+  stale: stale.size > 0,
+  createdAt: group.createdAt,
+  createdBy: group.createdBy,
+});
+
+const toGroup = (group: StoredGroup, stale: Set<string>): ReconciliationGroup => ({
+  ...toGroupSummary(group, stale),
+  entries: [
+    ...group.transactions.map(
+      (t): ReconciliationEntry => ({ type: 'bank_transaction', bankTransactionId: t.id, bookingDate: t.bookingDate, description: t.description, amount: t.amount, stale: stale.has(t.id) }),
+    ),
+    ...group.lines.map(
+      (l): ReconciliationEntry => ({
+        type: 'gl_line',
+        lineId: l.lineId,
+        sourceLineId: l.sourceLineId,
+        accountCode: l.accountCode,
+        period: l.period,
+        transactionDate: l.transactionDate,
+        description: l.description,
+        amount: l.amount,
+        stale: stale.has(l.lineId),
+      }),
+    ),
+  ],
+});
+
+export const requireBankAccount = async (companyId: string, bankAccountId: string): Promise<Item> => {
+  const account = await bankRepository.getAccount(companyId, bankAccountId);
+  if (!account) throw problems.notFound('bank account');
+  return account;
+};
+
+const liveGroup = async (companyId: string, groupId: string): Promise<StoredGroup> => {
+  const item = await bankRepository.getGroup(companyId, groupId);
+  if (!item || item.deletedAt) throw problems.notFound('reconciliation group');
+  return fromItem(item);
+};
+
+export const getReconciliation = async (companyId: string, groupId: string): Promise<ReconciliationGroup> => {
+  const group = await liveGroup(companyId, groupId);
+  return toGroup(group, (await staleMembers([group])).get(group.id)!);
+};
+
+/** Groups of a bank account, filtered by year (and period); ordered by year, period, creation. */
+export const listReconciliations = async (
+  companyId: string,
+  bankAccountId: string,
+  query: ReconciliationListQuery,
+  binding: Omit<CursorBinding, 'filters'>,
+): Promise<Page<ReturnType<typeof toGroupSummary>>> => {
+  await requireBankAccount(companyId, bankAccountId);
+  const page = await queryPage(
+    {
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(query.year, query.period) },
+    },
+    { pageSize: query.page_size, cursor: query.cursor, binding: { ...binding, filters: { companyId, bankAccountId, year: query.year ?? null, period: query.period ?? null } } },
+    fromItem,
+  );
+  const stale = await staleMembers(page.data);
+  return { ...page, data: page.data.map((group) => toGroupSummary(group, stale.get(group.id)!)) };
+};
+
+const unbalanced = (transactions: Decimal, lines: Decimal) =>
+  new ProblemError({
+    status: 422,
+    error: 'validation_failed',
+    reason: 'unbalanced',
+    title: 'Unbalanced reconciliation group',
+    detail: `The bank transactions sum to ${transactions.toFixed(2)} and the GL lines to ${lines.toFixed(2)}; a group must balance exactly (difference ${transactions.minus(lines).toFixed(2)}).`,
+  });
+
+const invalidMembers = (errors: FieldError[]) =>
+  new ProblemError({
+    status: 422,
+    error: 'validation_failed',
+    reason: 'invalid_members',
+    title: 'Invalid reconciliation members',
+    detail: `${errors.length} of the named members cannot be reconciled in this group; see errors.`,
+    errors: errors.slice(0, 100),
+  });
+
+const alreadyReconciled = (inUse: { id: string; type: string; reconciliationId: string }[]) =>
+  problems.conflict(
+    `${inUse.length} of the named members ${inUse.length === 1 ? 'is' : 'are'} already reconciled in another group; delete that group first.`,
+    { error: 'already_reconciled', inUse },
+  );
+
+export interface CreateOptions {
+  source: GroupSource;
+  createdBy: string;
+  /** A fixed group id (the auto-reconciliation engine derives it, so a redelivery finds its own group). */
+  groupId?: string;
+}
+
+/**
+ * Creates a group. Checks, in order: bank account (404), members exist and fit (422
+ * invalid_members), members unreconciled (409 already_reconciled), balance (422 unbalanced).
+ * The write is one transaction conditioned on every member being unreconciled and at the version
+ * read; when it is cancelled, the checks run again on fresh data, so a lost race answers 409.
+ */
+export const createReconciliation = async (companyId: string, body: CreateReconciliation, options: CreateOptions): Promise<ReconciliationGroup> => {
+  const account = await requireBankAccount(companyId, body.bankAccountId);
+  const glAccountCode = String(account.glAccountCode);
+  const groupId = options.groupId ?? randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const transactionKeys = body.bankTransactionIds.map((id) => bankRepository.transactionKeys(companyId, body.bankAccountId, id));
+    const lineKeys = body.lineIds.map((lineId) => bankRepository.glLineKeys(companyId, body.year, lineId));
+    const current = await getItems([...transactionKeys, ...lineKeys]);
+    const errors: FieldError[] = [];
+    const inUse: { id: string; type: string; reconciliationId: string }[] = [];
+    const transactions: Item[] = [];
+    const lines: Item[] = [];
+    body.bankTransactionIds.forEach((id, index) => {
+      const item = current.get(keyId(transactionKeys[index]!));
+      if (!item) return void errors.push({ index, field: 'bankTransactionIds', message: `bank transaction ${id} is not a transaction of bank account ${body.bankAccountId}` });
+      if (typeof item.reconciliationGroupId === 'string' && item.reconciliationGroupId !== groupId) inUse.push({ id, type: 'bank_transaction', reconciliationId: item.reconciliationGroupId });
+      transactions.push(item);
+    });
+    body.lineIds.forEach((lineId, index) => {
+      const item = current.get(keyId(lineKeys[index]!));
+      if (!item || item.deleted === true) return void errors.push({ index, field: 'lineIds', message: `GL line ${lineId} does not exist in ${body.year}` });
+      if (String(item.accountCode) !== glAccountCode) {
+        return void errors.push({ index, field: 'lineIds', message: `GL line ${lineId} is on account ${String(item.accountCode)}, not on the bank account's GL account ${glAccountCode}` });
+      }
+      if (storedInteger(item.period) !== body.period) return void errors.push({ index, field: 'lineIds', message: `GL line ${lineId} is in period ${storedInteger(item.period)}, not ${body.period}` });
+      if (typeof item.reconciliationGroupId === 'string' && item.reconciliationGroupId !== groupId) inUse.push({ id: lineId, type: 'gl_line', reconciliationId: item.reconciliationGroupId });
+      lines.push(item);
+    });
+    if (errors.length) throw invalidMembers(errors);
+    if (inUse.length) throw alreadyReconciled(inUse);
+    if ([...transactions, ...lines].every((item) => item.reconciliationGroupId === groupId) && options.groupId) {
+      const existing = await bankRepository.getGroup(companyId, groupId);
+      if (existing && !existing.deletedAt) return getReconciliation(companyId, groupId); // a redelivery of the same create
+    }
+    const transactionTotal = sum(transactions.map((item) => fromStoredNumber(item.amount)));
+    const lineTotal = sum(lines.map((item) => fromStoredNumber(item.amount)));
+    if (!transactionTotal.equals(lineTotal)) throw unbalanced(transactionTotal, lineTotal);
+
+    const createdAt = new Date().toISOString();
+    const group: StoredGroup = {
+      id: groupId,
+      companyId,
+      bankAccountId: body.bankAccountId,
+      year: body.year,
+      period: body.period,
+      glAccountCode,
+      source: options.source,
+      note: body.note ?? null,
+      total: transactionTotal,
+      createdAt,
+      createdBy: options.createdBy,
+      transactions: transactions.map(transactionSnapshot),
+      lines: lines.map(lineSnapshot),
+      deletedAt: null,
+    };
+    const mark = (key: Key, item: Item, extra: string) => ({
+      Update: {
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET reconciliationGroupId = :group',
+        ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version${extra}`,
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':group': groupId, ':version': item.version },
+      },
+    });
+    const outcome = await bankRepository.transact([
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...bankRepository.groupKeys(companyId, groupId),
+            ...reconciliationIndexKeys(companyId, body.bankAccountId, body.year, body.period, createdAt, groupId),
+            entity: 'reconciliationGroup',
+            ...group,
+            note: group.note ?? undefined,
+            deletedAt: undefined,
+            total: toStoredNumber(group.total),
+            transactions: undefined,
+            lines: undefined,
+            bankTransactions: group.transactions.map(storedTransaction),
+            glLines: group.lines.map(storedLine),
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      ...transactions.map((item) => mark(bankRepository.transactionKeys(companyId, body.bankAccountId, String(item.id)), item, '')),
+      ...lines.map((item) => mark(bankRepository.glLineKeys(companyId, body.year, String(item.lineId)), item, ' AND attribute_not_exists(deleted)')),
+    ]);
+    if (outcome.ok) return toGroup(group, new Set());
+    if (outcome.reasons[0] === 'ConditionalCheckFailed' && options.groupId) return getReconciliation(companyId, groupId);
+    if (attempt >= 3) throw problems.conflict('The members changed while the group was being made; retry.', { error: 'members_changed' });
+    // Cancelled: a member was reconciled or changed meanwhile; the next pass answers which.
+  }
+};
+
+export interface ReconciliationDeletion {
+  id: string;
+  deleted: true;
+  deletedAt: string;
+  released: { bankTransactionIds: string[]; lineIds: string[] };
+}
+
+const deletionOf = (group: StoredGroup, deletedAt: string): ReconciliationDeletion => ({
+  id: group.id,
+  deleted: true,
+  deletedAt,
+  released: { bankTransactionIds: group.transactions.map((t) => t.id), lineIds: group.lines.map((l) => l.lineId) },
+});
+
+/**
+ * Dissolves a group: its members are unreconciled again, in one transaction with the group's
+ * tombstone (it leaves the lists and answers 404 on reads). Deleting it again answers the same.
+ */
+export const deleteReconciliation = async (companyId: string, groupId: string): Promise<ReconciliationDeletion> => {
+  const item = await bankRepository.getGroup(companyId, groupId);
+  if (!item) throw problems.notFound('reconciliation group');
+  const group = fromItem(item);
+  if (group.deletedAt) return deletionOf(group, group.deletedAt);
+  const deletedAt = new Date().toISOString();
+  const memberKeys = [
+    ...group.transactions.map((t) => bankRepository.transactionKeys(companyId, group.bankAccountId, t.id)),
+    ...group.lines.map((l) => bankRepository.glLineKeys(companyId, group.year, l.lineId)),
+  ];
+  const holders = await getItems(memberKeys, ['reconciliationGroupId']);
+  const release = memberKeys
+    .filter((key) => holders.get(keyId(key))?.reconciliationGroupId === groupId)
+    .map((key) => ({
+      Update: {
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'REMOVE reconciliationGroupId',
+        ConditionExpression: 'reconciliationGroupId = :group',
+        ExpressionAttributeValues: { ':group': groupId },
+      },
+    }));
+  const outcome = await bankRepository.transact([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: bankRepository.groupKeys(companyId, groupId),
+        UpdateExpression: 'SET deletedAt = :at REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeValues: { ':at': deletedAt },
+      },
+    },
+    ...release,
+  ]);
+  if (!outcome.ok) {
+    const now = await bankRepository.getGroup(companyId, groupId);
+    if (now?.deletedAt) return deletionOf(group, String(now.deletedAt)); // a concurrent delete won
+    throw problems.conflict('The group changed while it was being dissolved; retry.', { error: 'members_changed' });
+  }
+  return deletionOf(group, deletedAt);
+};
+
+/** The automatic engine's group id: derived from its members, so a redelivery finds the same group. */
+export const automaticGroupId = (bankTransactionId: string, lineId: string) => uuidv5(`auto:${bankTransactionId}:${lineId}`, '9b0f2c3e-6d41-4a8e-8f57-2b7c1d9e0a64');
+
+/* Summary. */
+
+const approvalOf = (item: Item | undefined) =>
+  item && item.status === 'approved'
+    ? { status: 'approved' as const, approvedAt: text(item.approvedAt), approvedBy: text(item.approvedBy) }
+    : { status: 'not_approved' as const, approvedAt: null, approvedBy: null };
+
+export const getReconciliationSummary = async (companyId: string, bankAccountId: string, year: number): Promise<ReconciliationSummary> => {
+  const account = await requireBankAccount(companyId, bankAccountId);
+  const glAccountCode = String(account.glAccountCode);
+  const [groupItems, approvals, transactions] = await Promise.all([
+    bankRepository.groupsOf(companyId, bankAccountId, year),
+    bankRepository.approvalsOf(companyId, year, glAccountCode),
+    bankRepository.transactionsBetween(companyId, bankAccountId, `${year}-01-01`, `${year}-12-31`),
+  ]);
+  const groups = groupItems.map(fromItem);
+  const stale = await staleMembers(groups);
+  const approvalByPeriod = new Map(approvals.map((item) => [storedInteger(item.period), item]));
+  return {
+    bankAccountId,
+    glAccountCode,
+    year,
+    periods: monthLabels.map((label, i) => {
+      const period = i + 1;
+      const ofPeriod = groups.filter((group) => group.period === period);
+      const staleGroups = ofPeriod.filter((group) => stale.get(group.id)!.size > 0).length;
+      return {
+        period,
+        label,
+        groupCount: ofPeriod.length,
+        automaticGroupCount: ofPeriod.filter((group) => group.source === 'automatic').length,
+        entryCount: ofPeriod.reduce((count, group) => count + group.transactions.length + group.lines.length, 0),
+        staleGroupCount: staleGroups,
+        stale: staleGroups > 0,
+        unreconciledTransactionCount: transactions.filter(
+          (item) => Number(String(item.bookingDate).slice(5, 7)) === period && typeof item.reconciliationGroupId !== 'string',
+        ).length,
+        approval: approvalOf(approvalByPeriod.get(period)),
+      };
+    }),
+  };
+};
+
+/** The firm's decision in the application (set here through the admin CLI). */
+export const setPeriodApproval = async (
+  companyId: string,
+  input: { glAccountCode: string; year: number; period: number; status: 'approved' | 'not_approved'; by: string },
+): Promise<void> => {
+  await bankRepository.putApproval(companyId, input.year, input.glAccountCode, input.period, {
+    status: input.status,
+    ...(input.status === 'approved' && { approvedAt: new Date().toISOString(), approvedBy: input.by }),
+    updatedAt: new Date().toISOString(),
+    updatedBy: input.by,
+  });
+};
+
+export { fromItem as groupFromItem };

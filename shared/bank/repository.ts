@@ -1,0 +1,200 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../db/query-all';
+import { getItems, keyId, type Item, type Key } from '../ledger/general-ledger/repository';
+import { glAccountPartition, glLineKeys } from '../ledger/keys';
+import { dynamo, tableName } from '../platform/aws';
+import {
+  bankAccountKeys,
+  bankAccountPrefix,
+  bankPartition,
+  bankStatementKeys,
+  bankTransactionDateIndexKeys,
+  bankTransactionDatePartition,
+  bankTransactionKeys,
+  periodApprovalKeys,
+  periodApprovalPartition,
+  reconciliationKeys,
+  reconciliationListPartition,
+  reconciliationListPrefix,
+} from './keys';
+
+/** DynamoDB access of bank data, reconciliation groups and period approvals. */
+
+export { getItems, keyId, type Item, type Key };
+
+export const getItem = async (key: Key): Promise<Item | undefined> =>
+  (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+
+export const bankRepository = {
+  getAccount: (companyId: string, bankAccountId: string) => getItem(bankAccountKeys(companyId, bankAccountId)),
+
+  listAccounts: (companyId: string): Promise<Item[]> =>
+    queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': bankPartition(companyId), ':prefix': bankAccountPrefix },
+      ConsistentRead: true,
+    }),
+
+  /** Creates the account, or refreshes the bank's descriptive fields (and the GL mapping when given). */
+  saveAccount: async (account: Item, glAccountCode: string | undefined, at: string): Promise<{ created: boolean }> => {
+    const key = bankAccountKeys(String(account.companyId), String(account.id));
+    try {
+      await dynamo().send(
+        new PutCommand({ TableName: tableName(), Item: { ...key, ...account, createdAt: at, updatedAt: at }, ConditionExpression: 'attribute_not_exists(PK)' }),
+      );
+      return { created: true };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const { glAccountCode: _default, id: _id, companyId: _companyId, entity: _entity, ...descriptive } = account;
+    const set = { ...descriptive, ...(glAccountCode !== undefined && { glAccountCode }), updatedAt: at };
+    const names = Object.fromEntries(Object.keys(set).map((name, i) => [`#f${i}`, name]));
+    const values = Object.fromEntries(Object.values(set).map((value, i) => [`:f${i}`, value]));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET ${Object.keys(set).map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return { created: false };
+  },
+
+  putStatement: (companyId: string, bankAccountId: string, statementKey: string, statement: Item) =>
+    dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...bankStatementKeys(companyId, bankAccountId, statementKey), entity: 'bankStatement', ...statement } })),
+
+  /** Inserts a transaction unless it exists; false when it already did. */
+  insertTransaction: async (item: Item): Promise<boolean> => {
+    try {
+      await dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  },
+
+  /** An amendment: new content and version in place (a reconciliation marker on the item stays). */
+  amendTransaction: async (key: Key, set: Item, remove: string[], expectedVersion: unknown): Promise<boolean> => {
+    const names: Record<string, string> = { '#version': 'version' };
+    const values: Record<string, unknown> = { ':expected': expectedVersion };
+    const sets = Object.entries(set).map(([name, value], i) => {
+      names[`#s${i}`] = name;
+      values[`:s${i}`] = value;
+      return `#s${i} = :s${i}`;
+    });
+    const removes = remove.map((name, i) => {
+      names[`#r${i}`] = name;
+      return `#r${i}`;
+    });
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: '#version = :expected',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  },
+
+  transactionKeys: bankTransactionKeys,
+  transactionIndexKeys: bankTransactionDateIndexKeys,
+
+  /** One Query page over a bank account's transactions by booking date (GSI1). */
+  queryTransactions: (
+    companyId: string,
+    bankAccountId: string,
+    range: { from?: string; to?: string },
+    options: Pick<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'FilterExpression' | 'ProjectionExpression' | 'ScanIndexForward'> & {
+      names?: Record<string, string>;
+    },
+  ) => {
+    // GSI1SK is `${bookingDate}#${id}`: '#' sorts before any uuid character and '$' after '#'.
+    const lower = range.from ? `${range.from}#` : undefined;
+    const upper = range.to ? `${range.to}$` : undefined;
+    const condition =
+      lower && upper ? 'GSI1PK = :pk AND GSI1SK BETWEEN :lower AND :upper' : lower ? 'GSI1PK = :pk AND GSI1SK >= :lower' : upper ? 'GSI1PK = :pk AND GSI1SK <= :upper' : 'GSI1PK = :pk';
+    const { names, ...rest } = options;
+    return dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: condition,
+        ExpressionAttributeValues: { ':pk': bankTransactionDatePartition(companyId, bankAccountId), ...(lower && { ':lower': lower }), ...(upper && { ':upper': upper }) },
+        ...(names && { ExpressionAttributeNames: names }),
+        ...rest,
+      }),
+    );
+  },
+
+  /** Every transaction of a bank account booked in [from, to] (bounded by a year), selected attributes only. */
+  transactionsBetween: async (companyId: string, bankAccountId: string, from: string, to: string): Promise<Item[]> => {
+    const items: Item[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await bankRepository.queryTransactions(companyId, bankAccountId, { from, to }, { ExclusiveStartKey: startKey, ScanIndexForward: true });
+      items.push(...(result.Items ?? []));
+      startKey = result.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  },
+
+  /** The GL lines of one account in a year (GSI2 of the ledger), in (period, lineId) order. */
+  glLinesOfAccount: (companyId: string, year: number, accountCode: string): Promise<Item[]> =>
+    queryAll({
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': glAccountPartition(companyId, year, accountCode) },
+    }),
+
+  glLineKeys,
+
+  getGroup: (companyId: string, groupId: string) => getItem(reconciliationKeys(companyId, groupId)),
+
+  groupKeys: reconciliationKeys,
+
+  /** Groups of a bank account in (year, period, creation) order; whole year when period is omitted. */
+  groupsOf: (companyId: string, bankAccountId: string, year: number, period?: number): Promise<Item[]> =>
+    queryAll({
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(year, period) },
+    }),
+
+  /** Runs the writes of a group as one transaction; the cancellation reasons on failure. */
+  transact: async (items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>) => {
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+      return { ok: true as const };
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) return { ok: false as const, reasons: (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None') };
+      throw error;
+    }
+  },
+
+  approvalsOf: (companyId: string, year: number, glAccountCode: string): Promise<Item[]> =>
+    queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': periodApprovalPartition(companyId, year), ':prefix': `${glAccountCode}#` },
+      ConsistentRead: true,
+    }),
+
+  putApproval: (companyId: string, year: number, glAccountCode: string, period: number, approval: Item) =>
+    dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...periodApprovalKeys(companyId, year, glAccountCode, period), entity: 'periodApproval', companyId, year, glAccountCode, period, ...approval },
+      }),
+    ),
+};

@@ -1,0 +1,218 @@
+import { Decimal } from '../platform/money';
+import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { z } from '../platform/zod';
+
+/* Reads. Amounts are decimal.js values, written as JSON numbers with decimals (shared/platform/json.ts). */
+
+const amountRead = z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' });
+const date = z.string().openapi({ format: 'date', example: '2026-03-14' });
+const nullableText = z.string().nullable();
+
+export const reconciliationStatuses = ['unreconciled', 'reconciled', 'stale'] as const;
+export type ReconciliationStatus = (typeof reconciliationStatuses)[number];
+
+export const BankAccountSchema = z
+  .object({
+    id: z.string().uuid(),
+    name: z.string().openapi({ description: 'The name the bank gives the account (or the owner name when it gives none)' }),
+    accountNumber: z.string().openapi({ description: 'Norwegian bank account number, 11 digits with a valid mod-11 check digit', example: '15032012340' }),
+    iban: z.string().nullable().openapi({ example: 'NO9315032012340' }),
+    bic: nullableText,
+    currency: z.string().openapi({ example: 'NOK' }),
+    glAccountCode: z.string().openapi({ description: 'The GL account the bank account is mapped to (reconciliation matches its GL lines)', example: '1920' }),
+    lastStatementAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the latest statement was ingested' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    updatedAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('BankAccount');
+
+export const BankAccountPageSchema = pageOf(BankAccountSchema, 'BankAccountPage');
+
+export const BankTransactionSchema = z
+  .object({
+    id: z.string().uuid().openapi({ description: 'Stable across re-ingestion of the same statement' }),
+    bankAccountId: z.string().uuid(),
+    bookingDate: date,
+    valueDate: date.nullable(),
+    amount: amountRead.openapi({ description: 'Signed: money in positive, debits negative' }),
+    currency: z.string(),
+    description: nullableText,
+    reference: nullableText.openapi({ description: 'KID or structured creditor reference, else the end-to-end id' }),
+    counterpartyName: nullableText,
+    counterpartyAccount: nullableText,
+    bankTransactionCode: nullableText.openapi({ description: 'ISO 20022 domain/family/sub-family code, e.g. PMNT/RCDT/DMCT' }),
+    bankReference: nullableText.openapi({ description: "The bank's own id of the entry (camt.053 AcctSvcrRef)" }),
+    statementId: z.string().openapi({ description: 'The camt.053 statement (Stmt/Id) the transaction last came from' }),
+    reconciliationStatus: z.enum(reconciliationStatuses).openapi({
+      description:
+        'Computed on every read. unreconciled: in no group. reconciled: in a group none of whose members changed since it was made. stale: in a group one of whose members changed afterwards (see ReconciliationGroup.stale).',
+    }),
+    reconciliationId: z.string().uuid().nullable().openapi({ description: 'The group the transaction is in' }),
+    version: z.number().int().min(1).openapi({ description: 'Starts at 1; a statement that amends the entry adds one' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    updatedAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('BankTransaction');
+
+export const BankTransactionPageSchema = pageOf(BankTransactionSchema, 'BankTransactionPage');
+
+const EntryBase = {
+  amount: amountRead,
+  stale: z.boolean().openapi({ description: 'The member changed (or left the mapped account) since the group was made' }),
+};
+
+export const ReconciliationEntrySchema = z
+  .discriminatedUnion('type', [
+    z
+      .object({
+        type: z.literal('bank_transaction'),
+        bankTransactionId: z.string().uuid(),
+        bookingDate: date,
+        description: nullableText,
+        ...EntryBase,
+      })
+      .openapi('ReconciliationBankTransactionEntry'),
+    z
+      .object({
+        type: z.literal('gl_line'),
+        lineId: z.string(),
+        sourceLineId: z.string(),
+        accountCode: z.string(),
+        period: z.number().int().min(1).max(12),
+        transactionDate: date.nullable(),
+        description: nullableText,
+        ...EntryBase,
+      })
+      .openapi('ReconciliationGlLineEntry'),
+  ])
+  .openapi('ReconciliationEntry', { description: 'A member of a group as it was when the group was made, and whether it changed since' });
+
+const groupFields = {
+  id: z.string().uuid(),
+  bankAccountId: z.string().uuid(),
+  year: z.number().int(),
+  period: z.number().int().min(1).max(12),
+  glAccountCode: z.string().openapi({ description: 'The mapped GL account of the bank account when the group was made' }),
+  source: z.enum(['manual', 'automatic']).openapi({ description: 'automatic: made by the auto-reconciliation engine' }),
+  note: nullableText,
+  bankTransactionCount: z.number().int(),
+  glLineCount: z.number().int(),
+  total: amountRead.openapi({ description: 'Sum of the bank transactions (equal to the sum of the GL lines)' }),
+  stale: z.boolean().openapi({
+    description:
+      'True when a member changed after the group was made: a GL line re-imported with another amount, account, period or transaction date, or a bank transaction amended by a later statement (amount or dates).',
+  }),
+  createdAt: z.string().openapi({ format: 'date-time' }),
+  createdBy: z.string().openapi({ description: 'Client id, or auto-reconciliation' }),
+};
+
+export const ReconciliationGroupSummarySchema = z.object(groupFields).openapi('ReconciliationGroupListItem');
+export const ReconciliationGroupPageSchema = pageOf(ReconciliationGroupSummarySchema, 'ReconciliationGroupPage');
+export const ReconciliationGroupSchema = z
+  .object({ ...groupFields, entries: z.array(ReconciliationEntrySchema) })
+  .openapi('ReconciliationGroup');
+
+export const ReconciliationDeletionSchema = z
+  .object({
+    id: z.string().uuid(),
+    deleted: z.literal(true),
+    deletedAt: z.string().openapi({ format: 'date-time' }),
+    released: z.object({
+      bankTransactionIds: z.array(z.string().uuid()),
+      lineIds: z.array(z.string()),
+    }).openapi({ description: 'The members that are unreconciled again' }),
+  })
+  .openapi('ReconciliationDeletion', { description: 'The group is dissolved; deleting it again answers the same result' });
+
+export const maxGroupMembers = 98;
+
+export const CreateReconciliationSchema = z
+  .strictObject({
+    bankAccountId: UuidSchema,
+    year: z.number().int().min(1900).max(2999),
+    period: z.number().int().min(1).max(12),
+    bankTransactionIds: z.array(UuidSchema).min(1).openapi({ description: 'Bank transactions of the bank account (at least one)' }),
+    lineIds: z.array(z.string().min(1).max(64)).default([]).openapi({ description: 'GL lines (lineId) on the mapped GL account in this year and period' }),
+    note: z.string().max(500).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const members = body.bankTransactionIds.length + body.lineIds.length;
+    if (members > maxGroupMembers) ctx.addIssue({ code: 'custom', path: ['lineIds'], message: `a group holds at most ${maxGroupMembers} members (bank transactions plus GL lines)` });
+    for (const [field, ids] of [['bankTransactionIds', body.bankTransactionIds], ['lineIds', body.lineIds]] as const) {
+      const seen = new Set<string>();
+      ids.forEach((id, index) => {
+        if (seen.has(id)) ctx.addIssue({ code: 'custom', path: [field, index], message: 'named twice' });
+        seen.add(id);
+      });
+    }
+  })
+  .openapi('CreateReconciliation', {
+    description: `One group in one period. The bank transactions must sum exactly to the GL lines (422 reason unbalanced otherwise). At most ${maxGroupMembers} members.`,
+  });
+
+export type CreateReconciliation = z.infer<typeof CreateReconciliationSchema>;
+
+const approval = z
+  .object({
+    status: z.enum(['approved', 'not_approved']),
+    approvedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    approvedBy: nullableText,
+  })
+  .openapi('PeriodApproval', { description: "The firm's approval of the period on the mapped GL account (set in the application)" });
+
+export const ReconciliationSummarySchema = z
+  .object({
+    bankAccountId: z.string().uuid(),
+    glAccountCode: z.string(),
+    year: z.number().int(),
+    periods: z
+      .array(
+        z.object({
+          period: z.number().int().min(1).max(12),
+          label: z.string().openapi({ example: 'January' }),
+          groupCount: z.number().int(),
+          automaticGroupCount: z.number().int(),
+          entryCount: z.number().int().openapi({ description: 'Members of the period\'s groups: bank transactions plus GL lines' }),
+          staleGroupCount: z.number().int(),
+          stale: z.boolean().openapi({ description: 'Any group of the period is stale' }),
+          unreconciledTransactionCount: z.number().int().openapi({ description: 'Bank transactions booked in the period that are in no group' }),
+          approval,
+        }).openapi('ReconciliationSummaryPeriod'),
+      )
+      .length(12),
+  })
+  .openapi('ReconciliationSummary');
+
+/* Parameters and queries. */
+
+export const BankAccountParamsSchema = z.object({ companyId: UuidSchema, bankAccountId: UuidSchema });
+export const ReconciliationParamsSchema = z.object({ companyId: UuidSchema, reconciliationId: UuidSchema });
+
+export const BankTransactionQuerySchema = z
+  .strictObject({
+    from: z.iso.date().optional().openapi({ description: 'Booking date on or after (inclusive)' }),
+    to: z.iso.date().optional().openapi({ description: 'Booking date on or before (inclusive)' }),
+    reconciliation_status: z.enum(reconciliationStatuses).optional(),
+    ...PageQuerySchema.shape,
+  })
+  .refine((query) => !query.from || !query.to || query.from <= query.to, { path: ['to'], message: 'must not be before from' });
+
+const yearParam = z.coerce.number().int().min(1900).max(2999).openapi({ type: 'integer' });
+
+export const ReconciliationListQuerySchema = z
+  .strictObject({
+    year: yearParam.optional(),
+    period: z.coerce.number().int().min(1).max(12).optional().openapi({ type: 'integer', minimum: 1, maximum: 12, description: 'Needs year' }),
+    ...PageQuerySchema.shape,
+  })
+  .refine((query) => query.period === undefined || query.year !== undefined, { path: ['year'], message: 'is required with period' });
+
+export const ReconciliationSummaryQuerySchema = z.strictObject({ year: yearParam });
+
+export type BankAccount = z.infer<typeof BankAccountSchema>;
+export type BankTransaction = z.infer<typeof BankTransactionSchema>;
+export type ReconciliationGroup = z.infer<typeof ReconciliationGroupSchema>;
+export type ReconciliationEntry = z.infer<typeof ReconciliationEntrySchema>;
+export type ReconciliationSummary = z.infer<typeof ReconciliationSummarySchema>;
+export type BankTransactionQuery = z.infer<typeof BankTransactionQuerySchema>;
+export type ReconciliationListQuery = z.infer<typeof ReconciliationListQuerySchema>;
