@@ -1,4 +1,5 @@
 import { createCompany } from '../../shared/companies/service';
+import type { DemoBooksResult } from './demo-books';
 import { withCheckDigit } from '../../shared/companies/organization-number';
 import type { AccountingSystem } from '../../shared/companies/schemas';
 import { createApiClient, createOrganization } from '../../shared/identity/administration';
@@ -19,6 +20,10 @@ export interface SeedData {
     scopes: Scope[];
     plan: RatePlan;
   }[];
+  /** The demo books of the first company (infra/local/demo-books.ts), loaded once the queue workers run. */
+  bankAccounts: DemoBooksResult['bankAccounts'];
+  reconciliations: DemoBooksResult['reconciliations'];
+  autoReconciliation: string | null;
 }
 
 /**
@@ -60,5 +65,8 @@ export const seedDemo = async (): Promise<SeedData> => {
     organizations: [a, a1, b].map(({ id, name, parentId }) => ({ id, name, parentId })),
     companies,
     clients,
+    bankAccounts: [],
+    reconciliations: [],
+    autoReconciliation: null,
   };
 };

@@ -10,7 +10,9 @@ import { loadHandler, startGateway } from './gateway';
 import { startIdentityProvider } from './identity-provider';
 import { freePort } from './ports';
 import { ensureBucket, startS3 } from './s3';
+import { seedDemoBooks } from './demo-books';
 import { seedDemo, type SeedData } from './seed';
+import { administratorOf } from '../../shared/identity/principal';
 import { ensureQueues, localSqsClient, startSqs as startSqsServer, type LocalQueue, type QueueName } from './sqs';
 import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poller';
 
@@ -118,7 +120,6 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     if (seed) progress('reusing the persisted demo data');
     else progress('seeding demo data');
     const seedData = seed ?? (await seedDemo());
-    if (seedFile && !seed) writeFileSync(seedFile, JSON.stringify(seedData, null, 2), { mode: 0o600 });
 
     const sqsClient = localSqsClient(sqs.endpoint);
     for (const queue of queues) {
@@ -132,6 +133,14 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         batchSize: queue.batchSize,
       });
       stops.push(poller.stop);
+    }
+
+    if (!seed) {
+      progress('loading the demo books (bank statements, chart, GL lines, auto-reconciliation)');
+      const bakery = seedData.companies[0]!;
+      const organization = (await organizationRepository.get(bakery.organizationId))!;
+      Object.assign(seedData, await seedDemoBooks(administratorOf(organization, 'seed', ['imports:write']), bakery.id));
+      if (seedFile) writeFileSync(seedFile, JSON.stringify(seedData, null, 2), { mode: 0o600 });
     }
 
     const gateway = await startGateway({ port: gatewayPort });

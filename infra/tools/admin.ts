@@ -1,4 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { autoReconcile, describeReport } from '../../shared/bank/auto-reconciliation';
+import { defaultBankGlAccount, ingestBankStatement } from '../../shared/bank/ingestion';
+import { setPeriodApproval } from '../../shared/bank/reconciliation';
+import { companyRepository } from '../../shared/companies/repository';
 import { parseArgs } from 'node:util';
 import { createCompany } from '../../shared/companies/service';
 import { accountingSystems, CreateCompanySchema } from '../../shared/companies/schemas';
@@ -42,7 +48,14 @@ type Flag =
   | 'organization-number'
   | 'scopes'
   | 'plan'
-  | 'client-id';
+  | 'client-id'
+  | 'company'
+  | 'file'
+  | 'gl-account'
+  | 'year'
+  | 'period'
+  | 'status'
+  | 'by';
 
 interface CommandSpec {
   required: Flag[];
@@ -90,6 +103,27 @@ const commands: Record<string, CommandSpec> = {
   },
 };
 
+Object.assign(commands, {
+  'import-bank-statement': {
+    required: ['company', 'file'],
+    optional: ['gl-account'],
+    args: '--company COMPANY_ID --file STATEMENT.xml [--gl-account CODE]',
+    description: `Ingest an ISO 20022 camt.053 bank statement; a new bank account maps to GL account --gl-account (default ${defaultBankGlAccount})`,
+  },
+  'auto-reconcile': {
+    required: ['company', 'year'],
+    optional: [],
+    args: '--company COMPANY_ID --year YYYY',
+    description: 'Run auto-reconciliation for a company and year now (it also runs after every GL import)',
+  },
+  'set-period-approval': {
+    required: ['company', 'gl-account', 'year', 'period', 'status'],
+    optional: ['by'],
+    args: '--company COMPANY_ID --gl-account CODE --year YYYY --period 1-12 --status approved|not_approved [--by NAME]',
+    description: "Record the firm's approval of a period on a GL account (shown in the reconciliation summary)",
+  },
+} satisfies Record<string, CommandSpec>);
+
 const commandFlags = new Set<string>(Object.values(commands).flatMap((spec) => [...spec.required, ...spec.optional]));
 
 const options = {
@@ -102,6 +136,13 @@ const options = {
   scopes: { type: 'string' },
   plan: { type: 'string' },
   'client-id': { type: 'string' },
+  company: { type: 'string' },
+  file: { type: 'string' },
+  'gl-account': { type: 'string' },
+  year: { type: 'string' },
+  period: { type: 'string' },
+  status: { type: 'string' },
+  by: { type: 'string' },
   stack: { type: 'string' },
   table: { type: 'string' },
   'user-pool-id': { type: 'string' },
@@ -339,6 +380,78 @@ const run: Record<string, Run> = {
     );
   },
 };
+
+const integerFlag = (values: Values, flag: Flag, min: number, max: number): number => {
+  const text = requireFlag(values, flag);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new ToolError(`--${flag} must be an integer from ${min} to ${max}, not ${text}`);
+  return value;
+};
+
+/** The company, checked to exist (the admin acts for the firm, so reach is not a question here). */
+const existingCompany = async (companyId: string) => {
+  const company = await companyRepository.get(companyId);
+  if (!company || company.deletion) throw new ToolError(`Company ${companyId} not found`);
+  return company;
+};
+
+const accountCodePattern = /^[0-9A-Za-z._-]{1,20}$/;
+
+Object.assign(run, {
+  async 'import-bank-statement'(values, _target, print) {
+    const company = await existingCompany(requireFlag(values, 'company'));
+    const file = requireFlag(values, 'file');
+    const glAccountCode = values['gl-account'];
+    if (glAccountCode !== undefined && !accountCodePattern.test(glAccountCode)) throw new ToolError(`--gl-account ${glAccountCode} is not an account code`);
+    let xml: Buffer;
+    try {
+      xml = await readFile(file);
+    } catch (error) {
+      throw new ToolError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    const result = await ingestBankStatement(company.id, xml, { ...(glAccountCode && { glAccountCode }), source: basename(file) });
+    print.json(result);
+    print.lines(
+      `Ingested ${basename(file)} into company "${company.name}"`,
+      ...table(
+        ['STATEMENT', 'ACCOUNT NUMBER', 'BANK ACCOUNT ID', 'GL', 'ENTRIES', 'NEW', 'AMENDED', 'UNCHANGED', 'NOT BOOKED'],
+        result.statements.map((s) => [
+          s.statementId,
+          s.accountNumber + (s.accountCreated ? ' (new)' : ''),
+          s.bankAccountId,
+          s.glAccountCode,
+          String(s.entries),
+          String(s.inserted),
+          String(s.amended),
+          String(s.unchanged),
+          String(s.skippedNotBooked),
+        ]),
+      ),
+    );
+  },
+
+  async 'auto-reconcile'(values, _target, print) {
+    const company = await existingCompany(requireFlag(values, 'company'));
+    const year = integerFlag(values, 'year', 1900, 2999);
+    const report = await autoReconcile(company.id, year);
+    print.json(report);
+    print.lines(`Auto-reconciliation of "${company.name}": ${describeReport(report)}`);
+  },
+
+  async 'set-period-approval'(values, _target, print) {
+    const company = await existingCompany(requireFlag(values, 'company'));
+    const glAccountCode = requireFlag(values, 'gl-account');
+    if (!accountCodePattern.test(glAccountCode)) throw new ToolError(`--gl-account ${glAccountCode} is not an account code`);
+    const year = integerFlag(values, 'year', 1900, 2999);
+    const period = integerFlag(values, 'period', 1, 12);
+    const status = requireFlag(values, 'status');
+    if (status !== 'approved' && status !== 'not_approved') throw new ToolError(`--status must be approved or not_approved, not ${status}`);
+    const by = values.by?.trim() || actor;
+    await setPeriodApproval(company.id, { glAccountCode, year, period, status, by });
+    print.json({ companyId: company.id, glAccountCode, year, period, status, by });
+    print.lines(`Period ${year}-${String(period).padStart(2, '0')} on GL account ${glAccountCode} of "${company.name}" is now ${status.replace('_', ' ')} (by ${by})`);
+  },
+} satisfies Record<string, Run>);
 
 const oneLine = (error: unknown, target: Target | undefined): string => {
   if (error instanceof ProblemError) return error.problem.detail;

@@ -38,7 +38,7 @@ export interface StatementEntry {
   amount: Decimal;
   /** Amt/@Ccy */
   currency: string;
-  status: 'BOOK' | 'PDNG' | 'INFO';
+  status: 'BOOK' | 'PDNG' | 'INFO' | 'FUTR';
   /** BookgDt (Dt, or the date part of DtTm); required for BOOK. Otherwise ValDt, else the statement's to/from date. */
   bookingDate: string;
   valueDate: string | null;
@@ -203,7 +203,7 @@ const parseBalance = (balance: unknown, where: string): StatementBalance => {
   return { amount, date };
 };
 
-const statuses = ['BOOK', 'PDNG', 'INFO'] as const;
+const statuses = ['BOOK', 'PDNG', 'INFO', 'FUTR'] as const;
 type EntryStatus = (typeof statuses)[number];
 
 const parseStatus = (entry: unknown, where: string): EntryStatus => {
@@ -212,7 +212,7 @@ const parseStatus = (entry: unknown, where: string): EntryStatus => {
   // .02: <Sts>BOOK</Sts>; .08: <Sts><Cd>BOOK</Cd></Sts>
   const code = text(element, 'Cd') ?? text(element);
   if (code === null) throw new Camt053Error(`${where}: Sts has no status code`);
-  if (!(statuses as readonly string[]).includes(code)) throw new Camt053Error(`${where}: Sts must be BOOK, PDNG or INFO, not "${code}"`);
+  if (!(statuses as readonly string[]).includes(code)) throw new Camt053Error(`${where}: Sts must be BOOK, PDNG, INFO or FUTR, not "${code}"`);
   return code as EntryStatus;
 };
 
@@ -328,10 +328,14 @@ const decode = (xml: string | Buffer): string => {
 
 /** The root element: exactly one Document/BkToCstmrStmt in a camt.053 namespace. */
 const statementMessage = (document: XmlElement): XmlElement => {
-  const roots = Object.keys(document).filter(isChildKey);
-  if (roots.length !== 1) throw new Camt053Error(`The XML has ${roots.length} root elements (${roots.join(', ')}); expected one Document`);
-  const rootKey = roots[0]!;
-  const root = children(document, localName(rootKey))[0];
+  const roots = Object.keys(document)
+    .filter(isChildKey)
+    .flatMap((key) => [document[key]].flat().map((element) => ({ key, element })));
+  if (roots.length === 0) throw new Camt053Error('The XML has no root element');
+  if (roots.length !== 1) {
+    throw new Camt053Error(`The XML has ${roots.length} root elements (${roots.map(({ key }) => key).join(', ')}); expected one Document`);
+  }
+  const { key: rootKey, element: root } = roots[0]!;
   const prefix = rootKey.includes(':') ? rootKey.slice(0, rootKey.lastIndexOf(':')) : null;
   const namespace = attribute(root, prefix === null ? 'xmlns' : `xmlns:${prefix}`);
   const message = child(root, 'BkToCstmrStmt');

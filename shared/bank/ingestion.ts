@@ -4,7 +4,7 @@ import { inParallel, storedInteger } from '../ledger/general-ledger/repository';
 import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
 import { ProblemError } from '../platform/problem';
 import { normalizeIban, normalizeNorwegianAccountNumber, norwegianAccountNumberOfIban } from './account-number';
-import { parseCamt053, type BankStatement, type StatementEntry } from './camt053';
+import { Camt053Error, parseCamt053, type BankStatement, type StatementEntry } from './camt053';
 import { bankRepository, getItems, keyId, type Item } from './repository';
 
 /**
@@ -144,7 +144,7 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
   try {
     statements = parseCamt053(xml);
   } catch (error) {
-    if (error instanceof Error && error.name === 'Camt053Error') throw new BankStatementError(error.message);
+    if (error instanceof Camt053Error) throw new BankStatementError(error.message);
     throw error;
   }
   const planned = plan(companyId, statements);

@@ -48,7 +48,9 @@ export const bankRepository = {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
     const { glAccountCode: _default, id: _id, companyId: _companyId, entity: _entity, ...descriptive } = account;
-    const set = { ...descriptive, ...(glAccountCode !== undefined && { glAccountCode }), updatedAt: at };
+    const set = Object.fromEntries(
+      Object.entries({ ...descriptive, ...(glAccountCode !== undefined && { glAccountCode }), updatedAt: at }).filter(([, value]) => value !== undefined),
+    );
     const names = Object.fromEntries(Object.keys(set).map((name, i) => [`#f${i}`, name]));
     const values = Object.fromEntries(Object.values(set).map((value, i) => [`:f${i}`, value]));
     await dynamo().send(

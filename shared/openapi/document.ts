@@ -11,6 +11,7 @@ import type { OperationContract } from '../platform/operation';
 import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 import { routes, type RouteDefinition } from '../routes';
+import { vatContracts } from '../vat/contracts';
 
 /** Every operation's contract by operationId; the route table says where each is served. */
 export const contracts: Record<string, OperationContract> = {
@@ -21,6 +22,7 @@ export const contracts: Record<string, OperationContract> = {
   ...companyContracts,
   ...chartContracts,
   ...generalLedgerContracts,
+  ...vatContracts,
   ...bankContracts,
   ...importContracts,
   ...jobContracts,

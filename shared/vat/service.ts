@@ -149,7 +149,7 @@ const termOf = (
       outputVat,
       inputVat,
       netVat,
-      position: netVat.isPositive() && !netVat.isZero() ? 'payable' : netVat.isNegative() && !netVat.isZero() ? 'refundable' : 'zero',
+      position: netVat.gt(0) ? 'payable' : netVat.lt(0) ? 'refundable' : 'zero',
     },
     reconciliation: { bookedOutputVat, bookedInputVat, outputVatDifference, inputVatDifference, accounts: bookedAccounts },
   };

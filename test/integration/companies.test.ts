@@ -184,6 +184,34 @@ describe('PATCH /v1/companies/{id}', () => {
   });
 });
 
+describe('vatFrequency', () => {
+  it('defaults to bimonthly, can be set on create and changed with PATCH (patch semantics)', async () => {
+    const plain = await newCompany();
+    expect(plain).toMatchObject({ vatFrequency: 'bimonthly' });
+    const annual = await newCompany('a-system', { vatFrequency: 'annual' });
+    expect(annual).toMatchObject({ vatFrequency: 'annual' });
+    expect((await api('GET', `/v1/companies/${annual.id}`, { as: 'a-system' })).body.vatFrequency).toBe('annual');
+
+    const renamed = await api('PATCH', `/v1/companies/${annual.id}`, { as: 'a-system', body: { displayName: 'Årlig AS' } });
+    expect(renamed.body).toMatchObject({ name: 'Årlig AS', vatFrequency: 'annual' });
+    const bimonthly = await api('PATCH', `/v1/companies/${annual.id}`, { as: 'a-system', body: { vatFrequency: 'bimonthly' } });
+    expect(bimonthly.body).toMatchObject({ name: 'Årlig AS', vatFrequency: 'bimonthly' });
+    const list = await api('GET', '/v1/companies?page_size=200', { as: 'a-system' });
+    expect(list.body.data.find((c: { id: string }) => c.id === annual.id)).toMatchObject({ vatFrequency: 'bimonthly' });
+  });
+
+  it.each([['monthly'], [null], [6], ['']])('refuses vatFrequency %j on create and update with 400 naming the field', async (value) => {
+    const created = await api('POST', '/v1/companies', { as: 'a-system', body: { displayName: 'X AS', accountingSystem: 'Api', vatFrequency: value } });
+    expectProblem(created, 400, 'validation_failed');
+    expect(created.body.errors.map((e: { field: string }) => e.field)).toEqual(['vatFrequency']);
+    const company = await newCompany('a-system', { vatFrequency: 'annual' });
+    const updated = await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body: { vatFrequency: value } });
+    expectProblem(updated, 400, 'validation_failed');
+    expect(updated.body.detail).toContain('vatFrequency');
+    expect((await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' })).body.vatFrequency).toBe('annual');
+  });
+});
+
 describe('status transitions', () => {
   it('disable and enable are idempotent; a disabled company stays readable', async () => {
     const company = await newCompany();

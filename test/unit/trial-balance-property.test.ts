@@ -15,21 +15,33 @@ import {
 } from '../../shared/ledger/general-ledger/import-kinds';
 import type { GeneralLedgerLinePage } from '../../shared/ledger/general-ledger/schemas';
 import { getTrialBalance, listGeneralLedgerLines } from '../../shared/ledger/general-ledger/service';
-import { accountKeys, balancePartition, ledgerYearKeys, openingBalanceLinePrefix, openingBalancePartition, pad2, usageKeys } from '../../shared/ledger/keys';
+import {
+  accountKeys,
+  balancePartition,
+  ledgerYearKeys,
+  openingBalanceLinePrefix,
+  openingBalancePartition,
+  pad2,
+  usageKeys,
+  vatCellPartition,
+} from '../../shared/ledger/keys';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { Decimal } from '../../shared/platform/money';
+import { listVatTerms } from '../../shared/vat/service';
 import { testStack } from '../support/stack';
 
 /*
  * Random sequences of GL-line and opening-balance imports, re-imports (amount, account, period,
- * dimensions changing), deletions and redelivered chunks, applied through the import kinds; after
- * each sequence the stored counters must equal a full recomputation from the current lines.
+ * dimensions, tax code and tax amount changing), deletions and redelivered chunks, applied through
+ * the import kinds; after each sequence the stored counters (trial balance, VAT, usage, year
+ * summaries) must equal a full recomputation from the current lines.
  */
 
 const codes = ['1000', '2000', '3000'];
 const lineIds = ['a', 'b', 'c', 'd', 'e'];
 const openingIds = ['o1', 'o2', 'o3'];
 const dimensions = ['d1', 'd2'];
+const taxCodes = ['3', '1', '86'];
 
 let companyId: string;
 const year = 2030;
@@ -64,6 +76,9 @@ const glLine = fc.record({
   period: fc.integer({ min: 1, max: 3 }),
   amount,
   dimensionKeys: fc.subarray(dimensions),
+  // Absent fields are left out of the JSON (a line without taxCode counts in no VAT cell).
+  taxCode: fc.option(fc.constantFrom(...taxCodes), { nil: undefined }),
+  taxAmount: fc.option(amount, { nil: undefined }),
 });
 const openingLine = fc.record({ id: fc.constantFrom(...openingIds), accountCode: fc.constantFrom(...codes), amount });
 const delivery = { chunkSize: fc.integer({ min: 1, max: 4 }), redeliver: fc.boolean() };
@@ -145,7 +160,7 @@ describe('trial-balance aggregates (property)', () => {
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 5 }), async (steps) => {
         await newCompany();
         // The expected ledger: merge by id, later duplicates within a request fail, deletions of unknown ids do nothing.
-        const expectedLines = new Map<string, { accountCode: string; period: number; amount: string; dimensionKeys: string[] }>();
+        const expectedLines = new Map<string, { accountCode: string; period: number; amount: string; dimensionKeys: string[]; taxCode?: string; taxAmount?: string }>();
         const expectedOpening = new Map<string, { accountCode: string; amount: string }>();
         for (const current of steps as Step[]) {
           const outcomes = await run(current);
@@ -168,8 +183,13 @@ describe('trial-balance aggregates (property)', () => {
 
         // The current lines as stored (read path) match the expected ledger.
         const lines = await currentLines(year);
-        expect(lines.map((line) => [line.sourceLineId, line.accountCode, line.period, line.amount.toString(), line.dimensionKeys]).sort()).toEqual(
-          [...expectedLines].map(([id, line]) => [id, line.accountCode, line.period, new Decimal(line.amount).toString(), line.dimensionKeys]).sort(),
+        const taxText = (value: Decimal | string | null | undefined) => (value === null || value === undefined ? null : new Decimal(value.toString()).toString());
+        expect(
+          lines.map((line) => [line.sourceLineId, line.accountCode, line.period, line.amount.toString(), line.dimensionKeys, line.taxCode, taxText(line.taxAmount)]).sort(),
+        ).toEqual(
+          [...expectedLines]
+            .map(([id, line]) => [id, line.accountCode, line.period, new Decimal(line.amount).toString(), line.dimensionKeys, line.taxCode ?? null, taxText(line.taxAmount)])
+            .sort(),
         );
         const openings = (await queryAll(openingBalancePartition(companyId, year), openingBalanceLinePrefix)).filter((item) => item.deleted !== true);
         expect(openings.map((item) => [item.sourceLineId, item.accountCode, stored(item.amount).toString()]).sort()).toEqual(
@@ -199,6 +219,40 @@ describe('trial-balance aggregates (property)', () => {
           expect(account.closingBalance.toString()).toBe(sum.toString());
           expect(account.movements[2]!.closingBalance.toString()).toBe(sum.toString());
         }
+
+        // VAT cells: per (period, tax code) the sums of amount and taxAmount and the count of live lines with that code.
+        const expectedVat = new Map<string, { basis: Decimal; taxAmount: Decimal; lineCount: number }>();
+        for (const line of lines) {
+          if (line.taxCode === null) continue;
+          const key = `${pad2(line.period)}#${line.taxCode}`;
+          const cell = expectedVat.get(key) ?? { basis: new Decimal(0), taxAmount: new Decimal(0), lineCount: 0 };
+          expectedVat.set(key, { basis: cell.basis.plus(line.amount), taxAmount: cell.taxAmount.plus(line.taxAmount ?? 0), lineCount: cell.lineCount + 1 });
+        }
+        const vatCells = await queryAll(vatCellPartition(companyId, year));
+        for (const cell of vatCells) {
+          const want = expectedVat.get(String(cell.SK)) ?? { basis: new Decimal(0), taxAmount: new Decimal(0), lineCount: 0 };
+          expect([String(cell.SK), stored(cell.basis).toString(), stored(cell.taxAmount).toString(), Number(String(cell.lineCount))]).toEqual([
+            String(cell.SK),
+            want.basis.toString(),
+            want.taxAmount.toString(),
+            want.lineCount,
+          ]);
+        }
+        for (const key of expectedVat.keys()) expect(vatCells.some((cell) => cell.SK === key)).toBe(true);
+
+        // The VAT terms read from them: every live line with a tax code is in exactly one term.
+        const terms = await listVatTerms({ id: companyId, vatFrequency: 'bimonthly' }, year);
+        const counted = terms.data.flatMap((term) => term.taxCodes.map((code) => [term.term, code.taxCode, code.lineCount] as const));
+        const expectedCounts = [...expectedVat].map(([key, cell]) => {
+          const [period, taxCode] = key.split('#');
+          return [Math.ceil(Number(period) / 2), taxCode!, cell.lineCount] as const;
+        });
+        const byTermAndCode = (entries: (readonly [number, string, number])[]) => {
+          const totals = new Map<string, number>();
+          for (const [term, taxCode, count] of entries) totals.set(`${term}/${taxCode}`, (totals.get(`${term}/${taxCode}`) ?? 0) + count);
+          return Object.fromEntries([...totals].filter(([, count]) => count > 0));
+        };
+        expect(byTermAndCode(counted)).toEqual(byTermAndCode(expectedCounts));
 
         // Usage counters and the year summaries.
         for (const key of dimensions) {

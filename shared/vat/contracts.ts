@@ -1,0 +1,18 @@
+import { CompanyParamsSchema } from '../companies/schemas';
+import type { OperationContract } from '../platform/operation';
+import { VatTermPageSchema, VatTermQuerySchema } from './schemas';
+
+/** Request and response shapes of the VAT reads, keyed by operationId. */
+export const vatContracts = {
+  listVatTerms: {
+    params: CompanyParamsSchema,
+    query: VatTermQuerySchema,
+    responses: {
+      200: {
+        description:
+          "The VAT terms of the year in one page (six for bimonthly filing, one for annual filing, per the company's vatFrequency), with totals per tax code and the reconciliation against the VAT accounts",
+        schema: VatTermPageSchema,
+      },
+    },
+  },
+} satisfies Record<string, OperationContract>;
