@@ -39,8 +39,7 @@ export const reconciliationIndexKeys = (companyId: string, bankAccountId: string
   GSI1SK: `${year}#${pad2(period)}#${createdAt}#${groupId}`,
 });
 export const reconciliationListPartition = (companyId: string, bankAccountId: string) => `RECONLIST#${companyId}#${bankAccountId}`;
-export const reconciliationListPrefix = (year?: number, period?: number) =>
-  year === undefined ? '' : period === undefined ? `${year}#` : `${year}#${pad2(period)}#`;
+export const reconciliationListPrefix = (year: number, period?: number) => (period === undefined ? `${year}#` : `${year}#${pad2(period)}#`);
 
 /** The firm's period approvals on a GL account: one partition per company and year. */
 export const periodApprovalPartition = (companyId: string, year: number) => `APPROVAL#${companyId}#${year}`;

@@ -212,8 +212,12 @@ export const listReconciliations = async (
     {
       TableName: tableName(),
       IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(query.year, query.period) },
+      ...(query.year === undefined
+        ? { KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId) } }
+        : {
+            KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+            ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(query.year, query.period) },
+          }),
     },
     { pageSize: query.page_size, cursor: query.cursor, binding: { ...binding, filters: { companyId, bankAccountId, year: query.year ?? null, period: query.period ?? null } } },
     fromItem,

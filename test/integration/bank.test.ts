@@ -1,0 +1,566 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { api, expectProblem } from '../support/api';
+import { admin, ingest, ingestOk, lineIdsOf, statementXml, transactionsByReference, validAccountNumber, waitForPostFetch } from '../support/bank';
+import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
+
+const year = 2026;
+const fixtures = resolve(import.meta.dirname, '../fixtures/camt053');
+
+/**
+ * A company with a 2026 chart, GL lines (no transaction dates, so the auto-reconciliation engine
+ * leaves them to these tests) and one bank account ingested from a camt.053 statement.
+ */
+const books = async (lines: { id: string; accountCode?: string; amount: string; period: number; transactionDate?: string; description?: string }[], entries: Parameters<typeof statementXml>[2]) => {
+  const companyId = await newApiCompany();
+  await importAndWait(companyId, 'accounts', chartOf(year, ['1500', '1920', '1930', '3000']));
+  if (lines.length) {
+    const done = await importAndWait(companyId, 'general-ledger-lines', { year, lines: lines.map((line) => ({ accountCode: '1920', ...line })) });
+    expect(done.body.rowsFailed).toBe(0);
+    await waitForPostFetch(companyId, done.body.id);
+  }
+  const accountNumber = validAccountNumber('1206' + String(Math.floor(Math.random() * 1e6)).padStart(6, '0'));
+  const result = await ingestOk(companyId, statementXml(accountNumber, `ST-${accountNumber}-1`, entries), '--gl-account', '1920');
+  const bankAccountId = result.statements[0]!.bankAccountId;
+  const transactions = await transactionsByReference(companyId, bankAccountId);
+  const lineIds = await lineIdsOf(companyId, year, '1920');
+  const tx = (reference: string) => transactions.get(reference)!.id as string;
+  const line = (sourceId: string) => lineIds.get(sourceId)!;
+  return { companyId, bankAccountId, accountNumber, tx, line };
+};
+
+const entry = (reference: string, bookingDate: string, amount: string, description = `Entry ${reference}`) => ({ reference, bookingDate, amount, description });
+
+const create = (companyId: string, body: unknown, as = 'a-system', idempotencyKey?: string) =>
+  api('POST', `/v1/companies/${companyId}/bank/reconciliations`, { as, body, ...(idempotencyKey && { idempotencyKey }) });
+
+const statusOf = async (companyId: string, bankAccountId: string, reference: string) =>
+  (await transactionsByReference(companyId, bankAccountId)).get(reference)!.reconciliationStatus;
+
+describe('camt.053 ingestion (admin import-bank-statement)', () => {
+  it('creates the bank account and its booked transactions; a re-ingest adds nothing; an amendment updates in place', async () => {
+    const companyId = await newApiCompany();
+    const xml = readFileSync(resolve(fixtures, 'statement-2026-01.xml'), 'utf8');
+    const first = await ingest(companyId, xml);
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/Ingested statement-\w+\.xml into company/);
+    expect(first.out).toMatch(/STATEMENT\s+ACCOUNT NUMBER\s+BANK ACCOUNT ID\s+GL\s+ENTRIES\s+NEW\s+AMENDED\s+UNCHANGED\s+NOT BOOKED/);
+    expect(first.out).toMatch(/\(new\)\s+[0-9a-f-]{36}\s+1920\s+9\s+8\s+0\s+0\s+1/);
+
+    const accounts = await api('GET', `/v1/companies/${companyId}/bank/accounts`, { as: 'a-readonly' });
+    expect(accounts.status).toBe(200);
+    expect(accounts.body.pagination).toEqual({ next_cursor: null, has_more: false });
+    expect(accounts.body.data).toHaveLength(1);
+    const account = accounts.body.data[0];
+    expect(account).toMatchObject({ currency: 'NOK', glAccountCode: '1920', accountNumber: expect.stringMatching(/^\d{11}$/), iban: `NO${account.iban.slice(2, 4)}${account.accountNumber}` });
+
+    const before = await transactionsByReference(companyId, account.id);
+    expect(before.size).toBe(8);
+    for (const t of before.values()) expect(t).toMatchObject({ reconciliationStatus: 'unreconciled', version: 1, currency: 'NOK', bankAccountId: account.id });
+    const debits = [...before.values()].filter((t) => t.amount < 0);
+    expect(debits.length).toBeGreaterThan(0);
+
+    const again = await ingestOk(companyId, xml);
+    expect(again.statements[0]).toMatchObject({ accountCreated: false, inserted: 0, amended: 0, unchanged: 8, skippedNotBooked: 1 });
+    const after = await transactionsByReference(companyId, account.id);
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    expect([...after.values()].map((t) => t.id).sort()).toEqual([...before.values()].map((t) => t.id).sort());
+
+    const amended = await ingestOk(companyId, readFileSync(resolve(fixtures, 'statement-2026-01-amended.xml'), 'utf8'));
+    expect(amended.statements[0]).toMatchObject({ inserted: 0, amended: 1, unchanged: 7 });
+    const changed = [...(await transactionsByReference(companyId, account.id)).values()].filter((t) => t.version === 2);
+    expect(changed).toHaveLength(1);
+    expect(changed[0].amount).toBe(8152.5);
+    expect(changed[0].id).toBe([...before.values()].find((t) => t.bankReference === changed[0].bankReference).id);
+  });
+
+  it('maps the statement fields: signed amounts, dates, KID, counterparty, bank transaction code', async () => {
+    const companyId = await newApiCompany();
+    const accountNumber = validAccountNumber('1503123456');
+    const xml = statementXml(accountNumber, 'ST-FIELDS', [
+      { reference: 'R1', bookingDate: '2026-03-02', valueDate: '2026-03-03', amount: '12500.00', description: 'Innbetaling faktura 10001', kid: '0012345678903', counterpartyName: 'Fjordkanten Kafé AS' },
+      { reference: 'R2', bookingDate: '2026-03-05', amount: '-8000.5', description: 'Betaling <Møllerens> & Co', counterpartyName: 'Møllerens Mel AS' },
+    ]);
+    const { statements } = await ingestOk(companyId, xml, '--gl-account', '1930');
+    expect(statements[0]).toMatchObject({ accountCreated: true, glAccountCode: '1930', inserted: 2 });
+    const byReference = await transactionsByReference(companyId, statements[0]!.bankAccountId);
+    expect(byReference.get('R1')).toMatchObject({
+      bookingDate: '2026-03-02',
+      valueDate: '2026-03-03',
+      amount: 12500,
+      reference: '0012345678903',
+      counterpartyName: 'Fjordkanten Kafé AS',
+      description: 'Innbetaling faktura 10001',
+      bankTransactionCode: 'PMNT/RCDT/DMCT',
+      statementId: 'ST-FIELDS',
+    });
+    expect(byReference.get('R2')).toMatchObject({ amount: -8000.5, description: 'Betaling <Møllerens> & Co', counterpartyName: 'Møllerens Mel AS' });
+    const raw = await api('GET', `/v1/companies/${companyId}/bank/accounts/${statements[0]!.bankAccountId}/transactions`, { as: 'a-system' });
+    expect(raw.text).toContain('"amount":-8000.50'); // explicit decimals on the wire
+  });
+
+  it.each([
+    ['not-well-formed.xml', /^error: Not well-formed XML at line \d+/],
+    ['camt052.xml', /^error: Not a camt\.053 statement: the file is a camt\.052/],
+    ['missing-amount.xml', /^error: Stmt 1 Ntry \d+: Amt is missing/],
+    ['bad-indicator.xml', /^error: Stmt 1 Ntry \d+: CdtDbtInd/],
+  ])('refuses %s with a clear error and writes nothing', async (file, message) => {
+    const companyId = await newApiCompany();
+    const run = await ingest(companyId, readFileSync(resolve(fixtures, file), 'utf8'));
+    expect(run.code).toBe(1);
+    expect(run.out).toBe('');
+    expect(run.err).toMatch(message);
+    const accounts = await api('GET', `/v1/companies/${companyId}/bank/accounts`, { as: 'a-system' });
+    expect(accounts.body.data).toEqual([]);
+  });
+
+  it('refuses a statement whose later entry is bad without writing its earlier entries', async () => {
+    const companyId = await newApiCompany();
+    const good = statementXml(validAccountNumber('1503555555'), 'ST-HALF', [entry('A', '2026-01-02', '10.00'), entry('B', '2026-01-03', '20.00')]);
+    const broken = good.replace(/<Amt Ccy="NOK">20\.00<\/Amt>/, '<Amt Ccy="NOK">20,00</Amt>');
+    expect(broken).not.toBe(good);
+    const run = await ingest(companyId, broken);
+    expect(run).toMatchObject({ code: 1 });
+    expect(run.err).toMatch(/Ntry 2: Amt is not a decimal/);
+    expect((await api('GET', `/v1/companies/${companyId}/bank/accounts`, { as: 'a-system' })).body.data).toEqual([]);
+  });
+
+  it('answers usage errors: missing flags, unreadable file, unknown company, bad GL code', async () => {
+    expect((await admin('import-bank-statement', '--company', 'x')).code).toBe(2);
+    const companyId = await newApiCompany();
+    const missing = await admin('import-bank-statement', '--company', companyId, '--file', '/nonexistent/statement.xml');
+    expect(missing).toMatchObject({ code: 1, err: 'error: Cannot read /nonexistent/statement.xml: ENOENT' });
+    const unknown = await ingest('00000000-0000-4000-8000-000000000000', '<x/>');
+    expect(unknown).toMatchObject({ code: 1, err: 'error: Company 00000000-0000-4000-8000-000000000000 not found' });
+    const badCode = await ingest(companyId, '<x/>', '--gl-account', '19 20');
+    expect(badCode).toMatchObject({ code: 1, err: 'error: --gl-account 19 20 is not an account code' });
+  });
+});
+
+describe('bank reads', () => {
+  it('lists transactions newest first with from/to, status filter and cursor pagination', async () => {
+    const entries = Array.from({ length: 9 }, (_, i) => entry(`P${i}`, `2026-02-${String(10 + i).padStart(2, '0')}`, `${100 + i}.00`));
+    const { companyId, bankAccountId, tx, line } = await books([{ id: 'l-p3', amount: '103.00', period: 2 }], entries);
+    const path = `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/transactions`;
+
+    const pages: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await api('GET', `${path}?page_size=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { as: 'a-system' });
+      expect(page.status).toBe(200);
+      pages.push(...page.body.data.map((t: { bankReference: string }) => t.bankReference));
+      cursor = page.body.pagination.next_cursor;
+      expect(page.body.pagination.has_more).toBe(cursor !== null);
+    } while (cursor);
+    expect(pages).toEqual(['P8', 'P7', 'P6', 'P5', 'P4', 'P3', 'P2', 'P1', 'P0']);
+
+    const window = await api('GET', `${path}?from=2026-02-12&to=2026-02-14`, { as: 'a-system' });
+    expect(window.body.data.map((t: { bankReference: string }) => t.bankReference)).toEqual(['P4', 'P3', 'P2']);
+
+    expect((await create(companyId, { bankAccountId, year, period: 2, bankTransactionIds: [tx('P3')], lineIds: [line('l-p3')] })).status).toBe(200);
+    const reconciled = await api('GET', `${path}?reconciliation_status=reconciled`, { as: 'a-system' });
+    expect(reconciled.body.data.map((t: { bankReference: string }) => t.bankReference)).toEqual(['P3']);
+    const open = await api('GET', `${path}?reconciliation_status=unreconciled&page_size=3`, { as: 'a-system' });
+    expect(open.body.data.map((t: { bankReference: string }) => t.bankReference)).toEqual(['P8', 'P7', 'P6']);
+    const rest = await api('GET', `${path}?reconciliation_status=unreconciled&page_size=10&cursor=${encodeURIComponent(open.body.pagination.next_cursor)}`, { as: 'a-system' });
+    expect(rest.body.data.map((t: { bankReference: string }) => t.bankReference)).toEqual(['P5', 'P4', 'P2', 'P1', 'P0']);
+    expect(rest.body.pagination).toEqual({ next_cursor: null, has_more: false });
+    expect((await api('GET', `${path}?reconciliation_status=stale`, { as: 'a-system' })).body.data).toEqual([]);
+
+    // a cursor is bound to its filters
+    expectProblem(await api('GET', `${path}?reconciliation_status=reconciled&cursor=${encodeURIComponent(open.body.pagination.next_cursor)}`, { as: 'a-system' }), 400, 'invalid_cursor');
+  });
+
+  it('validates the query and answers 404 outside the company or reach', async () => {
+    const { companyId, bankAccountId } = await books([], [entry('Q1', '2026-01-05', '1.00')]);
+    const path = `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/transactions`;
+    expectProblem(await api('GET', `${path}?reconciliation_status=done`, { as: 'a-system' }), 400, 'validation_failed');
+    expectProblem(await api('GET', `${path}?from=2026-13-01`, { as: 'a-system' }), 400, 'validation_failed');
+    expectProblem(await api('GET', `${path}?from=2026-02-01&to=2026-01-01`, { as: 'a-system' }), 400, 'validation_failed');
+    expectProblem(await api('GET', `${path}?page_size=201`, { as: 'a-system' }), 400, 'validation_failed');
+    expectProblem(await api('GET', `${path}?color=red`, { as: 'a-system' }), 400, 'validation_failed');
+    expectProblem(await api('GET', path, { as: 'b-system' }), 404, 'not_found');
+    expectProblem(await api('GET', `/v1/companies/${companyId}/bank/accounts`, { as: 'b-system' }), 404, 'not_found');
+    const other = await newApiCompany();
+    expectProblem(await api('GET', `/v1/companies/${other}/bank/accounts/${bankAccountId}/transactions`, { as: 'a-system' }), 404, 'not_found');
+    expectProblem(await api('GET', `/v1/companies/${companyId}/bank/accounts/00000000-0000-4000-8000-000000000000/transactions`, { as: 'a-system' }), 404, 'not_found');
+    expectProblem(await api('GET', `/v1/companies/${companyId}/bank/accounts/not-a-uuid/transactions`, { as: 'a-system' }), 404, 'not_found');
+  });
+});
+
+describe('reconciliation groups', () => {
+  it('creates a group (members reconciled), reads it and lists it by year and period; DELETE dissolves it', async () => {
+    const { companyId, bankAccountId, tx, line } = await books(
+      [
+        { id: 'g1', amount: '700.00', period: 3 },
+        { id: 'g2', amount: '300.00', period: 3 },
+        { id: 'g3', amount: '-50.00', period: 4 },
+      ],
+      [entry('T1', '2026-03-10', '1000.00'), entry('T2', '2026-04-02', '-50.00')],
+    );
+    const body = { bankAccountId, year, period: 3, bankTransactionIds: [tx('T1')], lineIds: [line('g1'), line('g2')], note: 'Innbetaling to fakturaer' };
+    const created = await create(companyId, body);
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      bankAccountId,
+      year,
+      period: 3,
+      glAccountCode: '1920',
+      source: 'manual',
+      note: 'Innbetaling to fakturaer',
+      bankTransactionCount: 1,
+      glLineCount: 2,
+      total: 1000,
+      stale: false,
+      createdBy: expect.any(String),
+    });
+    expect(created.text).toContain('"total":1000.00');
+    expect(created.body.entries).toEqual([
+      expect.objectContaining({ type: 'bank_transaction', bankTransactionId: tx('T1'), amount: 1000, stale: false }),
+      expect.objectContaining({ type: 'gl_line', lineId: line('g1'), sourceLineId: 'g1', accountCode: '1920', period: 3, amount: 700, stale: false }),
+      expect.objectContaining({ type: 'gl_line', lineId: line('g2'), sourceLineId: 'g2', amount: 300 }),
+    ]);
+    const groupId = created.body.id;
+    expect(await statusOf(companyId, bankAccountId, 'T1')).toBe('reconciled');
+    expect((await transactionsByReference(companyId, bankAccountId)).get('T1').reconciliationId).toBe(groupId);
+
+    const second = await create(companyId, { bankAccountId, year, period: 4, bankTransactionIds: [tx('T2')], lineIds: [line('g3')] });
+    expect(second.status).toBe(200);
+
+    const read = await api('GET', `/v1/companies/${companyId}/reconciliations/${groupId}`, { as: 'a-readonly' });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+
+    const list = (query: string) => api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliations${query}`, { as: 'a-system' });
+    expect((await list('')).body.data.map((g: { id: string }) => g.id)).toEqual([groupId, second.body.id]);
+    expect((await list(`?year=${year}&period=3`)).body.data.map((g: { id: string }) => g.id)).toEqual([groupId]);
+    expect((await list(`?year=${year}&period=5`)).body.data).toEqual([]);
+    expect((await list('?year=2025')).body.data).toEqual([]);
+    const firstPage = await list('?page_size=1');
+    expect(firstPage.body.data[0]).not.toHaveProperty('entries');
+    expect(firstPage.body.pagination.has_more).toBe(true);
+    expect((await list(`?page_size=1&cursor=${encodeURIComponent(firstPage.body.pagination.next_cursor)}`)).body.data[0].id).toBe(second.body.id);
+    expectProblem(await list('?period=3'), 400, 'validation_failed');
+    expectProblem(await list('?period=13&year=2026'), 400, 'validation_failed');
+
+    // a reconciled GL line cannot be deleted (the ledger's rule 11)
+    const deletion = await api('POST', `/v1/companies/${companyId}/imports/general-ledger-lines/deletions`, { as: 'a-system', body: { year, ids: ['g1'] } });
+    expectProblem(deletion, 409, 'conflict');
+    expect(deletion.body).toMatchObject({ reason: 'lines_in_use', inUse: [{ id: 'g1', reconciliationGroupId: groupId }] });
+
+    const dissolved = await api('DELETE', `/v1/companies/${companyId}/reconciliations/${groupId}`, { as: 'a-system' });
+    expect(dissolved.status).toBe(200);
+    expect(dissolved.body).toEqual({ id: groupId, deleted: true, deletedAt: expect.any(String), released: { bankTransactionIds: [tx('T1')], lineIds: [line('g1'), line('g2')] } });
+    expect(await statusOf(companyId, bankAccountId, 'T1')).toBe('unreconciled');
+    expectProblem(await api('GET', `/v1/companies/${companyId}/reconciliations/${groupId}`, { as: 'a-system' }), 404, 'not_found');
+    expect((await list('')).body.data.map((g: { id: string }) => g.id)).toEqual([second.body.id]);
+    const again = await api('DELETE', `/v1/companies/${companyId}/reconciliations/${groupId}`, { as: 'a-system' });
+    expect(again.body).toEqual(dissolved.body);
+
+    // the members are free again: a new group may take them
+    expect((await create(companyId, body)).status).toBe(200);
+    expectProblem(await api('DELETE', `/v1/companies/${companyId}/reconciliations/00000000-0000-4000-8000-000000000000`, { as: 'a-system' }), 404, 'not_found');
+    expectProblem(await api('GET', `/v1/companies/${companyId}/reconciliations/${second.body.id}`, { as: 'b-system' }), 404, 'not_found');
+    expectProblem(await api('DELETE', `/v1/companies/${companyId}/reconciliations/${second.body.id}`, { as: 'a-readonly' }), 403, 'insufficient_scope');
+  });
+
+  it('answers 409 already_reconciled for a member in another group, naming it and its group', async () => {
+    const { companyId, bankAccountId, tx, line } = await books(
+      [
+        { id: 'a1', amount: '40.00', period: 1 },
+        { id: 'a2', amount: '40.00', period: 1 },
+      ],
+      [entry('U1', '2026-01-10', '40.00'), entry('U2', '2026-01-11', '40.00')],
+    );
+    const first = await create(companyId, { bankAccountId, year, period: 1, bankTransactionIds: [tx('U1')], lineIds: [line('a1')] });
+    expect(first.status).toBe(200);
+    const sameLine = await create(companyId, { bankAccountId, year, period: 1, bankTransactionIds: [tx('U2')], lineIds: [line('a1')] });
+    expectProblem(sameLine, 409, 'already_reconciled');
+    expect(sameLine.body.inUse).toEqual([{ id: line('a1'), type: 'gl_line', reconciliationId: first.body.id }]);
+    const sameTransaction = await create(companyId, { bankAccountId, year, period: 1, bankTransactionIds: [tx('U1')], lineIds: [line('a2')] });
+    expectProblem(sameTransaction, 409, 'already_reconciled');
+    expect(sameTransaction.body.inUse).toEqual([{ id: tx('U1'), type: 'bank_transaction', reconciliationId: first.body.id }]);
+    expect(await statusOf(companyId, bankAccountId, 'U2')).toBe('unreconciled');
+  });
+
+  it('answers 422 invalid_members for members that do not fit, and 422 unbalanced; nothing is written', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(year, ['1920', '1930', '3000']));
+    await importAndWait(companyId, 'general-ledger-lines', {
+      year,
+      lines: [
+        { id: 'v1', accountCode: '1920', amount: '10.00', period: 5 },
+        { id: 'v2', accountCode: '3000', amount: '10.00', period: 5 },
+        { id: 'v3', accountCode: '1920', amount: '10.00', period: 6 },
+        { id: 'v4', accountCode: '1920', amount: '10.01', period: 5 },
+      ],
+    });
+    const { statements } = await ingestOk(companyId, statementXml(validAccountNumber('1503777777'), 'ST-V', [entry('V1', '2026-05-03', '10.00')]));
+    const bankAccountId = statements[0]!.bankAccountId;
+    const otherAccount = (await ingestOk(companyId, statementXml(validAccountNumber('1503888888'), 'ST-W', [entry('W1', '2026-05-03', '10.00')]))).statements[0]!;
+    const t = (await transactionsByReference(companyId, bankAccountId)).get('V1').id;
+    const foreign = (await transactionsByReference(companyId, otherAccount.bankAccountId)).get('W1').id;
+    const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=${year}`, { as: 'a-system' });
+    const l = (id: string) => lines.body.data.find((x: { sourceLineId: string }) => x.sourceLineId === id).lineId;
+
+    const invalid = await create(companyId, { bankAccountId, year, period: 5, bankTransactionIds: [t, foreign], lineIds: [l('v1'), l('v2'), l('v3'), 'nosuchline'] });
+    expectProblem(invalid, 422, 'validation_failed');
+    expect(invalid.body.reason).toBe('invalid_members');
+    expect(invalid.body.errors).toEqual([
+      { index: 1, field: 'bankTransactionIds', message: `bank transaction ${foreign} is not a transaction of bank account ${bankAccountId}` },
+      { index: 1, field: 'lineIds', message: `GL line ${l('v2')} is on account 3000, not on the bank account's GL account 1920` },
+      { index: 2, field: 'lineIds', message: `GL line ${l('v3')} is in period 6, not 5` },
+      { index: 3, field: 'lineIds', message: `GL line nosuchline does not exist in ${year}` },
+    ]);
+    const wrongYear = await create(companyId, { bankAccountId, year: 2025, period: 5, bankTransactionIds: [t], lineIds: [l('v1')] });
+    expect(wrongYear.body.errors).toEqual([{ index: 0, field: 'lineIds', message: `GL line ${l('v1')} does not exist in 2025` }]);
+
+    const unbalanced = await create(companyId, { bankAccountId, year, period: 5, bankTransactionIds: [t], lineIds: [l('v4')] });
+    expectProblem(unbalanced, 422, 'validation_failed');
+    expect(unbalanced.body).toMatchObject({ reason: 'unbalanced', detail: expect.stringContaining('difference -0.01') });
+    expect(await statusOf(companyId, bankAccountId, 'V1')).toBe('unreconciled');
+    expect((await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliations`, { as: 'a-system' })).body.data).toEqual([]);
+
+    // structure: 400 validation_failed naming the field
+    for (const body of [
+      { year, period: 5, bankTransactionIds: [t] },
+      { bankAccountId, year, period: 13, bankTransactionIds: [t] },
+      { bankAccountId, year, period: 5, bankTransactionIds: [] },
+      { bankAccountId, year, period: 5, bankTransactionIds: [t, t] },
+      { bankAccountId, year, period: 5, bankTransactionIds: [t], extra: true },
+      { bankAccountId, year, period: 5, bankTransactionIds: [t], lineIds: Array.from({ length: 98 }, (_, i) => `x${i}`) },
+    ]) {
+      expectProblem(await create(companyId, body), 400, 'validation_failed');
+    }
+    expectProblem(await create(companyId, { bankAccountId: '00000000-0000-4000-8000-000000000000', year, period: 5, bankTransactionIds: [t] }), 404, 'not_found');
+    expectProblem(await create(companyId, { bankAccountId, year, period: 5, bankTransactionIds: [t], lineIds: [l('v1')] }, 'b-system'), 404, 'not_found');
+    expectProblem(await create(companyId, { bankAccountId, year, period: 5, bankTransactionIds: [t], lineIds: [l('v1')] }, 'a-readonly'), 403, 'insufficient_scope');
+    const noKey = await api('POST', `/v1/companies/${companyId}/bank/reconciliations`, { as: 'a-system', body: { bankAccountId, year, period: 5, bankTransactionIds: [t], lineIds: [l('v1')] }, idempotencyKey: null });
+    expect(noKey.status).toBe(400);
+  });
+
+  it('replays the same Idempotency-Key with the stored group and never creates a second', async () => {
+    const { companyId, bankAccountId, tx, line } = await books([{ id: 'i1', amount: '99.90', period: 2 }], [entry('I1', '2026-02-01', '99.90')]);
+    const body = { bankAccountId, year, period: 2, bankTransactionIds: [tx('I1')], lineIds: [line('i1')] };
+    const key = crypto.randomUUID();
+    const first = await create(companyId, body, 'a-system', key);
+    const replay = await create(companyId, body, 'a-system', key);
+    expect(first.status).toBe(200);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect((await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliations`, { as: 'a-system' })).body.data).toHaveLength(1);
+  });
+
+  it('lets exactly one of two racing creates take the same GL line; the other gets 409', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { companyId, bankAccountId, tx, line } = await books([{ id: 'r1', amount: '500.00', period: 7 }], [entry('RA', '2026-07-01', '500.00'), entry('RB', '2026-07-02', '500.00')]);
+      const results = await Promise.all([
+        create(companyId, { bankAccountId, year, period: 7, bankTransactionIds: [tx('RA')], lineIds: [line('r1')] }),
+        create(companyId, { bankAccountId, year, period: 7, bankTransactionIds: [tx('RB')], lineIds: [line('r1')] }),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+      const loser = results.find((r) => r.status === 409)!;
+      expectProblem(loser, 409, 'already_reconciled');
+      const winner = results.find((r) => r.status === 200)!;
+      expect(loser.body.inUse).toEqual([{ id: line('r1'), type: 'gl_line', reconciliationId: winner.body.id }]);
+      const statuses = await transactionsByReference(companyId, bankAccountId);
+      expect([statuses.get('RA').reconciliationStatus, statuses.get('RB').reconciliationStatus].sort()).toEqual(['reconciled', 'unreconciled']);
+      expect((await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliations`, { as: 'a-system' })).body.data).toHaveLength(1);
+    }
+  });
+});
+
+describe('stale groups', () => {
+  it('a GL line re-imported with another amount makes its group and transactions stale; an unchanged re-send does not', async () => {
+    const { companyId, bankAccountId, tx, line } = await books([{ id: 's1', amount: '250.00', period: 8, description: 'Innbetaling' }], [entry('S1', '2026-08-05', '250.00')]);
+    const group = await create(companyId, { bankAccountId, year, period: 8, bankTransactionIds: [tx('S1')], lineIds: [line('s1')] });
+    expect(group.status).toBe(200);
+
+    await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 's1', accountCode: '1920', amount: '250.00', period: 8, description: 'Innbetaling' }] });
+    expect(await statusOf(companyId, bankAccountId, 'S1')).toBe('reconciled');
+    await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 's1', accountCode: '1920', amount: '250.00', period: 8, description: 'Innbetaling, ny tekst' }] });
+    expect(await statusOf(companyId, bankAccountId, 'S1')).toBe('reconciled'); // description is not part of the condition
+
+    await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 's1', accountCode: '1920', amount: '260.00', period: 8 }] });
+    expect(await statusOf(companyId, bankAccountId, 'S1')).toBe('stale');
+    const read = await api('GET', `/v1/companies/${companyId}/reconciliations/${group.body.id}`, { as: 'a-system' });
+    expect(read.body).toMatchObject({ stale: true, total: 250 });
+    expect(read.body.entries.map((e: { type: string; stale: boolean }) => [e.type, e.stale])).toEqual([['bank_transaction', false], ['gl_line', true]]);
+    const stale = await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/transactions?reconciliation_status=stale`, { as: 'a-system' });
+    expect(stale.body.data.map((t: { bankReference: string }) => t.bankReference)).toEqual(['S1']);
+    const summary = await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliation-summary?year=${year}`, { as: 'a-system' });
+    expect(summary.body.periods[7]).toMatchObject({ period: 8, groupCount: 1, staleGroupCount: 1, stale: true });
+
+    // moved back to what it was: no longer stale
+    await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 's1', accountCode: '1920', amount: '250.00', period: 8 }] });
+    expect(await statusOf(companyId, bankAccountId, 'S1')).toBe('reconciled');
+    // moved to another account: stale
+    await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 's1', accountCode: '1930', amount: '250.00', period: 8 }] });
+    expect(await statusOf(companyId, bankAccountId, 'S1')).toBe('stale');
+    // dissolving the stale group leaves the transaction unreconciled
+    expect((await api('DELETE', `/v1/companies/${companyId}/reconciliations/${group.body.id}`, { as: 'a-system' })).status).toBe(200);
+    expect(await statusOf(companyId, bankAccountId, 'S1')).toBe('unreconciled');
+  });
+
+  it('a bank transaction amended by a later statement makes its group stale', async () => {
+    const accountNumber = validAccountNumber('1503999000');
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(year, ['1920']));
+    await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 'b1', accountCode: '1920', amount: '75.00', period: 9 }] });
+    const { statements } = await ingestOk(companyId, statementXml(accountNumber, 'ST-AM', [entry('AM1', '2026-09-01', '75.00')]));
+    const bankAccountId = statements[0]!.bankAccountId;
+    const t = (await transactionsByReference(companyId, bankAccountId)).get('AM1').id;
+    const l = (await lineIdsOf(companyId, year, '1920')).get('b1')!;
+    expect((await create(companyId, { bankAccountId, year, period: 9, bankTransactionIds: [t], lineIds: [l] })).status).toBe(200);
+    const amended = await ingestOk(companyId, statementXml(accountNumber, 'ST-AM', [entry('AM1', '2026-09-01', '57.00')]));
+    expect(amended.statements[0]).toMatchObject({ amended: 1 });
+    const after = (await transactionsByReference(companyId, bankAccountId)).get('AM1');
+    expect(after).toMatchObject({ id: t, amount: 57, version: 2, reconciliationStatus: 'stale' });
+  });
+});
+
+describe('reconciliation summary', () => {
+  it('has twelve periods with group and entry counts, unreconciled counts and the approvals set with the admin CLI', async () => {
+    const { companyId, bankAccountId, tx, line } = await books(
+      [
+        { id: 'm1', amount: '10.00', period: 1 },
+        { id: 'm2', amount: '20.00', period: 1 },
+        { id: 'm3', amount: '30.00', period: 3 },
+      ],
+      [entry('M1', '2026-01-03', '30.00'), entry('M3', '2026-03-03', '30.00'), entry('M4', '2026-03-09', '-5.00'), entry('M5', '2026-12-31', '1.00')],
+    );
+    expect((await create(companyId, { bankAccountId, year, period: 1, bankTransactionIds: [tx('M1')], lineIds: [line('m1'), line('m2')] })).status).toBe(200);
+    expect((await create(companyId, { bankAccountId, year, period: 3, bankTransactionIds: [tx('M3')], lineIds: [line('m3')] })).status).toBe(200);
+
+    const approve = await admin('set-period-approval', '--company', companyId, '--gl-account', '1920', '--year', String(year), '--period', '1', '--status', 'approved', '--by', 'Kari Nordmann');
+    expect(approve.code).toBe(0);
+    expect(approve.out).toMatch(/^Period 2026-01 on GL account 1920 of ".+" is now approved \(by Kari Nordmann\)$/);
+    expect((await admin('set-period-approval', '--company', companyId, '--gl-account', '1920', '--year', String(year), '--period', '3', '--status', 'approved')).code).toBe(0);
+    expect((await admin('set-period-approval', '--company', companyId, '--gl-account', '1920', '--year', String(year), '--period', '3', '--status', 'not_approved')).code).toBe(0);
+    expect((await admin('set-period-approval', '--company', companyId, '--gl-account', '1930', '--year', String(year), '--period', '2', '--status', 'approved')).code).toBe(0);
+    const bad = await admin('set-period-approval', '--company', companyId, '--gl-account', '1920', '--year', String(year), '--period', '13', '--status', 'approved');
+    expect(bad).toMatchObject({ code: 1, err: 'error: --period must be an integer from 1 to 12, not 13' });
+    expect((await admin('set-period-approval', '--company', companyId, '--gl-account', '1920', '--year', String(year), '--period', '2', '--status', 'maybe')).err).toBe(
+      'error: --status must be approved or not_approved, not maybe',
+    );
+
+    const summary = await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliation-summary?year=${year}`, { as: 'a-readonly' });
+    expect(summary.status).toBe(200);
+    expect(summary.body).toMatchObject({ bankAccountId, glAccountCode: '1920', year });
+    expect(summary.body.periods).toHaveLength(12);
+    expect(summary.body.periods.map((p: { period: number; label: string }) => `${p.period}:${p.label}`)).toEqual(
+      ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'].map((m, i) => `${i + 1}:${m}`),
+    );
+    expect(summary.body.periods[0]).toEqual({
+      period: 1,
+      label: 'January',
+      groupCount: 1,
+      automaticGroupCount: 0,
+      entryCount: 3,
+      staleGroupCount: 0,
+      stale: false,
+      unreconciledTransactionCount: 0,
+      approval: { status: 'approved', approvedAt: expect.any(String), approvedBy: 'Kari Nordmann' },
+    });
+    expect(summary.body.periods[1]).toMatchObject({ groupCount: 0, entryCount: 0, approval: { status: 'not_approved', approvedAt: null, approvedBy: null } });
+    expect(summary.body.periods[2]).toMatchObject({ groupCount: 1, entryCount: 2, unreconciledTransactionCount: 1, approval: { status: 'not_approved' } });
+    expect(summary.body.periods[11]).toMatchObject({ groupCount: 0, unreconciledTransactionCount: 1 });
+
+    const path = `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliation-summary`;
+    const missing = await api('GET', path, { as: 'a-system' });
+    expectProblem(missing, 400, 'validation_failed');
+    expect(missing.body.detail).toContain('year');
+    expectProblem(await api('GET', `${path}?year=20x6`, { as: 'a-system' }), 400, 'validation_failed');
+    expectProblem(await api('GET', path.replace(bankAccountId, '00000000-0000-4000-8000-000000000000') + '?year=2026', { as: 'a-system' }), 404, 'not_found');
+    expectProblem(await api('GET', `${path}?year=2026`, { as: 'b-system' }), 404, 'not_found');
+  });
+});
+
+describe('auto-reconciliation', () => {
+  it('runs after a GL import: matches one-to-one pairs within the window, leaves ambiguous and distant ones, reports on the fetch run', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(year, ['1500', '1920']));
+    const { statements } = await ingestOk(companyId, statementXml(validAccountNumber('1503246800'), 'ST-AUTO', [
+      entry('X1', '2026-05-04', '1250.00'), // line dated 2 days later: matched
+      entry('X2', '2026-05-10', '-300.00'), // two identical card payments in a week, two identical lines: ambiguous
+      entry('X3', '2026-05-11', '-300.00'),
+      entry('X4', '2026-05-20', '99.00'), // line dated 6 days later: outside the window
+      entry('X5', '2026-05-25', '42.00'), // no line
+    ]));
+    const bankAccountId = statements[0]!.bankAccountId;
+    const done = await importAndWait(companyId, 'general-ledger-lines', {
+      year,
+      lines: [
+        { id: 'y1', accountCode: '1920', amount: '1250.00', period: 5, transactionDate: '2026-05-06' },
+        { id: 'y1b', accountCode: '1500', amount: '-1250.00', period: 5, transactionDate: '2026-05-06' },
+        { id: 'y2', accountCode: '1920', amount: '-300.00', period: 5, transactionDate: '2026-05-10' },
+        { id: 'y3', accountCode: '1920', amount: '-300.00', period: 5, transactionDate: '2026-05-11' },
+        { id: 'y4', accountCode: '1920', amount: '99.00', period: 5, transactionDate: '2026-05-26' },
+        { id: 'y5', accountCode: '1920', amount: '77.00', period: 5, transactionDate: '2026-05-25' },
+      ],
+    });
+    const run = await waitForPostFetch(companyId, done.body.id);
+    expect(run.engines).toEqual([
+      expect.objectContaining({
+        name: 'auto_reconciliation',
+        status: 'completed',
+        detail: expect.stringMatching(/^matched 1 of 5 unreconciled bank transactions in 2026 \(1 bank account, 5 open GL lines, 2 ambiguous left\) in \d+ ms$/),
+      }),
+    ]);
+    const statuses = await transactionsByReference(companyId, bankAccountId);
+    expect(Object.fromEntries([...statuses].map(([reference, t]) => [reference, t.reconciliationStatus]))).toEqual({
+      X1: 'reconciled',
+      X2: 'unreconciled',
+      X3: 'unreconciled',
+      X4: 'unreconciled',
+      X5: 'unreconciled',
+    });
+    const group = await api('GET', `/v1/companies/${companyId}/reconciliations/${statuses.get('X1').reconciliationId}`, { as: 'a-system' });
+    expect(group.body).toMatchObject({ source: 'automatic', createdBy: 'auto-reconciliation', period: 5, total: 1250 });
+    expect(group.body.entries.map((e: { sourceLineId?: string; bankTransactionId?: string }) => e.sourceLineId ?? e.bankTransactionId)).toEqual([statuses.get('X1').id, 'y1']);
+    const fetched = await api('GET', `/v1/companies/${companyId}/imports/${done.body.id}`, { as: 'a-system' });
+    expect(fetched.body.fetchCompletion).toMatchObject({ status: 'completed' });
+
+    // a person resolves the ambiguity; the next run (on demand, admin CLI) finds nothing more to do
+    const lines = await lineIdsOf(companyId, year, '1920');
+    expect((await create(companyId, { bankAccountId, year, period: 5, bankTransactionIds: [statuses.get('X2').id], lineIds: [lines.get('y2')] })).status).toBe(200);
+    const onDemand = await admin('auto-reconcile', '--company', companyId, '--year', String(year), '--json');
+    expect(onDemand.code).toBe(0);
+    expect(JSON.parse(onDemand.out)).toMatchObject({ year, bankAccounts: 1, unreconciledTransactions: 3, matched: 1, ambiguous: 0 });
+    expect(await statusOf(companyId, bankAccountId, 'X3')).toBe('reconciled');
+    const summary = await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliation-summary?year=${year}`, { as: 'a-system' });
+    expect(summary.body.periods[4]).toMatchObject({ groupCount: 3, automaticGroupCount: 2, entryCount: 6, unreconciledTransactionCount: 2 });
+  });
+
+  it('is idempotent: a redelivered post-fetch message creates no second group', async () => {
+    const { createPostFetchWorker } = await import('../../shared/imports/post-fetch');
+    const { autoReconciliationEngine } = await import('../../shared/bank/auto-reconciliation');
+    const { testStack } = await import('../support/stack');
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(year, ['1920']));
+    const { statements } = await ingestOk(companyId, statementXml(validAccountNumber('1503135700'), 'ST-IDEM', [entry('Z1', '2026-06-01', '10.00'), entry('Z2', '2026-06-02', '20.00')]));
+    const bankAccountId = statements[0]!.bankAccountId;
+    const done = await importAndWait(companyId, 'general-ledger-lines', {
+      year,
+      lines: [
+        { id: 'z1', accountCode: '1920', amount: '10.00', period: 6, transactionDate: '2026-06-01' },
+        { id: 'z2', accountCode: '1920', amount: '20.00', period: 6, transactionDate: '2026-06-02' },
+      ],
+    });
+    await waitForPostFetch(companyId, done.body.id);
+    const list = async () => (await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliations`, { as: 'a-system' })).body.data;
+    const groups = await list();
+    expect(groups).toHaveLength(2);
+
+    testStack();
+    const worker = createPostFetchWorker([autoReconciliationEngine]);
+    const message = { companyId, fetchRunId: done.body.id, importId: done.body.id, year };
+    const event = { Records: [{ messageId: 'redelivery', body: JSON.stringify(message) }] } as never;
+    const [a, b] = await Promise.all([worker(event), worker(event)]);
+    expect([a.batchItemFailures, b.batchItemFailures]).toEqual([[], []]);
+    expect((await list()).map((g: { id: string }) => g.id).sort()).toEqual(groups.map((g: { id: string }) => g.id).sort());
+    const run = await waitForPostFetch(companyId, done.body.id);
+    expect(run.engines[0].detail).toMatch(/^matched 0 of 0 unreconciled/);
+  });
+});
