@@ -134,7 +134,29 @@ const expected: [file: string, fn: string, status: number][] = [
   ['imports/deleteAccount.json', 'imports', 202],
   ['imports/deleteDimension.json', 'imports', 202],
   ['imports/deleteSubLedger.json', 'imports', 202],
+  ['vat/listVatTerms.json', 'vat', 200],
+  ['bank/listBankAccounts.json', 'bank', 200],
+  ['bank/listBankTransactions.json', 'bank', 200],
+  ['bank/createReconciliation.json', 'bank', 200],
+  ['bank/getReconciliation.json', 'bank', 200],
+  ['bank/listReconciliations.json', 'bank', 200],
+  ['bank/getReconciliationSummary.json', 'bank', 200],
+  ['bank/deleteReconciliation.json', 'bank', 200],
 ];
+
+/** The bank events act on a company of this organization with one bank account (see their describe). */
+const bank = { companyId: '', bankAccountId: '', bankTransactionId: '', lineId: '', reconciliationId: '' };
+
+const bankArgs = (file: string): string[] => {
+  const set = (name: keyof typeof bank) => ['--set', `${name}=${bank[name]}`];
+  return [
+    ...asClient,
+    ...set('companyId'),
+    ...set('bankAccountId'),
+    ...(file === 'bank/createReconciliation.json' ? [...set('bankTransactionId'), ...set('lineId')] : []),
+    ...(/Reconciliation\.json$/.test(file) && file !== 'bank/createReconciliation.json' ? set('reconciliationId') : []),
+  ];
+};
 
 /** The unused account, dimension and sub-ledger of the sample books that the DELETE events remove. */
 const unusedAccount = '7790';
@@ -160,6 +182,7 @@ const booksArgs = (file: string): string[] => {
 const argsFor = (file: string): string[] => {
   if (file.startsWith('companies/')) return [...asClient, ...company()];
   if (/^(ledger|imports|jobs)\//.test(file)) return booksArgs(file);
+  if (file.startsWith('bank/')) return bankArgs(file);
   return [];
 };
 
@@ -458,11 +481,72 @@ describe('npm run invoke: every sample event', () => {
 
   });
 
+  describe('VAT and bank events', () => {
+    it('vat/listVatTerms.json and the bank read events answer 200 for the seeded demo company without --set', async () => {
+      const terms = await invoke('vat', 'vat/listVatTerms.json');
+      expect(terms.status, JSON.stringify(terms.body)).toBe(200);
+      expect(terms.body.data).toHaveLength(6);
+      for (const file of ['bank/listBankAccounts.json', 'bank/listBankTransactions.json', 'bank/getReconciliationSummary.json', 'bank/listReconciliations.json', 'bank/getReconciliation.json']) {
+        const result = await invoke('bank', file);
+        expect({ file, code: result.code, status: result.status }).toEqual({ file, code: 0, status: 200 });
+      }
+      const summary = await invoke('bank', 'bank/getReconciliationSummary.json');
+      expect(summary.body.periods[0]).toMatchObject({ period: 1, approval: { status: 'approved' } });
+    });
+
+    it('bank/*.json act on a company of this organization given with --set', async () => {
+      const created = await api('POST', '/v1/companies', { token: clientToken, body: { displayName: 'Havbris Kafé AS', accountingSystem: 'Api' } });
+      bank.companyId = created.body.id;
+      const pushAndWait = async (kind: string, body: unknown) => {
+        const accepted = await api('POST', `/v1/companies/${bank.companyId}/imports/${kind}`, { token: clientToken, body });
+        expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+        for (let attempt = 0; attempt < 300; attempt++) {
+          const done = await api('GET', `/v1/companies/${bank.companyId}/imports/${accepted.body.id}`, { token: clientToken });
+          if (done.body.status !== 'queued') return expect(done.body.status).toBe('succeeded');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        throw new Error(`import ${accepted.body.id} did not finish`);
+      };
+      await pushAndWait('accounts', { year: 2026, accounts: [{ accountCode: '1920', accountDescription: 'Bankinnskudd', accountCategory: 'Balance' }] });
+      await pushAndWait('general-ledger-lines', { year: 2026, lines: [{ id: 'inv-10001', accountCode: '1920', amount: '12500.00', period: 3 }] });
+      const { ingestBankStatement } = await import('../../shared/bank/ingestion');
+      const { statementXml, validAccountNumber } = await import('../support/bank');
+      const ingested = await ingestBankStatement(bank.companyId, statementXml(validAccountNumber('1503101010'), 'ST-INVOKE', [{ reference: 'INV1', bookingDate: '2026-03-14', amount: '12500.00', description: 'Innbetaling faktura 10001' }]));
+      bank.bankAccountId = ingested.statements[0]!.bankAccountId;
+      const transactions = await api('GET', `/v1/companies/${bank.companyId}/bank/accounts/${bank.bankAccountId}/transactions`, { token: clientToken });
+      bank.bankTransactionId = transactions.body.data[0].id;
+      const glLines = await api('GET', `/v1/companies/${bank.companyId}/general-ledger/lines?year=2026`, { token: clientToken });
+      bank.lineId = glLines.body.data[0].lineId;
+
+      const group = await invoke('bank', 'bank/createReconciliation.json', ...bankArgs('bank/createReconciliation.json'));
+      expect(group.status, JSON.stringify(group.body)).toBe(200);
+      expect(group.body).toMatchObject({ bankAccountId: bank.bankAccountId, year: 2026, period: 3, total: 12500, source: 'manual', note: 'Sample event: customer payment of invoice 10001' });
+      bank.reconciliationId = group.body.id;
+      const again = await invoke('bank', 'bank/createReconciliation.json', ...bankArgs('bank/createReconciliation.json'));
+      expect(again.status).toBe(409);
+      expect(again.body.error).toBe('already_reconciled');
+
+      const accounts = await invoke('bank', 'bank/listBankAccounts.json', ...bankArgs('bank/listBankAccounts.json'));
+      expect(accounts.body.data.map((a: { id: string }) => a.id)).toEqual([bank.bankAccountId]);
+      const open = await invoke('bank', 'bank/listBankTransactions.json', ...bankArgs('bank/listBankTransactions.json'));
+      expect(open.body.data).toEqual([]); // the event lists unreconciled transactions only
+      const one = await invoke('bank', 'bank/getReconciliation.json', ...bankArgs('bank/getReconciliation.json'));
+      expect(one.body.entries).toHaveLength(2);
+      const list = await invoke('bank', 'bank/listReconciliations.json', ...bankArgs('bank/listReconciliations.json'), '--set', 'period=3');
+      expect(list.status).toBe(200);
+      const summary = await invoke('bank', 'bank/getReconciliationSummary.json', ...bankArgs('bank/getReconciliationSummary.json'));
+      expect(summary.body.periods[2]).toMatchObject({ groupCount: 1, entryCount: 2 });
+      const dissolved = await invoke('bank', 'bank/deleteReconciliation.json', ...bankArgs('bank/deleteReconciliation.json'));
+      expect(dissolved.body).toMatchObject({ id: bank.reconciliationId, deleted: true });
+    });
+  });
+
   it.each(expected)('once more in a row: %s (%s) exits 0 with status %i', async (file, fn, status) => {
     const result = await invoke(fn, file, ...argsFor(file));
     expect(result.code).toBe(0);
     if (fn === 'authorizer') expect(result.body.isAuthorized).toBe(true);
     else expect(result.status, JSON.stringify(result.body)).toBe(status);
+    if (file === 'bank/createReconciliation.json') bank.reconciliationId = result.body.id; // the next events read and dissolve it
     // The next import of the same kind would meet this one in flight (409 job_in_flight): let it finish.
     if (status === 202) {
       const done = await waitForImport(result.body.id);
