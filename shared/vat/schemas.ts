@@ -30,7 +30,7 @@ export const VatTermTaxCodeSchema = z
     reverseCharge: z.boolean().openapi({ description: 'The buyer calculates the VAT (codes 81-89, 91, 92); with a deductible code the same VAT is also input VAT' }),
     rate: amountRead.nullable().openapi({ type: 'number', format: 'decimal', description: 'The rate as a fraction (0.25 = 25 %); null for codes without VAT treatment', example: 0.25, ...({ nullable: true } as object) }),
     lineCount: z.number().int().min(1).openapi({ description: 'Live GL lines with the code in the term' }),
-    basis: amount('Sum of the line amounts: negated for sale codes (revenue is booked as a credit), as booked for purchase codes'),
+    basis: amount('Sum of the line amounts: negated for sale codes (revenue is booked as a credit), as booked for purchase codes and non-standard codes'),
     outputVat: amount('Output VAT of the code: the negated tax amounts of sale codes, the tax amounts of reverse-charge codes; 0 otherwise'),
     inputVat: amount('Input VAT of the code: the tax amounts of input codes and of deductible reverse-charge codes; 0 otherwise'),
   })

@@ -75,7 +75,7 @@ export const standardTaxCodes: readonly StandardTaxCode[] = [
   define({ code: '11', descriptionNb: domesticInputNb, descriptionEn: 'Input VAT deductible (domestic)', ...inputVat('reduced_middle') }),
   define({ code: '12', descriptionNb: domesticInputNb, descriptionEn: 'Input VAT deductible (domestic)', ...inputVat('raw_fish') }),
   define({ code: '13', descriptionNb: domesticInputNb, descriptionEn: 'Input VAT deductible (domestic)', ...inputVat('reduced_low') }),
-  // VAT paid at import (to customs): the line is the deductible VAT itself, its basis is booked under 21/22.
+  // VAT paid at import (to customs): the line is the deductible VAT itself (taxAmount = amount); its basis is booked under 21/22.
   define({ code: '14', descriptionNb: importInputNb, descriptionEn: 'Input VAT deductible (paid on import)', ...inputVat('regular'), vatBasis: false }),
   define({ code: '15', descriptionNb: importInputNb, descriptionEn: 'Input VAT deductible (paid on import)', ...inputVat('reduced_middle'), vatBasis: false }),
   define({ code: '20', descriptionNb: 'Kostnad ved innførsel av varer, ingen merverdiavgiftsbehandling', descriptionEn: 'No VAT treatment (import of goods)', side: 'purchase', ...none }),
