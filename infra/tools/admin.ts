@@ -101,9 +101,6 @@ const commands: Record<string, CommandSpec> = {
     args: '--organization ORG_ID',
     description: 'List the API clients of an organization (never their secrets)',
   },
-};
-
-Object.assign(commands, {
   'import-bank-statement': {
     required: ['company', 'file'],
     optional: ['gl-account'],
@@ -122,7 +119,8 @@ Object.assign(commands, {
     args: '--company COMPANY_ID --gl-account CODE --year YYYY --period 1-12 --status approved|not_approved [--by NAME]',
     description: "Record the firm's approval of a period on a GL account (shown in the reconciliation summary)",
   },
-} satisfies Record<string, CommandSpec>);
+};
+
 
 const commandFlags = new Set<string>(Object.values(commands).flatMap((spec) => [...spec.required, ...spec.optional]));
 
@@ -379,25 +377,7 @@ const run: Record<string, Run> = {
       `${clients.length} client${clients.length === 1 ? '' : 's'} in organization ${organizationId}`,
     );
   },
-};
 
-const integerFlag = (values: Values, flag: Flag, min: number, max: number): number => {
-  const text = requireFlag(values, flag);
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new ToolError(`--${flag} must be an integer from ${min} to ${max}, not ${text}`);
-  return value;
-};
-
-/** The company, checked to exist (the admin acts for the firm, so reach is not a question here). */
-const existingCompany = async (companyId: string) => {
-  const company = await companyRepository.get(companyId);
-  if (!company || company.deletion) throw new ToolError(`Company ${companyId} not found`);
-  return company;
-};
-
-const accountCodePattern = /^[0-9A-Za-z._-]{1,20}$/;
-
-Object.assign(run, {
   async 'import-bank-statement'(values, _target, print) {
     const company = await existingCompany(requireFlag(values, 'company'));
     const file = requireFlag(values, 'file');
@@ -451,7 +431,24 @@ Object.assign(run, {
     print.json({ companyId: company.id, glAccountCode, year, period, status, by });
     print.lines(`Period ${year}-${String(period).padStart(2, '0')} on GL account ${glAccountCode} of "${company.name}" is now ${status.replace('_', ' ')} (by ${by})`);
   },
-} satisfies Record<string, Run>);
+};
+
+const integerFlag = (values: Values, flag: Flag, min: number, max: number): number => {
+  const text = requireFlag(values, flag);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new ToolError(`--${flag} must be an integer from ${min} to ${max}, not ${text}`);
+  return value;
+};
+
+/** The company, checked to exist (the admin acts for the firm, so reach is not a question here). */
+const existingCompany = async (companyId: string) => {
+  const company = await companyRepository.get(companyId);
+  if (!company || company.deletion) throw new ToolError(`Company ${companyId} not found`);
+  return company;
+};
+
+const accountCodePattern = /^[0-9A-Za-z._-]{1,20}$/;
+
 
 const oneLine = (error: unknown, target: Target | undefined): string => {
   if (error instanceof ProblemError) return error.problem.detail;
