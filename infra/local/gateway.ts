@@ -7,6 +7,7 @@ import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, 
 import { pathPattern } from '../../shared/platform/http';
 import { readRawBody } from './http-body';
 import { listenOnLoopback } from './ports';
+import { lambdaContext } from './lambda-context';
 
 /**
  * The local API Gateway (HTTP API, payload 2.0): it matches the route table, runs the production
@@ -35,24 +36,7 @@ export const loadHandler = async (entry: string): Promise<LambdaHandler> => {
   return module.handler;
 };
 
-export const lambdaContext = (functionName: string, timeoutSeconds: number): Context => {
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  const awsRequestId = randomUUID();
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: `local/${awsRequestId}`,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-};
+export { lambdaContext };
 
 /** Content types API Gateway passes as text; anything else arrives base64-encoded. */
 const textual = /^(text\/|application\/([a-z0-9.+-]*\+)?(json|xml|x-www-form-urlencoded|javascript))/i;

@@ -1,8 +1,9 @@
 /**
  * Part of `npm run bench`: the import worker alone in its own process, as its Lambda runs it,
- * on one import that was accepted onto a queue nobody polls. Prints one JSON line with the
- * process's RSS before and at its peak (sampled every 20 ms) and the time taken.
- * Usage: tsx infra/tools/bench-worker.ts <stack file> <import id>
+ * on one import that was accepted onto a queue nobody polls. The bench bundles this file with
+ * esbuild as CDK bundles the worker (one minified ESM file) and runs it with plain node. Prints
+ * one JSON line with the process's RSS before and at its peak (sampled every 20 ms) and the time.
+ * Usage: node bench-worker.mjs <stack file> <import id>
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 applyStackEnv(JSON.parse(readFileSync(stackFile, 'utf8')) as StackInfo);
 
 const { handler } = await import('../../functions/import-worker/handler');
-const { lambdaContext } = await import('../local/gateway');
+const { lambdaContext } = await import('../local/lambda-context');
 const baselineRss = process.memoryUsage().rss;
 let peakRss = baselineRss;
 const sampler = setInterval(() => {

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
-import { getItems, keyId, type Item, type Key } from '../ledger/general-ledger/repository';
+import { getItems, keyId, updateItem, type Item, type Key } from '../ledger/general-ledger/repository';
 import { glAccountPartition, glLineKeys } from '../ledger/keys';
 import { dynamo, tableName } from '../platform/aws';
 import {
@@ -79,36 +79,9 @@ export const bankRepository = {
     }
   },
 
-  /** An amendment: new content and version in place (a reconciliation marker on the item stays). */
-  amendTransaction: async (key: Key, set: Item, remove: string[], expectedVersion: unknown): Promise<boolean> => {
-    const names: Record<string, string> = { '#version': 'version' };
-    const values: Record<string, unknown> = { ':expected': expectedVersion };
-    const sets = Object.entries(set).map(([name, value], i) => {
-      names[`#s${i}`] = name;
-      values[`:s${i}`] = value;
-      return `#s${i} = :s${i}`;
-    });
-    const removes = remove.map((name, i) => {
-      names[`#r${i}`] = name;
-      return `#r${i}`;
-    });
-    try {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key,
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: '#version = :expected',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  },
+  /** An amendment: new content and version in place (a reconciliation marker on the item stays); false when the version moved. */
+  amendTransaction: (key: Key, set: Item, remove: string[], expectedVersion: unknown): Promise<boolean> =>
+    updateItem(key, set, remove, { expression: '#version = :expected', names: { '#version': 'version' }, values: { ':expected': expectedVersion } }),
 
   transactionKeys: bankTransactionKeys,
   transactionIndexKeys: bankTransactionDateIndexKeys,
