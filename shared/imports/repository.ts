@@ -68,7 +68,8 @@ export const toImportRecord = (item: ImportItem): ImportRecord => {
     rowsDeleted,
     sampleErrors: p.sampleErrors,
     failureReason: item.failureReason,
-    ...(item.kind.endsWith('deletion') || item.kind.endsWith('deletions') ? { result: { unknown: p.unknown } } : {}),
+    // Deletions, and open items (whose sourceDeleted rows may name items the ledger does not have).
+    ...(item.kind.endsWith('deletion') || item.kind.endsWith('deletions') || item.kind === 'open_items' ? { result: { unknown: p.unknown } } : {}),
     ...(item.fetchCompletion && { fetchCompletion: item.fetchCompletion }),
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,

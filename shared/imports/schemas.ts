@@ -51,7 +51,7 @@ export const ImportRecordSchema = z
     rowsDeleted: z.number().int().nullable(),
     sampleErrors: z.array(z.string()).max(100),
     failureReason: z.string().nullable(),
-    result: z.object({ unknown: z.array(z.string()) }).optional().openapi({ description: 'Deletion imports: ids the ledger does not have (not an error)' }),
+    result: z.object({ unknown: z.array(z.string()) }).optional().openapi({ description: 'Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error)' }),
     fetchCompletion: FetchCompletionSchema.optional(),
     createdAt: instant,
     updatedAt: instant,

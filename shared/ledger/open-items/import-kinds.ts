@@ -77,6 +77,13 @@ interface RowResult {
 
 const retiredMatches = (record: OpenItemRecord) => record.matches.map((match) => ({ ...match, status: 'retired' as const }));
 
+/** Rule 3: in a snapshot mode, the stored matches of a live item that the snapshot leaves out are retired (kept), not dropped. */
+const absentMatchesRetired = (context: ImportContext, row: LiveOpenItemRow, stored: OpenItemRecord | undefined) => {
+  if (!stored || !isSnapshotMode(context.mode)) return [];
+  const sent = new Set(row.matches.map((match) => match.matchKey));
+  return retiredMatches({ ...stored, matches: stored.matches.filter((match) => !sent.has(match.matchKey)) });
+};
+
 /** The record a row turns the stored item into, or undefined when nothing is written (`unknown`). */
 const nextRecord = (
   context: ImportContext,
@@ -111,7 +118,7 @@ const nextRecord = (
   const record: OpenItemRecord = {
     ...liveContent(row),
     companyId: context.companyId,
-    matches: row.matches.map((match) => ({ ...match, status: 'live' })),
+    matches: [...row.matches.map((match) => ({ ...match, status: 'live' as const })), ...absentMatchesRetired(context, row, wasLive ? stored : undefined)],
     status: 'live',
     retired: null,
     baseline,

@@ -154,7 +154,7 @@ export const OpenItemsImportSchema = z
       description: [
         'Required. incremental: touches only the items sent.',
         'full, full_refresh, baseline: the items are a snapshot of every open item of subLedgerType; live items absent from it are retired (kept, marked retired, with their matches).',
-        'full_refresh applies exactly as full (every sent item is rewritten and its matches are replaced wholesale in every mode).',
+        'full_refresh applies exactly as full. Every sent item is rewritten with the matches sent; in the snapshot modes its stored matches the snapshot leaves out are kept, marked retired.',
         'baseline also marks the items it contains as the starting point of the sub-ledger.',
       ].join(' '),
     }),
@@ -162,14 +162,24 @@ export const OpenItemsImportSchema = z
       description: 'At most 10 000 items. All or nothing: one invalid item fails the whole import and nothing is applied.',
     }),
   })
-  .superRefine((body, ctx) => {
-    body.items.forEach((item, index) => {
-      if (item.subLedgerType !== body.subLedgerType) {
-        ctx.addIssue({ code: 'custom', path: ['items', index, 'subLedgerType'], message: `must equal the request's subLedgerType (${body.subLedgerType})` });
-      }
-    });
-  })
+  .superRefine(
+    (body, ctx) => {
+      body.items.forEach((item, index) => {
+        const type = (item as { subLedgerType?: unknown } | null)?.subLedgerType;
+        if ((subLedgerTypes as readonly unknown[]).includes(type) && type !== body.subLedgerType) {
+          ctx.addIssue({ code: 'custom', path: ['items', index, 'subLedgerType'], message: `must equal the request's subLedgerType (${body.subLedgerType})` });
+        }
+      });
+    },
+    // The whole request is judged at once: run this check even when other items have problems.
+    { when: (payload) => sameTypeCheckApplies(payload.value) },
+  )
   .openapi('OpenItemsImportRequest');
+
+const sameTypeCheckApplies = (value: unknown): boolean => {
+  const body = value as { items?: unknown; subLedgerType?: unknown } | null;
+  return !!body && typeof body === 'object' && Array.isArray(body.items) && (subLedgerTypes as readonly unknown[]).includes(body.subLedgerType);
+};
 
 export type OpenItemsImportBody = z.infer<typeof OpenItemsImportSchema>;
 
