@@ -564,3 +564,47 @@ describe('auto-reconciliation', () => {
     expect(run.engines[0].detail).toMatch(/^matched 0 of 0 unreconciled/);
   });
 });
+
+describe('the demo books of the seeded bakery', () => {
+  it('has a bank account on 1920 with four months of statements, auto-reconciled but for the cases left to a person', async () => {
+    const { testStack } = await import('../support/stack');
+    const stack = testStack();
+    const [bakery] = stack.companies;
+    const [account] = stack.bankAccounts;
+    expect(account).toMatchObject({ companyId: bakery!.id, glAccountCode: '1920', accountNumber: expect.stringMatching(/^\d{11}$/) });
+    expect(stack.autoReconciliation).toMatch(/^matched 46 of 50 unreconciled bank transactions in 2026 \(1 bank account, 50 open GL lines, 2 ambiguous left\) in \d+ ms$/);
+
+    const open = await api('GET', `/v1/companies/${bakery!.id}/bank/accounts/${account!.id}/transactions?reconciliation_status=unreconciled`, { as: 'a-readonly' });
+    expect(open.body.data.map((t: { bookingDate: string; amount: number; description: string }) => `${t.bookingDate} ${t.amount} ${t.description}`)).toEqual([
+      '2026-04-20 8937.5 Innbetaling Torget Deli AS', // paid, not yet booked in the ledger
+      '2026-03-28 -89 Gebyr nettbank', // booked a week earlier in the ledger: outside the window
+      '2026-02-13 -250 Kortkjøp Kursportalen', // two identical card payments: ambiguous
+      '2026-02-12 -250 Kortkjøp Kursportalen',
+    ]);
+    const summary = await api('GET', `/v1/companies/${bakery!.id}/bank/accounts/${account!.id}/reconciliation-summary?year=2026`, { as: 'a-readonly' });
+    expect(summary.body.periods.slice(0, 5).map((p: any) => [p.groupCount, p.unreconciledTransactionCount, p.approval.status])).toEqual([
+      [12, 0, 'approved'],
+      [12, 2, 'approved'],
+      [11, 1, 'not_approved'],
+      [11, 1, 'not_approved'],
+      [0, 0, 'not_approved'],
+    ]);
+  });
+
+  it('has VAT term 1 (January-February 2026) as computed by hand, reconciled with the VAT accounts', async () => {
+    const { testStack } = await import('../support/stack');
+    const [bakery] = testStack().companies;
+    const terms = await api('GET', `/v1/companies/${bakery!.id}/vat/terms?year=2026`, { as: 'a-readonly' });
+    expect(terms.status).toBe(200);
+    // Sales: six customers a month, net 2400 + 850 i + 125 m (i = 0..5, m = month): 27 900 + 28 650 = 56 550 at 25 %.
+    // Purchases: three suppliers a month, net 3100 + 1450 i + 210 m (i = 0..2): 14 280 + 14 910 = 29 190 at 25 %.
+    const term = terms.body.data[0];
+    expect(term).toMatchObject({ term: 1, fromDate: '2026-01-01', toDate: '2026-02-28', status: 'reconciled' });
+    expect(term.taxCodes.map((c: any) => [c.taxCode, c.basis, c.outputVat, c.inputVat])).toEqual([
+      ['1', 29190, 0, 7297.5],
+      ['3', 56550, 14137.5, 0],
+    ]);
+    expect(term.totals).toEqual({ outputVat: 14137.5, inputVat: 7297.5, netVat: 6840, position: 'payable' });
+    expect(terms.text).toContain('"netVat":6840.00');
+  });
+});
