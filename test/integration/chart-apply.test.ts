@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'lossless-json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chartOperations } from '../../functions/ledger/chart';
@@ -32,7 +32,7 @@ import {
 } from '../../shared/ledger/chart/service';
 import { chartRepository } from '../../shared/ledger/chart/repository';
 import { applyDeltasOnce } from '../../shared/ledger/deltas';
-import { balanceKeys, dimensionKeys, subLedgerKeys, usageKeys } from '../../shared/ledger/keys';
+import { accountKeys, balanceKeys, dimensionKeys, subLedgerKeys, usageKeys } from '../../shared/ledger/keys';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { Decimal } from '../../shared/platform/money';
 import type { Operation } from '../../shared/platform/operation';
@@ -474,6 +474,52 @@ describe('deletions', () => {
     expect(outcomes).toEqual([{ outcome: 'failed', message: 'account 1920 is in use and was not deleted (lines 2; generalLedgerLines 1; openingBalances 1)' }]);
     // rule 12: retired by hiding instead
     expect(outcomesOf(await runKind(accountsImportKind, companyId, accountsBody(2025, [account('1920', { hidden: true })])))).toEqual(['updated']);
+  });
+
+  it('account: refused while an import of lines holds a write lease on it (the race with a running GL chunk), deleted once released or expired', async () => {
+    const { leaseAccounts, releaseAccounts, accountLeaseAttribute } = await import('../../shared/ledger/general-ledger/repository');
+    const companyId = await newCompany();
+    await runKind(accountsImportKind, companyId, accountsBody(2025, [account('1920'), account('3000'), account('4000')]));
+    const deletion = (code: string) =>
+      accountDeletionKind.applyChunk(
+        { companyId, importId: randomUUID(), datasetId: randomUUID(), year: 2025, mode: 'merge', lane: 'accounts', appliedAt: new Date().toISOString() },
+        [code],
+        { index: 0, firstRow: 0 },
+      );
+
+    // a GL chunk took its lease and has not written yet: the deletion fails, nothing is deleted
+    const lease = { lane: 'general_ledger_lines', importId: randomUUID(), until: Date.now() + 60_000 };
+    const leased = await leaseAccounts(companyId, 2025, ['1920', '9999'], lease);
+    expect([...leased.keys()]).toEqual(['1920']); // a missing account is not leased: its rows fail
+    expect(await deletion('1920')).toEqual([
+      { outcome: 'failed', message: 'account 1920 is being written by a running import of GL lines or opening balances and was not deleted; retry once it has finished' },
+    ]);
+    expect(await getAccount(companyId, '1920', 2025)).toMatchObject({ accountNumber: '1920' });
+
+    // another import's release does not lift it; the holder's does
+    await releaseAccounts(companyId, 2025, ['1920'], { lane: 'general_ledger_lines', importId: randomUUID() });
+    expect(outcomesOf(await deletion('1920'))).toEqual(['failed']);
+    await releaseAccounts(companyId, 2025, ['1920'], lease);
+    expect(outcomesOf(await deletion('1920'))).toEqual(['deleted']);
+
+    // an expired lease (its chunk died) does not hold the account
+    await leaseAccounts(companyId, 2025, ['3000'], { lane: 'opening_balances', importId: randomUUID(), until: Date.now() - 1 });
+    expect(outcomesOf(await deletion('3000'))).toEqual(['deleted']);
+
+    // a deleted account cannot be leased
+    expect((await leaseAccounts(companyId, 2025, ['3000'], lease)).size).toBe(0);
+
+    // a real GL chunk gives its leases back when done
+    const { generalLedgerLinesImport } = await import('../../shared/ledger/general-ledger/import-kinds');
+    const outcomes = await generalLedgerLinesImport.applyChunk(
+      { companyId, importId: randomUUID(), datasetId: randomUUID(), year: 2025, mode: 'merge', lane: 'general_ledger_lines', appliedAt: new Date().toISOString() },
+      generalLedgerLinesImport.rows(generalLedgerLinesImport.bodySchema.parse(parse('{"year": 2025, "lines": [{"id": "l1", "accountCode": "4000", "amount": "1.00", "period": 1}]}'))),
+      { index: 0, firstRow: 0 },
+    );
+    expect(outcomesOf(outcomes)).toEqual(['inserted']);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: accountKeys(companyId, 2025, '4000') }));
+    expect(Item).not.toHaveProperty(accountLeaseAttribute('general_ledger_lines'));
+    expect(Item).toMatchObject({ accountNumber: '4000' });
   });
 
   it('dimension: unknown, deleted, 409 dimension_in_use for usage and for child dimensions', async () => {

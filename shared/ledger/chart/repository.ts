@@ -9,6 +9,8 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../platform/aws';
+import { accountLeaseAttribute } from '../general-ledger/repository';
+import type { ImportLane } from '../../imports/kind';
 import {
   accountKeys,
   accountSortPrefix,
@@ -26,6 +28,9 @@ import {
   usagePrefix,
 } from '../keys';
 import type { AccountCategory, DimensionType, SubLedgerType } from './schemas';
+
+/** The lanes that write rows on accounts, each under a write lease on the account (see leaseAccounts). */
+const leasingLanes: ImportLane[] = ['general_ledger_lines', 'opening_balances'];
 
 /**
  * DynamoDB access of the chart of accounts (one partition per company and year), dimensions and
@@ -54,6 +59,8 @@ export interface AccountRecord extends ImportStamp {
   createdAt: string;
   updatedAt: string;
   datasetId: string;
+  /** Until when (epoch ms) an import of lines holds a write lease on the account; null when none. */
+  writeLeaseUntil: number | null;
 }
 
 export interface DimensionRecord extends ImportStamp {
@@ -265,8 +272,17 @@ export const toAccountRecord = (item: Record<string, unknown>): AccountRecord =>
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
   datasetId: item.datasetId as string,
+  writeLeaseUntil: leaseUntil(item),
   ...stampOf(item),
 });
+
+const leaseUntil = (item: Record<string, unknown>): number | null => {
+  const until = leasingLanes
+    .map((lane) => (item[accountLeaseAttribute(lane)] as { until?: unknown } | undefined)?.until)
+    .filter((value) => value !== undefined)
+    .map((value) => toNumber(value));
+  return until.length ? Math.max(...until) : null;
+};
 
 /** Items auto-created from GL lines carry only key, value, type null, autoCreated and createdAt. */
 export const toDimensionRecord = (item: Record<string, unknown>): DimensionRecord => ({
@@ -403,10 +419,16 @@ export const chartRepository = {
   async deleteAccount(companyId: string, year: number, account: AccountRecord, importId: string, row: number): Promise<boolean> {
     const expression = new Expression();
     const mapping = expression.name('standardAccount');
+    const now = expression.value(Date.now());
+    // No import of lines may hold a live write lease on the account (see leaseAccounts).
+    const unleased = leasingLanes
+      .map((lane) => expression.name(accountLeaseAttribute(lane)))
+      .map((lease) => `(attribute_not_exists(${lease}) OR ${lease}.${expression.name('until')} < ${now})`)
+      .join(' AND ');
     const condition =
-      account.standardAccount === null
+      (account.standardAccount === null
         ? `attribute_exists(PK) AND (attribute_not_exists(${mapping}) OR ${mapping} = ${expression.value(null)})`
-        : `attribute_exists(PK) AND ${mapping} = ${expression.value(account.standardAccount)}`;
+        : `attribute_exists(PK) AND ${mapping} = ${expression.value(account.standardAccount)}`) + ` AND ${unleased}`;
     return transact([
       {
         Delete: {

@@ -414,6 +414,9 @@ const deleteAccountRow = async (
     if (!account) return { outcome: { outcome: 'unknown' } };
     const inUse = await accountInUse(context.companyId, year, code);
     if (inUse) return { outcome: inUseFailure(`account ${code}`, inUse) };
+    if (account.writeLeaseUntil !== null && account.writeLeaseUntil > Date.now()) {
+      return { outcome: failed(`account ${code} is being written by a running import of GL lines or opening balances and was not deleted; retry once it has finished`) };
+    }
     if (await repository.deleteAccount(context.companyId, year, account, context.importId, row)) {
       return { outcome: { outcome: 'deleted' }, mapped: account.standardAccount !== null };
     }
