@@ -17,6 +17,8 @@ export interface ImportProgress {
   rowsRetired: number | null;
   sampleErrors: string[];
   unknown: string[];
+  /** All-or-nothing kinds that failed: the valid rows, applied as none were (absent on older items). */
+  rowsValidNotApplied?: number;
 }
 
 export interface ImportItem extends ImportRecord {
@@ -50,7 +52,7 @@ export const importItem = (record: ImportItem) => ({
 export const toImportRecord = (item: ImportItem): ImportRecord => {
   const p = item.progress;
   const rowsDeleted = item.reportsDeletions ? p.rowsDeletedFromRequest + (p.rowsRetired ?? 0) : null;
-  const rowsValid = p.rowsInserted + p.rowsUpdated + p.rowsDeletedFromRequest + p.unknown.length;
+  const rowsValid = p.rowsInserted + p.rowsUpdated + p.rowsDeletedFromRequest + p.unknown.length + (p.rowsValidNotApplied ?? 0);
   return {
     id: item.id,
     kind: item.kind,

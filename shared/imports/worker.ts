@@ -65,10 +65,16 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>): 
   if (kind.validateRows && progress.nextChunk === 0) {
     const invalid = await kind.validateRows(context, rows);
     if (invalid.length) {
+      const rowsFailed = new Set(invalid.map((e) => e.index)).size;
       await finishImport(item, {
         status: 'failed',
         failureReason: 'invalid_rows',
-        progress: { ...progress, rowsFailed: invalid.length, sampleErrors: invalid.slice(0, maxSampleErrors).map((e) => `line ${e.index + 1}: ${e.message}`) },
+        progress: {
+          ...progress,
+          rowsFailed,
+          rowsValidNotApplied: rows.length - rowsFailed,
+          sampleErrors: invalid.slice(0, maxSampleErrors).map((e) => `line ${e.index + 1}: ${e.message}`),
+        },
       });
       return;
     }

@@ -370,8 +370,8 @@ describe('open items over HTTP: one bad row fails the whole import, nothing appl
       failureReason: 'invalid_rows',
       lineCount: 5,
       rowsFailed: 3,
-      rowsValid: 0,
-      rowsDiscovered: 3, // = rowsValid + rowsFailed: the two valid rows were not applied, so they are in no counter
+      rowsValid: 2, // valid, not applied (all or nothing)
+      rowsDiscovered: 5, // = rowsValid + rowsFailed = lineCount
       rowsInserted: 0,
       rowsUpdated: 0,
       rowsDeleted: 0,
@@ -381,7 +381,7 @@ describe('open items over HTTP: one bad row fails the whole import, nothing appl
         'line 5: itemKey C is sent more than once (first at index 1)',
       ],
     });
-    expectCountersAddUp(failed.body, { unknown: 0, retiredForAbsence: 0 });
+    expect(failed.body.rowsDiscovered).toBe(failed.body.rowsValid + failed.body.rowsFailed);
 
     const job = await api('GET', `/v1/jobs/${failed.body.jobId}`, { as: 'a-system' });
     expect(job.status).toBe(200);

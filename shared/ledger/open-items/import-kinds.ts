@@ -12,7 +12,8 @@ import { checkOpenItemRows, type RowProblem } from './validation';
  * All or nothing: validateRows checks every item before anything is applied; the pipeline fails
  * the import on any problem. Items are merged by (company, subLedgerType, itemKey):
  * - a live item sent is inserted (also when a retired record of it exists: it comes back) or
- *   updated; its matches are replaced by those sent;
+ *   updated; its matches are those sent (the snapshot modes keep the stored ones it leaves out,
+ *   retired);
  * - sourceDeleted true retires a live item (outcome `deleted`); an item that is absent or
  *   already retired is `unknown` (not an error, as for deletion imports).
  *
