@@ -1,5 +1,5 @@
 import { Decimal } from '../platform/money';
-import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { pageOf, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals (shared/platform/json.ts). */
@@ -197,17 +197,16 @@ export const BankTransactionQuerySchema = z
   })
   .refine((query) => !query.from || !query.to || query.from <= query.to, { path: ['to'], message: 'must not be before from' });
 
-const yearParam = z.coerce.number().int().min(1900).max(2999).openapi({ type: 'integer' });
 
 export const ReconciliationListQuerySchema = z
   .strictObject({
-    year: yearParam.optional(),
+    year: yearQueryParam('Only groups of this year').optional(),
     period: z.coerce.number().int().min(1).max(12).optional().openapi({ type: 'integer', minimum: 1, maximum: 12, description: 'Needs year' }),
     ...PageQuerySchema.shape,
   })
   .refine((query) => query.period === undefined || query.year !== undefined, { path: ['year'], message: 'is required with period' });
 
-export const ReconciliationSummaryQuerySchema = z.strictObject({ year: yearParam });
+export const ReconciliationSummaryQuerySchema = z.strictObject({ year: yearQueryParam('Required: the year of the summary') });
 
 export type BankAccount = z.infer<typeof BankAccountSchema>;
 export type BankTransaction = z.infer<typeof BankTransactionSchema>;

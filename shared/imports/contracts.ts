@@ -1,5 +1,5 @@
 import type { OperationContract } from '../platform/operation';
-import { PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { currentYearNote, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
 import type { ImportKindName } from './kind';
 import { importKind } from './registry';
@@ -47,7 +47,7 @@ export const importContracts = {
   deleteAccount: {
     ...deletionByPath(companyParams.extend({ accountNumber: z.string().min(1).max(20) })),
     query: z.strictObject({
-      year: z.coerce.number().int().min(1900).max(2999).optional().openapi({ type: 'integer', description: 'Accounting year; omitted means the current one' }),
+      year: yearQueryParam(`Accounting year; ${currentYearNote}`).optional(),
     }),
   },
   deleteDimension: deletionByPath(companyParams.extend({ key: z.string().min(1).max(200) })),

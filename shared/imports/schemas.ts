@@ -1,4 +1,4 @@
-import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { pageOf, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
 
 export const importKindNames = [
@@ -68,7 +68,7 @@ export const ImportListQuerySchema = z.strictObject({
   ...PageQuerySchema.shape,
   kind: z.enum(importKindNames).optional(),
   status: z.enum(importStatuses).optional(),
-  year: z.coerce.number().int().min(1900).max(2999).optional().openapi({ type: 'integer' }),
+  year: yearQueryParam('Only imports of this accounting year').optional(),
 });
 
 export const ReadinessYearSchema = z.object({

@@ -50,3 +50,10 @@ export const PageQuerySchema = z.object({
 });
 
 export const UuidSchema = z.string().uuid();
+
+/** What an omitted `year` means on the reads of a year's books. */
+export const currentYearNote = 'omitted means the current accounting year: the latest year that has a chart of accounts, else this calendar year';
+
+/** A `year` query parameter (a string on the wire): an integer year, described per use. */
+export const yearQueryParam = (description: string) =>
+  z.coerce.number().int().min(1900).max(2999).openapi({ type: 'integer', minimum: 1900, maximum: 2999, description });

@@ -1,6 +1,6 @@
 import { vatFrequencies } from '../companies/schemas';
 import { Decimal } from '../platform/money';
-import { pageOf } from '../platform/schemas';
+import { currentYearNote, pageOf, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals by shared/platform/json.ts. */
@@ -93,18 +93,7 @@ export type VatTermTaxCode = z.infer<typeof VatTermTaxCodeSchema>;
 export type VatTermPage = z.infer<typeof VatTermPageSchema>;
 
 export const VatTermQuerySchema = z.strictObject({
-  year: z.coerce
-    .number()
-    .int()
-    .min(1900)
-    .max(2999)
-    .optional()
-    .openapi({
-      type: 'integer',
-      minimum: 1900,
-      maximum: 2999,
-      description: 'Filing year; omitted means the current accounting year: the latest year that has a chart of accounts, else this calendar year',
-    }),
+  year: yearQueryParam(`Filing year; ${currentYearNote}`).optional(),
 });
 
 export type VatTermQuery = z.infer<typeof VatTermQuerySchema>;

@@ -1,5 +1,5 @@
 import { accountCodeSchema, keySchema, maxImportRows, yearSchema } from '../../imports/fields';
-import { pageOf, UuidSchema } from '../../platform/schemas';
+import { currentYearNote, pageOf, UuidSchema, yearQueryParam } from '../../platform/schemas';
 import { z } from '../../platform/zod';
 
 /**
@@ -172,18 +172,7 @@ export const SubLedgerPageSchema = pageOf(SubLedgerSchema, 'SubLedgerPage');
 // Path and query
 // ---------------------------------------------------------------------------------------------
 
-const yearQuerySchema = z.coerce
-  .number()
-  .int()
-  .min(1900)
-  .max(2999)
-  .optional()
-  .openapi({
-    type: 'integer',
-    minimum: 1900,
-    maximum: 2999,
-    description: 'Accounting year; omitted means the current accounting year (the latest year that has a chart, else the current calendar year)',
-  });
+const yearQuerySchema = yearQueryParam(`Accounting year; ${currentYearNote}`).optional();
 
 export const ChartCompanyParamsSchema = z.object({ companyId: UuidSchema });
 export const AccountParamsSchema = z.object({ companyId: UuidSchema, accountNumber: accountCodeSchema });

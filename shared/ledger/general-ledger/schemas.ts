@@ -10,7 +10,7 @@ import {
   yearSchema,
 } from '../../imports/fields';
 import { Decimal, parseAmount } from '../../platform/money';
-import { pageOf, PageQuerySchema } from '../../platform/schemas';
+import { currentYearNote, pageOf, PageQuerySchema, yearQueryParam } from '../../platform/schemas';
 import { z } from '../../platform/zod';
 
 /*
@@ -207,15 +207,7 @@ export type TrialBalanceAccount = z.infer<typeof TrialBalanceAccountSchema>;
 
 /* Query parameters (strings on the wire). */
 
-const currentYearNote = 'omitted means the current accounting year: the latest year that has a chart of accounts, else this calendar year';
-
-const yearQuery = z.coerce
-  .number()
-  .int()
-  .min(1900)
-  .max(2999)
-  .optional()
-  .openapi({ type: 'integer', description: `Accounting year; ${currentYearNote}` });
+const yearQuery = yearQueryParam(`Accounting year; ${currentYearNote}`).optional();
 
 export const GeneralLedgerLineQuerySchema = z.strictObject({
   year: yearQuery,
