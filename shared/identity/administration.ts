@@ -84,6 +84,7 @@ export const createApiClient = async (
     clientId: credentials.clientId,
     name: input.name,
     organizationId: organization.id,
+    organizationPath: organization.path,
     mode,
     scopes,
     plan: input.plan ?? 'standard',
@@ -92,6 +93,14 @@ export const createApiClient = async (
     ...(credentials.secretHash && { secretHash: credentials.secretHash }),
   };
   await apiClientRepository.create(client);
+  // deleteOrganization revokes the clients it finds before it deletes their organization; one
+  // created meanwhile is revoked here, so an active client always has an active organization.
+  const after = await organizationRepository.get(organization.id);
+  if (after?.status !== 'active') {
+    await issuer.revoke(client.clientId);
+    await apiClientRepository.revoke(client.clientId, new Date().toISOString());
+    throw new AdministrationError(`Organization ${input.organizationId} was deleted while the client was created`);
+  }
   return { client, clientSecret: credentials.clientSecret };
 };
 

@@ -10,6 +10,11 @@ export interface ApiClient {
   clientId: string;
   name: string;
   organizationId: string;
+  /**
+   * The organization's path (paths never change), so the authorizer reads one item per request.
+   * Absent on clients created before it was kept; the authorizer then reads the organization.
+   */
+  organizationPath?: string;
   mode: PrincipalMode;
   scopes: Scope[];
   plan: RatePlan;
@@ -80,6 +85,7 @@ const toApiClient = (item: Record<string, unknown>): ApiClient => ({
   clientId: item.clientId as string,
   name: item.name as string,
   organizationId: item.organizationId as string,
+  ...(typeof item.organizationPath === 'string' ? { organizationPath: item.organizationPath } : {}),
   mode: item.mode as PrincipalMode,
   scopes: item.scopes as Scope[],
   plan: item.plan as RatePlan,

@@ -35,7 +35,8 @@ const failure = (reason: string): AuthorizerContext => ({ authenticated: false, 
 
 /**
  * Resolves the principal of a request from its Authorization header: a valid Cognito-shaped
- * access token whose client is active in the registry and whose organization exists.
+ * access token whose client is active in the registry (and so its organization: deleting an
+ * organization revokes its clients first). One DynamoDB read per request.
  */
 export const authenticate = async (authorization: string | undefined): Promise<AuthorizerContext> => {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
@@ -51,7 +52,10 @@ export const authenticate = async (authorization: string | undefined): Promise<A
 
   const client = await apiClientRepository.get(payload.client_id as string);
   if (!client || client.status !== 'active') return failure('unknown or revoked client');
-  const organization = await organizationRepository.get(client.organizationId);
+  // An active client implies an active organization: deleting one revokes its clients first.
+  const organization = client.organizationPath
+    ? { id: client.organizationId, path: client.organizationPath, status: 'active' }
+    : await organizationRepository.get(client.organizationId);
   if (!organization || organization.status !== 'active') return failure('organization not active');
 
   const prefix = config().scopePrefix;

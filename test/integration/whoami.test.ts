@@ -37,3 +37,44 @@ describe('GET /v1/whoami', () => {
     expect(names).toHaveLength(3);
   });
 });
+
+describe('the authorizer reads one item: the client carries its organization', () => {
+  it('a client made before organizationPath was kept still resolves through its organization', async () => {
+    const { createApiClient, createOrganization } = await import('../../shared/identity/administration');
+    const { localCredentialIssuer } = await import('../../shared/identity/credential-issuers');
+    const { dynamo, tableName } = await import('../../shared/platform/aws');
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { apiClientKeys } = await import('../../shared/db/keys');
+    const { tokenFor } = await import('../support/api');
+    testStack();
+    const organization = await createOrganization({ name: 'Legacy client firm' });
+    const { client, clientSecret } = await createApiClient({ name: 'legacy', organizationId: organization.id }, localCredentialIssuer);
+    expect(client.organizationPath).toBe(organization.path);
+    await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: apiClientKeys(client.clientId), UpdateExpression: 'REMOVE organizationPath' }));
+    const response = await api('GET', '/v1/whoami', { token: await tokenFor(client.clientId, clientSecret) });
+    expect(response.status).toBe(200);
+    expect(response.body.organizationId).toBe(organization.id);
+  });
+
+  it('a client created while its organization is deleted is revoked at once', async () => {
+    const { createApiClient, createOrganization, AdministrationError } = await import('../../shared/identity/administration');
+    const { localCredentialIssuer } = await import('../../shared/identity/credential-issuers');
+    const { organizationRepository } = await import('../../shared/identity/organization-repository');
+    const { apiClientRepository } = await import('../../shared/identity/api-client-repository');
+    testStack();
+    const organization = await createOrganization({ name: 'Vanishing firm' });
+    let created = '';
+    // the organization is deleted between the client's checks and its write
+    const racingIssuer = {
+      ...localCredentialIssuer,
+      create: async (name: string, scopes: readonly string[]) => {
+        const credentials = await localCredentialIssuer.create(name, scopes as never);
+        created = credentials.clientId;
+        await organizationRepository.markDeleted(organization.id, new Date().toISOString());
+        return credentials;
+      },
+    };
+    await expect(createApiClient({ name: 'late', organizationId: organization.id }, racingIssuer)).rejects.toBeInstanceOf(AdministrationError);
+    expect(await apiClientRepository.get(created)).toMatchObject({ status: 'revoked' });
+  });
+});
