@@ -36,9 +36,9 @@ export const jobRepository = {
     return job as JobRecord;
   },
 
-  async laneHolder(companyId: string, lane: string): Promise<{ jobId: string; importId: string } | undefined> {
+  async laneHolder(companyId: string, lane: string): Promise<{ jobId: string; importId: string; leaseExpiresAt: number } | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: laneLockKeys(companyId, lane), ConsistentRead: true }));
-    return Item ? { jobId: Item.jobId as string, importId: Item.importId as string } : undefined;
+    return Item ? { jobId: Item.jobId as string, importId: Item.importId as string, leaseExpiresAt: Number(String(Item.leaseExpiresAt)) } : undefined;
   },
 
   async extendLease(companyId: string, lane: string, jobId: string, now: number): Promise<void> {

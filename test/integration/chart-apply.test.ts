@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'lossless-json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chartOperations } from '../../functions/ledger/chart';
@@ -32,7 +32,7 @@ import {
 } from '../../shared/ledger/chart/service';
 import { chartRepository } from '../../shared/ledger/chart/repository';
 import { applyDeltasOnce } from '../../shared/ledger/deltas';
-import { accountKeys, balanceKeys, dimensionKeys, subLedgerKeys, usageKeys } from '../../shared/ledger/keys';
+import { balanceKeys, dimensionKeys, subLedgerKeys, usageKeys } from '../../shared/ledger/keys';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { Decimal } from '../../shared/platform/money';
 import type { Operation } from '../../shared/platform/operation';
@@ -476,50 +476,38 @@ describe('deletions', () => {
     expect(outcomesOf(await runKind(accountsImportKind, companyId, accountsBody(2025, [account('1920', { hidden: true })])))).toEqual(['updated']);
   });
 
-  it('account: refused while an import of lines holds a write lease on it (the race with a running GL chunk), deleted once released or expired', async () => {
-    const { leaseAccounts, releaseAccounts, accountLeaseAttribute } = await import('../../shared/ledger/general-ledger/repository');
+  it('account: not deleted while an import of GL lines or opening balances is in flight (it may have read the account already)', async () => {
+    const { laneLockItem } = await import('../../shared/jobs/repository');
+    const { laneLockKeys } = await import('../../shared/imports/keys');
     const companyId = await newCompany();
-    await runKind(accountsImportKind, companyId, accountsBody(2025, [account('1920'), account('3000'), account('4000')]));
+    await runKind(accountsImportKind, companyId, accountsBody(2025, [account('1920'), account('3000')]));
     const deletion = (code: string) =>
       accountDeletionKind.applyChunk(
         { companyId, importId: randomUUID(), datasetId: randomUUID(), year: 2025, mode: 'merge', lane: 'accounts', appliedAt: new Date().toISOString() },
         [code],
         { index: 0, firstRow: 0 },
       );
+    const jobId = randomUUID();
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, 'general_ledger_lines', jobId, randomUUID(), Date.now()) }));
 
-    // a GL chunk took its lease and has not written yet: the deletion fails, nothing is deleted
-    const lease = { lane: 'general_ledger_lines', importId: randomUUID(), until: Date.now() + 60_000 };
-    const leased = await leaseAccounts(companyId, 2025, ['1920', '9999'], lease);
-    expect([...leased.keys()]).toEqual(['1920']); // a missing account is not leased: its rows fail
+    // accepted meanwhile: 409 job_in_flight naming the job to wait for
+    const problem = await expectProblem(runKind(accountDeletionKind, companyId, '{"year": 2025, "ids": ["1920"]}'), 409, { error: 'conflict', reason: 'job_in_flight' });
+    expect(problem.jobId).toBe(jobId);
+    // accepted before the import: the row fails at apply time, nothing deleted
     expect(await deletion('1920')).toEqual([
-      { outcome: 'failed', message: 'account 1920 is being written by a running import of GL lines or opening balances and was not deleted; retry once it has finished' },
+      { outcome: 'failed', message: `account 1920 was not deleted: an import of GL lines (job ${jobId}) is in flight; retry once it has finished` },
     ]);
     expect(await getAccount(companyId, '1920', 2025)).toMatchObject({ accountNumber: '1920' });
 
-    // another import's release does not lift it; the holder's does
-    await releaseAccounts(companyId, 2025, ['1920'], { lane: 'general_ledger_lines', importId: randomUUID() });
-    expect(outcomesOf(await deletion('1920'))).toEqual(['failed']);
-    await releaseAccounts(companyId, 2025, ['1920'], lease);
+    // the deletion's transaction checks the lock itself (a lock taken after the row's own check)
+    const record = (await chartRepository.getAccounts(companyId, 2025, ['3000'])).get('3000')!;
+    expect(await chartRepository.deleteAccount(companyId, 2025, record, randomUUID(), 0)).toBe(false);
+
+    // a lock whose lease ran out (its job died) does not hold the account; nor does a released one
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, 'opening_balances', randomUUID(), randomUUID(), Date.now() - 21 * 60_000) }));
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'general_ledger_lines') }));
     expect(outcomesOf(await deletion('1920'))).toEqual(['deleted']);
-
-    // an expired lease (its chunk died) does not hold the account
-    await leaseAccounts(companyId, 2025, ['3000'], { lane: 'opening_balances', importId: randomUUID(), until: Date.now() - 1 });
-    expect(outcomesOf(await deletion('3000'))).toEqual(['deleted']);
-
-    // a deleted account cannot be leased
-    expect((await leaseAccounts(companyId, 2025, ['3000'], lease)).size).toBe(0);
-
-    // a real GL chunk gives its leases back when done
-    const { generalLedgerLinesImport } = await import('../../shared/ledger/general-ledger/import-kinds');
-    const outcomes = await generalLedgerLinesImport.applyChunk(
-      { companyId, importId: randomUUID(), datasetId: randomUUID(), year: 2025, mode: 'merge', lane: 'general_ledger_lines', appliedAt: new Date().toISOString() },
-      generalLedgerLinesImport.rows(generalLedgerLinesImport.bodySchema.parse(parse('{"year": 2025, "lines": [{"id": "l1", "accountCode": "4000", "amount": "1.00", "period": 1}]}'))),
-      { index: 0, firstRow: 0 },
-    );
-    expect(outcomesOf(outcomes)).toEqual(['inserted']);
-    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: accountKeys(companyId, 2025, '4000') }));
-    expect(Item).not.toHaveProperty(accountLeaseAttribute('general_ledger_lines'));
-    expect(Item).toMatchObject({ accountNumber: '4000' });
+    expect(await chartRepository.deleteAccount(companyId, 2025, record, randomUUID(), 0)).toBe(true);
   });
 
   it('dimension: unknown, deleted, 409 dimension_in_use for usage and for child dimensions', async () => {

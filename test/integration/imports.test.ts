@@ -234,6 +234,22 @@ describe('imports: the asynchronous part', () => {
     expectProblem(await api('GET', `/v1/companies/${companyId}/accounts/2400?year=2025`, { as: 'a-system' }), 404, 'not_found');
   });
 
+  it('DELETE of an account while an import of GL lines is in flight answers 409 job_in_flight with that job', async () => {
+    const { laneLockItem } = await import('../../shared/jobs/repository');
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '2400']));
+    testStack();
+    const jobId = randomUUID();
+    // as a GL import accepted and not yet finished holds its lane
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, 'general_ledger_lines', jobId, randomUUID(), Date.now()) }));
+    const refused = await api('DELETE', `/v1/companies/${companyId}/accounts/2400?year=2025`, { as: 'a-system' });
+    expectProblem(refused, 409, 'conflict');
+    expect(refused.body).toMatchObject({ reason: 'job_in_flight', jobId });
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'general_ledger_lines') }));
+    expect((await api('DELETE', `/v1/companies/${companyId}/accounts/2400?year=2025`, { as: 'a-system' })).status).toBe(202);
+  });
+
   it('lists imports newest first with kind, status and year filters and cursor pagination', async () => {
     const companyId = await newApiCompany();
     await importAndWait(companyId, 'accounts', chartOf(2024, ['1920']));

@@ -9,8 +9,6 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../platform/aws';
-import { accountLeaseAttribute } from '../general-ledger/repository';
-import type { ImportLane } from '../../imports/kind';
 import {
   accountKeys,
   accountSortPrefix,
@@ -28,9 +26,12 @@ import {
   usagePrefix,
 } from '../keys';
 import type { AccountCategory, DimensionType, SubLedgerType } from './schemas';
+import type { ImportLane } from '../../imports/kind';
+import { laneLockKeys } from '../../imports/keys';
+import { laneFreeCondition } from '../../jobs/repository';
 
-/** The lanes that write rows on accounts, each under a write lease on the account (see leaseAccounts). */
-const leasingLanes: ImportLane[] = ['general_ledger_lines', 'opening_balances'];
+/** The lanes whose imports write rows on accounts: no account is deleted while one is in flight. */
+export const accountWritingLanes: readonly ImportLane[] = ['general_ledger_lines', 'opening_balances'];
 
 /**
  * DynamoDB access of the chart of accounts (one partition per company and year), dimensions and
@@ -59,8 +60,6 @@ export interface AccountRecord extends ImportStamp {
   createdAt: string;
   updatedAt: string;
   datasetId: string;
-  /** Until when (epoch ms) an import of lines holds a write lease on the account; null when none. */
-  writeLeaseUntil: number | null;
 }
 
 export interface DimensionRecord extends ImportStamp {
@@ -272,17 +271,8 @@ export const toAccountRecord = (item: Record<string, unknown>): AccountRecord =>
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
   datasetId: item.datasetId as string,
-  writeLeaseUntil: leaseUntil(item),
   ...stampOf(item),
 });
-
-const leaseUntil = (item: Record<string, unknown>): number | null => {
-  const until = leasingLanes
-    .map((lane) => (item[accountLeaseAttribute(lane)] as { until?: unknown } | undefined)?.until)
-    .filter((value) => value !== undefined)
-    .map((value) => toNumber(value));
-  return until.length ? Math.max(...until) : null;
-};
 
 /** Items auto-created from GL lines carry only key, value, type null, autoCreated and createdAt. */
 export const toDimensionRecord = (item: Record<string, unknown>): DimensionRecord => ({
@@ -419,16 +409,10 @@ export const chartRepository = {
   async deleteAccount(companyId: string, year: number, account: AccountRecord, importId: string, row: number): Promise<boolean> {
     const expression = new Expression();
     const mapping = expression.name('standardAccount');
-    const now = expression.value(Date.now());
-    // No import of lines may hold a live write lease on the account (see leaseAccounts).
-    const unleased = leasingLanes
-      .map((lane) => expression.name(accountLeaseAttribute(lane)))
-      .map((lease) => `(attribute_not_exists(${lease}) OR ${lease}.${expression.name('until')} < ${now})`)
-      .join(' AND ');
     const condition =
-      (account.standardAccount === null
+      account.standardAccount === null
         ? `attribute_exists(PK) AND (attribute_not_exists(${mapping}) OR ${mapping} = ${expression.value(null)})`
-        : `attribute_exists(PK) AND ${mapping} = ${expression.value(account.standardAccount)}`) + ` AND ${unleased}`;
+        : `attribute_exists(PK) AND ${mapping} = ${expression.value(account.standardAccount)}`;
     return transact([
       {
         Delete: {
@@ -440,6 +424,15 @@ export const chartRepository = {
         },
       },
       ...balancePeriods.map((period) => zeroCountCheck(balanceKeys(companyId, year, account.accountNumber, period), ['lineCount'])),
+      // No import that writes rows on accounts may be in flight (it may have read the account already).
+      ...accountWritingLanes.map((lane) => ({
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: laneLockKeys(companyId, lane),
+          ConditionExpression: laneFreeCondition,
+          ExpressionAttributeValues: { ':now': Date.now() },
+        },
+      })),
       {
         Put: {
           TableName: tableName(),

@@ -2,8 +2,10 @@ import type { Page } from '../../db/query-page';
 import type { ChunkPosition, ImportContext, RowOutcome } from '../../imports/kind';
 import { problems, type ProblemDetails } from '../../platform/problem';
 import { applyDeltasOnce, type CounterDelta } from '../deltas';
+import { jobRepository } from '../../jobs/repository';
 import { ledgerYearKeys, usageKeys } from '../keys';
 import {
+  accountWritingLanes,
   chartRepository as repository,
   usageLanes,
   type AccountRecord,
@@ -355,13 +357,33 @@ const inUseOfAll = async (ids: string[], check: (id: string) => Promise<InUse | 
   return results.filter((entry): entry is InUse => entry !== undefined);
 };
 
-export const precheckAccountDeletion = async (companyId: string, body: { year: number; ids: string[] }): Promise<void> =>
-  refuse(
+/**
+ * An import of GL lines or opening balances in flight (queued or running) may already have read an
+ * account it is about to write rows on, so no account is deleted meanwhile. The deletion's
+ * transaction checks the same lane locks, which closes the race with one accepted later.
+ */
+const accountWriterInFlight = async (companyId: string) => {
+  const holders = await Promise.all(accountWritingLanes.map(async (lane) => ({ lane, holder: await jobRepository.laneHolder(companyId, lane) })));
+  return holders.find(({ holder }) => holder !== undefined && holder.leaseExpiresAt > Date.now());
+};
+
+const writerNoun = (lane: string) => (lane === 'opening_balances' ? 'opening balances' : 'GL lines');
+
+export const precheckAccountDeletion = async (companyId: string, body: { year: number; ids: string[] }): Promise<void> => {
+  const writer = await accountWriterInFlight(companyId);
+  if (writer) {
+    throw problems.conflict(
+      `An import of ${writerNoun(writer.lane)} (job ${writer.holder!.jobId}) is in flight for this company; accounts are not deleted meanwhile. Retry once it has finished.`,
+      { reason: 'job_in_flight', jobId: writer.holder!.jobId },
+    );
+  }
+  return refuse(
     await inUseOfAll(body.ids, (code) => accountInUse(companyId, body.year, code)),
     'account_in_use',
     (ids, many) => `${many ? 'Accounts' : 'Account'} ${ids} of ${body.year} ${many ? 'are' : 'is'}`,
     ' To retire an account with history, import it with hidden true.',
   );
+};
 
 export const precheckDimensionDeletion = async (companyId: string, body: { ids: string[] }): Promise<void> =>
   refuse(await inUseOfAll(body.ids, (key) => dimensionInUse(companyId, key)), 'dimension_in_use', (ids, many) =>
@@ -414,8 +436,9 @@ const deleteAccountRow = async (
     if (!account) return { outcome: { outcome: 'unknown' } };
     const inUse = await accountInUse(context.companyId, year, code);
     if (inUse) return { outcome: inUseFailure(`account ${code}`, inUse) };
-    if (account.writeLeaseUntil !== null && account.writeLeaseUntil > Date.now()) {
-      return { outcome: failed(`account ${code} is being written by a running import of GL lines or opening balances and was not deleted; retry once it has finished`) };
+    const writer = await accountWriterInFlight(context.companyId);
+    if (writer) {
+      return { outcome: failed(`account ${code} was not deleted: an import of ${writerNoun(writer.lane)} (job ${writer.holder!.jobId}) is in flight; retry once it has finished`) };
     }
     if (await repository.deleteAccount(context.companyId, year, account, context.importId, row)) {
       return { outcome: { outcome: 'deleted' }, mapped: account.standardAccount !== null };

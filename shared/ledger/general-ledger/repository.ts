@@ -184,57 +184,6 @@ export const getAccounts = async (companyId: string, year: number, codes: string
   return accounts;
 };
 
-/** The attribute on an account item in which a lane holds its write lease (one per lane: one writer each). */
-export const accountLeaseAttribute = (lane: string) => `writeLease_${lane}`;
-
-/** How long a chunk's lease on its accounts lasts if the chunk dies before it releases it. */
-export const accountLeaseMs = 120_000;
-
-/**
- * Closes the race between a chunk writing rows on accounts and an account deletion: the chunk
- * takes a lease on each account it names (only when the account exists and is not deleted), and
- * the deletion refuses an account with a live lease. Returns the leased accounts; a code that is
- * missing is absent from the map (its rows fail). Release with releaseAccounts when written.
- */
-export const leaseAccounts = async (
-  companyId: string,
-  year: number,
-  codes: string[],
-  lease: { lane: string; importId: string; until: number },
-): Promise<Map<string, ChartAccount>> => {
-  const accounts = new Map<string, ChartAccount>();
-  await inParallel([...new Set(codes)], 16, async (code) => {
-    try {
-      const { Attributes } = await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: accountKeys(companyId, year, code),
-          UpdateExpression: 'SET #lease = :lease',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#deleted) OR #deleted = :false)',
-          ExpressionAttributeNames: { '#lease': accountLeaseAttribute(lease.lane), '#deleted': 'deleted' },
-          ExpressionAttributeValues: { ':lease': { importId: lease.importId, until: lease.until }, ':false': false },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      accounts.set(code, { accountCode: code, hidden: Attributes?.hidden === true });
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error; // no such account: its rows fail
-    }
-  });
-  return accounts;
-};
-
-/** Gives back the leases leaseAccounts took (each only if it is still this import's). */
-export const releaseAccounts = async (companyId: string, year: number, codes: string[], lease: { lane: string; importId: string }): Promise<void> => {
-  await inParallel(codes, 16, (code) =>
-    updateItem(accountKeys(companyId, year, code), {}, [accountLeaseAttribute(lease.lane)], {
-      expression: '#lease.importId = :import',
-      names: { '#lease': accountLeaseAttribute(lease.lane) },
-      values: { ':import': lease.importId },
-    }),
-  );
-};
-
 export type KeyKind = 'dimension' | 'subLedger';
 
 /**

@@ -24,12 +24,8 @@ import {
 import {
   balanceItems,
   ensureKeysExist,
-  accountLeaseMs,
   getAccounts,
   getItems,
-  leaseAccounts,
-  releaseAccounts,
-  type ChartAccount,
   inParallel,
   keyId,
   lineIdOf,
@@ -246,32 +242,13 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
   rows: Row[],
   chunk: ChunkPosition,
 ): Promise<RowOutcome[]> => {
-  const { companyId, importId } = context;
+  const { companyId, importId, appliedAt } = context;
   const year = yearOf(context);
   const keys = rows.map((row) => book.currentKey(companyId, year, row.id));
-  const lease = { lane: context.lane, importId, until: Date.now() + accountLeaseMs };
   const [current, accounts] = await Promise.all([
     getItems(keys),
-    leaseAccounts(companyId, year, rows.map((row) => row.accountCode), lease),
+    getAccounts(companyId, year, rows.map((row) => row.accountCode)),
   ]);
-  try {
-    return await mergeRows(book, context, year, rows, chunk, keys, current, accounts);
-  } finally {
-    await releaseAccounts(companyId, year, [...accounts.keys()], lease);
-  }
-};
-
-const mergeRows = async <Row extends { id: string; accountCode: string }>(
-  book: Book<Row>,
-  context: ImportContext,
-  year: number,
-  rows: Row[],
-  chunk: ChunkPosition,
-  keys: Key[],
-  current: Map<string, Item>,
-  accounts: Map<string, ChartAccount>,
-): Promise<RowOutcome[]> => {
-  const { companyId, importId, appliedAt } = context;
 
   const outcomes: RowOutcome[] = [];
   const transitions: Transition[] = [];
