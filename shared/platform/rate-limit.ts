@@ -61,28 +61,53 @@ export const consumeRateLimit = async (clientId: string, plan: RatePlan, clock =
   const interval = 60_000 / perMinute;
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const now = clock();
-    const idle = await conditionalTatUpdate(clientId, 'SET tat = :next, expiresAt = :expires', 'attribute_not_exists(tat) OR tat <= :now', {
-      ':next': now + interval,
-      ':now': now,
-      ':expires': expiry(now + interval),
-    });
-    if (idle.updated) return decide(plan, now, now).headers;
     const limit = now + burst * interval - interval;
-    const busy = await conditionalTatUpdate(clientId, 'SET tat = tat + :interval, expiresAt = :expires', 'tat > :now AND tat <= :limit', {
-      ':interval': interval,
-      ':now': now,
-      ':limit': limit,
-      ':expires': expiry(limit + interval),
-    });
-    if (busy.updated && busy.tat !== undefined) return decide(plan, busy.tat - interval, now).headers;
-    if (busy.tat !== undefined && busy.tat > limit) {
-      const decision = decide(plan, busy.tat, now);
-      throw withHeaders(problems.rateLimited(decision.retryAfterSeconds), decision.headers);
-    }
-    // The bucket refilled between the two updates: start again.
+    const startBurst = async () => {
+      const idle = await conditionalTatUpdate(clientId, 'SET tat = :next, expiresAt = :expires', 'attribute_not_exists(tat) OR tat <= :now', {
+        ':next': now + interval,
+        ':now': now,
+        ':expires': expiry(now + interval),
+      });
+      if (!idle.updated) return undefined;
+      lastKnownTat.remember(clientId, now + interval);
+      return decide(plan, now, now).headers;
+    };
+    const addInterval = async () => {
+      const busy = await conditionalTatUpdate(clientId, 'SET tat = tat + :interval, expiresAt = :expires', 'tat > :now AND tat <= :limit', {
+        ':interval': interval,
+        ':now': now,
+        ':limit': limit,
+        ':expires': expiry(limit + interval),
+      });
+      if (busy.tat !== undefined) lastKnownTat.remember(clientId, busy.tat);
+      if (busy.updated && busy.tat !== undefined) return decide(plan, busy.tat - interval, now).headers;
+      if (busy.tat !== undefined && busy.tat > limit) {
+        const decision = decide(plan, busy.tat, now);
+        throw withHeaders(problems.rateLimited(decision.retryAfterSeconds), decision.headers);
+      }
+      return undefined;
+    };
+    // Try first the update this instance last saw succeed: a client sending steadily is mid-burst,
+    // so its requests take one write, not two. Either order gives the same decision.
+    const midBurst = (lastKnownTat.get(clientId) ?? 0) > now;
+    const headers = midBurst ? ((await addInterval()) ?? (await startBurst())) : ((await startBurst()) ?? (await addInterval()));
+    if (headers) return headers;
+    // The bucket refilled (or filled) between the two updates: start again.
   }
   throw withHeaders(problems.rateLimited(1), {});
 };
+
+/** Per Lambda instance, the last tat seen per client: only a hint of which update to try first. */
+const lastKnownTat = (() => {
+  const tats = new Map<string, number>();
+  return {
+    get: (clientId: string) => tats.get(clientId),
+    remember: (clientId: string, tat: number) => {
+      if (tats.size >= 10_000 && !tats.has(clientId)) tats.clear();
+      tats.set(clientId, tat);
+    },
+  };
+})();
 
 const expiry = (tat: number) => Math.ceil(tat / 1000) + 3600;
 

@@ -35,3 +35,47 @@ describe('rate limits per client', () => {
     expect((await api('GET', '/v1/whoami', { as: 'b-system' })).status).toBe(200);
   });
 });
+
+describe('GCRA writes', () => {
+  it('a client mid-burst costs one conditional write per request; the decisions match either order', async () => {
+    testStack();
+    const { randomUUID } = await import('node:crypto');
+    const { consumeRateLimit } = await import('../../shared/platform/rate-limit');
+    const { dynamo } = await import('../../shared/platform/aws');
+    const client = dynamo();
+    const original = client.send.bind(client);
+    let writes = 0;
+    client.send = ((command: never, ...rest: never[]) => {
+      writes++;
+      return original(command, ...rest);
+    }) as typeof client.send;
+    try {
+      const clientId = `gcra-${randomUUID()}`;
+      let now = 1_000_000;
+      const clock = () => now;
+      const remaining: string[] = [];
+      for (let i = 0; i < 5; i++) remaining.push((await consumeRateLimit(clientId, 'standard', clock))['RateLimit-Remaining']!);
+      expect(remaining).toEqual(['59', '58', '57', '56', '55']);
+      // the first request starts a burst (one write); each later one adds an interval (one write)
+      expect(writes).toBe(5);
+      // idle long enough for the bucket to refill: the hint's tat is past, so a new burst starts in one write
+      now += 60_000;
+      writes = 0;
+      expect((await consumeRateLimit(clientId, 'standard', clock))['RateLimit-Remaining']).toBe('59');
+      expect(writes).toBe(1);
+      // another instance's requests moved the bucket on meanwhile: the hint is wrong once (two writes)
+      now += 60_000;
+      const other = `gcra-other-${randomUUID()}`;
+      await consumeRateLimit(other, 'standard', clock); // fresh hint for another client: unaffected
+      const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+      const { rateLimitKeys } = await import('../../shared/db/keys');
+      const { tableName } = await import('../../shared/platform/aws');
+      await original(new UpdateCommand({ TableName: tableName(), Key: rateLimitKeys(clientId), UpdateExpression: 'SET tat = :tat', ExpressionAttributeValues: { ':tat': now + 400 } }) as never);
+      writes = 0;
+      expect((await consumeRateLimit(clientId, 'standard', clock))['RateLimit-Remaining']).toBe('57'); // two intervals pending, plus this one
+      expect(writes).toBe(2);
+    } finally {
+      client.send = original;
+    }
+  });
+});
