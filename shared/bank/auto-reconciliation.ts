@@ -34,7 +34,8 @@ const withinWindow = (transaction: Item, lineDate: number) =>
     .filter((date): date is string => typeof date === 'string')
     .some((date) => Math.abs(dayNumber(date) - lineDate) <= windowDays);
 
-const amountKey = (value: unknown) => fromStoredNumber(value).toFixed(4);
+/** Exact text of an amount (decimal.js drops trailing zeros), so equal amounts share a key. */
+const amountKey = (value: unknown) => fromStoredNumber(value).toString();
 
 export const autoReconcile = async (companyId: string, year: number): Promise<AutoReconciliationReport> => {
   const started = Date.now();

@@ -7,6 +7,7 @@ import type { CursorBinding } from '../platform/cursor';
 import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
 import { tableName } from '../platform/aws';
+import { formatAmount } from '../platform/json';
 import { reconciliationIndexKeys, reconciliationListPartition, reconciliationListPrefix } from './keys';
 import { bankRepository, getItems, keyId, type Item, type Key } from './repository';
 import type {
@@ -232,7 +233,7 @@ const unbalanced = (transactions: Decimal, lines: Decimal) =>
     error: 'validation_failed',
     reason: 'unbalanced',
     title: 'Unbalanced reconciliation group',
-    detail: `The bank transactions sum to ${transactions.toFixed(2)} and the GL lines to ${lines.toFixed(2)}; a group must balance exactly (difference ${transactions.minus(lines).toFixed(2)}).`,
+    detail: `The bank transactions sum to ${formatAmount(transactions)} and the GL lines to ${formatAmount(lines)}; a group must balance exactly (difference ${formatAmount(transactions.minus(lines))}).`,
   });
 
 const invalidMembers = (errors: FieldError[]) =>
