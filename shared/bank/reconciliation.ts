@@ -112,6 +112,20 @@ const fromItem = (item: Item): StoredGroup => ({
   deletedAt: text(item.deletedAt),
 });
 
+const toItem = (group: StoredGroup): Item => {
+  const { transactions, lines, note, total, deletedAt: _deletedAt, ...fields } = group;
+  return {
+    ...bankRepository.groupKeys(group.companyId, group.id),
+    ...reconciliationIndexKeys(group.companyId, group.bankAccountId, group.year, group.period, group.createdAt, group.id),
+    entity: 'reconciliationGroup',
+    ...fields,
+    ...(note !== null && { note }),
+    total: toStoredNumber(total),
+    bankTransactions: transactions.map(storedTransaction),
+    glLines: lines.map(storedLine),
+  };
+};
+
 /** Which members of each group changed since the group was made (a missing member counts as changed). */
 export const staleMembers = async (groups: StoredGroup[]): Promise<Map<string, Set<string>>> => {
   const transactionKeys = groups.flatMap((group) => group.transactions.map((t) => bankRepository.transactionKeys(group.companyId, group.bankAccountId, t.id)));
@@ -334,19 +348,7 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
       {
         Put: {
           TableName: tableName(),
-          Item: {
-            ...bankRepository.groupKeys(companyId, groupId),
-            ...reconciliationIndexKeys(companyId, body.bankAccountId, body.year, body.period, createdAt, groupId),
-            entity: 'reconciliationGroup',
-            ...group,
-            note: group.note ?? undefined,
-            deletedAt: undefined,
-            total: toStoredNumber(group.total),
-            transactions: undefined,
-            lines: undefined,
-            bankTransactions: group.transactions.map(storedTransaction),
-            glLines: group.lines.map(storedLine),
-          },
+          Item: toItem(group),
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
