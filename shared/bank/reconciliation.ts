@@ -8,6 +8,7 @@ import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
 import { tableName } from '../platform/aws';
 import { formatAmount } from '../platform/json';
+import { outboxEventItem } from '../events/outbox';
 import { reconciliationIndexKeys, reconciliationListPartition, reconciliationListPrefix } from './keys';
 import { bankRepository, getItems, keyId, type Item, type Key } from './repository';
 import type {
@@ -125,6 +126,10 @@ const toItem = (group: StoredGroup): Item => {
     glLines: lines.map(storedLine),
   };
 };
+
+/** The outbox event of a change to a group, written in the same transaction (thin: receivers fetch the group). */
+const reconciliationEvent = (type: 'reconciliation.created' | 'reconciliation.deleted', group: StoredGroup, at: string) =>
+  outboxEventItem(type, group.companyId, { reconciliationId: group.id, bankAccountId: group.bankAccountId, year: group.year, period: group.period, source: group.source }, at);
 
 /** Which members of each group changed since the group was made (a missing member counts as changed). */
 export const staleMembers = async (groups: StoredGroup[]): Promise<Map<string, Set<string>>> => {
@@ -352,6 +357,7 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
+      { Put: { TableName: tableName(), Item: reconciliationEvent('reconciliation.created', group, createdAt) } },
       ...transactions.map((item) => mark(bankRepository.transactionKeys(companyId, body.bankAccountId, String(item.id)), item, '')),
       ...lines.map((item) => mark(bankRepository.glLineKeys(companyId, body.year, String(item.lineId)), item, ' AND attribute_not_exists(deleted)')),
     ]);
@@ -412,6 +418,7 @@ export const deleteReconciliation = async (companyId: string, groupId: string): 
         ExpressionAttributeValues: { ':at': deletedAt },
       },
     },
+    { Put: { TableName: tableName(), Item: reconciliationEvent('reconciliation.deleted', group, deletedAt) } },
     ...release,
   ]);
   if (!outcome.ok) {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from '../imports/keys';
 
 /** Event types of the specification's catalogue that this service emits so far. */
-export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested';
+export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested' | 'reconciliation.created' | 'reconciliation.deleted';
 
 export interface OutboxEvent {
   id: string;
@@ -43,7 +44,11 @@ export const eventsOfCompany = async (companyId: string): Promise<OutboxEvent[]>
     type: item.type,
     occurredAt: item.occurredAt,
     companyId: item.companyId,
-    data: item.data,
+    data: plainData(item.data),
     deliveryStatus: item.deliveryStatus,
   }));
 };
+
+/** Event data as written: the table client reads numbers as NumberValue (exact decimals); here they are small integers. */
+const plainData = (data: Record<string, unknown>): OutboxEvent['data'] =>
+  Object.fromEntries(Object.entries(data ?? {}).map(([name, value]) => [name, value instanceof NumberValue ? Number(value.toString()) : (value as string | number | null)]));

@@ -259,7 +259,20 @@ describe('reconciliation groups', () => {
     expect(again.body).toEqual(dissolved.body);
 
     // the members are free again: a new group may take them
-    expect((await create(companyId, body)).status).toBe(200);
+    const recreated = await create(companyId, body);
+    expect(recreated.status).toBe(200);
+    // each change is announced in the outbox, in the same transaction
+    const { testStack } = await import('../support/stack');
+    const { eventsOfCompany } = await import('../../shared/events/outbox');
+    testStack();
+    const events = (await eventsOfCompany(companyId)).filter((event) => event.type.startsWith('reconciliation.'));
+    expect(events.map((event) => `${event.type} ${event.data.reconciliationId}`)).toEqual([
+      `reconciliation.created ${groupId}`,
+      `reconciliation.created ${second.body.id}`,
+      `reconciliation.deleted ${groupId}`,
+      `reconciliation.created ${recreated.body.id}`,
+    ]);
+    expect(events[0]!.data).toEqual({ reconciliationId: groupId, bankAccountId, year, period: 3, source: 'manual' });
     expectProblem(await api('DELETE', `/v1/companies/${companyId}/reconciliations/00000000-0000-4000-8000-000000000000`, { as: 'a-system' }), 404, 'not_found');
     expectProblem(await api('GET', `/v1/companies/${companyId}/reconciliations/${second.body.id}`, { as: 'b-system' }), 404, 'not_found');
     expectProblem(await api('DELETE', `/v1/companies/${companyId}/reconciliations/${second.body.id}`, { as: 'a-readonly' }), 403, 'insufficient_scope');
