@@ -11,7 +11,7 @@ import type { SQSEvent, SQSRecord, Context } from 'aws-lambda';
 import { queues } from '../../shared/queues';
 import { localAwsCredentials, localAwsRegion } from '../../infra/local/aws-env';
 import { freePort } from '../../infra/local/ports';
-import { ensureQueue, ensureQueues, localSqsClient, startSqs, type LocalQueue, type LocalSqs } from '../../infra/local/sqs';
+import { ensureQueue, ensureQueues, localSqsClient, startSqs, type LocalSqs } from '../../infra/local/sqs';
 import { startSqsPoller, type SqsPoller, type SqsPollerErrorPhase } from '../../infra/local/sqs-poller';
 
 /** Polls `condition` every 50 ms until it holds; fails after `timeoutMs`. */

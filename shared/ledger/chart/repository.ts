@@ -6,7 +6,6 @@ import {
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
-  type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../platform/aws';
 import {
