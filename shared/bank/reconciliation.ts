@@ -18,6 +18,7 @@ import type {
   ReconciliationListQuery,
   ReconciliationSummary,
 } from './schemas';
+import { textOrNull } from '../db/attributes';
 
 /**
  * Reconciliation groups: bank transactions matched to GL lines of the bank account's mapped GL
@@ -46,14 +47,13 @@ interface LineSnapshot {
   description: string | null;
 }
 
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 const transactionSnapshot = (item: Item): TransactionSnapshot => ({
   id: String(item.id),
   amount: fromStoredNumber(item.amount),
   bookingDate: String(item.bookingDate),
-  valueDate: text(item.valueDate),
-  description: text(item.description),
+  valueDate: textOrNull(item.valueDate),
+  description: textOrNull(item.description),
 });
 
 const lineSnapshot = (item: Item): LineSnapshot => ({
@@ -62,8 +62,8 @@ const lineSnapshot = (item: Item): LineSnapshot => ({
   amount: fromStoredNumber(item.amount),
   accountCode: String(item.accountCode),
   period: storedInteger(item.period),
-  transactionDate: text(item.transactionDate),
-  description: text(item.description),
+  transactionDate: textOrNull(item.transactionDate),
+  description: textOrNull(item.description),
 });
 
 const storedTransaction = (snapshot: TransactionSnapshot): Item => ({ ...snapshot, amount: toStoredNumber(snapshot.amount) });
@@ -104,13 +104,13 @@ const fromItem = (item: Item): StoredGroup => ({
   period: storedInteger(item.period),
   glAccountCode: String(item.glAccountCode),
   source: item.source as GroupSource,
-  note: text(item.note),
+  note: textOrNull(item.note),
   total: fromStoredNumber(item.total),
   createdAt: String(item.createdAt),
   createdBy: String(item.createdBy),
   transactions: (item.bankTransactions as Item[]).map((entry) => ({ ...transactionSnapshot(entry), id: String(entry.id) })),
   lines: (item.glLines as Item[]).map(lineSnapshot),
-  deletedAt: text(item.deletedAt),
+  deletedAt: textOrNull(item.deletedAt),
 });
 
 const toItem = (group: StoredGroup): Item => {
@@ -436,7 +436,7 @@ export const automaticGroupId = (bankTransactionId: string, lineId: string) => u
 
 const approvalOf = (item: Item | undefined) =>
   item && item.status === 'approved'
-    ? { status: 'approved' as const, approvedAt: text(item.approvedAt), approvedBy: text(item.approvedBy) }
+    ? { status: 'approved' as const, approvedAt: textOrNull(item.approvedAt), approvedBy: textOrNull(item.approvedBy) }
     : { status: 'not_approved' as const, approvedAt: null, approvedBy: null };
 
 export const getReconciliationSummary = async (companyId: string, bankAccountId: string, year: number): Promise<ReconciliationSummary> => {

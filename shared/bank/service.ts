@@ -5,20 +5,20 @@ import { fromStoredNumber } from '../platform/money';
 import { groupFromItem, requireBankAccount, staleMembers } from './reconciliation';
 import { bankRepository, getItems, type Item } from './repository';
 import type { BankAccount, BankTransaction, BankTransactionQuery, ReconciliationStatus } from './schemas';
+import { textOrNull } from '../db/attributes';
 
 /** Bank reads: accounts, and transactions with their reconciliation status computed on every read. */
 
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 const toBankAccount = (item: Item): BankAccount => ({
   id: String(item.id),
   name: String(item.name),
   accountNumber: String(item.accountNumber),
-  iban: text(item.iban),
-  bic: text(item.bic),
+  iban: textOrNull(item.iban),
+  bic: textOrNull(item.bic),
   currency: String(item.currency),
   glAccountCode: String(item.glAccountCode),
-  lastStatementAt: text(item.lastStatementAt),
+  lastStatementAt: textOrNull(item.lastStatementAt),
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
 });
@@ -34,18 +34,18 @@ const toTransaction = (item: Item, status: ReconciliationStatus): BankTransactio
   id: String(item.id),
   bankAccountId: String(item.bankAccountId),
   bookingDate: String(item.bookingDate),
-  valueDate: text(item.valueDate),
+  valueDate: textOrNull(item.valueDate),
   amount: fromStoredNumber(item.amount),
   currency: String(item.currency),
-  description: text(item.description),
-  reference: text(item.reference),
-  counterpartyName: text(item.counterpartyName),
-  counterpartyAccount: text(item.counterpartyAccount),
-  bankTransactionCode: text(item.bankTransactionCode),
-  bankReference: text(item.bankReference),
+  description: textOrNull(item.description),
+  reference: textOrNull(item.reference),
+  counterpartyName: textOrNull(item.counterpartyName),
+  counterpartyAccount: textOrNull(item.counterpartyAccount),
+  bankTransactionCode: textOrNull(item.bankTransactionCode),
+  bankReference: textOrNull(item.bankReference),
   statementId: String(item.statementId),
   reconciliationStatus: status,
-  reconciliationId: text(item.reconciliationGroupId),
+  reconciliationId: textOrNull(item.reconciliationGroupId),
   version: storedInteger(item.version),
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
@@ -56,14 +56,14 @@ const toTransaction = (item: Item, status: ReconciliationStatus): BankTransactio
  * that changed since the group was made; reconciled otherwise.
  */
 const statusesOf = async (companyId: string, items: Item[]): Promise<Map<string, ReconciliationStatus>> => {
-  const groupIds = [...new Set(items.map((item) => text(item.reconciliationGroupId)).filter((id): id is string => id !== null))];
+  const groupIds = [...new Set(items.map((item) => textOrNull(item.reconciliationGroupId)).filter((id): id is string => id !== null))];
   const groups = [...(await getItems(groupIds.map((id) => bankRepository.groupKeys(companyId, id)))).values()]
     .filter((item) => !item.deletedAt)
     .map(groupFromItem);
   const stale = await staleMembers(groups);
   return new Map(
     items.map((item) => {
-      const groupId = text(item.reconciliationGroupId);
+      const groupId = textOrNull(item.reconciliationGroupId);
       const status: ReconciliationStatus = !groupId || !stale.has(groupId) ? 'unreconciled' : stale.get(groupId)!.size > 0 ? 'stale' : 'reconciled';
       return [String(item.id), status];
     }),

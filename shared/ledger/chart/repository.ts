@@ -28,6 +28,7 @@ import type { AccountCategory, DimensionType, SubLedgerType } from './schemas';
 import type { ImportLane } from '../../imports/kind';
 import { laneLockKeys } from '../../imports/keys';
 import { laneFreeCondition } from '../../jobs/repository';
+import { textOrNull } from '../../db/attributes';
 
 /** The lanes whose imports write rows on accounts: no account is deleted while one is in flight. */
 export const accountWritingLanes: readonly ImportLane[] = ['general_ledger_lines', 'opening_balances'];
@@ -118,7 +119,6 @@ const balancePeriods = Array.from({ length: 13 }, (_, period) => period);
 /** Numbers come back as NumberValue (wrapNumbers); counters and years are small integers. */
 export const toNumber = (value: unknown): number => (value === undefined || value === null ? 0 : Number(String(value)));
 const optionalNumber = (value: unknown): number | null => (value === undefined || value === null ? null : Number(String(value)));
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** Placeholders for one expression: every attribute name goes through #names (many are reserved words). */
 class Expression {
@@ -236,9 +236,9 @@ const transact = async (items: NonNullable<ConstructorParameters<typeof Transact
 };
 
 const stampOf = (item: Record<string, unknown>): ImportStamp => ({
-  lastImportId: str(item.lastImportId),
+  lastImportId: textOrNull(item.lastImportId),
   lastImportRow: optionalNumber(item.lastImportRow),
-  lastOutcome: (str(item.lastOutcome) as ImportOutcome | null) ?? null,
+  lastOutcome: (textOrNull(item.lastOutcome) as ImportOutcome | null) ?? null,
 });
 
 const stampValues = (stamp: RowStamp) => ({
@@ -264,9 +264,9 @@ export const toAccountRecord = (item: Record<string, unknown>): AccountRecord =>
   year: toNumber(item.year),
   description: item.description as string,
   category: item.category as AccountCategory,
-  currencyCode: str(item.currencyCode),
+  currencyCode: textOrNull(item.currencyCode),
   hidden: item.hidden === true,
-  standardAccount: str(item.standardAccount),
+  standardAccount: textOrNull(item.standardAccount),
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
   datasetId: item.datasetId as string,
@@ -276,22 +276,22 @@ export const toAccountRecord = (item: Record<string, unknown>): AccountRecord =>
 /** Items auto-created from GL lines carry only key, value, type null, autoCreated and createdAt. */
 export const toDimensionRecord = (item: Record<string, unknown>): DimensionRecord => ({
   key: item.key as string,
-  value: (str(item.value) ?? item.key) as string,
-  type: (str(item.type) as DimensionType | null) ?? null,
-  parentKey: str(item.parentKey),
+  value: (textOrNull(item.value) ?? item.key) as string,
+  type: (textOrNull(item.type) as DimensionType | null) ?? null,
+  parentKey: textOrNull(item.parentKey),
   autoCreated: item.autoCreated === true,
   createdAt: item.createdAt as string,
-  updatedAt: (str(item.updatedAt) ?? item.createdAt) as string,
+  updatedAt: (textOrNull(item.updatedAt) ?? item.createdAt) as string,
   ...stampOf(item),
 });
 
 export const toSubLedgerRecord = (item: Record<string, unknown>): SubLedgerRecord => ({
   key: item.key as string,
-  value: (str(item.value) ?? item.key) as string,
-  type: (str(item.type) as SubLedgerType | null) ?? null,
+  value: (textOrNull(item.value) ?? item.key) as string,
+  type: (textOrNull(item.type) as SubLedgerType | null) ?? null,
   autoCreated: item.autoCreated === true,
   createdAt: item.createdAt as string,
-  updatedAt: (str(item.updatedAt) ?? item.createdAt) as string,
+  updatedAt: (textOrNull(item.updatedAt) ?? item.createdAt) as string,
   ...stampOf(item),
 });
 
@@ -504,7 +504,7 @@ export const chartRepository = {
         year: Number((item.SK as string).split('#')[1]),
         accounts: toNumber(item.accounts),
         mappedAccounts: toNumber(item.mappedAccounts),
-        lastImportAt: str(item.lastImportAt),
+        lastImportAt: textOrNull(item.lastImportAt),
       }));
   },
 

@@ -46,6 +46,7 @@ import {
   type OpeningBalanceInput,
   type TrialBalance,
 } from './schemas';
+import { textOrNull } from '../../db/attributes';
 
 /** What a live row contributes to the counters: its aggregate cell and the keys it names. */
 interface RowState {
@@ -90,7 +91,6 @@ interface Book<Row extends { id: string; accountCode: string }> {
 const distinct = (keys: readonly string[] | null | undefined): string[] => [...new Set(keys ?? [])];
 const nonEmpty = (keys: readonly string[] | null | undefined) => (keys && keys.length > 0 ? [...keys] : undefined);
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const storedDecimal = (value: unknown): Decimal | null => (value === undefined || value === null ? null : fromStoredNumber(value));
 
 const glLineBook: Book<GeneralLedgerLineInput> = {
@@ -164,7 +164,7 @@ const itemState = <Row extends { id: string; accountCode: string }>(book: Book<R
   amount: fromStoredNumber(item.amount),
   dimensionKeys: distinct(strings(item.dimensionKeys)),
   subLedgerKeys: distinct(strings(item.subLedgerKeys)),
-  taxCode: text(item.taxCode),
+  taxCode: textOrNull(item.taxCode),
   taxAmount: storedDecimal(item.taxAmount),
 });
 
@@ -191,7 +191,7 @@ const fromStoredState = (value: unknown): RowState | null => {
     amount: fromStoredNumber(stored.amount),
     dimensionKeys: strings(stored.dimensionKeys),
     subLedgerKeys: strings(stored.subLedgerKeys),
-    taxCode: text(stored.taxCode),
+    taxCode: textOrNull(stored.taxCode),
     taxAmount: storedDecimal(stored.taxAmount),
   };
 };
@@ -535,11 +535,11 @@ const toLine = (item: Item): GeneralLedgerLine => ({
   period: storedInteger(item.period),
   accountCode: String(item.accountCode),
   amount: fromStoredNumber(item.amount),
-  transactionId: text(item.transactionId),
-  transactionNo: text(item.transactionNo),
-  description: text(item.description),
-  transactionDate: text(item.transactionDate),
-  taxCode: text(item.taxCode),
+  transactionId: textOrNull(item.transactionId),
+  transactionNo: textOrNull(item.transactionNo),
+  description: textOrNull(item.description),
+  transactionDate: textOrNull(item.transactionDate),
+  taxCode: textOrNull(item.taxCode),
   taxAmount: storedDecimal(item.taxAmount),
   taxPercentage: storedDecimal(item.taxPercentage),
   dimensionKeys: strings(item.dimensionKeys),
