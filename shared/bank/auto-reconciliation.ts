@@ -37,6 +37,37 @@ const withinWindow = (transaction: Item, lineDate: number) =>
 /** Exact text of an amount (decimal.js drops trailing zeros), so equal amounts share a key. */
 const amountKey = (value: unknown) => fromStoredNumber(value).toString();
 
+/**
+ * The matching rule, pure: a transaction and a line pair up when the amounts are equal and the
+ * line's date is within the window of the transaction's booking or value date, and each is the
+ * other's only candidate. Lines without a date never match. `ambiguous` counts the transactions
+ * that had candidates but no unambiguous one.
+ */
+export const matchPairs = <T extends Item, L extends Item>(transactions: T[], lines: L[]): { pairs: [T, L][]; ambiguous: number } => {
+  const linesByAmount = new Map<string, L[]>();
+  for (const line of lines) {
+    if (typeof line.transactionDate !== 'string') continue; // no date: nothing to match on
+    const key = amountKey(line.amount);
+    linesByAmount.set(key, [...(linesByAmount.get(key) ?? []), line]);
+  }
+  const candidatesOfLine = new Map<L, T[]>();
+  const candidatesOfTransaction = transactions.map((transaction) => {
+    const candidates = (linesByAmount.get(amountKey(transaction.amount)) ?? []).filter((line) => withinWindow(transaction, dayNumber(String(line.transactionDate))));
+    for (const line of candidates) candidatesOfLine.set(line, [...(candidatesOfLine.get(line) ?? []), transaction]);
+    return candidates;
+  });
+  const pairs: [T, L][] = [];
+  let ambiguous = 0;
+  transactions.forEach((transaction, i) => {
+    const candidates = candidatesOfTransaction[i]!;
+    if (candidates.length === 0) return;
+    const line = candidates[0]!;
+    if (candidates.length > 1 || candidatesOfLine.get(line)!.length > 1) return void ambiguous++;
+    pairs.push([transaction, line]);
+  });
+  return { pairs, ambiguous };
+};
+
 export const autoReconcile = async (companyId: string, year: number): Promise<AutoReconciliationReport> => {
   const started = Date.now();
   const report: AutoReconciliationReport = { year, bankAccounts: 0, unreconciledTransactions: 0, unreconciledLines: 0, matched: 0, ambiguous: 0, durationMs: 0 };
@@ -52,26 +83,8 @@ export const autoReconcile = async (companyId: string, year: number): Promise<Au
     report.unreconciledTransactions += openTransactions.length;
     report.unreconciledLines += openLines.length;
 
-    const linesByAmount = new Map<string, Item[]>();
-    for (const line of openLines) {
-      if (typeof line.transactionDate !== 'string') continue; // no date: nothing to match on
-      const key = amountKey(line.amount);
-      linesByAmount.set(key, [...(linesByAmount.get(key) ?? []), line]);
-    }
-    const candidatesOfLine = new Map<string, Item[]>();
-    const pairs: [Item, Item][] = [];
-    const candidatesOfTransaction = openTransactions.map((transaction) => {
-      const candidates = (linesByAmount.get(amountKey(transaction.amount)) ?? []).filter((line) => withinWindow(transaction, dayNumber(String(line.transactionDate))));
-      for (const line of candidates) candidatesOfLine.set(String(line.lineId), [...(candidatesOfLine.get(String(line.lineId)) ?? []), transaction]);
-      return candidates;
-    });
-    openTransactions.forEach((transaction, i) => {
-      const candidates = candidatesOfTransaction[i]!;
-      if (candidates.length === 0) return;
-      const line = candidates[0]!;
-      if (candidates.length > 1 || candidatesOfLine.get(String(line.lineId))!.length > 1) return void report.ambiguous++;
-      pairs.push([transaction, line]);
-    });
+    const { pairs, ambiguous } = matchPairs(openTransactions, openLines);
+    report.ambiguous += ambiguous;
 
     // The pairs share no member, so their groups are made side by side.
     await inParallel(pairs, 8, async ([transaction, line]) => {
