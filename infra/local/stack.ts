@@ -184,7 +184,8 @@ const loadOrCreateSecrets = (file: string | undefined): { cursorSecret: string }
 /** The persisted seed, when its organizations are still in the persisted table. */
 const loadSeed = async (file: string | undefined): Promise<SeedData | undefined> => {
   if (!file || !existsSync(file)) return undefined;
-  const seed = JSON.parse(readFileSync(file, 'utf8')) as SeedData;
+  // A seed persisted before the demo books existed reads as one without them.
+  const seed = { bankAccounts: [], reconciliations: [], autoReconciliation: null, ...(JSON.parse(readFileSync(file, 'utf8')) as Partial<SeedData>) } as SeedData;
   const first = seed.organizations[0];
   return first && (await organizationRepository.get(first.id)) ? seed : undefined;
 };
