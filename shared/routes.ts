@@ -18,6 +18,8 @@ export interface RouteDefinition {
   scope?: Scope;
   /** Mutations require an Idempotency-Key header. */
   mutation: boolean;
+  /** The resource the path names may be soft-deleted (delete and restore answer it); otherwise a deleted one is 404. */
+  ownerMayBeDeleted?: boolean;
 }
 
 export interface FunctionGroupDefinition {
@@ -51,10 +53,10 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/companies', group: 'companies', operationId: 'createCompany', summary: 'Create a company', auth: 'token', scope: 'companies:write', mutation: true },
   { method: 'GET', path: companyPath, group: 'companies', operationId: 'getCompany', summary: 'Read one company', auth: 'token', scope: 'companies:read', mutation: false },
   { method: 'PATCH', path: companyPath, group: 'companies', operationId: 'updateCompany', summary: 'Update a company (patch semantics)', auth: 'token', scope: 'companies:write', mutation: true },
-  { method: 'DELETE', path: companyPath, group: 'companies', operationId: 'deleteCompany', summary: 'Soft-delete a company', auth: 'token', scope: 'companies:write', mutation: true },
+  { method: 'DELETE', path: companyPath, group: 'companies', operationId: 'deleteCompany', summary: 'Soft-delete a company', auth: 'token', scope: 'companies:write', mutation: true, ownerMayBeDeleted: true },
   { method: 'POST', path: `${companyPath}/actions/disable`, group: 'companies', operationId: 'disableCompany', summary: 'Disable a company', auth: 'token', scope: 'companies:write', mutation: true },
   { method: 'POST', path: `${companyPath}/actions/enable`, group: 'companies', operationId: 'enableCompany', summary: 'Enable a company', auth: 'token', scope: 'companies:write', mutation: true },
-  { method: 'POST', path: `${companyPath}/restore`, group: 'companies', operationId: 'restoreCompany', summary: 'Restore a soft-deleted company', auth: 'token', scope: 'companies:write', mutation: true },
+  { method: 'POST', path: `${companyPath}/restore`, group: 'companies', operationId: 'restoreCompany', summary: 'Restore a soft-deleted company', auth: 'token', scope: 'companies:write', mutation: true, ownerMayBeDeleted: true },
 
   { method: 'GET', path: `${companyPath}/accounts`, group: 'ledger', operationId: 'listAccounts', summary: 'Chart of accounts of a year', auth: 'token', scope: 'ledger:read', mutation: false },
   { method: 'GET', path: `${companyPath}/accounts/{accountNumber}`, group: 'ledger', operationId: 'getAccount', summary: 'One ledger account of a year', auth: 'token', scope: 'ledger:read', mutation: false },

@@ -1,16 +1,4 @@
-import { identityContracts as contracts } from '../../shared/identity/schemas';
-import { httpHandler } from '../../shared/platform/http';
-import { defineOperation } from '../../shared/platform/operation';
+import { httpHandler } from '../../shared/composition/http-handler';
+import { identityOperations } from './operations';
 
-export const handler = httpHandler('identity', {
-  whoami: defineOperation(contracts.whoami, async ({ principal }) => ({
-    status: 200,
-    body: {
-      clientId: principal.clientId,
-      mode: principal.mode,
-      organizationId: principal.organizationId,
-      userId: principal.userId,
-      scopes: principal.scopes,
-    },
-  })),
-});
+export const handler = httpHandler('identity', identityOperations);

@@ -1,8 +1,4 @@
-import { jobContracts as contracts } from '../../shared/jobs/contracts';
-import { getJob } from '../../shared/jobs/service';
-import { httpHandler } from '../../shared/platform/http';
-import { defineOperation } from '../../shared/platform/operation';
+import { httpHandler } from '../../shared/composition/http-handler';
+import { jobOperations } from './operations';
 
-export const handler = httpHandler('jobs', {
-  getJob: defineOperation(contracts.getJob, async ({ principal, params }) => ({ status: 200, body: await getJob(principal, params.jobId) })),
-});
+export const handler = httpHandler('jobs', jobOperations);

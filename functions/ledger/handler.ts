@@ -1,6 +1,4 @@
-import { httpHandler } from '../../shared/platform/http';
-import { chartOperations } from './chart';
-import { generalLedgerOperations } from './general-ledger';
+import { httpHandler } from '../../shared/composition/http-handler';
+import { ledgerOperations } from './operations';
 
-/** General ledger reads: chart of accounts, dimensions, sub-ledgers (chart.ts); GL lines, trial balance (general-ledger.ts). */
-export const handler = httpHandler('ledger', { ...chartOperations, ...generalLedgerOperations });
+export const handler = httpHandler('ledger', ledgerOperations);

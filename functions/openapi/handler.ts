@@ -1,13 +1,4 @@
-import { buildOpenApiDocument } from '../../shared/openapi/document';
-import { httpHandler } from '../../shared/platform/http';
-import { defineOperation } from '../../shared/platform/operation';
-import { contracts } from '../../shared/openapi/document';
+import { httpHandler } from '../../shared/composition/http-handler';
+import { openApiOperations } from './operations';
 
-let document: ReturnType<typeof buildOpenApiDocument> | undefined;
-
-export const handler = httpHandler('openapi', {
-  getOpenApiDocument: defineOperation(contracts.getOpenApiDocument!, async () => {
-    document ??= buildOpenApiDocument();
-    return { status: 200, body: document };
-  }),
-});
+export const handler = httpHandler('openapi', openApiOperations);

@@ -4,6 +4,7 @@ import { ingestBankStatement } from '../../shared/bank/ingestion';
 import { setPeriodApproval } from '../../shared/bank/reconciliation';
 import { bankRepository } from '../../shared/bank/repository';
 import type { Principal } from '../../shared/identity/principal';
+import { companyRepository } from '../../shared/companies/repository';
 import { submitImport } from '../../shared/imports/pipeline';
 import { importKind } from '../../shared/imports/registry';
 import { getImport, listFetchRuns } from '../../shared/imports/service';
@@ -187,9 +188,9 @@ export interface DemoBooksResult {
   autoReconciliation: string | null;
 }
 
-const waitForImport = async (principal: Principal, companyId: string, importId: string) => {
+const waitForImport = async (companyId: string, importId: string) => {
   for (let attempt = 0; attempt < 600; attempt++) {
-    const record = await getImport(principal, companyId, importId);
+    const record = await getImport(companyId, importId);
     if (record.status !== 'queued') return record;
     await sleep(100);
   }
@@ -200,13 +201,15 @@ const waitForImport = async (principal: Principal, companyId: string, importId: 
 export const seedDemoBooks = async (principal: Principal, companyId: string): Promise<DemoBooksResult> => {
   const { statements, lines } = demoBooks();
   for (const statement of statements) await ingestBankStatement(companyId, buildCamt053(statement), { glAccountCode: demoGlAccount, source: 'demo' });
-  const accounts = await submitImport(principal, companyId, importKind('accounts'), {
+  const company = await companyRepository.get(companyId);
+  if (!company) throw new Error(`Demo company ${companyId} does not exist`);
+  const accounts = await submitImport(principal, company, importKind('accounts'), {
     year: demoYear,
     accounts: chart.map(([accountCode, accountDescription, accountCategory]) => ({ accountCode, accountDescription, accountCategory, currencyCode: 'NOK' })),
   });
-  await waitForImport(principal, companyId, accounts.id);
-  const glImport = await submitImport(principal, companyId, importKind('general_ledger_lines'), { year: demoYear, lines });
-  await waitForImport(principal, companyId, glImport.id);
+  await waitForImport(companyId, accounts.id);
+  const glImport = await submitImport(principal, company, importKind('general_ledger_lines'), { year: demoYear, lines });
+  await waitForImport(companyId, glImport.id);
   let autoReconciliation: string | null = null;
   for (let attempt = 0; attempt < 600 && autoReconciliation === null; attempt++) {
     const run = (await listFetchRuns(principal, companyId, { page_size: 1 })).data[0];

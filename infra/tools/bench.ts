@@ -690,9 +690,10 @@ const main = async (): Promise<number> => {
       const ownQueue = process.env[queueEnv];
       process.env[queueEnv] = parked.url;
       const organization = info.organizations[0]!;
+      const { companyRepository } = await import('../../shared/companies/repository');
       const accepted = await submitImport(
         { clientId: 'bench', mode: 'SYSTEM', organizationId: organization.id, organizationPath: organization.id, userId: null, scopes: ['imports:write'], plan: 'premium' },
-        company,
+        (await companyRepository.get(company))!,
         importKind('general_ledger_lines'),
         parse(glBody('alone', linesPerImport)),
       ).finally(() => {

@@ -3,7 +3,7 @@ import type { Page } from '../db/query-page';
 import type { Organization } from '../identity/organization-repository';
 import { organizationRepository } from '../identity/organization-repository';
 import type { Principal } from '../identity/principal';
-import { isWithinReach } from '../identity/reach';
+import { canReach } from '../identity/reach';
 import { problems } from '../platform/problem';
 import { companyRepository, type CompanyRecord } from './repository';
 import { defaultVatFrequency, type Company, type CompanyDeletion, type CompanyStatus, type CreateCompanyInput, type UpdateCompanyInput } from './schemas';
@@ -31,25 +31,8 @@ const toDeletion = (record: CompanyRecord): CompanyDeletion => ({
 
 const notFound = () => problems.notFound('company');
 
-/** The company if it exists within the caller's reach, deleted or not; otherwise 404. */
-const findReachable = async (principal: Principal, companyId: string): Promise<CompanyRecord> => {
-  const record = await companyRepository.get(companyId);
-  if (!record || !isWithinReach(principal, record.organizationPath)) throw notFound();
-  return record;
-};
-
-const findLive = async (principal: Principal, companyId: string): Promise<CompanyRecord> => {
-  const record = await findReachable(principal, companyId);
-  if (record.deletion) throw notFound();
-  return record;
-};
-
-/** Companies of an organization; a deleted company "is not visible and answers 404". */
-export const getCompany = async (principal: Principal, companyId: string): Promise<Company> =>
-  toCompany(await findLive(principal, companyId));
-
-/** Ensures a live company within reach (for other domains' endpoints under /companies/{id}). */
-export const requireCompany = findLive;
+/** Companies of an organization; a deleted company "is not visible and answers 404" (the runner's reach step resolves it). */
+export const getCompany = (company: CompanyRecord): Company => toCompany(company);
 
 export const listCompanies = async (
   principal: Principal,
@@ -69,7 +52,7 @@ export const listCompanies = async (
 export const createCompany = async (principal: Principal, input: CreateCompanyInput): Promise<Company> => {
   const organizationId = input.organizationId ?? principal.organizationId;
   const organization = organizationId ? await organizationRepository.get(organizationId) : undefined;
-  if (!organization || organization.status !== 'active' || !isWithinReach(principal, organization.path)) {
+  if (!organization || organization.status !== 'active' || !canReach(principal, { organizationPath: organization.path, companyId: null }, 'companies:write')) {
     throw problems.notFound('organization');
   }
   const now = new Date().toISOString();
@@ -90,8 +73,8 @@ export const createCompany = async (principal: Principal, input: CreateCompanyIn
   return toCompany(record);
 };
 
-export const updateCompany = async (principal: Principal, companyId: string, patch: UpdateCompanyInput): Promise<Company> => {
-  const current = await findLive(principal, companyId);
+export const updateCompany = async (current: CompanyRecord, patch: UpdateCompanyInput): Promise<Company> => {
+  const companyId = current.id;
   const changes = {
     name: patch.displayName,
     organizationNumber: patch.organizationNumber,
@@ -105,17 +88,16 @@ export const updateCompany = async (principal: Principal, companyId: string, pat
 };
 
 /** disable/enable: idempotent, a company already in the target status is answered as it is. */
-export const setCompanyStatus = async (principal: Principal, companyId: string, status: CompanyStatus): Promise<Company> => {
-  const current = await findLive(principal, companyId);
+export const setCompanyStatus = async (current: CompanyRecord, status: CompanyStatus): Promise<Company> => {
   if (current.status === status) return toCompany(current);
-  const updated = await companyRepository.update(companyId, { status }, new Date().toISOString());
+  const updated = await companyRepository.update(current.id, { status }, new Date().toISOString());
   if (!updated) throw notFound();
   return toCompany(updated);
 };
 
 /** Soft delete, idempotent: deleting a deleted company answers its existing deletion. */
-export const deleteCompany = async (principal: Principal, companyId: string, reason: string | undefined): Promise<CompanyDeletion> => {
-  const current = await findReachable(principal, companyId);
+export const deleteCompany = async (principal: Principal, current: CompanyRecord, reason: string | undefined): Promise<CompanyDeletion> => {
+  const companyId = current.id;
   if (current.deletion) return toDeletion(current);
   const deletion = {
     deletedAt: new Date().toISOString(),
@@ -125,15 +107,14 @@ export const deleteCompany = async (principal: Principal, companyId: string, rea
     deletedBy: principal.clientId,
   };
   if (await companyRepository.markDeleted(companyId, deletion)) return toDeletion({ ...current, deletion });
-  return toDeletion(await findReachable(principal, companyId)); // a concurrent delete won
+  return toDeletion((await companyRepository.get(companyId))!); // a concurrent delete won
 };
 
 /**
  * Restore brings back the prior status. A company deleted by its organization's deletion cannot
  * be restored on its own: 409. Restoring a company that is not deleted answers it unchanged.
  */
-export const restoreCompany = async (principal: Principal, companyId: string): Promise<Company> => {
-  const current = await findReachable(principal, companyId);
+export const restoreCompany = async (current: CompanyRecord): Promise<Company> => {
   if (!current.deletion) return toCompany(current);
   if (current.deletion.cause === 'organization_cascade') {
     throw problems.conflict('The company was deleted together with its organization and cannot be restored on its own.', {
@@ -142,7 +123,9 @@ export const restoreCompany = async (principal: Principal, companyId: string): P
   }
   const restored = await companyRepository.restore(current, new Date().toISOString());
   if (restored) return toCompany(restored);
-  return toCompany(await findLive(principal, companyId)); // a concurrent restore won
+  const winner = await companyRepository.get(current.id); // a concurrent restore won
+  if (!winner || winner.deletion) throw notFound();
+  return toCompany(winner);
 };
 
 /** Part of deleting an organization: every live company of its subtree is deleted, marked as a cascade. */

@@ -4,7 +4,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { stringify as stringifyLossless } from 'lossless-json';
-import { requireCompany } from '../companies/service';
+import type { CompanyRecord } from '../companies/repository';
 import { outboxEventItem } from '../events/outbox';
 import type { Principal } from '../identity/principal';
 import { jobItem, jobRepository, laneFreeCondition, laneLockItem } from '../jobs/repository';
@@ -25,8 +25,8 @@ import type { ImportRecord } from './schemas';
  * data (422 unknown_account_codes, 409 *_in_use) -> 409 job_in_flight -> 202 queued.
  * The payload goes to S3 (an SQS message cannot hold 10,000 rows) and a message to the queue.
  */
-export const submitImport = async (principal: Principal, companyId: string, kind: ImportKind, body: unknown): Promise<ImportRecord> => {
-  const company = await requireCompany(principal, companyId);
+export const submitImport = async (principal: Principal, company: CompanyRecord, kind: ImportKind, body: unknown): Promise<ImportRecord> => {
+  const companyId = company.id;
   if (principal.mode !== 'SYSTEM') {
     throw new ProblemError({ status: 403, error: 'system_client_required', title: 'System client required', detail: 'Imports are for system clients only.' });
   }

@@ -1,6 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { requireCompany } from '../companies/service';
-import type { Principal } from '../identity/principal';
+import type { CompanyRecord } from '../companies/repository';
 import { countDimensions, countSubLedgers, currentAccountingYear } from '../ledger/chart/service';
 import { ledgerPartition, ledgerYearPrefix, openItemPartition } from '../ledger/keys';
 import { subLedgerTypes } from '../ledger/open-items/schemas';
@@ -14,8 +13,8 @@ type YearTotals = Omit<Readiness['years'][number], 'current'>;
  * (rule 7): accounts, (dimensions and sub-ledgers), opening balances, GL lines, open items.
  * Read from the per-lane year summaries the import workers keep, so it costs a few small Queries.
  */
-export const readiness = async (principal: Principal, companyId: string): Promise<Readiness> => {
-  const company = await requireCompany(principal, companyId);
+export const readiness = async (company: CompanyRecord): Promise<Readiness> => {
+  const companyId = company.id;
   const [years, currentYear] = await Promise.all([yearTotals(companyId), currentAccountingYear(companyId)]);
   if (!years.some((year) => year.year === currentYear)) {
     years.push({ year: currentYear, accounts: 0, mappedAccounts: 0, openingBalances: 0, generalLedgerLines: 0, lastImportAt: null });

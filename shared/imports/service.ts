@@ -1,13 +1,11 @@
-import { requireCompany } from '../companies/service';
 import type { Page } from '../db/query-page';
 import type { Principal } from '../identity/principal';
 import { problems } from '../platform/problem';
 import { importRepository, toImportRecord } from './repository';
 import type { FetchRun, ImportRecord } from './schemas';
 
-/** Reads of imports and fetch runs, within the caller's reach. */
-export const getImport = async (principal: Principal, companyId: string, importId: string): Promise<ImportRecord> => {
-  await requireCompany(principal, companyId);
+/** Reads of imports and fetch runs of a company (the runner has resolved it within the caller's reach). */
+export const getImport = async (companyId: string, importId: string): Promise<ImportRecord> => {
   const item = await importRepository.get(importId);
   if (!item || item.companyId !== companyId) throw problems.notFound('import');
   return toImportRecord(item);
@@ -18,7 +16,6 @@ export const listImports = async (
   companyId: string,
   query: { kind?: string; status?: string; year?: number; cursor?: string; page_size: number },
 ): Promise<Page<ImportRecord>> => {
-  await requireCompany(principal, companyId);
   const { cursor, page_size: pageSize, ...filters } = query;
   const page = await importRepository.listOfCompany(companyId, filters, {
     pageSize,
@@ -29,7 +26,6 @@ export const listImports = async (
 };
 
 export const listFetchRuns = async (principal: Principal, companyId: string, query: { cursor?: string; page_size: number }): Promise<Page<FetchRun>> => {
-  await requireCompany(principal, companyId);
   return importRepository.listFetchRuns(companyId, {
     pageSize: query.page_size,
     ...(query.cursor && { cursor: query.cursor }),

@@ -32,6 +32,11 @@ export interface OperationRequest<C extends OperationContract> {
   body: Infer<C['body']>;
   /** Present on every route with auth 'token'. */
   principal: Principal;
+  /**
+   * The resource the path names ({companyId} -> the company record, {jobId} -> the job), resolved
+   * by the runner's reach step before the operation runs; undefined for routes that name none.
+   */
+  owner: unknown;
   requestId: string;
   operationId: string;
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'lossless-json';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chartOperations } from '../../functions/ledger/chart';
+import { ledgerOperations as chartOperations } from '../../functions/ledger/operations';
+import { runWithReach } from '../support/operations';
 import { createCompany } from '../../shared/companies/service';
 import type { Principal } from '../../shared/identity/principal';
 import { organizationRepository } from '../../shared/identity/organization-repository';
@@ -572,16 +573,18 @@ describe('deletions', () => {
 });
 
 describe('chart operations', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const operationIdOf = (operation: Operation<any>) => Object.entries(chartOperations).find(([, candidate]) => candidate === operation)![0];
   /** Input validated by the contract's schemas, as the HTTP pipeline does (query values arrive as strings). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const call = (operation: Operation<any>, params: Record<string, string>, query: Record<string, string> = {}) =>
-    operation.run({
+    runWithReach(operation, {
       params: operation.contract.params!.parse(params),
       query: (operation.contract.query ?? z.strictObject({})).parse(query),
       body: undefined,
       principal,
       requestId: randomUUID(),
-      operationId: 'test',
+      operationId: operationIdOf(operation),
     });
 
   it('answer the reads for a company within reach; 404 for an unknown account or company', async () => {

@@ -3,7 +3,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-open
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'lossless-json';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generalLedgerOperations } from '../../functions/ledger/general-ledger';
+import { ledgerOperations as generalLedgerOperations } from '../../functions/ledger/operations';
+import { runWithReach } from '../support/operations';
 import { createCompany } from '../../shared/companies/service';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import type { Principal } from '../../shared/identity/principal';
@@ -105,7 +106,7 @@ const outcomesOf = (run: Run) => run.outcomes.map((outcome) => outcome.outcome);
 const listLines = async (query: Record<string, string | number>): Promise<GeneralLedgerLinePage> => {
   const operation = generalLedgerOperations.listGeneralLedgerLines;
   const parsedQuery = operation.contract.query.parse(Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)])));
-  const result = await operation.run({
+  const result = await runWithReach(operation, {
     params: { companyId },
     query: parsedQuery,
     body: undefined,
@@ -130,7 +131,7 @@ const allLines = async (query: Record<string, string | number>) => {
 
 const trialBalance = async (year: number): Promise<TrialBalance> => {
   const operation = generalLedgerOperations.getTrialBalance;
-  const result = await operation.run({
+  const result = await runWithReach(operation, {
     params: { companyId },
     query: operation.contract.query.parse({ year: String(year) }),
     body: undefined,
@@ -626,7 +627,7 @@ describe('reads', () => {
   it('answers 404 for a company outside the reach', async () => {
     const operation = generalLedgerOperations.getTrialBalance;
     await expect(
-      operation.run({ params: { companyId: randomUUID() }, query: { year }, body: undefined, principal, requestId: 'r', operationId: 'getTrialBalance' }),
+      runWithReach(operation, { params: { companyId: randomUUID() }, query: { year }, body: undefined, principal, requestId: 'r', operationId: 'getTrialBalance' }),
     ).rejects.toMatchObject({ problem: { status: 404 } });
   });
 

@@ -5,6 +5,7 @@ import { startSqsPoller, type SqsPoller } from '../../infra/local/sqs-poller';
 import { ensureQueue, localSqsClient } from '../../infra/local/sqs';
 import { eventsOfCompany } from '../../shared/events/outbox';
 import type { ImportKind } from '../../shared/imports/kind';
+import { companyRepository } from '../../shared/companies/repository';
 import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';
 import { importKinds } from '../../shared/imports/registry';
 import { createImportWorker } from '../../shared/imports/worker';
@@ -78,7 +79,7 @@ const submitToTestQueue = async (companyId: string, kindName: string, bodyText: 
   const caller = principal(); // calls testStack(), which points the env at the stack's own queue
   process.env[importsQueue.urlEnv] = queueUrl;
   try {
-    return await submitThroughPipeline(caller, companyId, importKinds.find((k) => k.name === kindName)!, parseLossless(bodyText));
+    return await submitThroughPipeline(caller, (await companyRepository.get(companyId))!, importKinds.find((k) => k.name === kindName)!, parseLossless(bodyText));
   } finally {
     process.env[importsQueue.urlEnv] = originalQueueUrl;
   }

@@ -1,0 +1,16 @@
+import { identityContracts as contracts } from '../../shared/identity/schemas';
+import { defineOperation } from '../../shared/platform/operation';
+
+/** GET /v1/whoami (any valid token). */
+export const identityOperations = {
+  whoami: defineOperation(contracts.whoami, async ({ principal }) => ({
+    status: 200,
+    body: {
+      clientId: principal.clientId,
+      mode: principal.mode,
+      organizationId: principal.organizationId,
+      userId: principal.userId,
+      scopes: principal.scopes,
+    },
+  })),
+};

@@ -1,0 +1,7 @@
+import type { FunctionGroup } from '../routes';
+import { httpAdapter } from '../platform/http';
+import type { Operations } from '../platform/runner';
+import { owners } from './owners';
+
+/** The Lambda handler of one function group: its operations behind the runner, with the owned resources of this API. */
+export const httpHandler = (group: FunctionGroup, operations: Operations) => httpAdapter(group, operations, owners);

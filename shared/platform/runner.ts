@@ -1,0 +1,260 @@
+import { parse as parseLossless } from 'lossless-json';
+import { z } from 'zod';
+import type { Principal } from '../identity/principal';
+import { routes, type RouteDefinition } from '../routes';
+import {
+  claimIdempotencyKey,
+  releaseIdempotencyKey,
+  requestFingerprint,
+  storeIdempotentResponse,
+  validateIdempotencyKey,
+  type Claim,
+  type StoredResponse,
+} from './idempotency';
+import { stringifyJson } from './json';
+import { logger } from './logger';
+import type { Operation, OperationResult } from './operation';
+import { ProblemError, problemBody, problems } from './problem';
+import { consumeRateLimit } from './rate-limit';
+import { parseInput } from './validation';
+
+/** A rendered answer: what HTTP sends and what idempotency stores and replays. */
+export type OperationResponse = StoredResponse;
+
+/** Who is calling, as the transport learnt it (the authorizer on HTTP). */
+export type Authentication = { authenticated: true; principal: Principal } | { authenticated: false; failure: string };
+
+/** One call of one operation, free of any transport. */
+export interface OperationCall {
+  operationId: string;
+  authentication?: Authentication;
+  /** Raw path parameters, query parameters and body text, as the caller sent them. */
+  params: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  body?: { text: string; contentType: string };
+  /** The query as sent (part of the idempotency fingerprint); defaults to the query parameters in order. */
+  rawQuery?: string;
+  idempotencyKey?: string;
+  requestId: string;
+}
+
+/**
+ * The resource a route's path names, resolved against the caller's reach: undefined when it does
+ * not exist or is out of reach (both answer 404, general rule 2).
+ */
+export interface OwnerResolver {
+  /** The noun of the 404 ("company", "job"). */
+  noun: string;
+  resolve: (id: string, principal: Principal, route: RouteDefinition) => Promise<unknown | undefined>;
+}
+
+/** Path parameter name -> resolver of the resource it names ({companyId} -> the company). */
+export type OwnerResolvers = Record<string, OwnerResolver>;
+
+export interface IdempotencyStore {
+  claim: (clientId: string, key: string, fingerprint: string) => Promise<Claim>;
+  store: (clientId: string, key: string, fingerprint: string, response: OperationResponse) => Promise<void>;
+  release: (clientId: string, key: string, fingerprint: string) => Promise<void>;
+}
+
+export interface RunnerDependencies {
+  owners: OwnerResolvers;
+  rateLimit?: (principal: Principal) => Promise<Record<string, string>>;
+  idempotency?: IdempotencyStore;
+}
+
+const dynamoIdempotency: IdempotencyStore = {
+  claim: claimIdempotencyKey,
+  store: storeIdempotentResponse,
+  release: releaseIdempotencyKey,
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Operations = Record<string, Operation<any>>;
+
+/**
+ * The one pipeline of every operation, whatever carried the call (HTTP, MCP):
+ * principal (401) -> rate limit (429) -> reach (404) -> scope (403) -> idempotency (mutations)
+ * -> input validation (400/415/422) -> operation -> answer or problem+json.
+ * Reach comes before scope and before anything about the request is judged, so a resource
+ * outside the reach answers 404 whatever else is wrong with the request.
+ */
+export const createOperationRunner = (operations: Operations, dependencies: RunnerDependencies) => {
+  const rateLimit = dependencies.rateLimit ?? ((principal: Principal) => consumeRateLimit(principal.clientId, principal.plan));
+  const idempotency = dependencies.idempotency ?? dynamoIdempotency;
+  const routeOf = new Map(routes.filter((route) => operations[route.operationId]).map((route) => [route.operationId, route]));
+
+  return async (call: OperationCall): Promise<OperationResponse> => {
+    let rateHeaders: Record<string, string> = {};
+    try {
+      const route = routeOf.get(call.operationId);
+      const operation = operations[call.operationId];
+      if (!route || !operation) throw new Error(`Unknown operation ${call.operationId}`);
+      const principal = route.auth === 'token' ? authenticate(call.authentication) : undefined;
+      if (principal) {
+        logger.appendKeys({ clientId: principal.clientId, organizationId: principal.organizationId ?? undefined });
+        rateHeaders = await rateLimit(principal);
+      }
+      const owner = principal ? await resolveOwner(dependencies.owners, route, operation, call.params, principal) : undefined;
+      if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
+      const execute = () => executeOperation(operation, route, call, principal, owner);
+      const response = route.mutation && principal ? await idempotent(idempotency, principal.clientId, route, call, execute) : await execute();
+      return withHeaders(response, rateHeaders);
+    } catch (error) {
+      return withHeaders(renderError(error, call.requestId), rateHeaders);
+    }
+  };
+};
+
+const authenticate = (authentication: Authentication | undefined): Principal => {
+  if (!authentication?.authenticated) {
+    throw problems.unauthorized(`A valid bearer access token is required (${authentication?.failure ?? 'missing bearer token'}).`);
+  }
+  return authentication.principal;
+};
+
+/** Path parameter names of a route template, in order ("/v1/companies/{companyId}/x/{id}" -> [companyId, id]). */
+export const pathParameterNames = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+
+/** The first path parameter that names an owned resource decides reach; ids that are not well-formed name nothing (404). */
+export const resolveOwner = async (
+  owners: OwnerResolvers,
+  route: RouteDefinition,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  operation: Operation<any>,
+  params: Record<string, string | undefined>,
+  principal: Principal,
+): Promise<unknown> => {
+  const name = pathParameterNames(route.path).find((parameter) => owners[parameter]);
+  if (!name) return undefined;
+  const resolver = owners[name]!;
+  const id = params[name];
+  const paramSchema = (operation.contract.params as z.ZodObject | undefined)?.shape?.[name] as z.ZodType | undefined;
+  if (!id || (paramSchema && !paramSchema.safeParse(id).success)) throw problems.notFound(resolver.noun);
+  const owner = await resolver.resolve(id, principal, route);
+  if (owner === undefined) throw problems.notFound(resolver.noun);
+  return owner;
+};
+
+const idempotent = async (
+  store: IdempotencyStore,
+  clientId: string,
+  route: RouteDefinition,
+  call: OperationCall,
+  execute: () => Promise<OperationResponse>,
+): Promise<OperationResponse> => {
+  const key = validateIdempotencyKey(call.idempotencyKey);
+  const fingerprint = requestFingerprint(route.method, concretePath(route.path, call.params), rawQueryOf(call), call.body?.text);
+  const claim = await store.claim(clientId, key, fingerprint);
+  if (claim.kind === 'replay') {
+    return { ...claim.response, headers: { ...claim.response.headers, 'Idempotency-Replayed': 'true' } };
+  }
+  let response: OperationResponse;
+  try {
+    response = await execute();
+  } catch (error) {
+    await store.release(clientId, key, fingerprint);
+    throw error;
+  }
+  if (response.statusCode >= 500) await store.release(clientId, key, fingerprint);
+  else await store.store(clientId, key, fingerprint, response);
+  return response;
+};
+
+export const concretePath = (template: string, params: Record<string, string | undefined>): string =>
+  template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
+
+const rawQueryOf = (call: OperationCall): string =>
+  call.rawQuery ??
+  new URLSearchParams(Object.entries(call.query).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString();
+
+/** Validates input, runs the operation, renders its result; problems become responses (so they can be stored). */
+const executeOperation = async (
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  operation: Operation<any>,
+  route: RouteDefinition,
+  call: OperationCall,
+  principal: Principal | undefined,
+  owner: unknown,
+): Promise<OperationResponse> => {
+  try {
+    const { contract } = operation;
+    const params = contract.params ? parsePathParameters(contract.params, call.params) : undefined;
+    const query = parseInput(contract.query ?? z.strictObject({}), call.query, 'query');
+    const body = parseBody(contract, call.body);
+    const result = await operation.run({
+      params,
+      query,
+      body,
+      get principal(): Principal {
+        if (!principal) throw new Error(`${route.operationId} is public and has no principal`);
+        return principal;
+      },
+      owner,
+      requestId: call.requestId,
+      operationId: route.operationId,
+    });
+    return renderResult(result);
+  } catch (error) {
+    if (error instanceof ProblemError) return renderProblem(error, call.requestId);
+    throw error;
+  }
+};
+
+/** Path ids that are not well-formed cannot name anything: 404, as for any unknown id. */
+const parsePathParameters = (schema: z.ZodType, value: Record<string, string | undefined>) => {
+  const result = schema.safeParse(value);
+  if (!result.success) throw problems.notFound();
+  return result.data;
+};
+
+const jsonMediaType = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
+
+const parseBody = (contract: Operation['contract'], body: OperationCall['body']): unknown => {
+  const text = body?.text;
+  const present = text !== undefined && text.trim() !== '';
+  if (!present) {
+    if (contract.body && !contract.bodyOptional) {
+      throw problems.validation('A JSON request body is required.', [{ field: '(body)', message: 'Required' }]);
+    }
+    return undefined;
+  }
+  const contentType = body!.contentType;
+  if (!jsonMediaType.test(contentType)) {
+    throw problems.unsupportedMediaType(`Request bodies must be application/json; got ${contentType || 'no Content-Type'}.`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = contract.bodyParsing === 'lossless-json' ? parseLossless(text) : JSON.parse(text);
+  } catch (error) {
+    throw problems.malformedJson(`The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (contract.bodyParsing === 'lossless-json') return parsed;
+  if (!contract.body) {
+    // Operations without a body tolerate an empty object, which some HTTP clients always send.
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.keys(parsed).length === 0) return undefined;
+    throw problems.validation('This operation takes no request body.', [{ field: '(body)', message: 'Must be empty' }]);
+  }
+  return parseInput(contract.body, parsed, 'body');
+};
+
+const renderResult = (result: OperationResult): OperationResponse => ({
+  statusCode: result.status,
+  headers: { ...(result.body !== undefined && { 'Content-Type': 'application/json' }), ...result.headers },
+  body: result.body === undefined ? '' : stringifyJson(result.body),
+});
+
+export const renderProblem = (error: ProblemError, requestId: string): OperationResponse => ({
+  statusCode: error.problem.status,
+  headers: { 'Content-Type': 'application/problem+json', ...error.headers },
+  body: stringifyJson(problemBody(error.problem, requestId)),
+});
+
+export const renderError = (error: unknown, requestId: string): OperationResponse => {
+  if (error instanceof ProblemError) return renderProblem(error, requestId);
+  logger.error('Unhandled error', error as Error);
+  return renderProblem(problems.internal(), requestId);
+};
+
+const withHeaders = (response: OperationResponse, headers: Record<string, string>): OperationResponse =>
+  Object.keys(headers).length ? { ...response, headers: { ...response.headers, ...headers } } : response;
