@@ -59,6 +59,8 @@ export interface IdempotencyStore {
 
 export interface RunnerDependencies {
   owners: OwnerResolvers;
+  /** The route table (method, path, scope, mutation of each operation); the API's own by default. */
+  routes?: readonly RouteDefinition[];
   rateLimit?: (principal: Principal) => Promise<Record<string, string>>;
   idempotency?: IdempotencyStore;
 }
@@ -82,7 +84,7 @@ export type Operations = Record<string, Operation<any>>;
 export const createOperationRunner = (operations: Operations, dependencies: RunnerDependencies) => {
   const rateLimit = dependencies.rateLimit ?? ((principal: Principal) => consumeRateLimit(principal.clientId, principal.plan));
   const idempotency = dependencies.idempotency ?? dynamoIdempotency;
-  const routeOf = new Map(routes.filter((route) => operations[route.operationId]).map((route) => [route.operationId, route]));
+  const routeOf = new Map((dependencies.routes ?? routes).filter((route) => operations[route.operationId]).map((route) => [route.operationId, route]));
 
   return async (call: OperationCall): Promise<OperationResponse> => {
     let rateHeaders: Record<string, string> = {};
