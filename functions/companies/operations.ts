@@ -9,7 +9,7 @@ import {
   setCompanyStatus,
   updateCompany,
 } from '../../shared/companies/service';
-import { defineOperation } from '../../shared/platform/operation';
+import { defineOperation } from '../../shared/api/operation';
 
 /** Companies (companies:read / companies:write); the runner resolves {companyId} within reach. */
 export const companyOperations = {

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { finalize, unmatchedRouteProblem, type HttpEvent, type HttpResponse } from '../../shared/platform/http';
+import { finalize, unmatchedRouteProblem, type HttpEvent, type HttpResponse } from '../../shared/api/http';
 import { logger } from '../../shared/platform/logger';
-import { renderProblem } from '../../shared/platform/runner';
+import { renderProblem } from '../../shared/api/runner';
 
 /** API Gateway's $default route: unknown paths answer 404 and known paths with another method 405, as problem+json. */
 export const handler = middy(async (event: HttpEvent): Promise<HttpResponse> => {

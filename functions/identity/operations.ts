@@ -1,5 +1,5 @@
 import { identityContracts as contracts } from '../../shared/identity/schemas';
-import { defineOperation } from '../../shared/platform/operation';
+import { defineOperation } from '../../shared/api/operation';
 
 /** GET /v1/whoami (any valid token). */
 export const identityOperations = {

@@ -7,7 +7,7 @@ import { importKind } from '../../shared/imports/registry';
 import type { ImportRecord } from '../../shared/imports/schemas';
 import { getImport, listFetchRuns, listImports } from '../../shared/imports/service';
 import { currentAccountingYear } from '../../shared/ledger/chart/service';
-import type { OperationResult } from '../../shared/platform/operation';
+import type { OperationResult } from '../../shared/api/operation';
 
 const accepted = (companyId: string, record: ImportRecord): OperationResult => ({
   status: 202,

@@ -1,7 +1,7 @@
 import type { JobRecord } from '../../shared/jobs/repository';
 import { jobContracts as contracts } from '../../shared/jobs/contracts';
 import { toJob } from '../../shared/jobs/service';
-import { defineOperation } from '../../shared/platform/operation';
+import { defineOperation } from '../../shared/api/operation';
 
 /** Jobs (any valid token): the runner resolves {jobId} where its company is within reach. */
 export const jobOperations = {

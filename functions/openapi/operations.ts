@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, contracts } from '../../shared/openapi/document';
-import { defineOperation } from '../../shared/platform/operation';
+import { defineOperation } from '../../shared/api/operation';
 
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, type RouteDefinition } from '../../shared/routes';
-import { pathPattern } from '../../shared/platform/http';
+import { pathPattern } from '../../shared/api/http';
 import { readRawBody } from './http-body';
 import { listenOnLoopback } from './ports';
 import { lambdaContext } from './lambda-context';

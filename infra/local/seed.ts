@@ -2,7 +2,7 @@ import { createCompany } from '../../shared/companies/service';
 import type { DemoBooksResult } from './demo-books';
 import { withCheckDigit } from '../../shared/companies/organization-number';
 import type { AccountingSystem } from '../../shared/companies/schemas';
-import { createApiClient, createOrganization } from '../../shared/identity/administration';
+import { createApiClient, createOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { administratorOf, type RatePlan } from '../../shared/identity/principal';
 import { readOnlyScopes, systemClientScopes, type Scope } from '../../shared/identity/scopes';

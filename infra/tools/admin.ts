@@ -15,7 +15,7 @@ import {
   deleteOrganization,
   listApiClients,
   rotateApiClient,
-} from '../../shared/identity/administration';
+} from '../../shared/administration/service';
 import type { ApiClient } from '../../shared/identity/api-client-repository';
 import { cognitoCredentialIssuer, localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
 import { organizationRepository } from '../../shared/identity/organization-repository';

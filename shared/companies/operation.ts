@@ -1,4 +1,4 @@
-import { defineOperation, type Operation, type OperationContract, type OperationRequest, type OperationResult } from '../platform/operation';
+import { defineOperation, type Operation, type OperationContract, type OperationRequest, type OperationResult } from '../api/operation';
 import type { CompanyRecord } from './repository';
 
 /**

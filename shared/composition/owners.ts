@@ -1,7 +1,7 @@
 import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { canReach } from '../identity/reach';
 import { jobRepository, type JobRecord } from '../jobs/repository';
-import type { OwnerResolvers } from '../platform/runner';
+import type { OwnerResolvers } from '../api/runner';
 
 /**
  * What each owned path parameter names and how it is found, for the runner's reach step. Adding an

@@ -1,4 +1,4 @@
-import type { OperationContract } from '../platform/operation';
+import type { OperationContract } from '../api/operation';
 import { currentYearNote, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
 import type { ImportKindName } from './kind';

@@ -1,4 +1,4 @@
-import type { OperationContract } from '../platform/operation';
+import type { OperationContract } from '../api/operation';
 import { UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 import { JobSchema } from './schemas';

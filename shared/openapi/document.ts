@@ -7,7 +7,7 @@ import { chartContracts } from '../ledger/chart/contracts';
 import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
 import { identityContracts } from '../identity/schemas';
 import { allScopes } from '../identity/scopes';
-import type { OperationContract } from '../platform/operation';
+import type { OperationContract } from '../api/operation';
 import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 import { routes, type RouteDefinition } from '../routes';

@@ -36,7 +36,7 @@ import { applyDeltasOnce } from '../../shared/ledger/deltas';
 import { balanceKeys, dimensionKeys, subLedgerKeys, usageKeys } from '../../shared/ledger/keys';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { Decimal } from '../../shared/platform/money';
-import type { Operation } from '../../shared/platform/operation';
+import type { Operation } from '../../shared/api/operation';
 import { ProblemError } from '../../shared/platform/problem';
 import { z } from '../../shared/platform/zod';
 import { testStack } from '../support/stack';

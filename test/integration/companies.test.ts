@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createOrganization, deleteOrganization } from '../../shared/identity/administration';
+import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, expectProblem } from '../support/api';
 import { seededClient, seededCompanies, testStack } from '../support/stack';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { createApiClient, deleteOrganization, createOrganization, rotateApiClient } from '../../shared/identity/administration';
+import { createApiClient, deleteOrganization, createOrganization, rotateApiClient } from '../../shared/administration/service';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, expectProblem, fetchToken, tokenFor } from '../support/api';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInvoke } from '../../infra/tools/invoke';
-import { createApiClient, createOrganization, deleteOrganization } from '../../shared/identity/administration';
+import { createApiClient, createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';

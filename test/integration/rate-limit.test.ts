@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApiClient } from '../../shared/identity/administration';
+import { createApiClient } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, expectProblem, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';

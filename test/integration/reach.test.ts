@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../shared/identity/administration';
+import { createApiClient } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { readOnlyScopes } from '../../shared/identity/scopes';
 import { routes, type RouteDefinition } from '../../shared/routes';

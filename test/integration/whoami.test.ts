@@ -40,7 +40,7 @@ describe('GET /v1/whoami', () => {
 
 describe('the authorizer reads one item: the client carries its organization', () => {
   it('a client made before organizationPath was kept still resolves through its organization', async () => {
-    const { createApiClient, createOrganization } = await import('../../shared/identity/administration');
+    const { createApiClient, createOrganization } = await import('../../shared/administration/service');
     const { localCredentialIssuer } = await import('../../shared/identity/credential-issuers');
     const { dynamo, tableName } = await import('../../shared/platform/aws');
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
@@ -57,7 +57,7 @@ describe('the authorizer reads one item: the client carries its organization', (
   });
 
   it('a client created while its organization is deleted is revoked at once', async () => {
-    const { createApiClient, createOrganization, AdministrationError } = await import('../../shared/identity/administration');
+    const { createApiClient, createOrganization, AdministrationError } = await import('../../shared/administration/service');
     const { localCredentialIssuer } = await import('../../shared/identity/credential-issuers');
     const { organizationRepository } = await import('../../shared/identity/organization-repository');
     const { apiClientRepository } = await import('../../shared/identity/api-client-repository');

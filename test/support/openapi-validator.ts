@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
-import { pathPattern } from '../../shared/platform/http';
+import { pathPattern } from '../../shared/api/http';
 
 /** Validates API responses against the OpenAPI document the service publishes. */
 const document = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };

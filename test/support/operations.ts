@@ -1,7 +1,7 @@
 import { owners } from '../../shared/composition/owners';
 import type { Principal } from '../../shared/identity/principal';
-import type { Operation, OperationRequest } from '../../shared/platform/operation';
-import { resolveOwner } from '../../shared/platform/runner';
+import type { Operation, OperationRequest } from '../../shared/api/operation';
+import { resolveOwner } from '../../shared/api/runner';
 import { routes } from '../../shared/routes';
 
 /**

@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isValidOrganizationNumber } from '../../shared/companies/organization-number';
 import { CreateCompanySchema } from '../../shared/companies/schemas';
-import { pathPattern } from '../../shared/platform/http';
+import { pathPattern } from '../../shared/api/http';
 import { functionGroups, routeKey, routes } from '../../shared/routes';
 
 /** The sample events under events/ (used by `npm run invoke`): one per route, API Gateway HTTP API payload 2.0. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/identity/principal';
 import type { Claim } from '../../shared/platform/idempotency';
-import { defineOperation } from '../../shared/platform/operation';
+import { defineOperation } from '../../shared/api/operation';
 import { problems } from '../../shared/platform/problem';
-import { createOperationRunner, type IdempotencyStore, type OperationCall, type OperationResponse } from '../../shared/platform/runner';
+import { createOperationRunner, type IdempotencyStore, type OperationCall, type OperationResponse } from '../../shared/api/runner';
 import type { RouteDefinition } from '../../shared/routes';
 import { z } from '../../shared/platform/zod';
 

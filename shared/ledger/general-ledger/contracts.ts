@@ -1,5 +1,5 @@
 import { CompanyParamsSchema } from '../../companies/schemas';
-import type { OperationContract } from '../../platform/operation';
+import type { OperationContract } from '../../api/operation';
 import { GeneralLedgerLinePageSchema, GeneralLedgerLineQuerySchema, TrialBalanceQuerySchema, TrialBalanceSchema } from './schemas';
 
 /** Request and response shapes of the general-ledger reads, keyed by operationId. */

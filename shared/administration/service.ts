@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { deleteCompaniesOfOrganization } from '../companies/service';
-import { apiClientRepository, type ApiClient } from './api-client-repository';
-import type { CredentialIssuer } from './credential-issuers';
-import { organizationRepository, type Organization } from './organization-repository';
-import type { PrincipalMode, RatePlan } from './principal';
-import { systemClientScopes, type Scope } from './scopes';
+import { apiClientRepository, type ApiClient } from '../identity/api-client-repository';
+import type { CredentialIssuer } from '../identity/credential-issuers';
+import { organizationRepository, type Organization } from '../identity/organization-repository';
+import type { PrincipalMode, RatePlan } from '../identity/principal';
+import { systemClientScopes, type Scope } from '../identity/scopes';
 
 /**
  * What an organization administrator does in the application: organizations and API clients.

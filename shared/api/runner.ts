@@ -10,13 +10,13 @@ import {
   validateIdempotencyKey,
   type Claim,
   type StoredResponse,
-} from './idempotency';
-import { stringifyJson } from './json';
-import { logger } from './logger';
+} from '../platform/idempotency';
+import { stringifyJson } from '../platform/json';
+import { logger } from '../platform/logger';
 import type { Operation, OperationResult } from './operation';
-import { ProblemError, problemBody, problems } from './problem';
-import { consumeRateLimit } from './rate-limit';
-import { parseInput } from './validation';
+import { ProblemError, problemBody, problems } from '../platform/problem';
+import { consumeRateLimit } from '../platform/rate-limit';
+import { parseInput } from '../platform/validation';
 
 /** A rendered answer: what HTTP sends and what idempotency stores and replays. */
 export type OperationResponse = StoredResponse;

@@ -3,8 +3,8 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2WithLambdaAuthorizer, Context } from 'aws-lambda';
 import { fromAuthorizerContext, type AuthorizerContext } from '../identity/principal';
 import { routeKey, routes, routesOfGroup, type FunctionGroup } from '../routes';
-import { logger } from './logger';
-import { problems } from './problem';
+import { logger } from '../platform/logger';
+import { problems } from '../platform/problem';
 import { createOperationRunner, renderProblem, type Authentication, type OperationCall, type OperationResponse, type Operations, type OwnerResolvers } from './runner';
 
 export type HttpEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>;
