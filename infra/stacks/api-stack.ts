@@ -27,10 +27,10 @@ import { tableDefinition } from '../../shared/db/table-definition';
 import { documentsBucketName } from './stateful-stack';
 import type { QueueDefinition } from '../../shared/queues';
 
-type QueueName = QueueDefinition['name'];
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 
-/** Repository root: entries in shared/routes.ts are relative to it, and it holds package-lock.json. */
+type QueueName = QueueDefinition['name'];
+
 /** Where the import pipeline keeps accepted payloads (shared/imports/pipeline.ts). */
 export const importPayloadPrefix = 'imports/';
 
@@ -40,6 +40,7 @@ export const importPayloadsArn = (resourcePrefix: string): string =>
 export const importPayloadsNagResource = (resourcePrefix: string): string =>
   `arn:<AWS::Partition>:s3:::${resourcePrefix}-documents-<AWS::AccountId>-<AWS::Region>/${importPayloadPrefix}*`;
 
+/** Repository root: entries in shared/routes.ts are relative to it, and it holds package-lock.json. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
