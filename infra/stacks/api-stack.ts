@@ -27,10 +27,10 @@ import { tableDefinition } from '../../shared/db/table-definition';
 import { documentsBucketName } from './stateful-stack';
 import type { QueueDefinition } from '../../shared/queues';
 
-type QueueName = QueueDefinition['name'];
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 
-/** Repository root: entries in shared/routes.ts are relative to it, and it holds package-lock.json. */
+type QueueName = QueueDefinition['name'];
+
 /** Where the import pipeline keeps accepted payloads (shared/imports/pipeline.ts). */
 export const importPayloadPrefix = 'imports/';
 
@@ -40,6 +40,13 @@ export const importPayloadsArn = (resourcePrefix: string): string =>
 export const importPayloadsNagResource = (resourcePrefix: string): string =>
   `arn:<AWS::Partition>:s3:::${resourcePrefix}-documents-<AWS::AccountId>-<AWS::Region>/${importPayloadPrefix}*`;
 
+/**
+ * The Node.js every function runs on. Local runs use the same major version: package.json pins
+ * the matching Node.js binary (test/unit/runtime.test.ts holds the two together).
+ */
+export const lambdaRuntime = Runtime.NODEJS_22_X;
+
+/** Repository root: entries in shared/routes.ts are relative to it, and it holds package-lock.json. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
@@ -152,7 +159,7 @@ export class ApiStack extends Stack {
         entry: resolveEntry(options.entry),
         handler: 'handler',
         description: options.description,
-        runtime: Runtime.NODEJS_22_X,
+        runtime: lambdaRuntime,
         architecture: Architecture.ARM_64,
         memorySize: options.memoryMb,
         timeout: Duration.seconds(options.timeoutSeconds),

@@ -8,7 +8,10 @@ import type { ImportRecord } from './schemas';
 
 type Terminal = {
   status: 'succeeded' | 'failed';
+  /** Machine-readable: the import's failureReason and the job's error.code. */
   failureReason?: string;
+  /** Human-readable, for this failure: the job's error.message (else the reason's standard message). */
+  failureDetail?: string;
   progress?: ImportProgress;
   fetchCompletion?: ImportRecord['fetchCompletion'];
 };
@@ -51,7 +54,7 @@ export const finishImport = async (item: ImportItem, terminal: Terminal): Promis
         ExpressionAttributeValues: {
           ':status': terminal.status,
           ':at': at,
-          ':error': terminal.status === 'failed' ? { code: terminal.failureReason ?? 'failed', message: failureMessage(terminal.failureReason) } : null,
+          ':error': terminal.status === 'failed' ? { code: terminal.failureReason ?? 'failed', message: terminal.failureDetail ?? failureMessage(terminal.failureReason) } : null,
         },
       },
     },
@@ -90,7 +93,13 @@ export const finishImport = async (item: ImportItem, terminal: Terminal): Promis
   }
 };
 
-export const failImport = (item: ImportItem, failureReason: string, _detail?: string) => finishImport(item, { status: 'failed', failureReason });
+/**
+ * Fails an import that broke on the service side: its failureReason is the code, and the job's
+ * error carries the code and the detail (what went wrong, for a person), else the code's
+ * standard message.
+ */
+export const failImport = (item: ImportItem, failureReason: string, failureDetail?: string) =>
+  finishImport(item, { status: 'failed', failureReason, failureDetail });
 
 const failureMessage = (reason: string | undefined): string =>
   ({

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import type { ProblemError } from '../platform/problem';
 
 /**
  * What one kind of import is: its request shape, how its rows are applied, and which lane
@@ -85,5 +84,3 @@ export interface ImportKind<Body = any, Row = any> {
   /** GL lines and opening balances: record the fetch completion and run the post-fetch engines after success. */
   postFetch: boolean;
 }
-
-export type ImportProblem = ProblemError;

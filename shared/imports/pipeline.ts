@@ -139,7 +139,7 @@ const accept = async (companyId: string, kind: ImportKind, validBody: unknown, b
   try {
     await sqs().send(new SendMessageCommand({ QueueUrl: importsQueueUrl(), MessageBody: JSON.stringify({ importId }) }));
   } catch (error) {
-    await failImport(item, 'internal_error', 'The import could not be queued.');
+    await failImport(item, 'internal_error', 'The import could not be queued; submit it again.');
     throw error;
   }
   return toImportRecord(item);

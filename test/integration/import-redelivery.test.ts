@@ -74,10 +74,10 @@ afterAll(async () => {
   if (originalQueueUrl) process.env[importsQueue.urlEnv] = originalQueueUrl;
 });
 
-/** Submits through the real pipeline, but onto this test's queue. */
-const submitToTestQueue = async (companyId: string, kindName: string, bodyText: string) => {
+/** Submits through the real pipeline, but onto this test's queue (or another queue URL). */
+const submitToTestQueue = async (companyId: string, kindName: string, bodyText: string, url = queueUrl) => {
   const caller = principal(); // calls testStack(), which points the env at the stack's own queue
-  process.env[importsQueue.urlEnv] = queueUrl;
+  process.env[importsQueue.urlEnv] = url;
   try {
     return await submitThroughPipeline(caller, (await companyRepository.get(companyId))!, importKinds.find((k) => k.name === kindName)!, parseLossless(bodyText));
   } finally {
@@ -144,6 +144,23 @@ describe('import worker under crash and redelivery', () => {
     const events = await eventsOfCompany(companyId);
     expect(events.map((event) => event.type)).toEqual(['import.requested', 'job.failed']);
     // the lane was released: the next import of the kind is accepted and runs on the real worker
+    const next = await importAndWait(companyId, 'dimensions', { dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] });
+    expect(next.body.status).toBe('succeeded');
+  });
+
+  it('an import that cannot be queued fails at once: the job says why, and the lane is free again', async () => {
+    const companyId = await newApiCompany();
+    const body = JSON.stringify({ dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] });
+    await expect(submitToTestQueue(companyId, 'dimensions', body, `${queueUrl}-absent`)).rejects.toThrow();
+
+    const list = await api('GET', `/v1/companies/${companyId}/imports`, { as: 'a-system' });
+    expect(list.body.data).toHaveLength(1);
+    const failed = list.body.data[0];
+    expect(failed).toMatchObject({ kind: 'dimensions', status: 'failed', failureReason: 'internal_error', sampleErrors: [] });
+    const job = await api('GET', `/v1/jobs/${failed.jobId}`, { as: 'a-system' });
+    expect(job.body).toMatchObject({ status: 'failed', error: { code: 'internal_error', message: 'The import could not be queued; submit it again.' } });
+    const events = await eventsOfCompany(companyId);
+    expect(events.map((event) => event.type)).toEqual(['import.requested', 'job.failed']);
     const next = await importAndWait(companyId, 'dimensions', { dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] });
     expect(next.body.status).toBe('succeeded');
   });

@@ -7,6 +7,8 @@ import { startLocalStack, type LocalStack, type StackInfo } from '../../infra/lo
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: StackInfo;
+    /** process.version of the process that runs the local stack (gateway, handlers, workers). */
+    stackNodeVersion: string;
   }
 }
 
@@ -18,6 +20,7 @@ export default async function setup(project: TestProject) {
   dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
   stack = await startLocalStack({ port: 0, authPort: 0, dataDir });
   project.provide('stack', stack.info);
+  project.provide('stackNodeVersion', process.version);
   return async () => {
     await stack?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
