@@ -5,6 +5,7 @@ import { queues } from '../../shared/queues';
 import { resetConfig } from '../../shared/platform/config';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import { applyLocalAwsEnv, localAwsRegion } from './aws-env';
+import { controlTableDefinition } from '../../shared/db/table-definition';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { loadHandler, startGateway } from './gateway';
 import { startIdentityProvider } from './identity-provider';
@@ -24,6 +25,8 @@ export interface StackInfo extends SeedData {
   internal: {
     region: string;
     tableName: string;
+    /** The request-control table (rate limits, idempotency records). */
+    controlTableName: string;
     bucketName: string;
     dynamodbEndpoint: string;
     s3Endpoint: string;
@@ -54,6 +57,7 @@ export interface LocalStack {
 }
 
 const tableName = 'ledger-local';
+const controlTableName = 'ledger-local-control';
 const bucketName = 'ledger-documents-local';
 const scopePrefix = 'ledger-api/';
 
@@ -89,6 +93,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       Awaited<ReturnType<typeof startS3>>,
     ];
     await ensureTable(dynamodb.endpoint, tableName);
+    await ensureTable(dynamodb.endpoint, controlTableName, controlTableDefinition);
     await ensureBucket(s3.endpoint, bucketName);
     const queueUrls = await ensureQueues({ endpoint: sqs.endpoint, prefix: 'ledger-local' });
 
@@ -102,6 +107,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
 
     Object.assign(process.env, {
       TABLE_NAME: tableName,
+      CONTROL_TABLE_NAME: controlTableName,
       BUCKET_NAME: bucketName,
       DYNAMODB_ENDPOINT: dynamodb.endpoint,
       S3_ENDPOINT: s3.endpoint,
@@ -154,6 +160,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       internal: {
         region: localAwsRegion(),
         tableName,
+        controlTableName,
         bucketName,
         dynamodbEndpoint: dynamodb.endpoint,
         s3Endpoint: s3.endpoint,
