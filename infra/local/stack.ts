@@ -8,6 +8,8 @@ import { applyLocalAwsEnv, localAwsRegion } from './aws-env';
 import { controlTableDefinition } from '../../shared/db/table-definition';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { loadHandler, startGateway } from './gateway';
+import { configureLocalIam, runAs } from './iam';
+import { dynamoGrants, workerPermissions } from '../stacks/permissions';
 import { startIdentityProvider } from './identity-provider';
 import { freePort } from './ports';
 import { ensureBucket, startS3 } from './s3';
@@ -128,13 +130,16 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const seedData = seed ?? (await seedDemo());
 
     const sqsClient = localSqsClient(sqs.endpoint);
+    configureLocalIam({ table: tableName, controlTable: controlTableName });
     for (const queue of queues) {
       if (!queue.workerEntry) continue;
+      const worker = (await loadHandler(queue.workerEntry)) as SqsEventHandler;
+      const workerCaller = { name: `${queue.name}-worker`, grants: dynamoGrants(workerPermissions[queue.name]) };
       const poller: SqsPoller = startSqsPoller({
         client: sqsClient,
         queueUrl: queueUrls[queue.name].url,
         queueArn: queueUrls[queue.name].arn,
-        handler: (await loadHandler(queue.workerEntry)) as SqsEventHandler,
+        handler: ((event, context) => runAs(workerCaller, () => worker(event, context))) as SqsEventHandler,
         functionName: `${queue.name}-worker`,
         batchSize: queue.batchSize,
       });
