@@ -36,7 +36,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
 
   const stateful = new StatefulStack(app, 'LedgerStateful', {
     env,
-    description: 'Accounting ledger integration service: data and identity (table, bucket, queues, user pool, secrets)',
+    description: 'Accounting ledger integration service: data and identity (tables, bucket, queues, user pool, secrets)',
     terminationProtection: true,
     resourcePrefix,
     cognitoDomainPrefix: contextString(app, 'cognitoDomainPrefix'),
@@ -47,6 +47,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     resourcePrefix,
     description: 'Accounting ledger integration service: functions and HTTP API',
     table: stateful.table,
+    controlTable: stateful.controlTable,
     documentsBucket: stateful.documentsBucket,
     queues: stateful.queues,
     cursorSecret: stateful.cursorSecret,

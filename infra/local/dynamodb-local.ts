@@ -14,7 +14,7 @@ import {
   type GlobalSecondaryIndex,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
-import { tableDefinition } from '../../shared/db/table-definition';
+import { tableDefinition, type TableDefinition } from '../../shared/db/table-definition';
 import { localAwsCredentials, localAwsRegion } from './aws-env';
 
 /**
@@ -220,8 +220,8 @@ function isNamed(err: unknown, ...names: string[]): boolean {
   return typeof err === 'object' && err !== null && 'name' in err && names.includes(String((err as { name: unknown }).name));
 }
 
-function gsiSpecs(): GlobalSecondaryIndex[] {
-  return tableDefinition.globalSecondaryIndexes.map((gsi) => ({
+function gsiSpecs(definition: TableDefinition): GlobalSecondaryIndex[] {
+  return definition.globalSecondaryIndexes.map((gsi) => ({
     IndexName: gsi.indexName,
     KeySchema: [
       { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
@@ -232,9 +232,9 @@ function gsiSpecs(): GlobalSecondaryIndex[] {
 }
 
 /** All key attributes of the table and its GSIs; keys are strings in the single-table design. */
-function attributeDefinitions(): AttributeDefinition[] {
-  const names = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);
-  for (const gsi of tableDefinition.globalSecondaryIndexes) {
+function attributeDefinitions(definition: TableDefinition): AttributeDefinition[] {
+  const names = new Set<string>([definition.partitionKey, definition.sortKey]);
+  for (const gsi of definition.globalSecondaryIndexes) {
     names.add(gsi.partitionKey);
     names.add(gsi.sortKey);
   }
@@ -266,10 +266,11 @@ async function waitActive(client: DynamoDBClient, tableName: string, timeoutMs =
 }
 
 /**
- * Creates the single table from `tableDefinition` if absent (PAY_PER_REQUEST, GSIs projecting ALL),
+ * Creates a table from its definition (default: the single table's `tableDefinition`; the control
+ * table passes `controlTableDefinition`) if absent (PAY_PER_REQUEST, GSIs projecting ALL),
  * adds GSIs that a persisted older table lacks, waits for ACTIVE and enables TTL. Idempotent.
  */
-export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+export async function ensureTable(endpoint: string, tableName: string, definition: TableDefinition = tableDefinition): Promise<void> {
   const client = localDynamoClient(endpoint);
   try {
     let table = await describeTable(client, tableName);
@@ -279,12 +280,13 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
           new CreateTableCommand({
             TableName: tableName,
             BillingMode: 'PAY_PER_REQUEST',
-            AttributeDefinitions: attributeDefinitions(),
+            AttributeDefinitions: attributeDefinitions(definition),
             KeySchema: [
-              { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
-              { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+              { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+              { AttributeName: definition.sortKey, KeyType: 'RANGE' },
             ],
-            GlobalSecondaryIndexes: gsiSpecs(),
+            // DynamoDB refuses an empty list: a table without indexes leaves it out.
+            ...(definition.globalSecondaryIndexes.length > 0 && { GlobalSecondaryIndexes: gsiSpecs(definition) }),
           }),
         );
       } catch (err) {
@@ -295,12 +297,12 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
 
     // A table persisted by an older schema: add the GSIs it lacks (one per UpdateTable, as AWS requires).
     const existing = new Set((table.GlobalSecondaryIndexes ?? []).map((gsi) => gsi.IndexName));
-    for (const gsi of gsiSpecs()) {
+    for (const gsi of gsiSpecs(definition)) {
       if (existing.has(gsi.IndexName)) continue;
       await client.send(
         new UpdateTableCommand({
           TableName: tableName,
-          AttributeDefinitions: attributeDefinitions().filter((a) =>
+          AttributeDefinitions: attributeDefinitions(definition).filter((a) =>
             gsi.KeySchema?.some((k) => k.AttributeName === a.AttributeName),
           ),
           GlobalSecondaryIndexUpdates: [{ Create: gsi }],
@@ -311,12 +313,12 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
 
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
     const ttlDesc = ttl.TimeToLiveDescription;
-    if (!(ttlDesc?.TimeToLiveStatus === 'ENABLED' && ttlDesc.AttributeName === tableDefinition.timeToLiveAttribute)) {
+    if (!(ttlDesc?.TimeToLiveStatus === 'ENABLED' && ttlDesc.AttributeName === definition.timeToLiveAttribute)) {
       try {
         await client.send(
           new UpdateTimeToLiveCommand({
             TableName: tableName,
-            TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+            TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
           }),
         );
       } catch (err) {

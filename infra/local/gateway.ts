@@ -8,6 +8,8 @@ import { pathPattern } from '../../shared/api/http';
 import { readRawBody } from './http-body';
 import { listenOnLoopback } from './ports';
 import { lambdaContext } from './lambda-context';
+import { runAs } from './iam';
+import { authorizerDynamoGrants, dynamoGrants, groupPermissions } from '../stacks/permissions';
 
 /**
  * The local API Gateway (HTTP API, payload 2.0): it matches the route table, runs the production
@@ -65,10 +67,19 @@ const matchRoute = (method: string, path: string): { route: RouteDefinition; pat
 
 export const startGateway = async (options: { port: number }): Promise<Gateway> => {
   const groups = Object.keys(functionGroups) as FunctionGroup[];
+  // Each function runs with its own DynamoDB grants, checked as IAM would (infra/local/iam.ts).
   const handlers = Object.fromEntries(
-    await Promise.all(groups.map(async (group) => [group, await loadHandler(functionGroups[group].entry)] as const)),
+    await Promise.all(
+      groups.map(async (group) => {
+        const handler = await loadHandler(functionGroups[group].entry);
+        const grants = dynamoGrants(groupPermissions[group]);
+        return [group, ((event, context) => runAs({ name: group, grants }, () => handler(event, context))) as LambdaHandler] as const;
+      }),
+    ),
   ) as Record<FunctionGroup, LambdaHandler>;
-  const authorizer = await loadHandler(authorizerEntry);
+  const authorizerHandler = await loadHandler(authorizerEntry);
+  const authorizer: LambdaHandler = (event, context) =>
+    runAs({ name: 'authorizer', grants: authorizerDynamoGrants }, () => authorizerHandler(event, context));
   const baseUrl = `http://127.0.0.1:${options.port}`;
 
   const server: Server = createServer((request, response) => {

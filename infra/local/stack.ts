@@ -5,8 +5,11 @@ import { queues } from '../../shared/queues';
 import { resetConfig } from '../../shared/platform/config';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import { applyLocalAwsEnv, localAwsRegion } from './aws-env';
+import { controlTableDefinition } from '../../shared/db/table-definition';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { loadHandler, startGateway } from './gateway';
+import { configureLocalIam, runAs } from './iam';
+import { dynamoGrants, workerPermissions } from '../stacks/permissions';
 import { startIdentityProvider } from './identity-provider';
 import { freePort } from './ports';
 import { ensureBucket, startS3 } from './s3';
@@ -24,6 +27,8 @@ export interface StackInfo extends SeedData {
   internal: {
     region: string;
     tableName: string;
+    /** The request-control table (rate limits, idempotency records). */
+    controlTableName: string;
     bucketName: string;
     dynamodbEndpoint: string;
     s3Endpoint: string;
@@ -54,6 +59,7 @@ export interface LocalStack {
 }
 
 const tableName = 'ledger-local';
+const controlTableName = 'ledger-local-control';
 const bucketName = 'ledger-documents-local';
 const scopePrefix = 'ledger-api/';
 
@@ -89,6 +95,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       Awaited<ReturnType<typeof startS3>>,
     ];
     await ensureTable(dynamodb.endpoint, tableName);
+    await ensureTable(dynamodb.endpoint, controlTableName, controlTableDefinition);
     await ensureBucket(s3.endpoint, bucketName);
     const queueUrls = await ensureQueues({ endpoint: sqs.endpoint, prefix: 'ledger-local' });
 
@@ -102,6 +109,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
 
     Object.assign(process.env, {
       TABLE_NAME: tableName,
+      CONTROL_TABLE_NAME: controlTableName,
       BUCKET_NAME: bucketName,
       DYNAMODB_ENDPOINT: dynamodb.endpoint,
       S3_ENDPOINT: s3.endpoint,
@@ -122,13 +130,16 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const seedData = seed ?? (await seedDemo());
 
     const sqsClient = localSqsClient(sqs.endpoint);
+    configureLocalIam({ table: tableName, controlTable: controlTableName });
     for (const queue of queues) {
       if (!queue.workerEntry) continue;
+      const worker = (await loadHandler(queue.workerEntry)) as SqsEventHandler;
+      const workerCaller = { name: `${queue.name}-worker`, grants: dynamoGrants(workerPermissions[queue.name]) };
       const poller: SqsPoller = startSqsPoller({
         client: sqsClient,
         queueUrl: queueUrls[queue.name].url,
         queueArn: queueUrls[queue.name].arn,
-        handler: (await loadHandler(queue.workerEntry)) as SqsEventHandler,
+        handler: ((event, context) => runAs(workerCaller, () => worker(event, context))) as SqsEventHandler,
         functionName: `${queue.name}-worker`,
         batchSize: queue.batchSize,
       });
@@ -154,6 +165,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       internal: {
         region: localAwsRegion(),
         tableName,
+        controlTableName,
         bucketName,
         dynamodbEndpoint: dynamodb.endpoint,
         s3Endpoint: s3.endpoint,

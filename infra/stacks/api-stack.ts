@@ -13,7 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -26,10 +26,16 @@ import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table-definition';
 import { documentsBucketName } from './stateful-stack';
 import type { QueueDefinition } from '../../shared/queues';
-
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
-
-type QueueName = QueueDefinition['name'];
+import {
+  authorizerDynamoGrants,
+  checkControlAccess,
+  dynamoGrants,
+  groupPermissions,
+  workerPermissions,
+  type DynamoGrant,
+  type Permissions,
+} from './permissions';
 
 /** Where the import pipeline keeps accepted payloads (shared/imports/pipeline.ts). */
 export const importPayloadPrefix = 'imports/';
@@ -49,42 +55,12 @@ export const lambdaRuntime = Runtime.NODEJS_22_X;
 /** Repository root: entries in shared/routes.ts are relative to it, and it holds package-lock.json. */
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/**
- * Least privilege per function group. Exhaustive on purpose: a new group in shared/routes.ts
- * does not compile until someone decides what it may touch.
- */
-interface Permissions {
-  table: 'none' | 'read' | 'readWrite';
-  cursorSecret: boolean;
-  /** Documents bucket access (import payloads live there as claim checks). */
-  bucket?: 'read' | 'readWrite';
-  /** Queues the function sends to. */
-  sendTo?: readonly QueueName[];
-}
-
-const permissions: Record<FunctionGroup, Permissions> = {
-  identity: { table: 'readWrite', cursorSecret: false },
-  companies: { table: 'readWrite', cursorSecret: true },
-  ledger: { table: 'readWrite', cursorSecret: true },
-  vat: { table: 'readWrite', cursorSecret: false },
-  bank: { table: 'readWrite', cursorSecret: true },
-  imports: { table: 'readWrite', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
-  jobs: { table: 'readWrite', cursorSecret: false },
-  openapi: { table: 'none', cursorSecret: false },
-  fallback: { table: 'none', cursorSecret: false },
-};
-
-/** What each queue's worker may touch (only queues that declare a workerEntry get a worker). */
-const workerPermissions: Record<QueueName, Permissions> = {
-  imports: { table: 'readWrite', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
-  reconciliation: { table: 'readWrite', cursorSecret: false },
-  webhooks: { table: 'readWrite', cursorSecret: false },
-};
-
 export interface ApiStackProps extends StackProps {
   /** Names of shared resources start with it (the documents bucket's among them). */
   readonly resourcePrefix: string;
   readonly table: ITable;
+  /** Rate-limit state and idempotency records (the request pipeline's own table). */
+  readonly controlTable: ITable;
   readonly documentsBucket: IBucket;
   readonly queues: readonly { readonly definition: QueueDefinition; readonly queue: IQueue }[];
   readonly cursorSecret: ISecret;
@@ -126,6 +102,7 @@ export class ApiStack extends Stack {
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       TABLE_NAME: props.table.tableName,
+      CONTROL_TABLE_NAME: props.controlTable.tableName,
       BUCKET_NAME: props.documentsBucket.bucketName,
       JWT_ISSUER: props.jwtIssuer,
       JWKS_URI: `${props.jwtIssuer}/.well-known/jwks.json`,
@@ -135,16 +112,30 @@ export class ApiStack extends Stack {
       ...(props.problemTypeBase ? { PROBLEM_TYPE_BASE: props.problemTypeBase } : {}),
     };
 
-    // Table grants: the same actions as Table.grantReadData / grantReadWriteData, on the table and
-    // on each of its GSIs by name. The grant helpers of the Table itself add `<table arn>/index/*`,
-    // a wildcard that cdk-nag reports (AwsSolutions-IAM5) under a finding id embedding the
-    // cross-stack reference, which cannot be acknowledged stably; naming the indexes avoids it.
-    const tableByArn = Table.fromTableArn(this, 'TableRef', props.table.tableArn);
+    // DynamoDB grants (infra/stacks/permissions.ts) as explicit statements: exact actions, the
+    // single table's GSIs by name (the Table grant helpers would add `<table arn>/index/*`, a
+    // wildcard that cdk-nag reports under a finding id embedding the cross-stack reference), and
+    // partition-key prefixes as `dynamodb:LeadingKeys` conditions where a function may touch only
+    // some kinds of items.
+    checkControlAccess(groupPermissions);
     const indexArns = tableDefinition.globalSecondaryIndexes.map((gsi) => `${props.table.tableArn}/index/${gsi.indexName}`);
-    const grantTable = (fn: NodejsFunction, access: 'read' | 'readWrite'): void => {
-      if (access === 'readWrite') tableByArn.grantReadWriteData(fn);
-      else tableByArn.grantReadData(fn);
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query', 'dynamodb:Scan'], resources: indexArns }));
+    const resourcesOf: Record<DynamoGrant['resource'], string[]> = {
+      table: [props.table.tableArn],
+      tableIndexes: indexArns,
+      controlTable: [props.controlTable.tableArn],
+    };
+    const grantDynamo = (fn: NodejsFunction, grants: readonly DynamoGrant[]): void => {
+      for (const { actions, resource, leadingKeyPrefixes } of grants) {
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: [...actions],
+            resources: resourcesOf[resource],
+            ...(leadingKeyPrefixes && {
+              conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeyPrefixes.map((prefix) => `${prefix}*`) } },
+            }),
+          }),
+        );
+      }
     };
 
     const makeFunction = (
@@ -190,11 +181,11 @@ export class ApiStack extends Stack {
       memoryMb: 512,
       timeoutSeconds: 5,
     });
-    grantTable(this.authorizerFunction, 'read');
+    grantDynamo(this.authorizerFunction, authorizerDynamoGrants);
 
     const queueByName = new Map(props.queues.map(({ definition, queue }) => [definition.name, queue]));
     const grant = (fn: NodejsFunction, access: Permissions): void => {
-      if (access.table !== 'none') grantTable(fn, access.table);
+      grantDynamo(fn, dynamoGrants(access));
       if (access.cursorSecret) props.cursorSecret.grantRead(fn);
       if (access.bucket) {
         // Only the import payloads (claim checks), only object reads/writes: no List, no bucket-level actions.
@@ -218,7 +209,7 @@ export class ApiStack extends Stack {
           memoryMb: definition.memoryMb,
           timeoutSeconds: definition.timeoutSeconds,
         });
-        grant(fn, permissions[group]);
+        grant(fn, groupPermissions[group]);
         return [group, fn];
       }),
     ) as Record<FunctionGroup, NodejsFunction>;

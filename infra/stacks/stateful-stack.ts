@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-cognito';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { tableDefinition } from '../../shared/db/table-definition';
+import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { allScopes } from '../../shared/identity/scopes';
 import { queues, type QueueDefinition } from '../../shared/queues';
 
@@ -57,6 +57,8 @@ export const documentsBucketName = (resourcePrefix: string): string => `${resour
 
 export class StatefulStack extends Stack {
   readonly table: Table;
+  /** Rate-limit state and idempotency records (request control), apart from the books. */
+  readonly controlTable: Table;
   readonly documentsBucket: Bucket;
   readonly accessLogsBucket: Bucket;
   readonly queues: readonly ServiceQueue[];
@@ -90,6 +92,21 @@ export class StatefulStack extends Stack {
         projectionType: ProjectionType.ALL,
       });
     }
+
+    // ---- DynamoDB request-control table -----------------------------------------------------
+    // Rate-limit state and idempotency records: written on every authenticated request by every
+    // endpoint group, so it is a table of its own and the groups that only read the books get no
+    // write access to the single table. Short-lived items (TTL), but an idempotency record is a
+    // promise not to run a mutation twice, so it is kept like the books (PITR, retained).
+    this.controlTable = new Table(this, 'RequestControlTable', {
+      partitionKey: { name: controlTableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: controlTableDefinition.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: controlTableDefinition.timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
 
     // ---- S3: documents + server access logs ------------------------------------------------
     this.accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
@@ -188,6 +205,7 @@ export class StatefulStack extends Stack {
     new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPoolId });
     new CfnOutput(this, 'JwtIssuer', { value: this.jwtIssuer });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'ControlTableName', { value: this.controlTable.tableName, description: 'Rate-limit state and idempotency records' });
     new CfnOutput(this, 'BucketName', { value: this.documentsBucket.bucketName });
     for (const { definition, queue, deadLetterQueue } of this.queues) {
       new CfnOutput(this, `${pascal(definition.name)}QueueUrl`, { value: queue.queueUrl, description: definition.description });

@@ -34,6 +34,8 @@ export const readStackFile = (file: string = defaultStackFile): StackInfo => {
 /** The environment the local stack gives its in-process handlers (infra/local/stack.ts). */
 export const stackEnv = (info: StackInfo): Record<string, string> => ({
   TABLE_NAME: info.internal.tableName,
+  // A stack file written before the control table existed has none; the request pipeline then says so.
+  ...(info.internal.controlTableName && { CONTROL_TABLE_NAME: info.internal.controlTableName }),
   BUCKET_NAME: info.internal.bucketName,
   DYNAMODB_ENDPOINT: info.internal.dynamodbEndpoint,
   S3_ENDPOINT: info.internal.s3Endpoint,

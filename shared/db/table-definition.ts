@@ -8,3 +8,24 @@ export const tableDefinition = {
     { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
   ],
 } as const;
+
+/**
+ * The request-control table: per-client rate-limit state and idempotency records, written by the
+ * request pipeline of every endpoint group. Kept apart from the single table so that groups that
+ * only read the books need no write access to it. Same key names (keys.ts builds both tables'
+ * keys), no indexes, TTL on `expiresAt`.
+ */
+export const controlTableDefinition = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  timeToLiveAttribute: 'expiresAt',
+  globalSecondaryIndexes: [],
+} as const;
+
+/** What a table definition holds; the local stack creates either table from one. */
+export interface TableDefinition {
+  readonly partitionKey: string;
+  readonly sortKey: string;
+  readonly timeToLiveAttribute: string;
+  readonly globalSecondaryIndexes: readonly { readonly indexName: string; readonly partitionKey: string; readonly sortKey: string }[];
+}

@@ -25,6 +25,13 @@ export const dynamo = (): DynamoDBDocumentClient => {
 
 export const tableName = (): string => config().tableName;
 
+/** The request-control table (rate limits, idempotency records); never falls back to the single table. */
+export const controlTableName = (): string => {
+  const name = config().controlTableName;
+  if (!name) throw new Error('Missing environment variable CONTROL_TABLE_NAME');
+  return name;
+};
+
 let s3Client: S3Client | undefined;
 let sqsClient: SQSClient | undefined;
 

@@ -5,6 +5,12 @@
 export interface ServiceConfig {
   region: string;
   tableName: string;
+  /**
+   * The request-control table (rate limits, idempotency records). Optional here so that tools
+   * which never run the request pipeline (admin against AWS) need not name it; the pipeline's
+   * modules ask for it through controlTableName() and fail clearly without it.
+   */
+  controlTableName?: string;
   bucketName: string;
   /** Endpoint overrides for the local stand-ins; undefined on AWS. */
   dynamodbEndpoint?: string;
@@ -32,6 +38,7 @@ export const config = (): ServiceConfig => {
   cached ??= {
     region: process.env.AWS_REGION ?? 'eu-north-1',
     tableName: required('TABLE_NAME'),
+    controlTableName: process.env.CONTROL_TABLE_NAME || undefined,
     bucketName: process.env.BUCKET_NAME ?? '',
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     s3Endpoint: process.env.S3_ENDPOINT || undefined,

@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { idempotencyKeys } from '../db/keys';
-import { dynamo, tableName } from './aws';
+import { controlTableName, dynamo } from './aws';
 import { problems } from './problem';
 
 /**
@@ -49,7 +49,7 @@ export const claimIdempotencyKey = async (clientId: string, key: string, fingerp
   try {
     await dynamo().send(
       new PutCommand({
-        TableName: tableName(),
+        TableName: controlTableName(),
         Item: {
           ...idempotencyKeys(clientId, key),
           entity: 'idempotencyRecord',
@@ -78,7 +78,7 @@ export const claimIdempotencyKey = async (clientId: string, key: string, fingerp
 export const storeIdempotentResponse = async (clientId: string, key: string, fingerprint: string, response: StoredResponse): Promise<void> => {
   await dynamo().send(
     new UpdateCommand({
-      TableName: tableName(),
+      TableName: controlTableName(),
       Key: idempotencyKeys(clientId, key),
       UpdateExpression: 'SET #status = :completed, #response = :response REMOVE leaseExpiresAt',
       ConditionExpression: 'fingerprint = :fingerprint',
@@ -92,7 +92,7 @@ export const releaseIdempotencyKey = async (clientId: string, key: string, finge
   try {
     await dynamo().send(
       new DeleteCommand({
-        TableName: tableName(),
+        TableName: controlTableName(),
         Key: idempotencyKeys(clientId, key),
         ConditionExpression: '#status = :inProgress AND fingerprint = :fingerprint',
         ExpressionAttributeNames: { '#status': 'status' },

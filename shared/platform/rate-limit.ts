@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { rateLimitKeys } from '../db/keys';
 import type { RatePlan } from '../identity/principal';
-import { dynamo, tableName } from './aws';
+import { controlTableName, dynamo } from './aws';
 import { problems } from './problem';
 
 /** Plans of the specification (Limits): a sustained rate per minute and a burst. */
@@ -120,7 +120,7 @@ const conditionalTatUpdate = async (
   try {
     const { Attributes } = await dynamo().send(
       new UpdateCommand({
-        TableName: tableName(),
+        TableName: controlTableName(),
         Key: rateLimitKeys(clientId),
         UpdateExpression: update,
         ConditionExpression: condition,

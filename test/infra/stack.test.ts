@@ -8,7 +8,9 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../infra/app';
-import { tableDefinition } from '../../shared/db/table-definition';
+import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../../infra/stacks/permissions';
+import { apiClientKeys, idempotencyKeys, organizationKeys, rateLimitKeys } from '../../shared/db/keys';
+import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { allScopes } from '../../shared/identity/scopes';
 import { queues } from '../../shared/queues';
 import { functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
@@ -90,6 +92,53 @@ const roleOf = (fnLogicalId: string): string => {
   const role = apiResources[fnLogicalId]?.Properties?.Role;
   expect(role).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
   return role['Fn::GetAtt'][0] as string;
+};
+
+/**
+ * A resource of an IAM statement as a name: cross-stack references become the stateful construct
+ * they point at (`table`, `controlTable`, `cursorSecret`, `queue:<name>`), pseudo parameters `<...>`.
+ */
+const statefulNames = (): [logicalId: string, name: string][] => [
+  [logicalId(built.stateful, built.stateful.table), 'table'],
+  [logicalId(built.stateful, built.stateful.controlTable), 'controlTable'],
+  [logicalId(built.stateful, built.stateful.cursorSecret), 'cursorSecret'],
+  ...built.stateful.queues.flatMap(({ definition, queue, deadLetterQueue }): [string, string][] => [
+    [logicalId(built.stateful, queue), `queue:${definition.name}`],
+    [logicalId(built.stateful, deadLetterQueue), `dlq:${definition.name}`],
+  ]),
+];
+const nameOfResource = (value: unknown): string => {
+  if (typeof value === 'string') return value;
+  const node = value as Record<string, any>;
+  if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(nameOfResource).join(node['Fn::Join'][0] as string);
+  if (node.Ref === 'AWS::Partition' || node.Ref === 'AWS::AccountId' || node.Ref === 'AWS::Region') return `<${node.Ref.slice(5)}>`;
+  const reference = JSON.stringify(node['Fn::GetStackOutput']?.OutputName ?? node['Fn::ImportValue'] ?? node);
+  const matches = statefulNames().filter(([id]) => reference.includes(id));
+  expect(matches, reference).toHaveLength(1);
+  return matches[0]![1];
+};
+const documentsPrefix = 'arn:<Partition>:s3:::ledger-documents-<AccountId>-<Region>/';
+
+/** Every Allow statement of a function's role as sorted `<action> <resource>[ if <leading-key patterns>]` lines. */
+const grantsOfFunction = (fn: { node: { defaultChild?: unknown } }): string[] => {
+  const roleId = roleOf(logicalId(built.api, fn));
+  const statements = ofType(apiResources, 'AWS::IAM::Policy')
+    .filter(([, p]) => asArray(p.Properties?.Roles).some((r: any) => r.Ref === roleId))
+    .flatMap(([, p]) => asArray<any>(p.Properties?.PolicyDocument?.Statement));
+  return statements
+    .flatMap((statement) => {
+      expect(statement.Effect).toBe('Allow');
+      expect(statement.NotAction ?? statement.NotResource).toBeUndefined();
+      const conditions = statement.Condition as Record<string, any> | undefined;
+      if (conditions) expect(Object.keys(conditions)).toEqual(['ForAllValues:StringLike']);
+      const leadingKeys = conditions?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      if (conditions) expect(Object.keys(conditions['ForAllValues:StringLike'])).toEqual(['dynamodb:LeadingKeys']);
+      const suffix = leadingKeys ? ` if ${asArray<string>(leadingKeys).join(',')}` : '';
+      return asArray<string>(statement.Action).flatMap((action) =>
+        asArray(statement.Resource).map((resource) => `${action} ${nameOfResource(resource).replace(documentsPrefix, 'documents/')}${suffix}`),
+      );
+    })
+    .sort();
 };
 
 const groups = Object.keys(functionGroups) as FunctionGroup[];
@@ -213,6 +262,13 @@ describe('functions', () => {
       expect(JSON.stringify(env.JWKS_URI)).toContain('/.well-known/jwks.json');
     }
   });
+
+  it('all get the control table name (CONTROL_TABLE_NAME)', () => {
+    for (const id of functionIds()) {
+      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
+      expect(JSON.stringify(env.CONTROL_TABLE_NAME), id).toContain(logicalId(built.stateful, built.stateful.controlTable));
+    }
+  });
 });
 
 describe('least privilege', () => {
@@ -222,7 +278,6 @@ describe('least privilege', () => {
   it('the authorizer can read the table but not write it', () => {
     const actions = actionsOfFunction(built.api.authorizerFunction);
     expect(actions).toContain('dynamodb:GetItem');
-    expect(actions).toContain('dynamodb:Query');
     for (const write of DYNAMODB_WRITE_ACTIONS) expect(actions).not.toContain(write);
     expect(actions.some((a) => a === '*' || a === 'dynamodb:*')).toBe(false);
   });
@@ -233,11 +288,13 @@ describe('least privilege', () => {
     }
   });
 
-  it('the other API groups can read and write the table', () => {
-    for (const group of groups.filter((g) => g !== 'openapi' && g !== 'fallback')) {
-      const actions = actionsOfFunction(built.api.functions[group]);
-      expect(actions).toContain('dynamodb:PutItem');
-      expect(actions).toContain('dynamodb:Query');
+  it('only companies, bank and imports can write the table; every group with a token route can write the control table', () => {
+    for (const group of groups) {
+      const statements = grantsOfFunction(built.api.functions[group]);
+      const writesTable = statements.some((g) => / table$/.test(g) && DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
+      expect(writesTable, group).toBe(['companies', 'bank', 'imports'].includes(group));
+      const writesControl = statements.some((g) => g.includes(' controlTable'));
+      expect(writesControl, group).toBe(routes.some((r) => r.group === group && r.auth === 'token'));
     }
   });
 
@@ -258,6 +315,87 @@ describe('least privilege', () => {
     expect(JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'))).toContain('/imports/*');
   });
 
+  // ---- Exact grants: every Allow statement of every function, as `<action> <resource>[ if <leading keys>]`.
+  // Widening any grant (an action, a resource, a dropped condition) fails these tests.
+  const tableRead = [
+    'dynamodb:BatchGetItem table',
+    'dynamodb:GetItem table',
+    'dynamodb:Query table',
+    ...tableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query table/index/${gsi.indexName}`),
+  ];
+  const tableWrite = ['BatchWriteItem', 'ConditionCheckItem', 'DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} table`);
+  const rateLimit = ['dynamodb:UpdateItem controlTable if RATE#*'];
+  const idempotency = ['DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} controlTable if IDEMPOTENCY#*`);
+  const cursorSecret = ['secretsmanager:DescribeSecret cursorSecret', 'secretsmanager:GetSecretValue cursorSecret'];
+  const payloads = (...actions: string[]) => actions.map((a) => `s3:${a} documents/imports/*`);
+  const sendTo = (queue: string) => ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} queue:${queue}`);
+  const consume = (queue: string) =>
+    ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map((a) => `sqs:${a} queue:${queue}`);
+
+  const expectedGroupGrants: Record<FunctionGroup, string[]> = {
+    identity: [...rateLimit],
+    companies: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
+    ledger: [...tableRead, ...rateLimit, ...cursorSecret],
+    vat: [...tableRead, ...rateLimit],
+    bank: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
+    imports: [
+      ...tableRead,
+      ...tableWrite,
+      ...rateLimit,
+      ...idempotency,
+      ...cursorSecret,
+      ...payloads('DeleteObject', 'GetObject', 'PutObject'),
+      ...sendTo('imports'),
+    ],
+    jobs: [...tableRead, ...rateLimit],
+    openapi: [],
+    fallback: [],
+  };
+  const expectedWorkerGrants: Record<string, string[]> = {
+    imports: [...consume('imports'), ...tableRead, ...tableWrite, ...payloads('GetObject'), ...sendTo('reconciliation')],
+    reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite],
+  };
+
+  it('the authorizer may only GetItem clients and organizations', () => {
+    expect(grantsOfFunction(built.api.authorizerFunction)).toEqual(['dynamodb:GetItem table if CLIENT#*,ORG#*']);
+  });
+
+  it.each(groups.map((g) => [g] as const))('function group %s has exactly its grants', (group) => {
+    expect(grantsOfFunction(built.api.functions[group])).toEqual([...expectedGroupGrants[group]].sort());
+  });
+
+  it('each queue worker has exactly its grants', () => {
+    expect(Object.keys(built.api.workers).sort()).toEqual(Object.keys(expectedWorkerGrants).sort());
+    for (const [name, worker] of Object.entries(built.api.workers)) {
+      expect(grantsOfFunction(worker), name).toEqual([...expectedWorkerGrants[name]!].sort());
+    }
+  });
+
+  it('every role has only the basic execution managed policy and no inline policies', () => {
+    for (const [id, role] of ofType(apiResources, 'AWS::IAM::Role')) {
+      if (!id.includes('ServiceRole')) continue;
+      expect(JSON.stringify(role.Properties?.ManagedPolicyArns), id).toBe(
+        JSON.stringify([{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }]),
+      );
+      expect(role.Properties?.Policies, id).toBeUndefined();
+    }
+  });
+
+  it('control-table access follows the route table: rate limits for token routes, idempotency for mutations', () => {
+    for (const group of groups) expect(groupPermissions[group].control, group).toBe(controlAccessOfRoutes(group));
+    expect(() => checkControlAccess({ ...groupPermissions, ledger: { ...groupPermissions.ledger, control: 'rateLimitAndIdempotency' } })).toThrow(
+      /ledger: control-table access is 'rateLimitAndIdempotency', its routes need 'rateLimit'/,
+    );
+    expect(() => checkControlAccess({ ...groupPermissions, companies: { ...groupPermissions.companies, control: 'rateLimit' } })).toThrow(/companies/);
+  });
+
+  it('the leading-key prefixes of the conditions are those the keys are built with', () => {
+    expect(rateLimitKeys('c').PK.startsWith('RATE#')).toBe(true);
+    expect(idempotencyKeys('c', 'k').PK.startsWith('IDEMPOTENCY#')).toBe(true);
+    expect(apiClientKeys('c').PK.startsWith('CLIENT#')).toBe(true);
+    expect(organizationKeys('o').PK.startsWith('ORG#')).toBe(true);
+  });
+
   it('grants no wildcard resources on the table (GSIs are named)', () => {
     const policies = JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'));
     expect(policies).not.toContain('/index/*');
@@ -267,7 +405,7 @@ describe('least privilege', () => {
 
 describe('stateful resources', () => {
   it('the table has the keys, GSIs, PITR and TTL of tableDefinition, and is retained', () => {
-    stateful.resourceCountIs('AWS::DynamoDB::Table', 1);
+    stateful.resourceCountIs('AWS::DynamoDB::Table', 2);
     stateful.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -290,6 +428,23 @@ describe('stateful resources', () => {
         })),
       }),
     });
+  });
+
+  it('the control table has the keys and TTL of controlTableDefinition, no indexes, PITR, and is retained', () => {
+    const control = statefulResources[logicalId(built.stateful, built.stateful.controlTable)];
+    expect(control?.Type).toBe('AWS::DynamoDB::Table');
+    expect(control?.DeletionPolicy).toBe('Retain');
+    expect(control?.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      DeletionProtectionEnabled: true,
+      KeySchema: [
+        { AttributeName: controlTableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: controlTableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+    expect(control?.Properties?.GlobalSecondaryIndexes).toBeUndefined();
   });
 
   it.each(queues.map((q) => [q.name, q] as const))('queue %s has a DLQ redrive, encryption and TLS only', (_name, definition) => {
@@ -382,6 +537,7 @@ describe('outputs', () => {
     expect(Object.keys(api.findOutputs('*'))).toContain('ApiUrl');
     const outputs = Object.keys(stateful.findOutputs('*'));
     for (const name of ['TokenUrl', 'UserPoolId', 'TableName', 'BucketName']) expect(outputs).toContain(name);
+    expect(outputs).toContain('ControlTableName');
     expect(outputs.filter((o) => /QueueUrl$/.test(o))).toHaveLength(queues.length);
     expect(JSON.stringify(stateful.findOutputs('TokenUrl'))).toContain('.auth.eu-north-1.amazoncognito.com/oauth2/token');
   });

@@ -73,3 +73,24 @@ describe('Idempotency-Key', () => {
     expect(response.body.errors[0].field).toBe('Idempotency-Key');
   });
 });
+
+describe('request-control records live in the control table, not in the books', () => {
+  it('an idempotency record and the rate-limit state are in the control table; the single table holds neither', async () => {
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamo, tableName, controlTableName } = await import('../../shared/platform/aws');
+    const { idempotencyKeys, rateLimitKeys } = await import('../../shared/db/keys');
+    const { seededClient } = await import('../support/stack');
+    const { clientId } = seededClient('a-system');
+    const key = randomUUID();
+    expect((await api('POST', '/v1/companies', { as: 'a-system', body: createBody(), idempotencyKey: key })).status).toBe(201);
+    const get = async (table: string, itemKey: Record<string, string>) =>
+      (await dynamo().send(new GetCommand({ TableName: table, Key: itemKey, ConsistentRead: true }))).Item;
+    expect(controlTableName()).not.toBe(tableName());
+    const record = await get(controlTableName(), idempotencyKeys(clientId, key));
+    expect(record).toMatchObject({ entity: 'idempotencyRecord', status: 'completed' });
+    expect(Number(String(record?.expiresAt))).toBeGreaterThan(Date.now() / 1000);
+    expect(await get(controlTableName(), rateLimitKeys(clientId))).toHaveProperty('tat');
+    expect(await get(tableName(), idempotencyKeys(clientId, key))).toBeUndefined();
+    expect(await get(tableName(), rateLimitKeys(clientId))).toBeUndefined();
+  });
+});

@@ -69,8 +69,8 @@ describe('GCRA writes', () => {
       await consumeRateLimit(other, 'standard', clock); // fresh hint for another client: unaffected
       const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
       const { rateLimitKeys } = await import('../../shared/db/keys');
-      const { tableName } = await import('../../shared/platform/aws');
-      await original(new UpdateCommand({ TableName: tableName(), Key: rateLimitKeys(clientId), UpdateExpression: 'SET tat = :tat', ExpressionAttributeValues: { ':tat': now + 400 } }) as never);
+      const { controlTableName } = await import('../../shared/platform/aws');
+      await original(new UpdateCommand({ TableName: controlTableName(), Key: rateLimitKeys(clientId), UpdateExpression: 'SET tat = :tat', ExpressionAttributeValues: { ':tat': now + 400 } }) as never);
       writes = 0;
       expect((await consumeRateLimit(clientId, 'standard', clock))['RateLimit-Remaining']).toBe('57'); // two intervals pending, plus this one
       expect(writes).toBe(2);

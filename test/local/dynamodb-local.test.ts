@@ -13,7 +13,7 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { tableDefinition } from '../../shared/db/table-definition';
+import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { localAwsCredentials, localAwsRegion } from '../../infra/local/aws-env';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local';
 import { freePort } from '../../infra/local/ports';
@@ -96,6 +96,20 @@ describe('DynamoDB Local in memory', { timeout: 60_000 }, () => {
     }
     const ttl = await raw.send(new DescribeTimeToLiveCommand({ TableName: TABLE }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ TimeToLiveStatus: 'ENABLED', AttributeName: TTL });
+  });
+
+  it('ensureTable creates the control table from controlTableDefinition: keys and TTL, no indexes', async () => {
+    await ensureTable(ddb.endpoint, 'control-test-table', controlTableDefinition);
+    await ensureTable(ddb.endpoint, 'control-test-table', controlTableDefinition);
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: 'control-test-table' }));
+    expect(Table?.TableStatus).toBe('ACTIVE');
+    expect(Table?.KeySchema).toEqual([
+      { AttributeName: controlTableDefinition.partitionKey, KeyType: 'HASH' },
+      { AttributeName: controlTableDefinition.sortKey, KeyType: 'RANGE' },
+    ]);
+    expect(Table?.GlobalSecondaryIndexes ?? []).toEqual([]);
+    const ttl = await raw.send(new DescribeTimeToLiveCommand({ TableName: 'control-test-table' }));
+    expect(ttl.TimeToLiveDescription).toMatchObject({ TimeToLiveStatus: 'ENABLED', AttributeName: controlTableDefinition.timeToLiveAttribute });
   });
 
   it('puts, gets and queries an item through a GSI', async () => {

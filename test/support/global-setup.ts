@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { denials } from '../../infra/local/iam';
 import { startLocalStack, type LocalStack, type StackInfo } from '../../infra/local/stack';
 
 declare module 'vitest' {
@@ -24,5 +25,8 @@ export default async function setup(project: TestProject) {
   return async () => {
     await stack?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    // A handler touched DynamoDB outside its function's grants (infra/local/iam.ts): the run fails
+    // even when the test that caused it tolerated the resulting 500.
+    if (denials.length > 0) throw new Error(`Local IAM denied ${denials.length} request(s):\n${[...new Set(denials)].join('\n')}`);
   };
 }

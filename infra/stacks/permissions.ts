@@ -1,0 +1,136 @@
+import { partitionPrefixes } from '../../shared/db/keys';
+import type { QueueDefinition } from '../../shared/queues';
+import { routesOfGroup, type FunctionGroup } from '../../shared/routes';
+
+/**
+ * Least privilege per function, as data: what each function group, queue worker and the
+ * authorizer may touch. The API stack turns it into IAM statements (infra/stacks/api-stack.ts);
+ * test/infra/stack.test.ts pins the resulting statements function by function.
+ */
+export type QueueName = QueueDefinition['name'];
+
+export interface Permissions {
+  /**
+   * The single table (the books): `read` is GetItem, BatchGetItem and Query on the table and Query
+   * on its indexes; `readWrite` adds PutItem, UpdateItem, DeleteItem, BatchWriteItem and
+   * ConditionCheckItem (transactions). No Scan, no PartiQL, no streams: nothing uses them.
+   */
+  table: 'none' | 'read' | 'readWrite';
+  /**
+   * The request-control table, written by the request pipeline (shared/platform/http.ts):
+   * `rateLimit` (every route with a token) may only update `RATE#` items; `rateLimitAndIdempotency`
+   * (groups with mutations) may also put, update and delete `IDEMPOTENCY#` items. It must match
+   * the group's routes exactly (see controlAccessOfRoutes), which the API stack checks.
+   */
+  control: 'none' | 'rateLimit' | 'rateLimitAndIdempotency';
+  cursorSecret: boolean;
+  /** Documents bucket access (import payloads live there as claim checks). */
+  bucket?: 'read' | 'readWrite';
+  /** Queues the function sends to. */
+  sendTo?: readonly QueueName[];
+}
+
+/**
+ * Exhaustive on purpose: a new group in shared/routes.ts does not compile until someone decides
+ * what it may touch. Only companies, bank and imports change the books over HTTP; the other
+ * groups read them (identity not even that: whoami answers from the authorizer's context).
+ */
+export const groupPermissions: Record<FunctionGroup, Permissions> = {
+  identity: { table: 'none', control: 'rateLimit', cursorSecret: false },
+  companies: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
+  ledger: { table: 'read', control: 'rateLimit', cursorSecret: true },
+  vat: { table: 'read', control: 'rateLimit', cursorSecret: false },
+  bank: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
+  imports: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
+  jobs: { table: 'read', control: 'rateLimit', cursorSecret: false },
+  openapi: { table: 'none', control: 'none', cursorSecret: false },
+  fallback: { table: 'none', control: 'none', cursorSecret: false },
+};
+
+/** What each queue's worker may touch (only queues that declare a workerEntry get a worker). Workers run no request pipeline. */
+export const workerPermissions: Record<QueueName, Permissions> = {
+  imports: { table: 'readWrite', control: 'none', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
+  reconciliation: { table: 'readWrite', control: 'none', cursorSecret: false },
+  webhooks: { table: 'readWrite', control: 'none', cursorSecret: false },
+};
+
+/**
+ * What the request pipeline writes for a group's routes: rate limits on every route with a
+ * token, idempotency records on mutations (which all need a token).
+ */
+export const controlAccessOfRoutes = (group: FunctionGroup): Permissions['control'] => {
+  const groupRoutes = routesOfGroup(group);
+  if (groupRoutes.some((route) => route.mutation)) return 'rateLimitAndIdempotency';
+  if (groupRoutes.some((route) => route.auth === 'token')) return 'rateLimit';
+  return 'none';
+};
+
+/** Throws when a group's declared control-table access is not exactly what its routes need. */
+export const checkControlAccess = (permissions: Record<FunctionGroup, Permissions> = groupPermissions): void => {
+  for (const [group, declared] of Object.entries(permissions) as [FunctionGroup, Permissions][]) {
+    const needed = controlAccessOfRoutes(group);
+    if (declared.control !== needed) {
+      throw new Error(
+        `Function group ${group}: control-table access is '${declared.control}', its routes need '${needed}' (infra/stacks/permissions.ts)`,
+      );
+    }
+  }
+};
+
+export type DynamoAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+/** One DynamoDB grant, independent of CDK: which actions on which table, optionally only on items whose partition key starts with one of the prefixes. */
+export interface DynamoGrant {
+  actions: readonly DynamoAction[];
+  /** `tableIndexes`: each global secondary index of the single table, by name. */
+  resource: 'table' | 'tableIndexes' | 'controlTable';
+  /** IAM `ForAllValues:StringLike` on `dynamodb:LeadingKeys`, each prefix followed by `*`. */
+  leadingKeyPrefixes?: readonly string[];
+}
+
+const tableReadActions: readonly DynamoAction[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const tableWriteActions: readonly DynamoAction[] = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+/** The DynamoDB grants of a function group or worker. */
+export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
+  const grants: DynamoGrant[] = [];
+  if (permissions.table !== 'none') {
+    grants.push({ actions: permissions.table === 'readWrite' ? [...tableReadActions, ...tableWriteActions] : tableReadActions, resource: 'table' });
+    grants.push({ actions: ['dynamodb:Query'], resource: 'tableIndexes' });
+  }
+  if (permissions.control !== 'none') {
+    // shared/platform/rate-limit.ts: conditional UpdateItem only (no read first).
+    grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'controlTable', leadingKeyPrefixes: [partitionPrefixes.rateLimit] });
+  }
+  if (permissions.control === 'rateLimitAndIdempotency') {
+    // shared/platform/idempotency.ts: conditional PutItem (claim), UpdateItem (store), DeleteItem (release).
+    grants.push({
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      resource: 'controlTable',
+      leadingKeyPrefixes: [partitionPrefixes.idempotency],
+    });
+  }
+  return grants;
+};
+
+/**
+ * The authorizer reads the client item, and the organization item for clients stored before they
+ * carried their organization's path (shared/identity/authorizer.ts): GetItem on those two kinds only.
+ */
+export const authorizerDynamoGrants: readonly DynamoGrant[] = [
+  { actions: ['dynamodb:GetItem'], resource: 'table', leadingKeyPrefixes: [partitionPrefixes.apiClient, partitionPrefixes.organization] },
+];

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { accessesOf, isAllowed } from '../../infra/local/iam';
+import { authorizerDynamoGrants, dynamoGrants, groupPermissions, workerPermissions, type DynamoGrant } from '../../infra/stacks/permissions';
+import { apiClientKeys, companyKeys, idempotencyKeys, organizationKeys, rateLimitKeys } from '../../shared/db/keys';
+
+/** The local stand-in for IAM (infra/local/iam.ts) judges requests by the same grants the stacks deploy. */
+const tables = { table: 'books', controlTable: 'control' };
+const allowed = (grants: readonly DynamoGrant[], commandName: string, input: Record<string, unknown>) =>
+  accessesOf(commandName, input).every((access) => isAllowed(grants, access, tables));
+
+describe('local IAM', () => {
+  const ledger = dynamoGrants(groupPermissions.ledger);
+  const identity = dynamoGrants(groupPermissions.identity);
+  const companies = dynamoGrants(groupPermissions.companies);
+  const worker = dynamoGrants(workerPermissions.imports);
+
+  it('a read-only group reads the books and their indexes but writes nothing there', () => {
+    expect(allowed(ledger, 'GetItemCommand', { TableName: 'books', Key: companyKeys('c') })).toBe(true);
+    expect(allowed(ledger, 'QueryCommand', { TableName: 'books', IndexName: 'GSI2' })).toBe(true);
+    expect(allowed(ledger, 'QueryCommand', { TableName: 'books', IndexName: 'GSI9' })).toBe(false);
+    expect(allowed(ledger, 'ScanCommand', { TableName: 'books' })).toBe(false);
+    expect(allowed(ledger, 'PutItemCommand', { TableName: 'books', Item: companyKeys('c') })).toBe(false);
+    expect(allowed(ledger, 'UpdateItemCommand', { TableName: 'books', Key: companyKeys('c') })).toBe(false);
+    expect(allowed(ledger, 'TransactWriteItemsCommand', { TransactItems: [{ ConditionCheck: { TableName: 'books', Key: companyKeys('c') } }] })).toBe(false);
+  });
+
+  it('a group without mutations updates only rate-limit items of the control table', () => {
+    expect(allowed(identity, 'UpdateItemCommand', { TableName: 'control', Key: rateLimitKeys('client') })).toBe(true);
+    expect(allowed(identity, 'UpdateItemCommand', { TableName: 'control', Key: idempotencyKeys('client', 'k') })).toBe(false);
+    expect(allowed(identity, 'PutItemCommand', { TableName: 'control', Item: rateLimitKeys('client') })).toBe(false);
+    expect(allowed(identity, 'GetItemCommand', { TableName: 'books', Key: companyKeys('c') })).toBe(false);
+    // marshalled keys are read too
+    expect(allowed(identity, 'UpdateItemCommand', { TableName: 'control', Key: { PK: { S: 'RATE#client' }, SK: { S: 'RATE' } } })).toBe(true);
+  });
+
+  it('a group with mutations also claims, stores and releases idempotency records, and writes the books', () => {
+    for (const command of ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']) {
+      const key = idempotencyKeys('client', 'k');
+      expect(allowed(companies, command, { TableName: 'control', Key: key, Item: key }), command).toBe(true);
+    }
+    expect(allowed(companies, 'GetItemCommand', { TableName: 'control', Key: idempotencyKeys('client', 'k') })).toBe(false);
+    expect(
+      allowed(companies, 'TransactWriteItemsCommand', {
+        TransactItems: [{ Put: { TableName: 'books', Item: companyKeys('c') } }, { ConditionCheck: { TableName: 'books', Key: organizationKeys('o') } }],
+      }),
+    ).toBe(true);
+  });
+
+  it('workers write the books in batches but never touch the control table', () => {
+    expect(allowed(worker, 'BatchWriteItemCommand', { RequestItems: { books: [{ PutRequest: { Item: companyKeys('c') } }] } })).toBe(true);
+    expect(allowed(worker, 'BatchGetItemCommand', { RequestItems: { books: { Keys: [companyKeys('c')] } } })).toBe(true);
+    expect(allowed(worker, 'UpdateItemCommand', { TableName: 'control', Key: rateLimitKeys('client') })).toBe(false);
+  });
+
+  it('the authorizer gets clients and organizations, nothing else', () => {
+    expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'books', Key: apiClientKeys('client') })).toBe(true);
+    expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'books', Key: organizationKeys('o') })).toBe(true);
+    expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'books', Key: companyKeys('c') })).toBe(false);
+    expect(allowed(authorizerDynamoGrants, 'QueryCommand', { TableName: 'books' })).toBe(false);
+    expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'control', Key: rateLimitKeys('client') })).toBe(false);
+  });
+});
