@@ -1,4 +1,5 @@
-import { partitionPrefixes } from '../../shared/db/keys';
+import { identityPartitionPrefixes } from '../../shared/identity/keys';
+import { controlPartitionPrefixes } from '../../shared/platform/keys';
 import type { QueueDefinition } from '../../shared/queues';
 import { routesOfGroup, type FunctionGroup } from '../../shared/routes';
 
@@ -114,14 +115,14 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
   }
   if (permissions.control !== 'none') {
     // shared/platform/rate-limit.ts: conditional UpdateItem only (no read first).
-    grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'controlTable', leadingKeyPrefixes: [partitionPrefixes.rateLimit] });
+    grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'controlTable', leadingKeyPrefixes: [controlPartitionPrefixes.rateLimit] });
   }
   if (permissions.control === 'rateLimitAndIdempotency') {
     // shared/platform/idempotency.ts: conditional PutItem (claim), UpdateItem (store), DeleteItem (release).
     grants.push({
       actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       resource: 'controlTable',
-      leadingKeyPrefixes: [partitionPrefixes.idempotency],
+      leadingKeyPrefixes: [controlPartitionPrefixes.idempotency],
     });
   }
   return grants;
@@ -132,5 +133,5 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
  * carried their organization's path (shared/identity/authorizer.ts): GetItem on those two kinds only.
  */
 export const authorizerDynamoGrants: readonly DynamoGrant[] = [
-  { actions: ['dynamodb:GetItem'], resource: 'table', leadingKeyPrefixes: [partitionPrefixes.apiClient, partitionPrefixes.organization] },
+  { actions: ['dynamodb:GetItem'], resource: 'table', leadingKeyPrefixes: [identityPartitionPrefixes.apiClient, identityPartitionPrefixes.organization] },
 ];

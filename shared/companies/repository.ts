@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
-import { companyKeys, companyListKeys, companySubtreePrefix, companyTreePartition } from '../db/keys';
+import { companyKeys, companyListKeys, companySubtreePrefix, companyTreePartition } from './keys';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import { dynamo, tableName } from '../platform/aws';
 import { defaultVatFrequency, type AccountingSystem, type CompanyStatus, type DeletionCause, type VatFrequency } from './schemas';

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
-import { apiClientKeys, apiClientListKeys, apiClientListPartition } from '../db/keys';
+import { apiClientKeys, apiClientListKeys, apiClientListPartition } from './keys';
 import type { PrincipalMode, RatePlan } from './principal';
 import type { Scope } from './scopes';
 

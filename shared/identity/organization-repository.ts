@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
-import { organizationKeys, organizationTreeKeys, organizationTreePartition } from '../db/keys';
+import { organizationKeys, organizationTreeKeys, organizationTreePartition } from './keys';
 
 export interface Organization {
   id: string;

@@ -1,7 +1,9 @@
 import type { Scope } from './scopes';
 
 export type PrincipalMode = 'SYSTEM' | 'USER' | 'INTERACTIVE';
-export type RatePlan = 'standard' | 'premium';
+import type { RatePlan } from '../platform/rate-limit';
+
+export type { RatePlan };
 
 /** Who a request runs as: resolved by the authorizer from the token and the client registry. */
 export interface Principal {

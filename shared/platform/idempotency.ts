@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { idempotencyKeys } from '../db/keys';
+import { idempotencyKeys } from './keys';
 import { controlTableName, dynamo } from './aws';
 import { problems } from './problem';
 

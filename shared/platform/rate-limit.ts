@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { rateLimitKeys } from '../db/keys';
-import type { RatePlan } from '../identity/principal';
+import { rateLimitKeys } from './keys';
 import { controlTableName, dynamo } from './aws';
 import { problems } from './problem';
+
+export type RatePlan = 'standard' | 'premium';
 
 /** Plans of the specification (Limits): a sustained rate per minute and a burst. */
 export const ratePlans: Record<RatePlan, { perMinute: number; burst: number }> = {

@@ -78,7 +78,7 @@ describe('request-control records live in the control table, not in the books', 
   it('an idempotency record and the rate-limit state are in the control table; the single table holds neither', async () => {
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { dynamo, tableName, controlTableName } = await import('../../shared/platform/aws');
-    const { idempotencyKeys, rateLimitKeys } = await import('../../shared/db/keys');
+    const { idempotencyKeys, rateLimitKeys } = await import('../../shared/platform/keys');
     const { seededClient } = await import('../support/stack');
     const { clientId } = seededClient('a-system');
     const key = randomUUID();

@@ -68,7 +68,7 @@ describe('GCRA writes', () => {
       const other = `gcra-other-${randomUUID()}`;
       await consumeRateLimit(other, 'standard', clock); // fresh hint for another client: unaffected
       const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-      const { rateLimitKeys } = await import('../../shared/db/keys');
+      const { rateLimitKeys } = await import('../../shared/platform/keys');
       const { controlTableName } = await import('../../shared/platform/aws');
       await original(new UpdateCommand({ TableName: controlTableName(), Key: rateLimitKeys(clientId), UpdateExpression: 'SET tat = :tat', ExpressionAttributeValues: { ':tat': now + 400 } }) as never);
       writes = 0;

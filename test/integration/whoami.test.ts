@@ -44,7 +44,7 @@ describe('the authorizer reads one item: the client carries its organization', (
     const { localCredentialIssuer } = await import('../../shared/identity/credential-issuers');
     const { dynamo, tableName } = await import('../../shared/platform/aws');
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { apiClientKeys } = await import('../../shared/db/keys');
+    const { apiClientKeys } = await import('../../shared/identity/keys');
     const { tokenFor } = await import('../support/api');
     testStack();
     const organization = await createOrganization({ name: 'Legacy client firm' });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { accessesOf, isAllowed } from '../../infra/local/iam';
 import { authorizerDynamoGrants, dynamoGrants, groupPermissions, workerPermissions, type DynamoGrant } from '../../infra/stacks/permissions';
-import { apiClientKeys, companyKeys, idempotencyKeys, organizationKeys, rateLimitKeys } from '../../shared/db/keys';
+import { companyKeys } from '../../shared/companies/keys';
+import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
+import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 
 /** The local stand-in for IAM (infra/local/iam.ts) judges requests by the same grants the stacks deploy. */
 const tables = { table: 'books', controlTable: 'control' };
