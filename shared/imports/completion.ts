@@ -9,6 +9,8 @@ import type { ImportRecord } from './schemas';
 type Terminal = {
   status: 'succeeded' | 'failed';
   failureReason?: string;
+  /** The job's error message; by default the one of the failure reason. */
+  failureDetail?: string;
   progress?: ImportProgress;
   fetchCompletion?: ImportRecord['fetchCompletion'];
 };
@@ -51,7 +53,7 @@ export const finishImport = async (item: ImportItem, terminal: Terminal): Promis
         ExpressionAttributeValues: {
           ':status': terminal.status,
           ':at': at,
-          ':error': terminal.status === 'failed' ? { code: terminal.failureReason ?? 'failed', message: failureMessage(terminal.failureReason) } : null,
+          ':error': terminal.status === 'failed' ? { code: terminal.failureReason ?? 'failed', message: terminal.failureDetail ?? failureMessage(terminal.failureReason) } : null,
         },
       },
     },
@@ -90,10 +92,13 @@ export const finishImport = async (item: ImportItem, terminal: Terminal): Promis
   }
 };
 
-export const failImport = (item: ImportItem, failureReason: string, _detail?: string) => finishImport(item, { status: 'failed', failureReason });
+export const failImport = (item: ImportItem, failureReason: string, detail?: string) =>
+  finishImport(item, { status: 'failed', failureReason, ...(detail !== undefined && { failureDetail: detail }) });
 
 const failureMessage = (reason: string | undefined): string =>
   ({
     invalid_rows: 'At least one row is invalid; nothing was applied (see sampleErrors).',
     internal_error: 'The import failed on the service side; submit it again.',
+    rejected_by_database: 'The database refused to store a row of the import; it was not retried (the same write fails every time).',
+    invalid_payload: 'The stored request of the import does not pass validation any more; it was not retried. Submit it again.',
   })[reason ?? ''] ?? 'The job failed.';
