@@ -18,6 +18,7 @@ import { logger } from './logger';
 import type { Operation, OperationResult } from './operation';
 import { ProblemError, problemBody, problems } from './problem';
 import { consumeRateLimit } from './rate-limit';
+import { decodeRequestBody } from './request-body';
 import { parseInput } from './validation';
 
 export type HttpEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>;
@@ -144,10 +145,7 @@ const parsePathParameters = (schema: z.ZodType, value: Record<string, string | u
   return result.data;
 };
 
-const bodyText = (event: HttpEvent): string | undefined => {
-  if (event.body === undefined || event.body === null) return undefined;
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-};
+const bodyText = (event: HttpEvent): string | undefined => decodeRequestBody(event.headers, event.body, event.isBase64Encoded);
 
 const jsonMediaType = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
 
