@@ -1,7 +1,7 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { parse as parseLossless } from 'lossless-json';
+import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import { ZodError } from 'zod';
 import { jobRepository } from '../jobs/repository';
 import { bucketName, s3 } from '../platform/aws';

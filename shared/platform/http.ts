@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2WithLambdaAuthorizer, Context } from 'aws-lambda';
-import { parse as parseLossless } from 'lossless-json';
+import { parseLosslessJson as parseLossless } from './lossless-json';
 import { z } from 'zod';
 import { fromAuthorizerContext, type AuthorizerContext, type Principal } from '../identity/principal';
 import { routeKey, routes, routesOfGroup, type FunctionGroup, type RouteDefinition } from '../routes';
