@@ -4,8 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, type RouteDefinition } from '../../shared/routes';
-import { pathPattern } from '../../shared/api/http';
-import { readRawBody } from './http-body';
+import { finalize, pathPattern } from '../../shared/api/http';
+import { renderProblem } from '../../shared/api/runner';
+import { requestBodyTooLarge } from '../../shared/platform/request-body';
+import { readBoundedBody } from './http-body';
 import { listenOnLoopback } from './ports';
 import { lambdaContext } from './lambda-context';
 import { runAs } from './iam';
@@ -42,6 +44,18 @@ export { lambdaContext };
 
 /** Content types API Gateway passes as text; anything else arrives base64-encoded. */
 const textual = /^(text\/|application\/([a-z0-9.+-]*\+)?(json|xml|x-www-form-urlencoded|javascript))/i;
+
+/** A body with a content coding (gzip) is binary whatever its media type: base64-encoded too. */
+const encoded = (contentEncoding: string | undefined) => (contentEncoding ?? '').split(',').some((coding) => !['', 'identity'].includes(coding.trim().toLowerCase()));
+
+/**
+ * What the AWS path can carry: API Gateway takes payloads up to 10 MB, and the synchronous Lambda
+ * invocation behind it takes events up to 6 MB. Beyond them API Gateway answers with its own
+ * non-problem body; here the service's 413 problem (shared/platform/request-body.ts) answers, as
+ * the function does for bodies beyond its own, smaller limit.
+ */
+const apiGatewayPayloadBytes = 10 * 1024 * 1024;
+const lambdaEventBytes = 6 * 1024 * 1024;
 
 const joinHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
   Object.fromEntries(
@@ -90,10 +104,16 @@ export const startGateway = async (options: { port: number }): Promise<Gateway> 
     (async () => {
       const url = new URL(request.url ?? '/', baseUrl);
       const method = (request.method ?? 'GET').toUpperCase();
-      const raw = await readRawBody(request, 10 * 1024 * 1024).catch(() => undefined);
-      if (raw === undefined) return answer(413, { 'Content-Type': 'application/json' }, '{"message":"Request Entity Too Large"}');
+      const requestId = randomUUID();
+      const tooLarge = (bytes: number) => {
+        const problem = finalize(renderProblem(requestBodyTooLarge(bytes), requestId), requestId);
+        return answer(problem.statusCode, { ...problem.headers, 'Apigw-Requestid': requestId }, problem.body);
+      };
+      const read = await readBoundedBody(request, apiGatewayPayloadBytes);
+      if ('tooLarge' in read) return tooLarge(read.tooLarge);
+      const raw = read.body;
       const headers = joinHeaders(request.headers);
-      const isText = textual.test(headers['content-type'] ?? 'application/json');
+      const isText = textual.test(headers['content-type'] ?? 'application/json') && !encoded(headers['content-encoding']);
       const matched = matchRoute(method, url.pathname);
       const group: FunctionGroup = matched?.route.group ?? 'fallback';
       const now = new Date();
@@ -103,7 +123,7 @@ export const startGateway = async (options: { port: number }): Promise<Gateway> 
         domainName: url.host,
         domainPrefix: '127',
         http: { method, path: url.pathname, protocol: `HTTP/${request.httpVersion}`, sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
-        requestId: randomUUID(),
+        requestId,
         routeKey: matched ? routeKey(matched.route) : '$default',
         stage: '$default',
         time: now.toUTCString(),
@@ -122,6 +142,8 @@ export const startGateway = async (options: { port: number }): Promise<Gateway> 
         ...(raw.length > 0 && { body: isText ? raw.toString('utf8') : raw.toString('base64') }),
         isBase64Encoded: raw.length > 0 && !isText,
       };
+
+      if (Buffer.byteLength(JSON.stringify(event)) > lambdaEventBytes) return tooLarge(raw.length);
 
       if (matched?.route.auth === 'token') {
         const authorizerEvent: APIGatewayRequestAuthorizerEventV2 = {

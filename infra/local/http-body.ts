@@ -18,3 +18,20 @@ export const readRawBody = (request: IncomingMessage, limitBytes: number): Promi
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
+
+/**
+ * Reads a request body of at most limitBytes. A longer one is read to its end and dropped (so the
+ * client, still sending, gets an answer instead of a reset connection) and reported by its size.
+ */
+export const readBoundedBody = (request: IncomingMessage, limitBytes: number): Promise<{ body: Buffer } | { tooLarge: number }> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    request.on('end', () => resolve(size > limitBytes ? { tooLarge: size } : { body: Buffer.concat(chunks) }));
+    request.on('error', reject);
+  });

@@ -4,7 +4,8 @@ import type { APIGatewayProxyEventV2WithLambdaAuthorizer, Context } from 'aws-la
 import { fromAuthorizerContext, type AuthorizerContext } from '../identity/principal';
 import { routeKey, routes, routesOfGroup, type FunctionGroup } from '../routes';
 import { logger } from '../platform/logger';
-import { problems } from '../platform/problem';
+import { ProblemError, problems } from '../platform/problem';
+import { decodeRequestBody } from '../platform/request-body';
 import { createOperationRunner, renderProblem, type Authentication, type OperationCall, type OperationResponse, type Operations, type OwnerResolvers } from './runner';
 
 export type HttpEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>;
@@ -45,8 +46,16 @@ const routeMapOf = (group: FunctionGroup, operations: Operations) => {
 };
 
 const callOf = (operationId: string, event: HttpEvent): OperationCall => {
-  const text = bodyText(event);
+  let text: string | undefined;
+  let bodyProblem: ProblemError | undefined;
+  try {
+    text = bodyText(event);
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    bodyProblem = error;
+  }
   return {
+    ...(bodyProblem && { bodyProblem }),
     operationId,
     authentication: authenticationOf(event),
     params: event.pathParameters ?? {},
@@ -65,10 +74,7 @@ const authenticationOf = (event: HttpEvent): Authentication => {
   return { authenticated: true, principal: fromAuthorizerContext(context) };
 };
 
-const bodyText = (event: HttpEvent): string | undefined => {
-  if (event.body === undefined || event.body === null) return undefined;
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-};
+const bodyText = (event: HttpEvent): string | undefined => decodeRequestBody(event.headers, event.body, event.isBase64Encoded);
 
 export const finalize = (response: HttpResponse, requestId: string): HttpResponse => ({
   ...response,

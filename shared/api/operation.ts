@@ -7,6 +7,8 @@ export interface OperationContract<
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
 > {
+  /** The operation's description in the OpenAPI document (CommonMark), beside the route's summary. */
+  description?: string;
   params?: P;
   query?: Q;
   body?: B;

@@ -1,4 +1,3 @@
-import { parse as parseLossless } from 'lossless-json';
 import { z } from 'zod';
 import type { Principal } from '../identity/principal';
 import { routes, type RouteDefinition } from '../routes';
@@ -13,6 +12,7 @@ import {
 } from '../platform/idempotency';
 import { stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
+import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import type { Operation, OperationResult } from './operation';
 import { ProblemError, problemBody, problems } from '../platform/problem';
 import { consumeRateLimit } from '../platform/rate-limit';
@@ -32,6 +32,8 @@ export interface OperationCall {
   params: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
   body?: { text: string; contentType: string };
+  /** The transport could not decode the body (too large, unknown encoding): answered once reach and scope have passed. */
+  bodyProblem?: ProblemError;
   /** The query as sent (part of the idempotency fingerprint); defaults to the query parameters in order. */
   rawQuery?: string;
   idempotencyKey?: string;
@@ -99,6 +101,7 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
       }
       const owner = principal ? await resolveOwner(dependencies.owners, route, operation, call.params, principal) : undefined;
       if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
+      if (call.bodyProblem) throw call.bodyProblem;
       const execute = () => executeOperation(operation, route, call, principal, owner);
       const response = route.mutation && principal ? await idempotent(idempotency, principal.clientId, route, call, execute) : await execute();
       return withHeaders(response, rateHeaders);

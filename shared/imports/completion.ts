@@ -105,4 +105,6 @@ const failureMessage = (reason: string | undefined): string =>
   ({
     invalid_rows: 'At least one row is invalid; nothing was applied (see sampleErrors).',
     internal_error: 'The import failed on the service side; submit it again.',
+    rejected_by_database: 'The database refused to store a row of the import; it was not retried (the same write fails every time).',
+    invalid_payload: 'The stored request of the import does not pass validation any more; it was not retried. Submit it again.',
   })[reason ?? ''] ?? 'The job failed.';

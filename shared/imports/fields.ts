@@ -1,5 +1,5 @@
 import { isLosslessNumber } from 'lossless-json';
-import { Decimal, maxImportDecimals, parseAmount } from '../platform/money';
+import { Decimal, maxImportDecimals, maxImportIntegerDigits, readAmount, withinImportBound } from '../platform/money';
 import { z } from '../platform/zod';
 
 /**
@@ -7,26 +7,69 @@ import { z } from '../platform/zod';
  * number arrives as its source text (LosslessNumber): amounts are judged on that text, never on
  * a float, and integers are checked to be exact.
  */
-export const amountSchema = z
-  .unknown()
-  .transform((value, ctx): Decimal => {
-    const amount = parseAmount(value);
-    if (!amount) {
-      ctx.addIssue({ code: 'custom', message: 'must be a decimal amount (a string like "1250.50" or a JSON number)' });
-      return z.NEVER;
-    }
-    if (amount.decimalPlaces() > maxImportDecimals) {
-      ctx.addIssue({ code: 'custom', message: `must have at most ${maxImportDecimals} decimals` });
-      return z.NEVER;
-    }
-    return amount;
-  })
-  .openapi({
-    type: 'string',
-    format: 'decimal',
-    description: 'Decimal string (preferred) or JSON number, at most 4 decimals; judged on its source text',
-    example: '1250.50',
-  });
+
+/** The OpenAPI 3.0.3 shape of an imported decimal: a decimal string (preferred) or a JSON number. */
+export const decimalInputOpenApi = (options: { description: string; example: string; nullable?: boolean }) => ({
+  oneOf: [
+    {
+      type: 'string' as const,
+      format: 'decimal',
+      pattern: '^\\s*[+-]?(\\d+(\\.\\d*)?|\\.\\d+)\\s*$',
+      description: 'Decimal string in decimal notation (preferred), e.g. "1250.50"; no exponent',
+      ...(options.nullable && { nullable: true }),
+    },
+    { type: 'number' as const, description: 'JSON number, judged on its source text (an exponent is allowed: 1e-5 is 0.00001)' },
+  ],
+  description: options.description,
+  example: options.example,
+});
+
+/**
+ * A decimal of an import (general rule 5): a decimal string in decimal notation or a JSON number,
+ * with at most `decimals` decimals (spec Limits: 4) and at most 18 digits before the decimal point
+ * (this service's bound, so every amount is storable: shared/platform/money.ts). Failures are
+ * structural, like more than four decimals: 422 with errors[] naming the row and the field.
+ */
+export const importDecimal = (decimals: number) => z.unknown().transform((value, ctx): Decimal => checkDecimal(value, decimals, ctx));
+
+/**
+ * An optional decimal: omitted or null means none. (Not `.nullish()`: the OpenAPI generator would
+ * put `nullable` beside `oneOf` without a `type`, which OpenAPI 3.0.3 does not allow; the string
+ * alternative carries `nullable` instead.)
+ */
+export const optionalImportDecimal = (decimals: number) =>
+  z
+    .unknown()
+    .transform((value, ctx): Decimal | null => (value === null ? null : checkDecimal(value, decimals, ctx)))
+    .optional();
+
+const checkDecimal = (value: unknown, decimals: number, ctx: z.core.$RefinementCtx): Decimal => {
+  const read = readAmount(value);
+  if ('problem' in read) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        read.problem === 'exponent_in_string'
+          ? 'must be a decimal string in decimal notation (like "1250.50"), without an exponent'
+          : 'must be a decimal amount (a string like "1250.50" or a JSON number)',
+    });
+    return z.NEVER;
+  }
+  const { amount } = read;
+  if (amount.decimalPlaces() > decimals) {
+    ctx.addIssue({ code: 'custom', message: `must have at most ${decimals} decimals` });
+    return z.NEVER;
+  }
+  if (!withinImportBound(amount)) {
+    ctx.addIssue({ code: 'custom', message: `must have at most ${maxImportIntegerDigits} digits before the decimal point` });
+    return z.NEVER;
+  }
+  return amount;
+};
+
+export const amountDescription = `Decimal string (preferred) or JSON number; at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point (|amount| < 10^${maxImportIntegerDigits}); a string is in decimal notation (no exponent)`;
+
+export const amountSchema = importDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ description: amountDescription, example: '1250.50' }));
 
 /** An integer given as a JSON number (or a numeric string), exact. */
 export const integerSchema = (min: number, max: number) =>

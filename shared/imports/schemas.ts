@@ -50,7 +50,10 @@ export const ImportRecordSchema = z
     rowsUpdated: z.number().int(),
     rowsDeleted: z.number().int().nullable(),
     sampleErrors: z.array(z.string()).max(100),
-    failureReason: z.string().nullable(),
+    failureReason: z.string().nullable().openapi({
+      description:
+        'Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), internal_error (retried, then given up). The job\'s error.message says more.',
+    }),
     result: z.object({ unknown: z.array(z.string()) }).optional().openapi({ description: 'Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error)' }),
     fetchCompletion: FetchCompletionSchema.optional(),
     createdAt: instant,

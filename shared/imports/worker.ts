@@ -1,6 +1,8 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { parse as parseLossless } from 'lossless-json';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
+import { ZodError } from 'zod';
 import { jobRepository } from '../jobs/repository';
 import { bucketName, s3 } from '../platform/aws';
 import { logger } from '../platform/logger';
@@ -18,7 +20,8 @@ const importsQueue = queues.find((queue) => queue.name === 'imports')!;
  * payload chunk by chunk. Every chunk is an exactly-once step (the kinds are idempotent per
  * chunk, and the import item records the next chunk conditionally), so a crash or redelivery
  * resumes where it stopped and ends with the same rows and counters. On the last allowed
- * delivery a failing import is marked failed, which releases its lane.
+ * delivery a failing import is marked failed, which releases its lane; a deterministic failure
+ * (the database refusing a row, a payload that no longer validates) fails it at once.
  */
 export const createImportWorker =
   (kinds: readonly ImportKind[]) =>
@@ -32,14 +35,50 @@ export const createImportWorker =
         await processImport(importId, byName);
       } catch (error) {
         const receiveCount = Number(record.attributes.ApproximateReceiveCount);
-        logger.error('Import step failed', { error: error as Error, receiveCount });
+        const deterministic = deterministicFailure(error);
+        logger.error('Import step failed', { error: error as Error, receiveCount, retried: !deterministic });
         const item = await importRepository.get(importId);
-        if (item && receiveCount >= importsQueue.maxReceiveCount) await failImport(item, 'internal_error');
+        if (item && deterministic) await failImport(item, deterministic.reason, deterministic.detail);
+        else if (item && receiveCount >= importsQueue.maxReceiveCount) await failImport(item, 'internal_error');
         else batchItemFailures.push({ itemIdentifier: record.messageId });
       }
     }
     return { batchItemFailures };
   };
+
+/**
+ * A failure that every redelivery would meet again: retrying it only holds the lane (and every
+ * later import of the lane: 409 job_in_flight) until the last delivery. Such an import fails at
+ * once, through the same terminal step (job failed, job.failed, lane released). Everything else
+ * (throttling, timeouts, a crash) is retried by SQS as before.
+ */
+const deterministicFailure = (error: unknown): { reason: string; detail: string } | undefined => {
+  if (error instanceof ChunkFailure) {
+    const refused = deterministicFailure(error.cause);
+    return refused && { ...refused, detail: `${refused.detail} (rows ${error.firstRow + 1} to ${error.lastRow + 1}; rows before them are applied)` };
+  }
+  const name = (error as { name?: unknown } | null)?.name;
+  const message = error instanceof Error ? error.message : String(error);
+  if (name === 'ValidationException' || (error instanceof TransactionCanceledException && error.CancellationReasons?.some((r) => r.Code === 'ValidationError'))) {
+    return { reason: 'rejected_by_database', detail: `The database refused to store a row of the import (${message}); the same write would fail again, so it was not retried.` };
+  }
+  if (error instanceof ZodError || error instanceof SyntaxError) {
+    return { reason: 'invalid_payload', detail: 'The stored request of the import does not pass validation any more; it was not retried. Submit it again.' };
+  }
+  return undefined;
+};
+
+/** A chunk's rows could not be applied; names them for the job's error message. */
+class ChunkFailure extends Error {
+  constructor(
+    readonly firstRow: number,
+    readonly lastRow: number,
+    cause: unknown,
+  ) {
+    super(`Chunk of rows ${firstRow + 1} to ${lastRow + 1} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'ChunkFailure';
+  }
+}
 
 const processImport = async (importId: string, kinds: Map<string, ImportKind>): Promise<void> => {
   const item = await importRepository.get(importId);
@@ -84,7 +123,9 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>): 
   for (let index = progress.nextChunk; index < chunkCount; index++) {
     const firstRow = index * kind.chunkSize;
     const chunk = rows.slice(firstRow, firstRow + kind.chunkSize);
-    const outcomes = await kind.applyChunk(context, chunk, { index, firstRow });
+    const outcomes = await kind.applyChunk(context, chunk, { index, firstRow }).catch((error: unknown) => {
+      throw new ChunkFailure(firstRow, firstRow + chunk.length - 1, error);
+    });
     const next = { ...tally(progress, outcomes, chunk, firstRow), nextChunk: index + 1 };
     if (!(await importRepository.recordChunk(item.id, index, next, new Date().toISOString()))) return; // another delivery is ahead
     progress = next;

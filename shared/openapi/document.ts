@@ -8,6 +8,7 @@ import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
 import { identityContracts } from '../identity/schemas';
 import { allScopes } from '../identity/scopes';
 import type { OperationContract } from '../api/operation';
+import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 import { routes, type RouteDefinition } from '../routes';
@@ -44,7 +45,10 @@ const platformProblems = (route: RouteDefinition, contract: OperationContract): 
     429: 'rate_limited: the quota of the client is used up; honour Retry-After',
   }),
   ...(route.path.includes('{') && { 404: 'not_found: wrong id, outside your reach, or deleted' }),
-  ...(contract.body && { 415: 'unsupported_media_type: the body is not application/json' }),
+  ...((contract.body || route.mutation) && {
+    413: `payload_too_large: the body holds more than ${maxRequestBodyBytes} bytes as sent or, with Content-Encoding: gzip, more than ${maxDecodedBodyBytes} bytes decompressed`,
+  }),
+  ...(contract.body && { 415: 'unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip' }),
   ...(route.mutation && {
     409: 'idempotency_in_flight: a request with this Idempotency-Key is still running (retry)',
     422: 'idempotency_key_reused: the Idempotency-Key was used with a different request',
@@ -100,6 +104,7 @@ export const buildOpenApiDocument = () => {
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
+      ...(contract.description && { description: contract.description }),
       tags: [route.group],
       ...(route.auth === 'token' ? { security: [{ oauth2: route.scope ? [route.scope] : [] }] } : { security: [] }),
       request: {
@@ -118,7 +123,7 @@ export const buildOpenApiDocument = () => {
     });
   }
 
-  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {
       title: 'Accounting Ledger Integration Service',
@@ -132,4 +137,29 @@ export const buildOpenApiDocument = () => {
     },
     servers: [{ url: process.env.API_BASE_URL ?? '/' }],
   });
+  return nullableInsideOneOf(document);
+};
+
+/**
+ * OpenAPI 3.0.3 allows `nullable` only beside `type`. For an optional field that takes one of
+ * several types (an imported amount: decimal string or JSON number) the generator writes
+ * `nullable` beside `oneOf`; this moves it into the first alternative with a type (only one, so
+ * null still matches exactly one alternative).
+ */
+const nullableInsideOneOf = <T>(node: T): T => {
+  if (Array.isArray(node)) {
+    node.forEach(nullableInsideOneOf);
+  } else if (node && typeof node === 'object') {
+    const schema = node as Record<string, unknown>;
+    if ('nullable' in schema && !('type' in schema) && Array.isArray(schema.oneOf)) {
+      const alternatives = schema.oneOf as Record<string, unknown>[];
+      if (schema.nullable === true && !alternatives.some((alternative) => alternative.nullable === true)) {
+        const typed = alternatives.find((alternative) => 'type' in alternative);
+        if (typed) typed.nullable = true;
+      }
+      delete schema.nullable;
+    }
+    Object.values(schema).forEach(nullableInsideOneOf);
+  }
+  return node;
 };

@@ -13,17 +13,47 @@ export { Decimal };
 /** Imports accept at most four decimals. */
 export const maxImportDecimals = 4;
 
-const decimalText = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * Imports accept at most 18 digits before the decimal point (|amount| < 10^18). With four
+ * decimals that is 22 significant digits: DynamoDB keeps 38, so an amount is always storable and
+ * the sums the ledger keeps of them (trial balance, VAT and reconciliation counters) stay exact.
+ */
+export const maxImportIntegerDigits = 18;
+const importAmountBound = new Decimal(10).pow(maxImportIntegerDigits);
+
+/** Decimal notation, as general rule 5 means a decimal string: no exponent. */
+const decimalStringText = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+/** A JSON number's source text (lossless-json has checked its grammar): the exponent is allowed. */
+const jsonNumberText = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** Why an imported amount is refused; undefined when it is a decimal. */
+export type AmountProblem = 'not_a_decimal' | 'exponent_in_string';
 
 /**
- * An imported amount: a decimal string, or a JSON number judged on its source text (parsed with
- * lossless-json), never through a JS float. Returns undefined when it is not a decimal.
+ * An imported amount: a decimal string in decimal notation, or a JSON number judged on its source
+ * text (parsed with lossless-json), never through a JS float. A JSON number may be written with
+ * an exponent (`1e-5` is judged as 0.00001); a string may not (`"1e2"` is refused).
  */
-export const parseAmount = (value: unknown): Decimal | undefined => {
-  const text = isLosslessNumber(value) ? value.value : typeof value === 'string' ? value.trim() : undefined;
-  if (text === undefined || !decimalText.test(text)) return undefined;
-  return new Decimal(text);
+export const readAmount = (value: unknown): { amount: Decimal } | { problem: AmountProblem } => {
+  if (isLosslessNumber(value)) {
+    if (!jsonNumberText.test(value.value)) return { problem: 'not_a_decimal' };
+    const amount = new Decimal(value.value);
+    return amount.isFinite() ? { amount } : { problem: 'not_a_decimal' };
+  }
+  if (typeof value !== 'string') return { problem: 'not_a_decimal' };
+  const text = value.trim();
+  if (decimalStringText.test(text)) return { amount: new Decimal(text) };
+  return { problem: /^[+-]?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+$/.test(text) ? 'exponent_in_string' : 'not_a_decimal' };
 };
+
+/** readAmount without the reason: undefined when the value is not a decimal. */
+export const parseAmount = (value: unknown): Decimal | undefined => {
+  const read = readAmount(value);
+  return 'amount' in read ? read.amount : undefined;
+};
+
+/** Whether a decimal has at most maxImportIntegerDigits digits before the decimal point. */
+export const withinImportBound = (amount: Decimal): boolean => amount.abs().lessThan(importAmountBound);
 
 /** For DynamoDB: a Number attribute carrying the exact decimal text. */
 export const toStoredNumber = (amount: Decimal): NumberValue => NumberValue.from(amount.toString());

@@ -12,9 +12,11 @@ import { createImportWorker } from '../../shared/imports/worker';
 import type { Principal } from '../../shared/identity/principal';
 import { systemClientScopes } from '../../shared/identity/scopes';
 import { logger } from '../../shared/platform/logger';
+import { Decimal } from '../../shared/platform/money';
+import { z } from '../../shared/platform/zod';
 import { queues } from '../../shared/queues';
 import { api } from '../support/api';
-import { chartOf, importAndWait, newApiCompany, waitForImport } from '../support/ledger';
+import { chartOf, importAndWait, newApiCompany, submitImport, waitForImport } from '../support/ledger';
 import { testStack } from '../support/stack';
 
 /**
@@ -45,6 +47,19 @@ const alwaysFailing = (kind: ImportKind): ImportKind => ({
   },
 });
 
+/**
+ * A row the database refuses (an amount beyond DynamoDB's range, as validation let through before
+ * amounts were bounded): the real kind applies it, so the real ValidationException comes back.
+ */
+const deliveries = new Map<string, number>();
+const storingUnstorableAmount = (kind: ImportKind): ImportKind => ({
+  ...kind,
+  async applyChunk(context, rows, chunk) {
+    deliveries.set(context.importId, (deliveries.get(context.importId) ?? 0) + 1);
+    return kind.applyChunk(context, rows.map((row: { id: string }) => (row.id === 'poison' ? { ...row, amount: new Decimal('1e126') } : row)), chunk);
+  },
+});
+
 let poller: SqsPoller;
 let queueUrl: string;
 let originalQueueUrl: string | undefined;
@@ -63,6 +78,7 @@ beforeAll(async () => {
   const kinds = importKinds.map((kind) => {
     if (kind.name === 'general_ledger_lines') return crashingOnce(kind, 3);
     if (kind.name === 'dimensions') return alwaysFailing(kind);
+    if (kind.name === 'opening_balances') return storingUnstorableAmount(kind);
     return kind;
   });
   poller = startSqsPoller({ client, queueUrl: queue.url, queueArn: queue.arn, handler: createImportWorker(kinds), functionName: 'import-worker-under-test', batchSize: 1, waitTimeSeconds: 1, onError: () => undefined });
@@ -74,12 +90,13 @@ afterAll(async () => {
   if (originalQueueUrl) process.env[importsQueue.urlEnv] = originalQueueUrl;
 });
 
-/** Submits through the real pipeline, but onto this test's queue (or another queue URL). */
-const submitToTestQueue = async (companyId: string, kindName: string, bodyText: string, url = queueUrl) => {
+/** Submits through the real pipeline, but onto this test's queue (or another queue URL; kind: the kind as it was then). */
+const submitToTestQueue = async (companyId: string, kindName: string, bodyText: string, options: { url?: string; kind?: ImportKind } = {}) => {
+  const url = options.url ?? queueUrl;
   const caller = principal(); // calls testStack(), which points the env at the stack's own queue
   process.env[importsQueue.urlEnv] = url;
   try {
-    return await submitThroughPipeline(caller, (await companyRepository.get(companyId))!, importKinds.find((k) => k.name === kindName)!, parseLossless(bodyText));
+    return await submitThroughPipeline(caller, (await companyRepository.get(companyId))!, options.kind ?? importKinds.find((k) => k.name === kindName)!, parseLossless(bodyText));
   } finally {
     process.env[importsQueue.urlEnv] = originalQueueUrl;
   }
@@ -151,7 +168,7 @@ describe('import worker under crash and redelivery', () => {
   it('an import that cannot be queued fails at once: the job says why, and the lane is free again', async () => {
     const companyId = await newApiCompany();
     const body = JSON.stringify({ dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] });
-    await expect(submitToTestQueue(companyId, 'dimensions', body, `${queueUrl}-absent`)).rejects.toThrow();
+    await expect(submitToTestQueue(companyId, 'dimensions', body, { url: `${queueUrl}-absent` })).rejects.toThrow();
 
     const list = await api('GET', `/v1/companies/${companyId}/imports`, { as: 'a-system' });
     expect(list.body.data).toHaveLength(1);
@@ -163,5 +180,39 @@ describe('import worker under crash and redelivery', () => {
     expect(events.map((event) => event.type)).toEqual(['import.requested', 'job.failed']);
     const next = await importAndWait(companyId, 'dimensions', { dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] });
     expect(next.body.status).toBe('succeeded');
+  });
+
+  it('a row the database refuses fails the import on its first delivery: rejected_by_database, job.failed, the lane free at once', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '2050']));
+    const body = JSON.stringify({ year: 2025, lines: [{ id: 'fine', accountCode: '1920', amount: '10.00' }, { id: 'poison', accountCode: '2050', amount: '-10.00' }] });
+    const poisoned = await submitToTestQueue(companyId, 'opening_balances', body);
+    const done = (await waitForImport(companyId, poisoned.id)).body;
+    expect(done).toMatchObject({ status: 'failed', failureReason: 'rejected_by_database' });
+    expect(deliveries.get(poisoned.id), 'not retried: one delivery, not five').toBe(1);
+    const job = await api('GET', `/v1/jobs/${done.jobId}`, { as: 'a-system' });
+    expect(job.body).toMatchObject({ status: 'failed', error: { code: 'rejected_by_database' } });
+    expect(job.body.error.message).toMatch(/^The database refused to store a row of the import \(.+\); the same write would fail again, so it was not retried\. \(rows 1 to 2; rows before them are applied\)$/);
+    const events = await eventsOfCompany(companyId);
+    expect(events.filter((event) => (event.data as { importId?: string }).importId === poisoned.id).map((event) => event.type)).toEqual(['import.requested', 'job.failed']);
+    // the lane is free: the corrected import is accepted and runs on the real worker
+    const next = await importAndWait(companyId, 'opening-balances', JSON.parse(body.replace('"poison"', '"corrected"')));
+    expect(next.body).toMatchObject({ status: 'succeeded', rowsInserted: 2 });
+  });
+
+  it('a stored payload that no longer validates (accepted before amounts were bounded) fails at once: invalid_payload', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    const real = importKinds.find((k) => k.name === 'general_ledger_lines')!;
+    // the kind as it was: amounts of any size passed
+    const unbounded: ImportKind = { ...real, bodySchema: z.looseObject({ lines: z.array(z.unknown()) }) as never, year: () => 2025, precheck: undefined };
+    const stuck = await submitToTestQueue(companyId, 'general_ledger_lines', '{"year":2025,"lines":[{"id":"big","accountCode":"1920","amount":1e126,"period":1}]}', { kind: unbounded });
+    const done = (await waitForImport(companyId, stuck.id)).body;
+    expect(done).toMatchObject({ status: 'failed', failureReason: 'invalid_payload', rowsInserted: 0 });
+    expect(faults.has(stuck.id), 'no chunk ran').toBe(false);
+    const job = await api('GET', `/v1/jobs/${done.jobId}`, { as: 'a-system' });
+    expect(job.body).toMatchObject({ status: 'failed', error: { code: 'invalid_payload' } });
+    const accepted = await submitImport(companyId, 'general-ledger-lines', { year: 2025, lines: [{ id: 'ok', accountCode: '1920', amount: '1.00', period: 1 }] });
+    expect(accepted.status, 'the lane is free').toBe(202);
   });
 });

@@ -41,8 +41,8 @@ export interface RequestOptions {
   /** Seeded client name whose token to send. */
   as?: string;
   body?: unknown;
-  /** Raw body text (sent as is). */
-  rawBody?: string;
+  /** Raw body text or bytes (sent as is, e.g. gzip-compressed). */
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Idempotency-Key; 'auto' (default on mutations) sends a fresh one, null sends none. */
   idempotencyKey?: string | null;

@@ -149,6 +149,14 @@ describe('operation runner (transport-neutral)', () => {
     expect(executions).toBe(0);
   });
 
+  it('a body the transport could not decode (413, 415) is answered after reach and scope, never stored', async () => {
+    const { run, idempotency } = setup();
+    const bodyProblem = problems.payloadTooLarge('Request bodies are limited to 4 MiB.');
+    expect(parsed(await run(call('addNote', { params: { thingId: foreign }, bodyProblem, idempotencyKey: 'x' }))).body).toMatchObject({ status: 404 });
+    expect(parsed(await run(call('addNote', { bodyProblem, idempotencyKey: 'x' }))).body).toMatchObject({ status: 413, error: 'payload_too_large' });
+    expect(idempotency.records.size).toBe(0);
+  });
+
   it('a mutation runs once per key: the replay is the stored answer; another body under the key is 422', async () => {
     const { run } = setup();
     const body = { text: '{"text": "hello"}', contentType: 'application/json' };

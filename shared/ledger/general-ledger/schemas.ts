@@ -1,15 +1,18 @@
 import { isLosslessNumber } from 'lossless-json';
 import {
   accountCodeSchema,
+  amountDescription,
   amountSchema,
   dateSchema,
+  decimalInputOpenApi,
+  optionalImportDecimal,
   keySchema,
   maxImportRows,
   periodSchema,
   sourceIdSchema,
   yearSchema,
 } from '../../imports/fields';
-import { Decimal, parseAmount } from '../../platform/money';
+import { Decimal, maxImportDecimals } from '../../platform/money';
 import { currentYearNote, pageOf, PageQuerySchema, yearQueryParam } from '../../platform/schemas';
 import { z } from '../../platform/zod';
 
@@ -33,24 +36,6 @@ const codeText = (max: number) =>
     })
     .openapi({ type: 'string', maxLength: max, description: 'String (preferred) or JSON number, kept as text' });
 
-/** A decimal with at most `decimals` decimals, judged on its source text like amounts. */
-const decimalSchema = (decimals: number) =>
-  z
-    .unknown()
-    .transform((value, ctx): Decimal => {
-      const number = parseAmount(value);
-      if (!number) {
-        ctx.addIssue({ code: 'custom', message: 'must be a decimal (a string like "25" or a JSON number)' });
-        return z.NEVER;
-      }
-      if (number.decimalPlaces() > decimals) {
-        ctx.addIssue({ code: 'custom', message: `must have at most ${decimals} decimals` });
-        return z.NEVER;
-      }
-      return number;
-    })
-    .openapi({ type: 'string', format: 'decimal', description: `Decimal string or JSON number, at most ${decimals} decimals`, example: '25' });
-
 const keyList = (what: string) =>
   z
     .array(keySchema)
@@ -73,8 +58,8 @@ export const GeneralLedgerLineInputSchema = z
     description: z.string().max(1000).nullish().openapi({ description: optional }),
     transactionDate: dateSchema.nullish().openapi({ description: `Informational: period and year are never derived from it. ${optional}` }),
     taxCode: codeText(50).nullish().openapi({ description: optional }),
-    taxAmount: amountSchema.nullish().openapi({ description: `Decimal, at most 4 decimals. ${optional}` }),
-    taxPercentage: decimalSchema(4).nullish().openapi({ description: `Decimal, at most 4 decimals. ${optional}` }),
+    taxAmount: optionalImportDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ nullable: true, description: `${amountDescription}. ${optional}`, example: '312.50' })),
+    taxPercentage: optionalImportDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ nullable: true, description: `Percent, e.g. 25: ${amountDescription}. ${optional}`, example: '25' })),
     dimensionKeys: keyList('dimensions'),
     subLedgerKeys: keyList('sub-ledgers'),
   })

@@ -232,8 +232,9 @@ interface PlannedWrite {
 /**
  * Import rule 9: merge by id. A new id is inserted (version 1); a known id is updated in place
  * after its previous version is written to history; an unchanged re-send is stamped (dataset,
- * import, outcome) without a new version. Rows failing (duplicate id, account missing or hidden)
- * are skipped. Idempotent per (import, chunk): a row this import already wrote answers its stored
+ * import, outcome) without a new version. Rows failing (duplicate id, account missing, a new row
+ * on a hidden account or a row moved onto one) are skipped; a row already on a hidden account is
+ * corrected like any other. Idempotent per (import, chunk): a row this import already wrote answers its stored
  * outcome, and the counters are applied once per (import, chunk).
  */
 const applyMerge = async <Row extends { id: string; accountCode: string }>(
@@ -272,11 +273,15 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
       return void outcomes.push({ outcome: item.lastOutcome as 'inserted' | 'updated' });
     }
 
+    const live = item !== undefined && item.deleted !== true;
     const account = accounts.get(row.accountCode);
     if (!account) return void outcomes.push(failed(`account ${row.accountCode} is not in the chart of ${year}`));
-    if (account.hidden) return void outcomes.push(failed(`account ${row.accountCode} is hidden in ${year}`));
+    // A hidden account takes no new rows, but a row already on it is corrected in place (rule 9).
+    if (account.hidden && !live) return void outcomes.push(failed(`account ${row.accountCode} is hidden in ${year}`));
+    if (account.hidden && String(item!.accountCode) !== row.accountCode) {
+      return void outcomes.push(failed(`account ${row.accountCode} is hidden in ${year}; a ${book.noun} cannot be moved onto it`));
+    }
 
-    const live = item !== undefined && item.deleted !== true;
     const before = live ? itemState(book, item) : null;
     const after = book.state(row);
     const outcome = live ? 'updated' : 'inserted';
@@ -464,8 +469,8 @@ export const deleteOpeningBalances = (context: ImportContext, ids: string[], chu
   applyDeletion(openingBalanceBook, context, ids, chunk);
 
 /**
- * Import rule 7: every account code must be in that year's chart (hidden accounts are in it; their
- * rows fail one by one). Otherwise 422 unknown_account_codes listing the codes, with one error per
+ * Import rule 7: every account code must be in that year's chart (hidden accounts are in it; new
+ * rows on them fail one by one, corrections of rows already on them apply). Otherwise 422 unknown_account_codes listing the codes, with one error per
  * code at its first occurrence.
  */
 export const checkAccountCodes = async (companyId: string, year: number, rows: { accountCode: string }[]): Promise<void> => {
