@@ -1,8 +1,9 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { importKinds } from '../../shared/imports/registry';
+import { importKinds } from '../../shared/composition/import-kinds';
+import { postFetchEngineNames } from '../../shared/composition/post-fetch-engines';
 import { createImportWorker } from '../../shared/imports/worker';
 import { logger } from '../../shared/platform/logger';
 
 /** SQS-triggered (imports queue): applies accepted imports; partial batch failures are redelivered. */
-export const handler = middy(createImportWorker(importKinds)).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(createImportWorker(importKinds, postFetchEngineNames)).use(injectLambdaContext(logger, { resetKeys: true }));

@@ -1,9 +1,9 @@
 import { defineCompanyOperation } from '../../shared/companies/operation';
-import { importContracts as contracts } from '../../shared/imports/contracts';
+import { importContracts as contracts } from '../../shared/composition/import-contracts';
 import type { ImportKindName } from '../../shared/imports/kind';
 import { submitImport } from '../../shared/imports/pipeline';
-import { readiness } from '../../shared/imports/readiness';
-import { importKind } from '../../shared/imports/registry';
+import { readiness } from '../../shared/ledger/readiness';
+import { importKind } from '../../shared/composition/import-kinds';
 import type { ImportRecord } from '../../shared/imports/schemas';
 import { getImport, listFetchRuns, listImports } from '../../shared/imports/service';
 import { currentAccountingYear } from '../../shared/ledger/chart/service';

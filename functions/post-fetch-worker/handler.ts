@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { postFetchEngines } from '../../shared/imports/post-fetch-engines';
+import { postFetchEngines } from '../../shared/composition/post-fetch-engines';
 import { createPostFetchWorker } from '../../shared/imports/post-fetch';
 import { logger } from '../../shared/platform/logger';
 

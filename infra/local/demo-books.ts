@@ -6,7 +6,7 @@ import { bankRepository } from '../../shared/bank/repository';
 import type { Principal } from '../../shared/identity/principal';
 import { companyRepository } from '../../shared/companies/repository';
 import { submitImport } from '../../shared/imports/pipeline';
-import { importKind } from '../../shared/imports/registry';
+import { importKind } from '../../shared/composition/import-kinds';
 import { getImport, listFetchRuns } from '../../shared/imports/service';
 import { Decimal } from '../../shared/platform/money';
 import { buildCamt053, type DemoEntry, type DemoStatement } from './demo-statements';

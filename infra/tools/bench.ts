@@ -679,7 +679,7 @@ const main = async (): Promise<number> => {
     const workerAlone = async () => {
       const { ensureQueue, localSqsClient } = await import('../local/sqs');
       const { submitImport } = await import('../../shared/imports/pipeline');
-      const { importKind } = await import('../../shared/imports/registry');
+      const { importKind } = await import('../../shared/composition/import-kinds');
       const { importRepository } = await import('../../shared/imports/repository');
       const { parse } = await import('lossless-json');
       const { queues } = await import('../../shared/queues');

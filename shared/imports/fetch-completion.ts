@@ -4,7 +4,6 @@ import { dynamo, sqs, tableName } from '../platform/aws';
 import { logger } from '../platform/logger';
 import { queues } from '../queues';
 import { ledgerStateKeys } from './keys';
-import { postFetchEngines } from './post-fetch-engines';
 import { importRepository, type ImportItem } from './repository';
 import type { FetchRun, ImportRecord } from './schemas';
 
@@ -14,7 +13,7 @@ import type { FetchRun, ImportRecord } from './schemas';
  * last-updated timestamp and queue the post-fetch engines. Idempotent per import (the run's key
  * is the import's). Never fails the import: a problem here is reported as fetchCompletion error.
  */
-export const completeFetch = async (item: ImportItem, changedRows: number): Promise<NonNullable<ImportRecord['fetchCompletion']>> => {
+export const completeFetch = async (item: ImportItem, changedRows: number, engineNames: readonly string[]): Promise<NonNullable<ImportRecord['fetchCompletion']>> => {
   const recordedAt = new Date().toISOString();
   if (changedRows === 0) return { status: 'ignored', fetchRunId: null, recordedAt };
   try {
@@ -25,7 +24,7 @@ export const completeFetch = async (item: ImportItem, changedRows: number): Prom
       year: item.year,
       completedAt: item.createdAt,
       recordedAt,
-      engines: postFetchEngines.map(({ name }) => ({ name, status: 'queued', finishedAt: null, detail: null })),
+      engines: engineNames.map((name) => ({ name, status: 'queued', finishedAt: null, detail: null })),
     };
     await dynamo().send(new PutCommand({ TableName: tableName(), Item: importRepository.fetchRunItem(item.companyId, run) }));
     await dynamo().send(

@@ -24,7 +24,7 @@ const importsQueue = queues.find((queue) => queue.name === 'imports')!;
  * (the database refusing a row, a payload that no longer validates) fails it at once.
  */
 export const createImportWorker =
-  (kinds: readonly ImportKind[]) =>
+  (kinds: readonly ImportKind[], postFetchEngineNames: readonly string[]) =>
   async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const byName = new Map(kinds.map((kind) => [kind.name, kind]));
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
@@ -32,7 +32,7 @@ export const createImportWorker =
       const { importId } = JSON.parse(record.body) as { importId: string };
       logger.appendKeys({ importId });
       try {
-        await processImport(importId, byName);
+        await processImport(importId, byName, postFetchEngineNames);
       } catch (error) {
         const receiveCount = Number(record.attributes.ApproximateReceiveCount);
         const deterministic = deterministicFailure(error);
@@ -80,7 +80,7 @@ class ChunkFailure extends Error {
   }
 }
 
-const processImport = async (importId: string, kinds: Map<string, ImportKind>): Promise<void> => {
+const processImport = async (importId: string, kinds: Map<string, ImportKind>, postFetchEngineNames: readonly string[]): Promise<void> => {
   const item = await importRepository.get(importId);
   if (!item || item.status !== 'queued') return; // already finished: a redelivered message
   const kind = kinds.get(item.kind);
@@ -140,7 +140,7 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>): 
   }
 
   const changed = progress.rowsInserted + progress.rowsUpdated + progress.rowsDeletedFromRequest + (progress.rowsRetired ?? 0);
-  const fetchCompletion = kind.postFetch ? await completeFetch(item, changed) : undefined;
+  const fetchCompletion = kind.postFetch ? await completeFetch(item, changed, postFetchEngineNames) : undefined;
   await finishImport(item, { status: 'succeeded', progress, ...(fetchCompletion && { fetchCompletion }) });
 };
 

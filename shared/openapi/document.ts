@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { bankContracts } from '../bank/contracts';
 import { companyContracts } from '../companies/contracts';
-import { importContracts } from '../imports/contracts';
+import { importContracts } from '../composition/import-contracts';
 import { jobContracts } from '../jobs/contracts';
 import { chartContracts } from '../ledger/chart/contracts';
 import { generalLedgerContracts } from '../ledger/general-ledger/contracts';

@@ -7,7 +7,8 @@ import { eventsOfCompany } from '../../shared/events/outbox';
 import type { ImportKind } from '../../shared/imports/kind';
 import { companyRepository } from '../../shared/companies/repository';
 import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';
-import { importKinds } from '../../shared/imports/registry';
+import { importKinds } from '../../shared/composition/import-kinds';
+import { postFetchEngineNames } from '../../shared/composition/post-fetch-engines';
 import { createImportWorker } from '../../shared/imports/worker';
 import type { Principal } from '../../shared/identity/principal';
 import { systemClientScopes } from '../../shared/identity/scopes';
@@ -81,7 +82,7 @@ beforeAll(async () => {
     if (kind.name === 'opening_balances') return storingUnstorableAmount(kind);
     return kind;
   });
-  poller = startSqsPoller({ client, queueUrl: queue.url, queueArn: queue.arn, handler: createImportWorker(kinds), functionName: 'import-worker-under-test', batchSize: 1, waitTimeSeconds: 1, onError: () => undefined });
+  poller = startSqsPoller({ client, queueUrl: queue.url, queueArn: queue.arn, handler: createImportWorker(kinds, postFetchEngineNames), functionName: 'import-worker-under-test', batchSize: 1, waitTimeSeconds: 1, onError: () => undefined });
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { chartImportKinds } from '../ledger/chart/import-kinds';
 import { generalLedgerImportKinds } from '../ledger/general-ledger/import-kinds';
 import { openItemsImportKind } from '../ledger/open-items/import-kinds';
-import type { ImportKind, ImportKindName } from './kind';
+import type { ImportKind, ImportKindName } from '../imports/kind';
 
 /** Every kind of import the service accepts. */
 export const importKinds: readonly ImportKind[] = [...chartImportKinds, ...generalLedgerImportKinds, openItemsImportKind];

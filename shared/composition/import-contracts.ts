@@ -3,9 +3,9 @@ import { maxImportDecimals, maxImportIntegerDigits } from '../platform/money';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { currentYearNote, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
-import type { ImportKindName } from './kind';
-import { importKind } from './registry';
-import { FetchRunPageSchema, ImportListQuerySchema, ImportPageSchema, ImportRecordSchema, ReadinessSchema } from './schemas';
+import type { ImportKindName } from '../imports/kind';
+import { importKind } from './import-kinds';
+import { FetchRunPageSchema, ImportListQuerySchema, ImportPageSchema, ImportRecordSchema, ReadinessSchema } from '../imports/schemas';
 
 const companyParams = z.object({ companyId: UuidSchema });
 const accepted = { 202: { description: 'Accepted and queued: poll the import (Location) or its job until succeeded or failed', schema: ImportRecordSchema } };

@@ -1,10 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRecord } from '../companies/repository';
-import { countDimensions, countSubLedgers, currentAccountingYear } from '../ledger/chart/service';
-import { ledgerPartition, ledgerYearPrefix, openItemPartition } from '../ledger/keys';
-import { subLedgerTypes } from '../ledger/open-items/schemas';
+import { countDimensions, countSubLedgers, currentAccountingYear } from './chart/service';
+import { ledgerPartition, ledgerYearPrefix, openItemPartition } from './keys';
+import { subLedgerTypes } from './open-items/schemas';
 import { dynamo, tableName } from '../platform/aws';
-import type { Readiness } from './schemas';
+import type { Readiness } from '../imports/schemas';
 
 type YearTotals = Omit<Readiness['years'][number], 'current'>;
 
