@@ -1,5 +1,6 @@
 import type { PostFetchEngine } from '../imports/post-fetch';
-import { inParallel, storedInteger } from '../ledger/general-ledger/repository';
+import { storedInteger } from '../db/attributes';
+import { inParallel } from '../db/batch';
 import { logger } from '../platform/logger';
 import { fromStoredNumber } from '../platform/money';
 import { automaticGroupId, createReconciliation } from './reconciliation';

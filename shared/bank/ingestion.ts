@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
-import { inParallel, storedInteger } from '../ledger/general-ledger/repository';
+import { storedInteger } from '../db/attributes';
+import { inParallel } from '../db/batch';
 import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
 import { ProblemError } from '../platform/problem';
 import { normalizeIban, normalizeNorwegianAccountNumber, norwegianAccountNumberOfIban } from './account-number';
 import { Camt053Error, parseCamt053, type BankStatement, type StatementEntry } from './camt053';
-import { bankRepository, getItems, keyId, type Item } from './repository';
+import { batchGet } from '../db/batch';
+import { bankRepository, keyId, type Item } from './repository';
 
 /**
  * Bank data in: ISO 20022 camt.053 statements, as Norwegian banks deliver them. Used by the admin
@@ -172,7 +174,7 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
     );
 
     const keys = booked.map(({ id }) => bankRepository.transactionKeys(companyId, bankAccountId, id));
-    const current = await getItems(keys);
+    const current = await batchGet(keys);
     let inserted = 0;
     let amended = 0;
     let unchanged = 0;

@@ -1,6 +1,6 @@
 import { v5 as uuidv5 } from 'uuid';
 import { randomUUID } from 'node:crypto';
-import { storedInteger } from '../ledger/general-ledger/repository';
+import { storedInteger } from '../db/attributes';
 import { monthLabels } from '../ledger/general-ledger/schemas';
 import { queryPage, type Page } from '../db/query-page';
 import type { CursorBinding } from '../platform/cursor';
@@ -10,7 +10,8 @@ import { tableName } from '../platform/aws';
 import { formatAmount } from '../platform/json';
 import { outboxEventItem } from '../events/outbox';
 import { reconciliationIndexKeys, reconciliationListPartition, reconciliationListPrefix } from './keys';
-import { bankRepository, getItems, keyId, type Item, type Key } from './repository';
+import { batchGet } from '../db/batch';
+import { bankRepository, keyId, type Item, type Key } from './repository';
 import type {
   CreateReconciliation,
   ReconciliationEntry,
@@ -135,7 +136,7 @@ const reconciliationEvent = (type: 'reconciliation.created' | 'reconciliation.de
 export const staleMembers = async (groups: StoredGroup[]): Promise<Map<string, Set<string>>> => {
   const transactionKeys = groups.flatMap((group) => group.transactions.map((t) => bankRepository.transactionKeys(group.companyId, group.bankAccountId, t.id)));
   const lineKeys = groups.flatMap((group) => group.lines.map((l) => bankRepository.glLineKeys(group.companyId, group.year, l.lineId)));
-  const current = await getItems([...transactionKeys, ...lineKeys], [
+  const current = await batchGet([...transactionKeys, ...lineKeys], [
     'id',
     'lineId',
     'sourceLineId',
@@ -291,7 +292,7 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
   for (let attempt = 1; ; attempt++) {
     const transactionKeys = body.bankTransactionIds.map((id) => bankRepository.transactionKeys(companyId, body.bankAccountId, id));
     const lineKeys = body.lineIds.map((lineId) => bankRepository.glLineKeys(companyId, body.year, lineId));
-    const current = await getItems([...transactionKeys, ...lineKeys]);
+    const current = await batchGet([...transactionKeys, ...lineKeys]);
     const errors: FieldError[] = [];
     const inUse: { id: string; type: string; reconciliationId: string }[] = [];
     const transactions: Item[] = [];
@@ -396,7 +397,7 @@ export const deleteReconciliation = async (companyId: string, groupId: string): 
     ...group.transactions.map((t) => bankRepository.transactionKeys(companyId, group.bankAccountId, t.id)),
     ...group.lines.map((l) => bankRepository.glLineKeys(companyId, group.year, l.lineId)),
   ];
-  const holders = await getItems(memberKeys, ['reconciliationGroupId']);
+  const holders = await batchGet(memberKeys, ['reconciliationGroupId']);
   const release = memberKeys
     .filter((key) => holders.get(keyId(key))?.reconciliationGroupId === groupId)
     .map((key) => ({

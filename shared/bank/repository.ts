@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
-import { getItems, keyId, updateItem, type Item, type Key } from '../ledger/general-ledger/repository';
+import { keyId, type Item, type Key } from '../db/attributes';
+import { updateItem } from '../db/update';
 import { glAccountPartition, glLineKeys } from '../ledger/keys';
 import { dynamo, tableName } from '../platform/aws';
 import {
@@ -21,7 +22,7 @@ import {
 
 /** DynamoDB access of bank data, reconciliation groups and period approvals. */
 
-export { getItems, keyId, type Item, type Key };
+export { keyId, type Item, type Key };
 
 export const getItem = async (key: Key): Promise<Item | undefined> =>
   (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;

@@ -1,9 +1,10 @@
 import type { Page } from '../db/query-page';
-import { storedInteger } from '../ledger/general-ledger/repository';
+import { storedInteger } from '../db/attributes';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../platform/cursor';
 import { fromStoredNumber } from '../platform/money';
 import { groupFromItem, requireBankAccount, staleMembers } from './reconciliation';
-import { bankRepository, getItems, type Item } from './repository';
+import { batchGet } from '../db/batch';
+import { bankRepository, type Item } from './repository';
 import type { BankAccount, BankTransaction, BankTransactionQuery, ReconciliationStatus } from './schemas';
 import { textOrNull } from '../db/attributes';
 
@@ -57,7 +58,7 @@ const toTransaction = (item: Item, status: ReconciliationStatus): BankTransactio
  */
 const statusesOf = async (companyId: string, items: Item[]): Promise<Map<string, ReconciliationStatus>> => {
   const groupIds = [...new Set(items.map((item) => textOrNull(item.reconciliationGroupId)).filter((id): id is string => id !== null))];
-  const groups = [...(await getItems(groupIds.map((id) => bankRepository.groupKeys(companyId, id)))).values()]
+  const groups = [...(await batchGet(groupIds.map((id) => bankRepository.groupKeys(companyId, id)))).values()]
     .filter((item) => !item.deletedAt)
     .map(groupFromItem);
   const stale = await staleMembers(groups);

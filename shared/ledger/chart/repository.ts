@@ -1,7 +1,6 @@
 import { queryAll } from '../../db/query-all';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -28,7 +27,8 @@ import type { AccountCategory, DimensionType, SubLedgerType } from './schemas';
 import type { ImportLane } from '../../imports/kind';
 import { laneLockKeys } from '../../imports/keys';
 import { laneFreeCondition } from '../../jobs/repository';
-import { textOrNull } from '../../db/attributes';
+import { storedInteger, storedIntegerOrNull, textOrNull } from '../../db/attributes';
+import { batchGet } from '../../db/batch';
 
 /** The lanes whose imports write rows on accounts: no account is deleted while one is in flight. */
 export const accountWritingLanes: readonly ImportLane[] = ['general_ledger_lines', 'opening_balances'];
@@ -117,8 +117,6 @@ const balancePeriods = Array.from({ length: 13 }, (_, period) => period);
 // ---------------------------------------------------------------------------------------------
 
 /** Numbers come back as NumberValue (wrapNumbers); counters and years are small integers. */
-export const toNumber = (value: unknown): number => (value === undefined || value === null ? 0 : Number(String(value)));
-const optionalNumber = (value: unknown): number | null => (value === undefined || value === null ? null : Number(String(value)));
 
 /** Placeholders for one expression: every attribute name goes through #names (many are reserved words). */
 class Expression {
@@ -149,29 +147,6 @@ class Expression {
   }
 }
 
-const keyId = (key: Key) => `${key.PK}\u0000${key.SK}`;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** BatchGetItem in requests of 100 keys (the service limit), retrying unprocessed keys with backoff. Strongly consistent. */
-export const batchGet = async (keys: Key[]): Promise<Map<string, Record<string, unknown>>> => {
-  const unique = [...new Map(keys.map((key) => [keyId(key), key])).values()];
-  const found = new Map<string, Record<string, unknown>>();
-  for (let start = 0; start < unique.length; start += 100) {
-    let pending: Record<string, unknown>[] = unique.slice(start, start + 100);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) {
-        if (attempt > 10) throw new Error(`BatchGet: ${pending.length} keys still unprocessed after ${attempt} attempts`);
-        await pause(Math.min(1000, 25 * 2 ** attempt));
-      }
-      const result = await dynamo().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      for (const item of result.Responses?.[tableName()] ?? []) found.set(keyId({ PK: item.PK as string, SK: item.SK as string }), item);
-      pending = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Record<string, unknown>[];
-    }
-  }
-  return found;
-};
 
 const getItem = async (key: Key): Promise<Record<string, unknown> | undefined> =>
   (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
@@ -237,7 +212,7 @@ const transact = async (items: NonNullable<ConstructorParameters<typeof Transact
 
 const stampOf = (item: Record<string, unknown>): ImportStamp => ({
   lastImportId: textOrNull(item.lastImportId),
-  lastImportRow: optionalNumber(item.lastImportRow),
+  lastImportRow: storedIntegerOrNull(item.lastImportRow),
   lastOutcome: (textOrNull(item.lastOutcome) as ImportOutcome | null) ?? null,
 });
 
@@ -261,7 +236,7 @@ const importCondition = (expression: Expression, stamp: RowStamp): string =>
 
 export const toAccountRecord = (item: Record<string, unknown>): AccountRecord => ({
   accountNumber: item.accountNumber as string,
-  year: toNumber(item.year),
+  year: storedInteger(item.year),
   description: item.description as string,
   category: item.category as AccountCategory,
   currencyCode: textOrNull(item.currencyCode),
@@ -488,7 +463,7 @@ export const chartRepository = {
     let openingBalances = 0;
     let generalLedgerLines = 0;
     for (const item of items) {
-      const count = Math.max(0, toNumber(item.lineCount));
+      const count = Math.max(0, storedInteger(item.lineCount));
       if ((item.SK as string).endsWith('#00')) openingBalances += count;
       else generalLedgerLines += count;
     }
@@ -502,8 +477,8 @@ export const chartRepository = {
       .filter((item) => (item.SK as string).endsWith('#accounts'))
       .map((item) => ({
         year: Number((item.SK as string).split('#')[1]),
-        accounts: toNumber(item.accounts),
-        mappedAccounts: toNumber(item.mappedAccounts),
+        accounts: storedInteger(item.accounts),
+        mappedAccounts: storedInteger(item.mappedAccounts),
         lastImportAt: textOrNull(item.lastImportAt),
       }));
   },
@@ -625,7 +600,7 @@ export const chartRepository = {
       const lane = (item.SK as string).slice(prefix.length);
       if (!lane || lane.includes('#')) continue;
       keys.push({ PK: item.PK as string, SK: item.SK as string });
-      const count = usageCountAttributes.reduce((sum, attribute) => sum + Math.max(0, toNumber(item[attribute])), 0);
+      const count = usageCountAttributes.reduce((sum, attribute) => sum + Math.max(0, storedInteger(item[attribute])), 0);
       if (count > 0) byLane[lane] = (byLane[lane] ?? 0) + count;
     }
     return { total: Object.values(byLane).reduce((sum, count) => sum + count, 0), byLane, keys };

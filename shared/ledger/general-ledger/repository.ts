@@ -1,16 +1,16 @@
-import { queryAll } from '../../db/query-all';
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
-  BatchWriteCommand,
   NumberValue,
   PutCommand,
   QueryCommand,
   UpdateCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { keyId, type Item, type Key } from '../../db/attributes';
+import { batchGet, inParallel } from '../../db/batch';
+import { queryAll } from '../../db/query-all';
+import { updateItem } from '../../db/update';
 import { dynamo, tableName } from '../../platform/aws';
 import {
   accountKeys,
@@ -23,11 +23,6 @@ import {
 } from '../keys';
 
 /** DynamoDB access of the general ledger: GL lines, opening balances, their aggregates and helpers. */
-export type Key = { PK: string; SK: string };
-export type Item = Record<string, unknown>;
-
-export const keyId = (key: Key) => `${key.PK}\u0000${key.SK}`;
-
 /**
  * The service's stable text id of a GL line: Crockford base32 (lower case) of the first 128 bits
  * of SHA-256 over (company, year, integrator id), 26 characters. Deterministic, so a re-import
@@ -54,109 +49,9 @@ const base32 = (bytes: Uint8Array): string => {
   return text;
 };
 
-/** A stored number (read with wrapNumbers) as a JS number; for integers only (versions, periods, rows). */
 export const storedInteger = (value: unknown): number => (value instanceof NumberValue ? Number(value.toString()) : Number(value));
 
-const maxAttempts = 8;
 
-/** Exponential backoff with jitter for unprocessed batch items (throttling). */
-const backoff = (attempt: number) => sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
-
-const slices = <T>(items: T[], size: number): T[][] => {
-  const result: T[][] = [];
-  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
-  return result;
-};
-
-/** Runs fn over items with at most `limit` calls in flight. */
-export const inParallel = async <T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> => {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-};
-
-/** Strongly consistent BatchGet (100 keys a call), unprocessed keys retried; found items by keyId. */
-export const getItems = async (keys: Key[], projection?: string[]): Promise<Map<string, Item>> => {
-  const unique = [...new Map(keys.map((key) => [keyId(key), key])).values()];
-  const found = new Map<string, Item>();
-  const projectionInput = projection && {
-    ProjectionExpression: [...new Set(['PK', 'SK', ...projection])].map((_, i) => `#p${i}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries([...new Set(['PK', 'SK', ...projection])].map((name, i) => [`#p${i}`, name])),
-  };
-  await inParallel(slices(unique, 100), 8, async (batch) => {
-    let pending: Key[] = batch;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= maxAttempts) throw new Error(`BatchGet: ${pending.length} keys still unprocessed after ${maxAttempts} attempts`);
-      if (attempt > 0) await backoff(attempt);
-      const result = await dynamo().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projectionInput } } }),
-      );
-      for (const item of result.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
-      pending = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
-    }
-  });
-  return found;
-};
-
-/** BatchWrite puts (25 items a call), unprocessed items retried with backoff. */
-export const putItems = async (items: Item[]): Promise<void> => {
-  await inParallel(slices(items, 25), 8, async (batch) => {
-    let pending = batch.map((item) => ({ PutRequest: { Item: item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= maxAttempts) throw new Error(`BatchWrite: ${pending.length} items still unprocessed after ${maxAttempts} attempts`);
-      if (attempt > 0) await backoff(attempt);
-      const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  });
-};
-
-/**
- * Sets and removes attributes of one item (an Update, so attributes other features keep on it,
- * such as reconciliationGroupId, survive). False when the condition failed.
- */
-export interface Condition {
-  expression: string;
-  names?: Record<string, string>;
-  values?: Record<string, unknown>;
-}
-
-export const updateItem = async (key: Key, set: Item, remove: string[], condition?: Condition): Promise<boolean> => {
-  const names: Record<string, string> = { ...condition?.names };
-  const values: Record<string, unknown> = { ...condition?.values };
-  const sets = Object.entries(set).map(([name, value], i) => {
-    names[`#s${i}`] = name;
-    values[`:s${i}`] = value;
-    return `#s${i} = :s${i}`;
-  });
-  const removes = remove.map((name, i) => {
-    names[`#r${i}`] = name;
-    return `#r${i}`;
-  });
-  try {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
-        ConditionExpression: condition?.expression,
-        ExpressionAttributeNames: names,
-        ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-};
 
 export { queryAll };
 
@@ -171,7 +66,7 @@ export interface ChartAccount {
 
 /** The named accounts of a year's chart that exist (an item marked deleted counts as absent). */
 export const getAccounts = async (companyId: string, year: number, codes: string[]): Promise<Map<string, ChartAccount>> => {
-  const items = await getItems(
+  const items = await batchGet(
     [...new Set(codes)].map((code) => accountKeys(companyId, year, code)),
     ['accountCode', 'hidden', 'deleted'],
   );
@@ -193,7 +88,7 @@ export type KeyKind = 'dimension' | 'subLedger';
 export const ensureKeysExist = async (companyId: string, kind: KeyKind, keys: string[], createdAt: string): Promise<void> => {
   if (keys.length === 0) return;
   const keyOf = (key: string) => (kind === 'dimension' ? dimensionKeys(companyId, key) : subLedgerKeys(companyId, key));
-  const existing = await getItems(keys.map(keyOf), []);
+  const existing = await batchGet(keys.map(keyOf), []);
   const missing = keys.filter((key) => !existing.has(keyId(keyOf(key))));
   await inParallel(missing, 16, async (key) => {
     try {

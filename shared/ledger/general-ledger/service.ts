@@ -25,18 +25,13 @@ import {
   balanceItems,
   ensureKeysExist,
   getAccounts,
-  getItems,
-  inParallel,
-  keyId,
   lineIdOf,
-  putItems,
   queryOnce,
-  storedInteger,
   touchLedgerYear,
-  updateItem,
-  type Item,
-  type Key,
 } from './repository';
+import { keyId, storedInteger, type Item, type Key } from '../../db/attributes';
+import { batchGet, batchPut, inParallel } from '../../db/batch';
+import { updateItem } from '../../db/update';
 import {
   monthLabels,
   type GeneralLedgerLine,
@@ -247,7 +242,7 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
   const year = yearOf(context);
   const keys = rows.map((row) => book.currentKey(companyId, year, row.id));
   const [current, accounts] = await Promise.all([
-    getItems(keys),
+    batchGet(keys),
     getAccounts(companyId, year, rows.map((row) => row.accountCode)),
   ]);
 
@@ -321,11 +316,11 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
   });
 
   await createMissingKeys(context, transitions);
-  await putItems(history); // the previous versions first: an interrupted chunk never loses one
+  await batchPut(history); // the previous versions first: an interrupted chunk never loses one
   // Then lines and counters together: a redelivery rebuilds the same deltas from previousState
   // and the counters' chunk markers skip what was applied, so their order does not matter.
   await Promise.all([
-    putItems(inserts),
+    batchPut(inserts),
     inParallel(updates, 16, (write) => updateItem(write.key, write.set, write.remove)),
     applyCounters(book, context, year, transitions, chunk),
   ]);
@@ -353,7 +348,7 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
   const { companyId, importId, appliedAt } = context;
   const year = yearOf(context);
   const keys = ids.map((id) => book.currentKey(companyId, year, id));
-  const current = await getItems(keys);
+  const current = await batchGet(keys);
   const outcomes: RowOutcome[] = [];
   const transitions: Transition[] = [];
   const pending: (PlannedWrite & { index: number; before: RowState })[] = [];
@@ -502,7 +497,7 @@ const checkNotInUse = async <Row extends { id: string; accountCode: string }>(
   year: number,
   ids: string[],
 ): Promise<void> => {
-  const items = await getItems(
+  const items = await batchGet(
     ids.map((id) => book.currentKey(companyId, year, id)),
     ['reconciliationGroupId', 'deleted'],
   );

@@ -1,5 +1,6 @@
 import type { ChunkPosition, ImportContext, ImportKind, RowOutcome } from '../../imports/kind';
 import { applyDeltasOnce, type CounterDelta } from '../deltas';
+import { inParallel } from '../../db/batch';
 import { ensureKeysExist } from '../general-ledger/repository';
 import { usageKeys } from '../keys';
 import { openItemRepository, type OpenItemRecord, type Retirement, type UsageMove, type WriteOutcome } from './repository';
@@ -48,15 +49,6 @@ export const finishDeltaStep = 1_000_000;
 
 const parallelism = 16;
 
-const mapLimited = async <T, R>(values: readonly T[], limit: number, apply: (value: T) => Promise<R>): Promise<R[]> => {
-  const results: R[] = new Array(values.length);
-  for (let start = 0; start < values.length; start += limit) {
-    const slice = values.slice(start, start + limit);
-    const done = await Promise.all(slice.map(apply));
-    done.forEach((result, offset) => (results[start + offset] = result));
-  }
-  return results;
-};
 
 const usageDeltas = (companyId: string, moves: UsageMove[]): CounterDelta[] =>
   moves.flatMap((move) => {
@@ -196,7 +188,7 @@ export const applyOpenItemsChunk = async (context: ImportContext, rows: OpenItem
   const liveKeys = rows.flatMap((row) => (row.sourceDeleted ? [] : [row.subLedgerKey]));
   await ensureKeysExist(context.companyId, 'subLedger', [...new Set(liveKeys)], context.appliedAt);
   const storedOf = await storedItems(context.companyId, rows);
-  const results = await mapLimited(rows, parallelism, (row) => applyRow(context, chunk, row, storedOf(row)));
+  const results = await inParallel(rows, parallelism, (row) => applyRow(context, chunk, row, storedOf(row)));
   await applyDeltasOnce(usageDeltas(context.companyId, results.map((result) => result.usage)), { importId: context.importId, chunk: chunk.index });
   return results.map((result) => ({ outcome: result.outcome }));
 };
@@ -218,7 +210,7 @@ export const finishOpenItems = async (context: ImportContext, rows: OpenItemRow[
     await openItemRepository.forEachPage(context.companyId, type, async (page) => {
       const absent = page.filter((record) => !sent.has(record.itemKey));
       const live = absent.filter((record) => record.status === 'live');
-      await mapLimited(live, parallelism, async (record) => {
+      await inParallel(live, parallelism, async (record) => {
         if (await openItemRepository.retire(record, retirement)) return;
         const current = await openItemRepository.get(context.companyId, type, record.itemKey);
         if (!isRetiredHere(current)) throw new Error(`Open item ${type}/${record.itemKey} changed while the snapshot retired it`);

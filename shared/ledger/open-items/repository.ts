@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, NumberValue, PutCommand, QueryCommand, type QueryCommandOutput, UpdateCommand, type NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, NumberValue, PutCommand, QueryCommand, type QueryCommandOutput, UpdateCommand, type NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../../db/batch';
 import { dynamo, tableName } from '../../platform/aws';
 import { Decimal, fromStoredNumber, toStoredNumber } from '../../platform/money';
 import { openItemKeys, openItemPartition, subLedgerKeys, subLedgerPartition } from '../keys';
@@ -81,7 +82,6 @@ export interface OpenItemRecord {
   lastUsage: UsageMove;
 }
 
-const batchGetSize = 100;
 /** Sort-key prefix of the items in an open-items partition (openItemKeys). */
 const itemSortPrefix = 'ITEM#';
 
@@ -153,22 +153,9 @@ export const toOpenItem = (record: OpenItemRecord): OpenItem => ({
   updatedAt: record.updatedAt,
 });
 
-/** Reads keys in batches of 100, strongly consistent, retrying what DynamoDB leaves unprocessed. */
-const batchGet = async (keys: { PK: string; SK: string }[]): Promise<Record<string, unknown>[]> => {
-  const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < keys.length; start += batchGetSize) {
-    let pending: Record<string, NativeAttributeValue>[] | undefined = keys.slice(start, start + batchGetSize);
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-      const result: BatchGetCommandOutput = await dynamo().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      found.push(...(result.Responses?.[tableName()] ?? []));
-      pending = result.UnprocessedKeys?.[tableName()]?.Keys;
-    }
-  }
-  return found;
-};
+
+/** The stored items of these keys (absent ones left out). */
+const readItems = async (keys: { PK: string; SK: string }[]) => [...(await batchGet(keys)).values()];
 
 export const openItemRepository = {
   async get(companyId: string, subLedgerType: string, itemKey: string): Promise<OpenItemRecord | undefined> {
@@ -181,7 +168,7 @@ export const openItemRepository = {
   /** The stored items (live or retired) of the given keys, by itemKey. */
   async getMany(companyId: string, subLedgerType: string, itemKeys: string[]): Promise<Map<string, OpenItemRecord>> {
     const unique = [...new Set(itemKeys)];
-    const items = await batchGet(unique.map((itemKey) => openItemKeys(companyId, subLedgerType, itemKey)));
+    const items = await readItems(unique.map((itemKey) => openItemKeys(companyId, subLedgerType, itemKey)));
     return new Map(items.map((item) => toRecord(item)).map((record) => [record.itemKey, record]));
   },
 
@@ -277,7 +264,7 @@ export const openItemRepository = {
    */
   async subLedgerTypes(companyId: string, keys: string[]): Promise<Map<string, string>> {
     const keyBySortKey = new Map([...new Set(keys)].map((key) => [subLedgerKeys(companyId, key).SK, key]));
-    const items = await batchGet([...keyBySortKey.keys()].map((sortKey) => ({ PK: subLedgerPartition(companyId), SK: sortKey })));
+    const items = await readItems([...keyBySortKey.keys()].map((sortKey) => ({ PK: subLedgerPartition(companyId), SK: sortKey })));
     const types = new Map<string, string>();
     for (const item of items) {
       const key = keyBySortKey.get(String(item.SK));
