@@ -1,4 +1,6 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { textOrNull } from '../db/attributes';
 import { dynamo, tableName } from '../platform/aws';
 import { jobKeys, laneLockKeys } from '../imports/keys';
 import type { Job, JobStatus } from './schemas';
@@ -15,7 +17,34 @@ export interface JobRecord extends Job {
 /** A lease outlives the worker's visibility timeout, so only a dead job loses its lane. */
 export const laneLeaseMilliseconds = 20 * 60_000;
 
-export const jobItem = (job: JobRecord) => ({ ...jobKeys(job.id), entity: 'job', ...job });
+/**
+ * A new job's item. Timestamps not reached yet are left out rather than stored as null, so that
+ * `if_not_exists(startedAt, ...)` in markRunning and in the terminal step sets them (a stored
+ * null is an existing attribute and would never be replaced); reads answer absent as null.
+ */
+export const jobItem = (job: JobRecord) => {
+  const { startedAt, finishedAt, ...rest } = job;
+  return {
+    ...jobKeys(job.id),
+    entity: 'job',
+    ...rest,
+    ...(startedAt !== null && { startedAt }),
+    ...(finishedAt !== null && { finishedAt }),
+  };
+};
+
+const toJobRecord = (item: Record<string, unknown>): JobRecord => ({
+  id: item.id as string,
+  type: item.type as string,
+  scope: item.scope as JobRecord['scope'],
+  status: item.status as JobStatus,
+  createdAt: item.createdAt as string,
+  startedAt: textOrNull(item.startedAt),
+  finishedAt: textOrNull(item.finishedAt),
+  resultUrl: item.resultUrl as string,
+  error: (item.error as JobRecord['error'] | undefined) ?? null,
+  companyId: item.companyId as string,
+});
 
 export const laneLockItem = (companyId: string, lane: string, jobId: string, importId: string, now: number) => ({
   ...laneLockKeys(companyId, lane),
@@ -31,9 +60,7 @@ export const laneFreeCondition = 'attribute_not_exists(PK) OR leaseExpiresAt < :
 export const jobRepository = {
   async get(jobId: string): Promise<JobRecord | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: jobKeys(jobId) }));
-    if (!Item) return undefined;
-    const { PK: _pk, SK: _sk, entity: _entity, ...job } = Item;
-    return job as JobRecord;
+    return Item ? toJobRecord(Item) : undefined;
   },
 
   async laneHolder(companyId: string, lane: string): Promise<{ jobId: string; importId: string; leaseExpiresAt: number } | undefined> {
@@ -53,16 +80,38 @@ export const jobRepository = {
     );
   },
 
+  /**
+   * The worker picked the job up: status running and, the first time, startedAt. A redelivery
+   * keeps the first start. Jobs stored before timestamps were left out until reached carry
+   * `startedAt: null`; the condition treats that as not started, so they get their start too.
+   */
   async markRunning(jobId: string, startedAt: string): Promise<void> {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKeys(jobId),
-        UpdateExpression: 'SET #status = :running, startedAt = if_not_exists(startedAt, :at)',
-        ConditionExpression: '#status IN (:queued, :running)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':running': 'running' satisfies JobStatus, ':queued': 'queued' satisfies JobStatus, ':at': startedAt },
-      }),
-    );
+    const names = { '#status': 'status' };
+    const values = { ':running': 'running' satisfies JobStatus, ':queued': 'queued' satisfies JobStatus };
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: jobKeys(jobId),
+          UpdateExpression: 'SET #status = :running, startedAt = :at',
+          ConditionExpression: '#status IN (:queued, :running) AND (attribute_not_exists(startedAt) OR startedAt = :null)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':at': startedAt, ':null': null },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Started before (a redelivery): only the status, and only while the job is not terminal.
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: jobKeys(jobId),
+          UpdateExpression: 'SET #status = :running',
+          ConditionExpression: '#status IN (:queued, :running)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    }
   },
 };
