@@ -553,10 +553,22 @@ export const chartYearSummaries = async (companyId: string): Promise<YearSummary
 export const chartYears = async (companyId: string): Promise<number[]> =>
   (await chartYearSummaries(companyId)).filter((summary) => summary.accounts > 0).map((summary) => summary.year);
 
-/** The current accounting year: the latest year that has a chart, else the current calendar year (UTC). */
-export const currentAccountingYear = async (companyId: string): Promise<number> => {
+/** The calendar year of a moment in Norway, where the books are kept (accounting years are calendar years). */
+export const norwegianYear = (now: Date): number =>
+  Number(new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Oslo', year: 'numeric' }).format(now));
+
+/**
+ * The current accounting year, the one rule behind every `year` left out (accounts, GL lines,
+ * trial balance, VAT terms, readiness, DELETE of an account): the year that contains today when
+ * it has a chart; else the latest year before today that has one; else this calendar year. A
+ * chart pushed ahead for a future year never becomes current before its time, and when only
+ * future years have charts the current year is this calendar year (whose books are empty).
+ */
+export const currentAccountingYear = async (companyId: string, now = new Date()): Promise<number> => {
+  const thisYear = norwegianYear(now);
   const years = await chartYears(companyId);
-  return years.at(-1) ?? new Date().getUTCFullYear();
+  if (years.includes(thisYear)) return thisYear;
+  return years.filter((year) => year < thisYear).at(-1) ?? thisYear;
 };
 
 export const listAccounts = async (companyId: string, year?: number): Promise<Page<LedgerAccount>> => {

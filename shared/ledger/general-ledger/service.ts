@@ -520,7 +520,7 @@ export const checkLinesNotInUse = (companyId: string, year: number, ids: string[
 export const checkOpeningBalancesNotInUse = (companyId: string, year: number, ids: string[]) =>
   checkNotInUse(openingBalanceBook, 'opening_balances_in_use', companyId, year, ids);
 
-/** Years default to the current accounting year as the chart defines it (latest year with a chart, else this calendar year). */
+/** Years default to the current accounting year as the chart defines it (currentAccountingYear). */
 const currentYear = currentAccountingYear;
 
 export interface ListCaller {
