@@ -4,7 +4,7 @@ import { getAccount, listAccounts, listDimensions, listSubLedgers } from '../../
 import { defineOperation } from '../../shared/platform/operation';
 
 /**
- * Chart reads (scope ledger:read): accounts per year, dimensions, sub-ledgers. Combined into the
+ * Chart reads (scope ledger:read): accounts per year, dimensions and sub-ledgers (pages). Combined into the
  * ledger group's handler with the other ledger operations.
  */
 export const chartOperations = {
@@ -16,12 +16,12 @@ export const chartOperations = {
     await requireCompany(principal, params.companyId);
     return { status: 200, body: await getAccount(params.companyId, params.accountNumber, query.year) };
   }),
-  listDimensions: defineOperation(contracts.listDimensions, async ({ principal, params }) => {
+  listDimensions: defineOperation(contracts.listDimensions, async ({ principal, params, query, operationId }) => {
     await requireCompany(principal, params.companyId);
-    return { status: 200, body: await listDimensions(params.companyId) };
+    return { status: 200, body: await listDimensions(params.companyId, query, { clientId: principal.clientId, operationId }) };
   }),
-  listSubLedgers: defineOperation(contracts.listSubLedgers, async ({ principal, params }) => {
+  listSubLedgers: defineOperation(contracts.listSubLedgers, async ({ principal, params, query, operationId }) => {
     await requireCompany(principal, params.companyId);
-    return { status: 200, body: await listSubLedgers(params.companyId) };
+    return { status: 200, body: await listSubLedgers(params.companyId, query, { clientId: principal.clientId, operationId }) };
   }),
 };

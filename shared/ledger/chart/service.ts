@@ -584,11 +584,36 @@ export const getAccount = async (companyId: string, accountNumber: string, year?
   return toLedgerAccount(record);
 };
 
-export const listDimensions = async (companyId: string): Promise<Page<Dimension>> =>
-  onePage((await repository.listDimensions(companyId)).map(toDimension));
+/** Who lists and how: the cursor is bound to the client, the operation and the company. */
+export interface PageCaller {
+  clientId: string;
+  operationId: string;
+}
 
-export const listSubLedgers = async (companyId: string): Promise<Page<SubLedger>> =>
-  onePage((await repository.listSubLedgers(companyId)).map(toSubLedger));
+export interface KeyListQuery {
+  cursor?: string;
+  page_size: number;
+}
+
+const keyListPage = (companyId: string, query: KeyListQuery, caller: PageCaller) => ({
+  pageSize: query.page_size,
+  ...(query.cursor && { cursor: query.cursor }),
+  binding: { clientId: caller.clientId, operationId: caller.operationId, filters: { companyId } },
+});
+
+/**
+ * Dimensions and sub-ledgers are not small (a firm's project or customer register runs into
+ * thousands), so they are pages: key order, `page_size` 1-200 (default 50), signed cursors.
+ */
+export const listDimensions = async (companyId: string, query: KeyListQuery, caller: PageCaller): Promise<Page<Dimension>> => {
+  const page = await repository.pageDimensions(companyId, keyListPage(companyId, query, caller));
+  return { ...page, data: page.data.map(toDimension) };
+};
+
+export const listSubLedgers = async (companyId: string, query: KeyListQuery, caller: PageCaller): Promise<Page<SubLedger>> => {
+  const page = await repository.pageSubLedgers(companyId, keyListPage(companyId, query, caller));
+  return { ...page, data: page.data.map(toSubLedger) };
+};
 
 /** The account codes of a year's chart with their hidden flag (e.g. unknown_account_codes checks). */
 export const accountCodesOfYear = async (companyId: string, year: number): Promise<Map<string, { hidden: boolean }>> =>
