@@ -35,7 +35,7 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   vat: { entry: 'functions/vat/handler.ts', description: 'VAT terms with totals and reconciliation status', memoryMb: 1024, timeoutSeconds: 20 },
   bank: { entry: 'functions/bank/handler.ts', description: 'Bank accounts and transactions; reconciliation groups and summaries', memoryMb: 1024, timeoutSeconds: 20 },
   imports: { entry: 'functions/imports/handler.ts', description: 'Data import: accept, validate, queue; import status, readiness, fetch runs', memoryMb: 1024, timeoutSeconds: 29 },
-  jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status', memoryMb: 512, timeoutSeconds: 10 },
+  jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status and the job list', memoryMb: 512, timeoutSeconds: 10 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document', memoryMb: 512, timeoutSeconds: 10 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
@@ -91,6 +91,7 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'DELETE', path: `${companyPath}/sub-ledgers/{key}`, group: 'imports', operationId: 'deleteSubLedger', summary: 'Delete an imported sub-ledger (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true },
   { method: 'GET', path: `${companyPath}/fetch-runs`, group: 'imports', operationId: 'listFetchRuns', summary: 'Fetch runs (completed GL and opening-balance imports) with their post-fetch engines', auth: 'token', scope: 'ledger:read', mutation: false },
 
+  { method: 'GET', path: '/v1/jobs', group: 'jobs', operationId: 'listJobs', summary: 'Jobs of the companies within reach, newest first (filters status, type, company_id)', auth: 'token', mutation: false },
   { method: 'GET', path: '/v1/jobs/{jobId}', group: 'jobs', operationId: 'getJob', summary: 'One job (poll until terminal)', auth: 'token', mutation: false },
 ];
 

@@ -1,8 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { companyKeys } from '../db/keys';
+import { getItems } from '../ledger/general-ledger/repository';
 import { textOrNull } from '../db/attributes';
 import { dynamo, tableName } from '../platform/aws';
-import { jobKeys, laneLockKeys } from '../imports/keys';
+import { jobCompanyIndexKeys, jobCompanyPartition, jobKeys, jobTreeIndexKeys, jobTreePartition, laneLockKeys } from '../imports/keys';
 import type { Job, JobStatus } from './schemas';
 
 /**
@@ -22,18 +24,37 @@ export const laneLeaseMilliseconds = 20 * 60_000;
  * `if_not_exists(startedAt, ...)` in markRunning and in the terminal step sets them (a stored
  * null is an existing attribute and would never be replaced); reads answer absent as null.
  */
-export const jobItem = (job: JobRecord) => {
+/** Where a job's company sits: its organization tree and path (the job list's reach). */
+export interface JobPlacement {
+  rootOrganizationId: string;
+  organizationPath: string;
+}
+
+export const jobItem = (job: JobRecord, placement: JobPlacement) => {
   const { startedAt, finishedAt, ...rest } = job;
   return {
     ...jobKeys(job.id),
+    ...jobCompanyIndexKeys(job.companyId, job.createdAt, job.id),
+    ...jobTreeIndexKeys(placement.rootOrganizationId, job.createdAt, job.id),
     entity: 'job',
+    organizationPath: placement.organizationPath,
     ...rest,
     ...(startedAt !== null && { startedAt }),
     ...(finishedAt !== null && { finishedAt }),
   };
 };
 
-const toJobRecord = (item: Record<string, unknown>): JobRecord => ({
+/** What the job list narrows by: the index partition, then filters on the job items. */
+export interface JobListFilter {
+  status?: JobStatus;
+  type?: string;
+  /** Only jobs of companies in this organization or below (callers below the root of their tree). */
+  subtreePath?: string;
+}
+
+export type JobListSource = { companyId: string } | { rootOrganizationId: string };
+
+export const toJobRecord = (item: Record<string, unknown>): JobRecord => ({
   id: item.id as string,
   type: item.type as string,
   scope: item.scope as JobRecord['scope'],
@@ -61,6 +82,58 @@ export const jobRepository = {
   async get(jobId: string): Promise<JobRecord | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: jobKeys(jobId) }));
     return Item ? toJobRecord(Item) : undefined;
+  },
+
+  /**
+   * One Query of a job index, newest first: a company's jobs (GSI1) or an organization tree's
+   * (GSI2), narrowed by status, type and subtree with a filter (so a result may hold fewer items
+   * than Limit; the caller goes on from LastEvaluatedKey).
+   */
+  async queryList(source: JobListSource, filter: JobListFilter, limit: number, startKey: Record<string, unknown> | undefined) {
+    const conditions: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    if (filter.status) {
+      conditions.push('#status = :status');
+      names['#status'] = 'status';
+      values[':status'] = filter.status;
+    }
+    if (filter.type) {
+      conditions.push('#type = :type');
+      names['#type'] = 'type';
+      values[':type'] = filter.type;
+    }
+    if (filter.subtreePath) {
+      conditions.push('(organizationPath = :path OR begins_with(organizationPath, :below))');
+      values[':path'] = filter.subtreePath;
+      values[':below'] = `${filter.subtreePath}/`;
+    }
+    const index =
+      'companyId' in source
+        ? { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', pk: jobCompanyPartition(source.companyId) }
+        : { IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', pk: jobTreePartition(source.rootOrganizationId) };
+    return dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index.IndexName,
+        KeyConditionExpression: index.KeyConditionExpression,
+        ...(conditions.length > 0 && { FilterExpression: conditions.join(' AND ') }),
+        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: { ':pk': index.pk, ...values },
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+  },
+
+  /** Whether each company is live and where it sits (one BatchGet), for the job list's visibility check. */
+  async companyVisibility(companyIds: string[]): Promise<Map<string, { organizationPath: string; deleted: boolean }>> {
+    const keys = [...new Set(companyIds)].map((id) => companyKeys(id));
+    const found = await getItems(keys, ['id', 'organizationPath', 'deletion']);
+    return new Map(
+      [...found.values()].map((item) => [String(item.id), { organizationPath: String(item.organizationPath), deleted: item.deletion !== undefined && item.deletion !== null }]),
+    );
   },
 
   async laneHolder(companyId: string, lane: string): Promise<{ jobId: string; importId: string; leaseExpiresAt: number } | undefined> {

@@ -131,6 +131,7 @@ const expected: [file: string, fn: string, status: number][] = [
   ['imports/listImports.json', 'imports', 200],
   ['imports/getImport.json', 'imports', 200],
   ['jobs/getJob.json', 'jobs', 200],
+  ['jobs/listJobs.json', 'jobs', 200],
   ['imports/listFetchRuns.json', 'imports', 200],
   ['imports/deleteGeneralLedgerLines.json', 'imports', 202],
   ['imports/deleteOpeningBalances.json', 'imports', 202],
@@ -459,6 +460,20 @@ describe('npm run invoke: every sample event', () => {
         scope: { companyId: booksCompanyId, lane: 'open_items' },
         resultUrl: `/v1/companies/${booksCompanyId}/imports/${lastImport!.id}`,
       });
+    });
+
+    it('jobs/listJobs.json answers 200 with the jobs of the organization of --as, newest first', async () => {
+      const jobs = await read('jobs', 'jobs/listJobs.json');
+      expect(jobs.body.data[0]).toMatchObject({ id: lastImport!.jobId, type: 'import:open_items', status: 'succeeded' });
+      expect(jobs.body.data.map((job: { type: string }) => job.type)).toEqual([
+        'import:open_items',
+        'import:general_ledger_lines',
+        'import:opening_balances',
+        'import:sub_ledgers',
+        'import:dimensions',
+        'import:accounts',
+      ]);
+      expect(jobs.body.data.every((job: { scope: { companyId: string } }) => job.scope.companyId === booksCompanyId)).toBe(true);
     });
 
     it('imports/listFetchRuns.json answers 200 with the runs of the GL-line and opening-balance imports', async () => {
