@@ -62,7 +62,7 @@ const permissions: Record<FunctionGroup, Permissions> = {
   vat: { table: 'readWrite', cursorSecret: false },
   bank: { table: 'readWrite', cursorSecret: true },
   imports: { table: 'readWrite', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
-  jobs: { table: 'readWrite', cursorSecret: false },
+  jobs: { table: 'readWrite', cursorSecret: true },
   openapi: { table: 'none', cursorSecret: false },
   fallback: { table: 'none', cursorSecret: false },
 };
