@@ -221,7 +221,6 @@ export const getReconciliation = async (companyId: string, groupId: string): Pro
   return toGroup(group, (await staleMembers([group])).get(group.id)!);
 };
 
-/** Groups of a bank account, filtered by year (and period); ordered by year, period, creation. */
 /**
  * `period` without `year`: the period of the current accounting year. A later page goes on in the
  * year of its cursor (its start key begins with the year), so the pages of one listing never mix
@@ -237,6 +236,10 @@ const listYear = async (companyId: string, cursor: string | undefined, binding: 
   return currentAccountingYear(companyId);
 };
 
+/**
+ * Groups of a bank account, filtered by year, by year and period, or by period alone (in the
+ * current accounting year); ordered by year, period, creation.
+ */
 export const listReconciliations = async (
   companyId: string,
   bankAccountId: string,

@@ -19,17 +19,18 @@ export interface JobRecord extends Job {
 /** A lease outlives the worker's visibility timeout, so only a dead job loses its lane. */
 export const laneLeaseMilliseconds = 20 * 60_000;
 
-/**
- * A new job's item. Timestamps not reached yet are left out rather than stored as null, so that
- * `if_not_exists(startedAt, ...)` in markRunning and in the terminal step sets them (a stored
- * null is an existing attribute and would never be replaced); reads answer absent as null.
- */
 /** Where a job's company sits: its organization tree and path (the job list's reach). */
 export interface JobPlacement {
   rootOrganizationId: string;
   organizationPath: string;
 }
 
+/**
+ * A new job's item, in its company's and its organization tree's list indexes. Timestamps not
+ * reached yet are left out rather than stored as null, so that `if_not_exists(startedAt, ...)` in
+ * markRunning and in the terminal step sets them (a stored null is an existing attribute and would
+ * never be replaced); reads answer absent as null.
+ */
 export const jobItem = (job: JobRecord, placement: JobPlacement) => {
   const { startedAt, finishedAt, ...rest } = job;
   return {
