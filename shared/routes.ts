@@ -33,11 +33,11 @@ export interface FunctionGroupDefinition {
 export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   identity: { entry: 'functions/identity/handler.ts', description: 'Caller identity (whoami)', memoryMb: 512, timeoutSeconds: 10 },
   companies: { entry: 'functions/companies/handler.ts', description: 'Companies: list, read, create, update, delete, restore', memoryMb: 512, timeoutSeconds: 15 },
-  ledger: { entry: 'functions/ledger/handler.ts', description: 'General ledger reads: accounts, GL lines, trial balance, dimensions, sub-ledgers', memoryMb: 1024, timeoutSeconds: 20 },
+  ledger: { entry: 'functions/ledger/handler.ts', description: 'General ledger reads: accounts, GL lines and their versions, opening-balance versions, trial balance, dimensions, sub-ledgers', memoryMb: 1024, timeoutSeconds: 20 },
   vat: { entry: 'functions/vat/handler.ts', description: 'VAT terms with totals and reconciliation status', memoryMb: 1024, timeoutSeconds: 20 },
   bank: { entry: 'functions/bank/handler.ts', description: 'Bank accounts and transactions; reconciliation groups and summaries', memoryMb: 1024, timeoutSeconds: 20 },
   imports: { entry: 'functions/imports/handler.ts', description: 'Data import: accept, validate, queue; import status, readiness, fetch runs', memoryMb: 1024, timeoutSeconds: 29 },
-  jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status', memoryMb: 512, timeoutSeconds: 10 },
+  jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status and the job list', memoryMb: 512, timeoutSeconds: 10 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document', memoryMb: 512, timeoutSeconds: 10 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
@@ -61,6 +61,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: `${companyPath}/accounts`, group: 'ledger', operationId: 'listAccounts', summary: 'Chart of accounts of a year', auth: 'token', scope: 'ledger:read', mutation: false },
   { method: 'GET', path: `${companyPath}/accounts/{accountNumber}`, group: 'ledger', operationId: 'getAccount', summary: 'One ledger account of a year', auth: 'token', scope: 'ledger:read', mutation: false },
   { method: 'GET', path: `${companyPath}/general-ledger/lines`, group: 'ledger', operationId: 'listGeneralLedgerLines', summary: 'GL lines, ordered by period then line id', auth: 'token', scope: 'ledger:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/general-ledger/lines/{lineId}/versions`, group: 'ledger', operationId: 'listGeneralLedgerLineVersions', summary: 'Every version of one GL line, oldest first; a deleted line ends with its deletion', auth: 'token', scope: 'ledger:read', mutation: false },
+  { method: 'GET', path: `${companyPath}/opening-balances/{openingBalanceId}/versions`, group: 'ledger', operationId: 'listOpeningBalanceVersions', summary: 'Every version of one opening balance of a year, oldest first; a deleted one ends with its deletion', auth: 'token', scope: 'ledger:read', mutation: false },
   { method: 'GET', path: `${companyPath}/trial-balance`, group: 'ledger', operationId: 'getTrialBalance', summary: 'Trial balance of a year', auth: 'token', scope: 'ledger:read', mutation: false },
   { method: 'GET', path: `${companyPath}/dimensions`, group: 'ledger', operationId: 'listDimensions', summary: 'Dimensions of the company', auth: 'token', scope: 'ledger:read', mutation: false },
   { method: 'GET', path: `${companyPath}/sub-ledgers`, group: 'ledger', operationId: 'listSubLedgers', summary: 'Sub-ledgers (customers and suppliers) of the company', auth: 'token', scope: 'ledger:read', mutation: false },
@@ -91,6 +93,7 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'DELETE', path: `${companyPath}/sub-ledgers/{key}`, group: 'imports', operationId: 'deleteSubLedger', summary: 'Delete an imported sub-ledger (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true },
   { method: 'GET', path: `${companyPath}/fetch-runs`, group: 'imports', operationId: 'listFetchRuns', summary: 'Fetch runs (completed GL and opening-balance imports) with their post-fetch engines', auth: 'token', scope: 'ledger:read', mutation: false },
 
+  { method: 'GET', path: '/v1/jobs', group: 'jobs', operationId: 'listJobs', summary: 'Jobs of the companies within reach, newest first (filters status, type, company_id)', auth: 'token', mutation: false },
   { method: 'GET', path: '/v1/jobs/{jobId}', group: 'jobs', operationId: 'getJob', summary: 'One job (poll until terminal)', auth: 'token', mutation: false },
 ];
 

@@ -2,9 +2,10 @@ import { defineCompanyOperation } from '../../shared/companies/operation';
 import { chartContracts } from '../../shared/ledger/chart/contracts';
 import { getAccount, listAccounts, listDimensions, listSubLedgers } from '../../shared/ledger/chart/service';
 import { generalLedgerContracts } from '../../shared/ledger/general-ledger/contracts';
+import { listGeneralLedgerLineVersions, listOpeningBalanceVersions } from '../../shared/ledger/general-ledger/history';
 import { getTrialBalance, listGeneralLedgerLines } from '../../shared/ledger/general-ledger/service';
 
-/** General ledger reads (ledger:read): chart of accounts per year, dimensions, sub-ledgers, GL lines, trial balance. */
+/** General ledger reads (ledger:read): chart of accounts per year, dimensions, sub-ledgers (pages), GL lines and their versions, opening-balance versions, trial balance. */
 export const ledgerOperations = {
   listAccounts: defineCompanyOperation(chartContracts.listAccounts, async ({ company, query }) => ({
     status: 200,
@@ -14,13 +15,13 @@ export const ledgerOperations = {
     status: 200,
     body: await getAccount(company.id, params.accountNumber, query.year),
   })),
-  listDimensions: defineCompanyOperation(chartContracts.listDimensions, async ({ company }) => ({
+  listDimensions: defineCompanyOperation(chartContracts.listDimensions, async ({ principal, company, query, operationId }) => ({
     status: 200,
-    body: await listDimensions(company.id),
+    body: await listDimensions(company.id, query, { clientId: principal.clientId, operationId }),
   })),
-  listSubLedgers: defineCompanyOperation(chartContracts.listSubLedgers, async ({ company }) => ({
+  listSubLedgers: defineCompanyOperation(chartContracts.listSubLedgers, async ({ principal, company, query, operationId }) => ({
     status: 200,
-    body: await listSubLedgers(company.id),
+    body: await listSubLedgers(company.id, query, { clientId: principal.clientId, operationId }),
   })),
   listGeneralLedgerLines: defineCompanyOperation(generalLedgerContracts.listGeneralLedgerLines, async ({ principal, company, query, operationId }) => ({
     status: 200,
@@ -29,5 +30,13 @@ export const ledgerOperations = {
   getTrialBalance: defineCompanyOperation(generalLedgerContracts.getTrialBalance, async ({ company, query }) => ({
     status: 200,
     body: await getTrialBalance(company.id, query.year),
+  })),
+  listGeneralLedgerLineVersions: defineCompanyOperation(generalLedgerContracts.listGeneralLedgerLineVersions, async ({ principal, company, params, query, operationId }) => ({
+    status: 200,
+    body: await listGeneralLedgerLineVersions(company.id, params.lineId, query, { clientId: principal.clientId, operationId }),
+  })),
+  listOpeningBalanceVersions: defineCompanyOperation(generalLedgerContracts.listOpeningBalanceVersions, async ({ principal, company, params, query, operationId }) => ({
+    status: 200,
+    body: await listOpeningBalanceVersions(company.id, params.openingBalanceId, query, { clientId: principal.clientId, operationId }),
   })),
 };

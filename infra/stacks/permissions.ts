@@ -43,7 +43,7 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   vat: { table: 'read', control: 'rateLimit', cursorSecret: false },
   bank: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
   imports: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
-  jobs: { table: 'read', control: 'rateLimit', cursorSecret: false },
+  jobs: { table: 'read', control: 'rateLimit', cursorSecret: true },
   openapi: { table: 'none', control: 'none', cursorSecret: false },
   fallback: { table: 'none', control: 'none', cursorSecret: false },
 };

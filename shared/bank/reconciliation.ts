@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { storedInteger } from '../db/attributes';
 import { monthLabels } from '../ledger/general-ledger/schemas';
 import { queryPage, type Page } from '../db/query-page';
-import type { CursorBinding } from '../platform/cursor';
+import { decodeCursor, type CursorBinding } from '../platform/cursor';
+import { currentAccountingYear } from '../ledger/chart/service';
 import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
 import { tableName } from '../platform/aws';
@@ -221,7 +222,25 @@ export const getReconciliation = async (companyId: string, groupId: string): Pro
   return toGroup(group, (await staleMembers([group])).get(group.id)!);
 };
 
-/** Groups of a bank account, filtered by year (and period); ordered by year, period, creation. */
+/**
+ * `period` without `year`: the period of the current accounting year. A later page goes on in the
+ * year of its cursor (its start key begins with the year), so the pages of one listing never mix
+ * years even if the current year moves in between.
+ */
+const listYear = async (companyId: string, cursor: string | undefined, binding: CursorBinding): Promise<number> => {
+  if (cursor) {
+    const startKey = await decodeCursor(cursor, binding);
+    const year = Number(String(startKey.GSI1SK ?? '').split('#')[0]);
+    if (Number.isInteger(year) && year > 0) return year;
+    throw problems.invalidCursor('The cursor is malformed; restart from the first page without a cursor.');
+  }
+  return currentAccountingYear(companyId);
+};
+
+/**
+ * Groups of a bank account, filtered by year, by year and period, or by period alone (in the
+ * current accounting year); ordered by year, period, creation.
+ */
 export const listReconciliations = async (
   companyId: string,
   bankAccountId: string,
@@ -229,18 +248,20 @@ export const listReconciliations = async (
   binding: Omit<CursorBinding, 'filters'>,
 ): Promise<Page<ReturnType<typeof toGroupSummary>>> => {
   await requireBankAccount(companyId, bankAccountId);
+  const cursorBinding: CursorBinding = { ...binding, filters: { companyId, bankAccountId, year: query.year ?? null, period: query.period ?? null } };
+  const year = query.year ?? (query.period === undefined ? undefined : await listYear(companyId, query.cursor, cursorBinding));
   const page = await queryPage(
     {
       TableName: tableName(),
       IndexName: 'GSI1',
-      ...(query.year === undefined
+      ...(year === undefined
         ? { KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId) } }
         : {
             KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(query.year, query.period) },
+            ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(year, query.period) },
           }),
     },
-    { pageSize: query.page_size, cursor: query.cursor, binding: { ...binding, filters: { companyId, bankAccountId, year: query.year ?? null, period: query.period ?? null } } },
+    { pageSize: query.page_size, cursor: query.cursor, binding: cursorBinding },
     fromItem,
   );
   const stale = await staleMembers(page.data);

@@ -198,13 +198,17 @@ export const BankTransactionQuerySchema = z
   .refine((query) => !query.from || !query.to || query.from <= query.to, { path: ['to'], message: 'must not be before from' });
 
 
-export const ReconciliationListQuerySchema = z
-  .strictObject({
-    year: yearQueryParam('Only groups of this year').optional(),
-    period: z.coerce.number().int().min(1).max(12).optional().openapi({ type: 'integer', minimum: 1, maximum: 12, description: 'Needs year' }),
-    ...PageQuerySchema.shape,
-  })
-  .refine((query) => query.period === undefined || query.year !== undefined, { path: ['year'], message: 'is required with period' });
+export const ReconciliationListQuerySchema = z.strictObject({
+  year: yearQueryParam('Only groups of this year. Omitted with `period` given: the current accounting year; omitted without `period`: groups of every year').optional(),
+  period: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(12)
+    .optional()
+    .openapi({ type: 'integer', minimum: 1, maximum: 12, example: 3, description: 'Only groups of this period of `year`; without `year`, of the current accounting year (the year containing today when it has a chart of accounts, else the latest year before today that has one, else this calendar year)' }),
+  ...PageQuerySchema.shape,
+});
 
 export const ReconciliationSummaryQuerySchema = z.strictObject({ year: yearQueryParam('Required: the year of the summary') });
 

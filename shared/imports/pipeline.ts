@@ -7,7 +7,7 @@ import { stringify as stringifyLossless } from 'lossless-json';
 import type { CompanyRecord } from '../companies/repository';
 import { outboxEventItem } from '../events/outbox';
 import type { Principal } from '../identity/principal';
-import { jobItem, jobRepository, laneFreeCondition, laneLockItem } from '../jobs/repository';
+import { jobItem, jobRepository, laneFreeCondition, laneLockItem, type JobPlacement } from '../jobs/repository';
 import { bucketName, dynamo, s3, sqs, tableName } from '../platform/aws';
 import { ProblemError, problems } from '../platform/problem';
 import { toFieldErrors } from '../platform/validation';
@@ -51,10 +51,10 @@ export const submitImport = async (principal: Principal, company: CompanyRecord,
     });
   }
   await kind.precheck?.(companyId, parsed.data);
-  return accept(companyId, kind, parsed.data, body);
+  return accept(companyId, { rootOrganizationId: company.rootOrganizationId, organizationPath: company.organizationPath }, kind, parsed.data, body);
 };
 
-const accept = async (companyId: string, kind: ImportKind, validBody: unknown, body: unknown): Promise<ImportRecord> => {
+const accept = async (companyId: string, placement: JobPlacement, kind: ImportKind, validBody: unknown, body: unknown): Promise<ImportRecord> => {
   const importId = randomUUID();
   const jobId = randomUUID();
   const now = Date.now();
@@ -105,18 +105,21 @@ const accept = async (companyId: string, kind: ImportKind, validBody: unknown, b
           {
             Put: {
               TableName: tableName(),
-              Item: jobItem({
-                id: jobId,
-                type: `import:${kind.lane}`,
-                scope: { companyId, lane: kind.lane },
-                status: 'queued',
-                createdAt: at,
-                startedAt: null,
-                finishedAt: null,
-                resultUrl: `/v1/companies/${companyId}/imports/${importId}`,
-                error: null,
-                companyId,
-              }),
+              Item: jobItem(
+                {
+                  id: jobId,
+                  type: `import:${kind.lane}`,
+                  scope: { companyId, lane: kind.lane },
+                  status: 'queued',
+                  createdAt: at,
+                  startedAt: null,
+                  finishedAt: null,
+                  resultUrl: `/v1/companies/${companyId}/imports/${importId}`,
+                  error: null,
+                  companyId,
+                },
+                placement,
+              ),
             },
           },
           { Put: { TableName: tableName(), Item: importItem(item) } },

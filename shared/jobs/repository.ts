@@ -1,6 +1,10 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { companyKeys } from '../companies/keys';
+import { storedInteger, textOrNull } from '../db/attributes';
+import { batchGet } from '../db/batch';
 import { dynamo, tableName } from '../platform/aws';
-import { jobKeys, laneLockKeys } from '../imports/keys';
+import { jobCompanyIndexKeys, jobCompanyPartition, jobKeys, jobTreeIndexKeys, jobTreePartition, laneLockKeys } from '../imports/keys';
 import type { Job, JobStatus } from './schemas';
 
 /**
@@ -15,7 +19,54 @@ export interface JobRecord extends Job {
 /** A lease outlives the worker's visibility timeout, so only a dead job loses its lane. */
 export const laneLeaseMilliseconds = 20 * 60_000;
 
-export const jobItem = (job: JobRecord) => ({ ...jobKeys(job.id), entity: 'job', ...job });
+/** Where a job's company sits: its organization tree and path (the job list's reach). */
+export interface JobPlacement {
+  rootOrganizationId: string;
+  organizationPath: string;
+}
+
+/**
+ * A new job's item, in its company's and its organization tree's list indexes. Timestamps not
+ * reached yet are left out rather than stored as null, so that `if_not_exists(startedAt, ...)` in
+ * markRunning and in the terminal step sets them (a stored null is an existing attribute and would
+ * never be replaced); reads answer absent as null.
+ */
+export const jobItem = (job: JobRecord, placement: JobPlacement) => {
+  const { startedAt, finishedAt, ...rest } = job;
+  return {
+    ...jobKeys(job.id),
+    ...jobCompanyIndexKeys(job.companyId, job.createdAt, job.id),
+    ...jobTreeIndexKeys(placement.rootOrganizationId, job.createdAt, job.id),
+    entity: 'job',
+    organizationPath: placement.organizationPath,
+    ...rest,
+    ...(startedAt !== null && { startedAt }),
+    ...(finishedAt !== null && { finishedAt }),
+  };
+};
+
+/** What the job list narrows by: the index partition, then filters on the job items. */
+export interface JobListFilter {
+  status?: JobStatus;
+  type?: string;
+  /** Only jobs of companies in this organization or below (callers below the root of their tree). */
+  subtreePath?: string;
+}
+
+export type JobListSource = { companyId: string } | { rootOrganizationId: string };
+
+export const toJobRecord = (item: Record<string, unknown>): JobRecord => ({
+  id: item.id as string,
+  type: item.type as string,
+  scope: item.scope as JobRecord['scope'],
+  status: item.status as JobStatus,
+  createdAt: item.createdAt as string,
+  startedAt: textOrNull(item.startedAt),
+  finishedAt: textOrNull(item.finishedAt),
+  resultUrl: item.resultUrl as string,
+  error: (item.error as JobRecord['error'] | undefined) ?? null,
+  companyId: item.companyId as string,
+});
 
 export const laneLockItem = (companyId: string, lane: string, jobId: string, importId: string, now: number) => ({
   ...laneLockKeys(companyId, lane),
@@ -31,14 +82,64 @@ export const laneFreeCondition = 'attribute_not_exists(PK) OR leaseExpiresAt < :
 export const jobRepository = {
   async get(jobId: string): Promise<JobRecord | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: jobKeys(jobId) }));
-    if (!Item) return undefined;
-    const { PK: _pk, SK: _sk, entity: _entity, ...job } = Item;
-    return job as JobRecord;
+    return Item ? toJobRecord(Item) : undefined;
+  },
+
+  /**
+   * One Query of a job index, newest first: a company's jobs (GSI1) or an organization tree's
+   * (GSI2), narrowed by status, type and subtree with a filter (so a result may hold fewer items
+   * than Limit; the caller goes on from LastEvaluatedKey).
+   */
+  async queryList(source: JobListSource, filter: JobListFilter, limit: number, startKey: Record<string, unknown> | undefined) {
+    const conditions: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    if (filter.status) {
+      conditions.push('#status = :status');
+      names['#status'] = 'status';
+      values[':status'] = filter.status;
+    }
+    if (filter.type) {
+      conditions.push('#type = :type');
+      names['#type'] = 'type';
+      values[':type'] = filter.type;
+    }
+    if (filter.subtreePath) {
+      conditions.push('(organizationPath = :path OR begins_with(organizationPath, :below))');
+      values[':path'] = filter.subtreePath;
+      values[':below'] = `${filter.subtreePath}/`;
+    }
+    const index =
+      'companyId' in source
+        ? { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', pk: jobCompanyPartition(source.companyId) }
+        : { IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', pk: jobTreePartition(source.rootOrganizationId) };
+    return dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index.IndexName,
+        KeyConditionExpression: index.KeyConditionExpression,
+        ...(conditions.length > 0 && { FilterExpression: conditions.join(' AND ') }),
+        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: { ':pk': index.pk, ...values },
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+  },
+
+  /** Whether each company is live and where it sits (one BatchGet), for the job list's visibility check. */
+  async companyVisibility(companyIds: string[]): Promise<Map<string, { organizationPath: string; deleted: boolean }>> {
+    const keys = [...new Set(companyIds)].map((id) => companyKeys(id));
+    const found = await batchGet(keys, ['id', 'organizationPath', 'deletion']);
+    return new Map(
+      [...found.values()].map((item) => [String(item.id), { organizationPath: String(item.organizationPath), deleted: item.deletion !== undefined && item.deletion !== null }]),
+    );
   },
 
   async laneHolder(companyId: string, lane: string): Promise<{ jobId: string; importId: string; leaseExpiresAt: number } | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: laneLockKeys(companyId, lane), ConsistentRead: true }));
-    return Item ? { jobId: Item.jobId as string, importId: Item.importId as string, leaseExpiresAt: Number(String(Item.leaseExpiresAt)) } : undefined;
+    return Item ? { jobId: Item.jobId as string, importId: Item.importId as string, leaseExpiresAt: storedInteger(Item.leaseExpiresAt) } : undefined;
   },
 
   async extendLease(companyId: string, lane: string, jobId: string, now: number): Promise<void> {
@@ -53,16 +154,38 @@ export const jobRepository = {
     );
   },
 
+  /**
+   * The worker picked the job up: status running and, the first time, startedAt. A redelivery
+   * keeps the first start. Jobs stored before timestamps were left out until reached carry
+   * `startedAt: null`; the condition treats that as not started, so they get their start too.
+   */
   async markRunning(jobId: string, startedAt: string): Promise<void> {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKeys(jobId),
-        UpdateExpression: 'SET #status = :running, startedAt = if_not_exists(startedAt, :at)',
-        ConditionExpression: '#status IN (:queued, :running)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':running': 'running' satisfies JobStatus, ':queued': 'queued' satisfies JobStatus, ':at': startedAt },
-      }),
-    );
+    const names = { '#status': 'status' };
+    const values = { ':running': 'running' satisfies JobStatus, ':queued': 'queued' satisfies JobStatus };
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: jobKeys(jobId),
+          UpdateExpression: 'SET #status = :running, startedAt = :at',
+          ConditionExpression: '#status IN (:queued, :running) AND (attribute_not_exists(startedAt) OR startedAt = :null)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':at': startedAt, ':null': null },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Started before (a redelivery): only the status, and only while the job is not terminal.
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: jobKeys(jobId),
+          UpdateExpression: 'SET #status = :running',
+          ConditionExpression: '#status IN (:queued, :running)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    }
   },
 };

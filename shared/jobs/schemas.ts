@@ -1,4 +1,5 @@
-import { UuidSchema } from '../platform/schemas';
+import type { ImportLane } from '../imports/kind';
+import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 
 const instant = z.string().openapi({ format: 'date-time' });
@@ -19,5 +20,28 @@ export const JobSchema = z
   })
   .openapi('Job');
 
+/** The job types there are; the list's `type` filter takes one of them. */
+export const jobTypes = [
+  'import:accounts',
+  'import:dimensions',
+  'import:sub_ledgers',
+  'import:opening_balances',
+  'import:general_ledger_lines',
+  'import:open_items',
+] as const satisfies readonly `import:${ImportLane}`[];
+
+export const JobPageSchema = pageOf(JobSchema, 'JobPage');
+
+export const JobListQuerySchema = z.strictObject({
+  status: z.enum(jobStatuses).optional().openapi({ description: 'Only jobs in this status', example: 'failed' }),
+  type: z.enum(jobTypes).optional().openapi({ description: 'Only jobs of this type (import:<lane>)', example: 'import:general_ledger_lines' }),
+  company_id: UuidSchema.optional().openapi({
+    description: 'Only jobs of this company. A company outside your reach, unknown or deleted matches no job (an empty page, not 404)',
+    example: '3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f',
+  }),
+  ...PageQuerySchema.shape,
+});
+
 export type Job = z.infer<typeof JobSchema>;
+export type JobListQuery = z.infer<typeof JobListQuerySchema>;
 export type JobStatus = (typeof jobStatuses)[number];

@@ -52,7 +52,8 @@ export const PageQuerySchema = z.object({
 export const UuidSchema = z.string().uuid();
 
 /** What an omitted `year` means on the reads of a year's books. */
-export const currentYearNote = 'omitted means the current accounting year: the latest year that has a chart of accounts, else this calendar year';
+export const currentYearNote =
+  'omitted means the current accounting year: the year containing today when it has a chart of accounts, else the latest year before today that has one, else this calendar year';
 
 /** A `year` query parameter (a string on the wire): an integer year, described per use. */
 export const yearQueryParam = (description: string) =>

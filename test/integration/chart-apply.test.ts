@@ -57,6 +57,10 @@ beforeAll(async () => {
   };
 });
 
+/** The list reads are pages now; these books fit on the first page of the largest size. */
+const firstPage = { page_size: 200 };
+const caller = { clientId: 'chart-apply-test', operationId: 'test' };
+
 const newCompany = async () => (await createCompany(principal, { displayName: `Chart ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api' })).id;
 
 interface Run {
@@ -246,7 +250,7 @@ describe('accounts import', () => {
     expect(await getAccount(companyId, '3000', 2025)).toMatchObject({ hidden: false });
   });
 
-  it('keeps each year its own chart; the current year is the latest with a chart', async () => {
+  it('keeps each year its own chart; the current year is the latest with a chart up to this year', async () => {
     const companyId = await newCompany();
     expect(await chartYears(companyId)).toEqual([]);
     expect(await currentAccountingYear(companyId)).toBe(new Date().getUTCFullYear());
@@ -341,7 +345,7 @@ describe('dimensions import', () => {
   it('merges by key, checks parents (existing or earlier in the request, no cycles) and updates auto-created keys in place', async () => {
     const companyId = await newCompany();
     await autoCreate(companyId, 'dimension', 'P-7');
-    expect((await listDimensions(companyId)).data).toEqual([
+    expect((await listDimensions(companyId, firstPage, caller)).data).toEqual([
       { key: 'P-7', value: 'P-7', type: null, parentKey: null, autoCreated: true, updatedAt: expect.any(String) },
     ]);
 
@@ -365,7 +369,7 @@ describe('dimensions import', () => {
     expect(run.outcomes[2]).toEqual({ outcome: 'failed', message: 'parentKey LATER names no dimension (neither an existing one nor one earlier in this request)' });
     expect(outcomesOf(await redeliver(dimensionsImportKind, run))).toEqual(outcomesOf(run));
 
-    const page = await listDimensions(companyId);
+    const page = await listDimensions(companyId, firstPage, caller);
     expect(DimensionPageSchema.parse(page)).toEqual(page);
     expect(page.data).toEqual([
       { key: 'LATER', value: 'Later', type: 'region', parentKey: null, autoCreated: false, updatedAt: run.context.appliedAt },
@@ -424,7 +428,7 @@ describe('sub-ledgers import', () => {
     expect(outcomesOf(next)).toEqual(['updated', 'failed']);
     expect(next.outcomes[1]).toEqual({ outcome: 'failed', message: 'sub-ledger 10001 exists with type customer; a key cannot change its type' });
 
-    const page = await listSubLedgers(companyId);
+    const page = await listSubLedgers(companyId, firstPage, caller);
     expect(SubLedgerPageSchema.parse(page)).toEqual(page);
     expect(page.data).toEqual([
       { key: '10001', value: 'Kunde En AS', type: 'customer', autoCreated: false, updatedAt: run.context.appliedAt },
@@ -540,7 +544,7 @@ describe('deletions', () => {
     await countUsage(companyId, 'dimension', 'D2', 'opening_balances');
     const used = await expectProblem(runKind(dimensionDeletionKind, companyId, '{"ids": ["D2"]}'), 409, { reason: 'dimension_in_use' });
     expect(used.inUse).toEqual([{ id: 'D2', lines: 3, generalLedgerLines: 2, openingBalances: 1, childDimensions: [] }]);
-    expect((await listDimensions(companyId)).data.map((d) => d.key)).toEqual(['D1', 'D2', 'D3#X']);
+    expect((await listDimensions(companyId, firstPage, caller)).data.map((d) => d.key)).toEqual(['D1', 'D2', 'D3#X']);
     expect(await countDimensions(companyId)).toBe(3);
   });
 
@@ -567,7 +571,7 @@ describe('deletions', () => {
       reason: 'sub_ledger_in_use',
     });
     expect(used.inUse).toEqual([{ id: 'C1', lines: 1, openItems: 1 }]);
-    expect((await listSubLedgers(companyId)).data.map((s) => s.key)).toEqual(['C1']);
+    expect((await listSubLedgers(companyId, firstPage, caller)).data.map((s) => s.key)).toEqual(['C1']);
     expect(await countSubLedgers(companyId)).toBe(1);
   });
 });

@@ -464,15 +464,17 @@ describe('deletions (rule 11)', () => {
     expect(current).toMatchObject({ deleted: true, deletedAt: run.context.appliedAt, datasetId: run.context.datasetId, sourceLineId: 'd-1' });
     expect(current!.GSI1PK).toBeUndefined();
     expect(current!.GSI2PK).toBeUndefined();
-    expect(await lineHistory(year, 'd-1')).toHaveLength(1);
+    // the deletion is a version of its own: version 2 (the live one) went to history whole
+    expect(String(current!.version)).toBe('3');
+    expect(await lineHistory(year, 'd-1')).toHaveLength(2);
     expect(String((await getItem(usageKeys(companyId, 'subLedger', 'cust-9', 'general_ledger_lines')))!.count)).toBe('0');
     expect(accountOf(await trialBalance(year), '1920')!.closingBalance.toString()).toBe('200');
     expect(outcomesOf(await deleteLines(year, ['d-1']))).toEqual(['unknown']);
 
     expect(outcomesOf(await importLines(year, [{ id: 'd-1', accountCode: '1920', amount: '5', period: 2 }]))).toEqual(['inserted']);
     const back = (await allLines({ year, period: 2 }))[0]!;
-    expect(back).toMatchObject({ sourceLineId: 'd-1', version: 3 });
-    expect(await lineHistory(year, 'd-1')).toHaveLength(2);
+    expect(back).toMatchObject({ sourceLineId: 'd-1', version: 4 });
+    expect(await lineHistory(year, 'd-1')).toHaveLength(3);
     expect(accountOf(await trialBalance(year), '1920')!.closingBalance.toString()).toBe('205');
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInvoke } from '../../infra/tools/invoke';
 import { createApiClient, createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { lineIdOf } from '../../shared/ledger/general-ledger/repository';
 import { api, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
 
@@ -124,10 +125,13 @@ const expected: [file: string, fn: string, status: number][] = [
   ['ledger/getTrialBalance.json', 'ledger', 200],
   ['ledger/listDimensions.json', 'ledger', 200],
   ['ledger/listSubLedgers.json', 'ledger', 200],
+  ['ledger/listGeneralLedgerLineVersions.json', 'ledger', 200],
+  ['ledger/listOpeningBalanceVersions.json', 'ledger', 200],
   ['imports/getImportReadiness.json', 'imports', 200],
   ['imports/listImports.json', 'imports', 200],
   ['imports/getImport.json', 'imports', 200],
   ['jobs/getJob.json', 'jobs', 200],
+  ['jobs/listJobs.json', 'jobs', 200],
   ['imports/listFetchRuns.json', 'imports', 200],
   ['imports/deleteGeneralLedgerLines.json', 'imports', 202],
   ['imports/deleteOpeningBalances.json', 'imports', 202],
@@ -162,6 +166,8 @@ const bankArgs = (file: string): string[] => {
 const unusedAccount = '7790';
 const unusedDimension = '900';
 const unusedSubLedger = '10002';
+/** The sample GL line whose versions ledger/listGeneralLedgerLineVersions.json reads (--set lineId, the service's id of it). */
+const versionedLine = 'gl-2025-000001';
 /** The last import (and its job) the ledger events made: for getImport.json and getJob.json. */
 let lastImport: { id: string; jobId: string } | undefined;
 
@@ -173,6 +179,7 @@ const booksArgs = (file: string): string[] => {
     ...set('companyId', booksCompanyId),
     ...(file === 'imports/getImport.json' ? set('importId', lastImport!.id) : []),
     ...(file === 'jobs/getJob.json' ? set('jobId', lastImport!.jobId) : []),
+    ...(file === 'ledger/listGeneralLedgerLineVersions.json' ? set('lineId', lineIdOf(booksCompanyId, 2025, versionedLine)) : []),
     ...(file === 'imports/deleteAccount.json' ? set('accountNumber', unusedAccount) : []),
     ...(file === 'imports/deleteDimension.json' ? set('key', unusedDimension) : []),
     ...(file === 'imports/deleteSubLedger.json' ? set('key', unusedSubLedger) : []),
@@ -399,6 +406,16 @@ describe('npm run invoke: every sample event', () => {
       ]);
     });
 
+    it('ledger/listGeneralLedgerLineVersions.json (--set lineId) and listOpeningBalanceVersions.json answer 200 with the versions', async () => {
+      const lineVersions = await read('ledger', 'ledger/listGeneralLedgerLineVersions.json');
+      expect(lineVersions.body.data).toEqual([expect.objectContaining({ sourceLineId: versionedLine, year: 2025, version: 1, change: 'created', supersededAt: null })]);
+      const unset = await invoke('ledger', 'ledger/listGeneralLedgerLineVersions.json', ...asClient, '--set', `companyId=${booksCompanyId}`);
+      expect(unset.code).toBe(1);
+      expect(unset.stderr).toEqual(['error: Unresolved placeholder {{lineId}}: pass --set lineId=VALUE']);
+      const openingBalanceVersions = await read('ledger', 'ledger/listOpeningBalanceVersions.json');
+      expect(openingBalanceVersions.body.data).toEqual([expect.objectContaining({ openingBalanceId: 'ob-2025-1920', year: 2025, version: 1, change: 'created', amount: 250000 })]);
+    });
+
     it('the read events answer 200 for the first seeded company without --set', async () => {
       for (const [fn, file] of [
         ['ledger', 'ledger/listAccounts.json'],
@@ -445,6 +462,20 @@ describe('npm run invoke: every sample event', () => {
       });
     });
 
+    it('jobs/listJobs.json answers 200 with the jobs of the organization of --as, newest first', async () => {
+      const jobs = await read('jobs', 'jobs/listJobs.json');
+      expect(jobs.body.data[0]).toMatchObject({ id: lastImport!.jobId, type: 'import:open_items', status: 'succeeded' });
+      expect(jobs.body.data.map((job: { type: string }) => job.type)).toEqual([
+        'import:open_items',
+        'import:general_ledger_lines',
+        'import:opening_balances',
+        'import:sub_ledgers',
+        'import:dimensions',
+        'import:accounts',
+      ]);
+      expect(jobs.body.data.every((job: { scope: { companyId: string } }) => job.scope.companyId === booksCompanyId)).toBe(true);
+    });
+
     it('imports/listFetchRuns.json answers 200 with the runs of the GL-line and opening-balance imports', async () => {
       const runs = await read('imports', 'imports/listFetchRuns.json');
       expect(runs.body.data.map((run: { kind: string; year: number }) => `${run.kind}:${run.year}`)).toEqual(['general_ledger_lines:2025', 'opening_balances:2025']);
@@ -459,6 +490,8 @@ describe('npm run invoke: every sample event', () => {
       const lines = await read('ledger', 'ledger/listGeneralLedgerLines.json');
       expect(lines.body.data).toHaveLength(8);
       expect(await importAndWait('imports/deleteOpeningBalances.json')).toMatchObject({ kind: 'opening_balance_deletions', rowsDeleted: 4, result: { unknown: [] } });
+      const versions = await read('ledger', 'ledger/listOpeningBalanceVersions.json');
+      expect(versions.body.data.map((version: { change: string }) => version.change)).toEqual(['created', 'deleted']);
     });
 
     it('imports/deleteAccount.json answers 202 for an unused account (the deletion succeeds) and 409 for one with lines', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setStandardAccount } from '../../shared/ledger/chart/service';
-import { api, expectProblem } from '../support/api';
+import { api, expectProblem, type ApiResponse } from '../support/api';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { testStack } from '../support/stack';
 
@@ -162,6 +162,56 @@ describe('general ledger reads over HTTP', () => {
     expect(invalid.body.sampleErrors[0]).toMatch(/^line 2: /);
     const readiness = await api('GET', `/v1/companies/${companyId}/imports/readiness`, { as: 'a-system' });
     expect(readiness.body.nextStep).toBe('up_to_date');
+  });
+
+  it('dimensions and sub-ledgers are pages: page_size 1-200 (default 50), key order, cursors bound to company and list', async () => {
+    const companyId = await newApiCompany();
+    const dimensionKeys = Array.from({ length: 55 }, (_, i) => `D${String(i).padStart(3, '0')}`);
+    await importAndWait(companyId, 'dimensions', { dimensions: dimensionKeys.map((key) => ({ key, value: `Dimension ${key}`, type: 'project' })) });
+    const subLedgerKeys = Array.from({ length: 7 }, (_, i) => `K${i}`);
+    await importAndWait(companyId, 'sub-ledgers', { subLedgers: subLedgerKeys.map((key) => ({ key, value: `Kunde ${key}`, type: 'customer' })) });
+    const base = `/v1/companies/${companyId}`;
+
+    // default page size 50: one full page, then the rest
+    const first = await api('GET', `${base}/dimensions`, { as: 'a-readonly' });
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((d: { key: string }) => d.key)).toEqual(dimensionKeys.slice(0, 50));
+    expect(first.body.pagination).toEqual({ next_cursor: expect.any(String), has_more: true });
+    const rest = await api('GET', `${base}/dimensions?cursor=${encodeURIComponent(first.body.pagination.next_cursor)}`, { as: 'a-readonly' });
+    expect(rest.body.data.map((d: { key: string }) => d.key)).toEqual(dimensionKeys.slice(50));
+    expect(rest.body.pagination).toEqual({ next_cursor: null, has_more: false });
+    expect((await api('GET', `${base}/dimensions?page_size=200`, { as: 'a-readonly' })).body.data).toHaveLength(55);
+
+    // following the cursor through pages of 3
+    const follow = async (path: string) => {
+      const pages: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page: ApiResponse = await api('GET', `${path}?page_size=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { as: 'a-system' });
+        expect(page.status).toBe(200);
+        pages.push(page.body.data.map((row: { key: string }) => row.key));
+        cursor = page.body.pagination.next_cursor;
+        expect(page.body.pagination.has_more).toBe(cursor !== null);
+      } while (cursor);
+      return pages;
+    };
+    const subLedgerPages = await follow(`${base}/sub-ledgers`);
+    expect(subLedgerPages).toEqual([['K0', 'K1', 'K2'], ['K3', 'K4', 'K5'], ['K6']]);
+    expect((await follow(`${base}/dimensions`)).flat()).toEqual(dimensionKeys);
+
+    // a cursor belongs to its company and its list
+    const cursor = encodeURIComponent((await api('GET', `${base}/sub-ledgers?page_size=3`, { as: 'a-system' })).body.pagination.next_cursor);
+    const other = await newApiCompany();
+    expectProblem(await api('GET', `/v1/companies/${other}/sub-ledgers?page_size=3&cursor=${cursor}`, { as: 'a-system' }), 400, 'invalid_cursor');
+    expectProblem(await api('GET', `${base}/dimensions?page_size=3&cursor=${cursor}`, { as: 'a-system' }), 400, 'invalid_cursor');
+    expectProblem(await api('GET', `${base}/sub-ledgers?page_size=3&cursor=${cursor}`, { as: 'a-readonly' }), 400, 'invalid_cursor');
+    expectProblem(await api('GET', `${base}/sub-ledgers?page_size=3&cursor=garbage`, { as: 'a-system' }), 400, 'invalid_cursor');
+    // the page size is not a filter: the next page may be larger
+    expect((await api('GET', `${base}/sub-ledgers?page_size=10&cursor=${cursor}`, { as: 'a-system' })).body.data.map((row: { key: string }) => row.key)).toEqual(['K3', 'K4', 'K5', 'K6']);
+    for (const bad of ['page_size=0', 'page_size=201', 'page_size=x', 'year=2025']) {
+      expectProblem(await api('GET', `${base}/dimensions?${bad}`, { as: 'a-system' }), 400, 'validation_failed');
+      expectProblem(await api('GET', `${base}/sub-ledgers?${bad}`, { as: 'a-system' }), 400, 'validation_failed');
+    }
   });
 
   it('reads need ledger:read and a company within reach', async () => {

@@ -5,6 +5,7 @@ import {
   AccountQuerySchema,
   ChartCompanyParamsSchema,
   DimensionPageSchema,
+  KeyListQuerySchema,
   LedgerAccountPageSchema,
   LedgerAccountSchema,
   SubLedgerPageSchema,
@@ -30,10 +31,16 @@ export const chartContracts = {
   },
   listDimensions: {
     params: ChartCompanyParamsSchema,
-    responses: { 200: { description: 'Every dimension of the company in one page (next_cursor null), in key order', schema: DimensionPageSchema } },
+    query: KeyListQuerySchema,
+    responses: {
+      200: { description: 'A page of the dimensions of the company, in key order; follow pagination.next_cursor for the next page', schema: DimensionPageSchema },
+    },
   },
   listSubLedgers: {
     params: ChartCompanyParamsSchema,
-    responses: { 200: { description: 'Every sub-ledger of the company in one page (next_cursor null), in key order', schema: SubLedgerPageSchema } },
+    query: KeyListQuerySchema,
+    responses: {
+      200: { description: 'A page of the sub-ledgers (customers and suppliers) of the company, in key order; follow pagination.next_cursor for the next page', schema: SubLedgerPageSchema },
+    },
   },
 } satisfies Record<string, OperationContract>;

@@ -1,4 +1,5 @@
 import { queryAll } from '../../db/query-all';
+import { queryPage, type Page, type PageRequest } from '../../db/query-page';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
@@ -501,6 +502,11 @@ export const chartRepository = {
     return (await queryAll(inPartition(dimensionPartition(companyId), dimensionSortPrefix))).map(toDimensionRecord);
   },
 
+  /** One page of the dimensions in key order (the list read). */
+  pageDimensions(companyId: string, page: PageRequest): Promise<Page<DimensionRecord>> {
+    return queryPage({ TableName: tableName(), ...inPartition(dimensionPartition(companyId), dimensionSortPrefix) }, page, toDimensionRecord);
+  },
+
   countDimensions: (companyId: string): Promise<number> => countAll(dimensionPartition(companyId), dimensionSortPrefix),
 
   /** Insert or update in place; an auto-created item gets value and type and loses autoCreated. */
@@ -547,6 +553,11 @@ export const chartRepository = {
 
   async listSubLedgers(companyId: string): Promise<SubLedgerRecord[]> {
     return (await queryAll(inPartition(subLedgerPartition(companyId), subLedgerSortPrefix))).map(toSubLedgerRecord);
+  },
+
+  /** One page of the sub-ledgers in key order (the list read). */
+  pageSubLedgers(companyId: string, page: PageRequest): Promise<Page<SubLedgerRecord>> {
+    return queryPage({ TableName: tableName(), ...inPartition(subLedgerPartition(companyId), subLedgerSortPrefix) }, page, toSubLedgerRecord);
   },
 
   countSubLedgers: (companyId: string): Promise<number> => countAll(subLedgerPartition(companyId), subLedgerSortPrefix),

@@ -1,5 +1,5 @@
 import { accountCodeSchema, keySchema, maxImportRows, yearSchema } from '../../imports/fields';
-import { currentYearNote, pageOf, UuidSchema, yearQueryParam } from '../../platform/schemas';
+import { currentYearNote, pageOf, PageQuerySchema, UuidSchema, yearQueryParam } from '../../platform/schemas';
 import { z } from '../../platform/zod';
 
 /**
@@ -178,3 +178,5 @@ export const ChartCompanyParamsSchema = z.object({ companyId: UuidSchema });
 export const AccountParamsSchema = z.object({ companyId: UuidSchema, accountNumber: accountCodeSchema });
 export const AccountListQuerySchema = z.strictObject({ year: yearQuerySchema });
 export const AccountQuerySchema = z.strictObject({ year: yearQuerySchema });
+/** Dimensions and sub-ledgers: pages in key order. */
+export const KeyListQuerySchema = z.strictObject(PageQuerySchema.shape);

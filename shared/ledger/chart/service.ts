@@ -553,10 +553,22 @@ export const chartYearSummaries = async (companyId: string): Promise<YearSummary
 export const chartYears = async (companyId: string): Promise<number[]> =>
   (await chartYearSummaries(companyId)).filter((summary) => summary.accounts > 0).map((summary) => summary.year);
 
-/** The current accounting year: the latest year that has a chart, else the current calendar year (UTC). */
-export const currentAccountingYear = async (companyId: string): Promise<number> => {
+/** The calendar year of a moment in Norway, where the books are kept (accounting years are calendar years). */
+export const norwegianYear = (now: Date): number =>
+  Number(new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Oslo', year: 'numeric' }).format(now));
+
+/**
+ * The current accounting year, the one rule behind every `year` left out (accounts, GL lines,
+ * trial balance, VAT terms, readiness, DELETE of an account): the year that contains today when
+ * it has a chart; else the latest year before today that has one; else this calendar year. A
+ * chart pushed ahead for a future year never becomes current before its time, and when only
+ * future years have charts the current year is this calendar year (whose books are empty).
+ */
+export const currentAccountingYear = async (companyId: string, now = new Date()): Promise<number> => {
+  const thisYear = norwegianYear(now);
   const years = await chartYears(companyId);
-  return years.at(-1) ?? new Date().getUTCFullYear();
+  if (years.includes(thisYear)) return thisYear;
+  return years.filter((year) => year < thisYear).at(-1) ?? thisYear;
 };
 
 export const listAccounts = async (companyId: string, year?: number): Promise<Page<LedgerAccount>> => {
@@ -572,11 +584,36 @@ export const getAccount = async (companyId: string, accountNumber: string, year?
   return toLedgerAccount(record);
 };
 
-export const listDimensions = async (companyId: string): Promise<Page<Dimension>> =>
-  onePage((await repository.listDimensions(companyId)).map(toDimension));
+/** Who lists and how: the cursor is bound to the client, the operation and the company. */
+export interface PageCaller {
+  clientId: string;
+  operationId: string;
+}
 
-export const listSubLedgers = async (companyId: string): Promise<Page<SubLedger>> =>
-  onePage((await repository.listSubLedgers(companyId)).map(toSubLedger));
+export interface KeyListQuery {
+  cursor?: string;
+  page_size: number;
+}
+
+const keyListPage = (companyId: string, query: KeyListQuery, caller: PageCaller) => ({
+  pageSize: query.page_size,
+  ...(query.cursor && { cursor: query.cursor }),
+  binding: { clientId: caller.clientId, operationId: caller.operationId, filters: { companyId } },
+});
+
+/**
+ * Dimensions and sub-ledgers are not small (a firm's project or customer register runs into
+ * thousands), so they are pages: key order, `page_size` 1-200 (default 50), signed cursors.
+ */
+export const listDimensions = async (companyId: string, query: KeyListQuery, caller: PageCaller): Promise<Page<Dimension>> => {
+  const page = await repository.pageDimensions(companyId, keyListPage(companyId, query, caller));
+  return { ...page, data: page.data.map(toDimension) };
+};
+
+export const listSubLedgers = async (companyId: string, query: KeyListQuery, caller: PageCaller): Promise<Page<SubLedger>> => {
+  const page = await repository.pageSubLedgers(companyId, keyListPage(companyId, query, caller));
+  return { ...page, data: page.data.map(toSubLedger) };
+};
 
 /** The account codes of a year's chart with their hidden flag (e.g. unknown_account_codes checks). */
 export const accountCodesOfYear = async (companyId: string, year: number): Promise<Map<string, { hidden: boolean }>> =>

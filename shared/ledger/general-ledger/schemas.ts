@@ -185,7 +185,83 @@ export const TrialBalanceSchema = z
   })
   .openapi('TrialBalance');
 
+/* Versions (history) of GL lines and opening balances. */
+
+export const lineVersionChanges = ['created', 'updated', 'deleted'] as const;
+export type LineVersionChange = (typeof lineVersionChanges)[number];
+
+const versionFields = {
+  version: z.number().int().min(1).openapi({
+    description: 'The version number: 1 for the first, one more for every change, a deletion included',
+    example: 2,
+  }),
+  change: z.enum(lineVersionChanges).openapi({
+    description:
+      'created: the first version, or the first after a deletion (the id was sent again); updated: a re-send that changed the row; deleted: the row was deleted (the fields are what was deleted)',
+    example: 'updated',
+  }),
+  recordedAt: z.string().openapi({
+    format: 'date-time',
+    description: 'When the version was recorded: the acceptance instant of the import that wrote it (for a deletion, of the deletion)',
+    example: '2026-03-02T08:15:00.000Z',
+  }),
+  supersededAt: z.string().nullable().openapi({
+    format: 'date-time',
+    description: 'When the next version replaced this one; null for the newest',
+    example: '2026-04-01T07:00:00.000Z',
+  }),
+  datasetId: z.string().uuid().openapi({
+    description: 'The dataset of the import that last wrote this version (an unchanged re-send stamps the version it finds without making a new one)',
+    example: '2f0c8e8e-6a8b-4d5e-9a39-3f1f7f2c9b10',
+  }),
+  importId: z.string().uuid().openapi({
+    description: 'The import that last wrote this version (GET .../imports/{importId})',
+    example: '7b1e4c3a-0d9f-4f36-8a51-6c2d9e0b4a77',
+  }),
+};
+
+const keysOfVersion = (what: string) =>
+  z.array(z.string()).openapi({ description: `Keys of ${what} the version names; empty when none`, example: ['10001'] });
+
+export const GeneralLedgerLineVersionSchema = z
+  .object({
+    lineId: z.string().openapi({ description: "The service's stable text id of the line", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
+    sourceLineId: z.string().openapi({ description: 'The id the integrator supplied', example: 'gl-2025-000001' }),
+    year: z.number().int().openapi({ description: 'Accounting year of the line', example: 2025 }),
+    ...versionFields,
+    period: z.number().int().min(1).max(12).openapi({ description: 'Period (1 to 12) of this version', example: 1 }),
+    accountCode: z.string().openapi({ description: 'Account number of this version', example: '3000' }),
+    amount: amountRead.openapi({ description: 'Amount of this version', example: -10000 }),
+    transactionId: z.string().nullable().openapi({ description: 'Voucher grouping of this version', example: 'V-2025-0001' }),
+    transactionNo: z.string().nullable().openapi({ description: 'Voucher number of this version', example: '1' }),
+    description: z.string().nullable().openapi({ description: 'Text of this version', example: 'Kontantsalg januar' }),
+    transactionDate: z.string().nullable().openapi({ format: 'date', description: 'Transaction date of this version', example: '2025-01-15' }),
+    taxCode: z.string().nullable().openapi({ description: 'Tax code of this version', example: '3' }),
+    taxAmount: nullableAmountRead.openapi({ description: 'Tax amount of this version', example: -2500 }),
+    taxPercentage: nullableAmountRead.openapi({ description: 'Tax percentage of this version', example: 25 }),
+    dimensionKeys: keysOfVersion('dimensions'),
+    subLedgerKeys: keysOfVersion('sub-ledgers'),
+  })
+  .openapi('GeneralLedgerLineVersion', { description: 'One version of a GL line: its content then, and when and by which import it was recorded' });
+
+export const GeneralLedgerLineVersionPageSchema = pageOf(GeneralLedgerLineVersionSchema, 'GeneralLedgerLineVersionPage');
+
+export const OpeningBalanceVersionSchema = z
+  .object({
+    openingBalanceId: z.string().openapi({ description: "The integrator's id of the opening balance", example: 'ob-2025-1920' }),
+    year: z.number().int().openapi({ description: 'Accounting year of the opening balance', example: 2025 }),
+    ...versionFields,
+    accountCode: z.string().openapi({ description: 'Account number of this version', example: '1920' }),
+    amount: amountRead.openapi({ description: 'Amount of this version', example: 250000 }),
+    subLedgerKeys: keysOfVersion('sub-ledgers'),
+  })
+  .openapi('OpeningBalanceVersion', { description: 'One version of an opening balance: its content then, and when and by which import it was recorded' });
+
+export const OpeningBalanceVersionPageSchema = pageOf(OpeningBalanceVersionSchema, 'OpeningBalanceVersionPage');
+
 export type GeneralLedgerLine = z.infer<typeof GeneralLedgerLineSchema>;
+export type GeneralLedgerLineVersion = z.infer<typeof GeneralLedgerLineVersionSchema>;
+export type OpeningBalanceVersion = z.infer<typeof OpeningBalanceVersionSchema>;
 export type GeneralLedgerLinePage = z.infer<typeof GeneralLedgerLinePageSchema>;
 export type TrialBalance = z.infer<typeof TrialBalanceSchema>;
 export type TrialBalanceAccount = z.infer<typeof TrialBalanceAccountSchema>;
@@ -202,5 +278,24 @@ export const GeneralLedgerLineQuerySchema = z.strictObject({
 });
 
 export const TrialBalanceQuerySchema = z.strictObject({ year: yearQuery });
+
+/** The service's lineId: 26 characters of Crockford base32 (lower case); anything else names no line (404). */
+export const LineVersionParamsSchema = z.object({
+  companyId: z.string().uuid(),
+  lineId: z
+    .string()
+    .regex(/^[0-9a-hjkmnp-tv-z]{26}$/)
+    .openapi({ description: "The service's lineId of the line (from the GL lines list), deleted or not", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
+});
+export const LineVersionQuerySchema = z.strictObject(PageQuerySchema.shape);
+
+export const OpeningBalanceVersionParamsSchema = z.object({
+  companyId: z.string().uuid(),
+  openingBalanceId: sourceIdSchema.openapi({ description: "The integrator's id of the opening balance (URL-encoded), deleted or not", example: 'ob-2025-1920' }),
+});
+export const OpeningBalanceVersionQuerySchema = z.strictObject({
+  year: yearQueryParam(`Accounting year of the opening balance (ids are per year); ${currentYearNote}`).optional(),
+  ...PageQuerySchema.shape,
+});
 
 export type GeneralLedgerLineQuery = z.infer<typeof GeneralLedgerLineQuerySchema>;

@@ -338,6 +338,11 @@ const createMissingKeys = async (context: ImportContext, transitions: Transition
  * Import rule 11, applied after the precheck found nothing in use: every named row the ledger has
  * is marked deleted (content and history stay; it leaves the read indexes). Ids it does not have
  * answer `unknown`. A row reconciled since the precheck is not deleted (outcome failed).
+ *
+ * The deletion is a version of its own: the live version goes to history whole (with its dataset,
+ * import and time, as a re-send would put it there), and the current item becomes version N + 1,
+ * marked deleted, stamped with the deletion's dataset and import. So a deleted line's history is
+ * every version it had, then the deletion (the versions read).
  */
 const applyDeletion = async <Row extends { id: string; accountCode: string }>(
   book: Book<Row>,
@@ -351,7 +356,8 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
   const current = await batchGet(keys);
   const outcomes: RowOutcome[] = [];
   const transitions: Transition[] = [];
-  const pending: (PlannedWrite & { index: number; before: RowState })[] = [];
+  const pending: (PlannedWrite & { index: number; before: RowState; version: number })[] = [];
+  const history: Item[] = [];
   const firstRowOf = new Map<string, number>();
 
   ids.forEach((id, i) => {
@@ -367,11 +373,16 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
     }
     if (!item || item.deleted === true) return void outcomes.push({ outcome: 'unknown' });
     const before = itemState(book, item);
+    const version = storedInteger(item.version);
+    const { GSI1PK, GSI1SK, GSI2PK, GSI2SK, previousState, ...kept } = item;
+    history.push({ ...kept, ...book.versionKey(companyId, year, id, version), entity: `${book.entity}Version`, supersededAt: appliedAt });
     pending.push({
       index: i,
       before,
+      version,
       key,
       set: {
+        version: version + 1,
         deleted: true,
         deletedAt: appliedAt,
         datasetId: context.datasetId,
@@ -385,10 +396,15 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
     outcomes.push({ outcome: 'deleted' });
   });
 
+  // The live versions to history first, as a re-send does: an interrupted chunk never loses one. A
+  // row that then fails (reconciled meanwhile) leaves a copy of its live version in history, which
+  // the versions read ignores (it reads history below the current version only).
+  await batchPut(history);
   const written = await inParallel(pending, 25, (write) =>
     updateItem(write.key, write.set, write.remove, {
-      expression: 'attribute_not_exists(#group)',
-      names: { '#group': 'reconciliationGroupId' },
+      expression: 'attribute_not_exists(#group) AND #version = :version',
+      names: { '#group': 'reconciliationGroupId', '#version': 'version' },
+      values: { ':version': write.version },
     }),
   );
   pending.forEach((write, i) => {
@@ -520,7 +536,7 @@ export const checkLinesNotInUse = (companyId: string, year: number, ids: string[
 export const checkOpeningBalancesNotInUse = (companyId: string, year: number, ids: string[]) =>
   checkNotInUse(openingBalanceBook, 'opening_balances_in_use', companyId, year, ids);
 
-/** Years default to the current accounting year as the chart defines it (latest year with a chart, else this calendar year). */
+/** Years default to the current accounting year as the chart defines it (currentAccountingYear). */
 const currentYear = currentAccountingYear;
 
 export interface ListCaller {
