@@ -348,7 +348,7 @@ describe('least privilege', () => {
       ...payloads('DeleteObject', 'GetObject', 'PutObject'),
       ...sendTo('imports'),
     ],
-    jobs: [...tableRead, ...rateLimit],
+    jobs: [...tableRead, ...rateLimit, ...cursorSecret],
     openapi: [],
     fallback: [],
   };
