@@ -9,7 +9,7 @@ import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
 import { tableName } from '../platform/aws';
 import { formatAmount } from '../platform/json';
-import { outboxEventItem } from '../events/outbox';
+import { outboxEventItem } from '../outbox/repository';
 import { reconciliationIndexKeys, reconciliationListPartition, reconciliationListPrefix } from './keys';
 import { batchGet } from '../db/batch';
 import { bankRepository, keyId, type Item, type Key } from './repository';

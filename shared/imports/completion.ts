@@ -1,8 +1,9 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { outboxEventItem } from '../events/outbox';
+import { outboxEventItem } from '../outbox/repository';
 import { dynamo, tableName } from '../platform/aws';
-import { importKeys, jobKeys, laneLockKeys } from './keys';
+import { jobKeys, laneLockKeys } from '../jobs/keys';
+import { importKeys } from './keys';
 import type { ImportItem, ImportProgress } from './repository';
 import type { ImportRecord } from './schemas';
 

@@ -1,3 +1,4 @@
+import type { JobType } from '../jobs/schemas';
 import type { z } from 'zod';
 
 /**
@@ -24,6 +25,9 @@ export type ImportKindName =
  * what they delete, so the counters a lane writes have one writer (see shared/ledger/deltas.ts).
  */
 export type ImportLane = 'accounts' | 'dimensions' | 'sub_ledgers' | 'opening_balances' | 'general_ledger_lines' | 'open_items';
+
+/** The job type of an import lane: one of the types the job list knows (typed, so a new lane must be listed there). */
+export const importJobType = (lane: ImportLane): JobType => `import:${lane}`;
 
 export interface ImportContext {
   companyId: string;

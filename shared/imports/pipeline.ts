@@ -5,7 +5,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { stringify as stringifyLossless } from 'lossless-json';
 import type { CompanyRecord } from '../companies/repository';
-import { outboxEventItem } from '../events/outbox';
+import { outboxEventItem } from '../outbox/repository';
 import type { Principal } from '../identity/principal';
 import { jobItem, jobRepository, laneFreeCondition, laneLockItem, type JobPlacement } from '../jobs/repository';
 import { bucketName, dynamo, s3, sqs, tableName } from '../platform/aws';
@@ -14,7 +14,7 @@ import { toFieldErrors } from '../platform/validation';
 import { queues } from '../queues';
 import { failImport } from './completion';
 import { maxImportRows } from './fields';
-import type { ImportKind } from './kind';
+import { importJobType, type ImportKind } from './kind';
 import { emptyProgress, importItem, toImportRecord, type ImportItem } from './repository';
 import type { ImportRecord } from './schemas';
 
@@ -108,7 +108,7 @@ const accept = async (companyId: string, placement: JobPlacement, kind: ImportKi
               Item: jobItem(
                 {
                   id: jobId,
-                  type: `import:${kind.lane}`,
+                  type: importJobType(kind.lane),
                   scope: { companyId, lane: kind.lane },
                   status: 'queued',
                   createdAt: at,

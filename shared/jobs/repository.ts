@@ -4,7 +4,7 @@ import { companyKeys } from '../companies/keys';
 import { storedInteger, textOrNull } from '../db/attributes';
 import { batchGet } from '../db/batch';
 import { dynamo, tableName } from '../platform/aws';
-import { jobCompanyIndexKeys, jobCompanyPartition, jobKeys, jobTreeIndexKeys, jobTreePartition, laneLockKeys } from '../imports/keys';
+import { jobCompanyIndexKeys, jobCompanyPartition, jobKeys, jobTreeIndexKeys, jobTreePartition, laneLockKeys } from './keys';
 import type { Job, JobStatus } from './schemas';
 
 /**

@@ -1,4 +1,3 @@
-import type { ImportLane } from '../imports/kind';
 import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 
@@ -28,7 +27,9 @@ export const jobTypes = [
   'import:opening_balances',
   'import:general_ledger_lines',
   'import:open_items',
-] as const satisfies readonly `import:${ImportLane}`[];
+] as const;
+
+export type JobType = (typeof jobTypes)[number];
 
 export const JobPageSchema = pageOf(JobSchema, 'JobPage');
 

@@ -264,7 +264,7 @@ describe('reconciliation groups', () => {
     expect(recreated.status).toBe(200);
     // each change is announced in the outbox, in the same transaction
     const { testStack } = await import('../support/stack');
-    const { eventsOfCompany } = await import('../../shared/events/outbox');
+    const { eventsOfCompany } = await import('../../shared/outbox/repository');
     testStack();
     const events = (await eventsOfCompany(companyId)).filter((event) => event.type.startsWith('reconciliation.'));
     expect(events.map((event) => `${event.type} ${event.data.reconciliationId}`)).toEqual([

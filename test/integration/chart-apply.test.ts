@@ -483,7 +483,7 @@ describe('deletions', () => {
 
   it('account: not deleted while an import of GL lines or opening balances is in flight (it may have read the account already)', async () => {
     const { laneLockItem } = await import('../../shared/jobs/repository');
-    const { laneLockKeys } = await import('../../shared/imports/keys');
+    const { laneLockKeys } = await import('../../shared/jobs/keys');
     const companyId = await newCompany();
     await runKind(accountsImportKind, companyId, accountsBody(2025, [account('1920'), account('3000')]));
     const deletion = (code: string) =>

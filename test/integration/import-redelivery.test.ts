@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startSqsPoller, type SqsPoller } from '../../infra/local/sqs-poller';
 import { ensureQueue, localSqsClient } from '../../infra/local/sqs';
-import { eventsOfCompany } from '../../shared/events/outbox';
+import { eventsOfCompany } from '../../shared/outbox/repository';
 import type { ImportKind } from '../../shared/imports/kind';
 import { companyRepository } from '../../shared/companies/repository';
 import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';

@@ -26,7 +26,7 @@ import {
 } from '../keys';
 import type { AccountCategory, DimensionType, SubLedgerType } from './schemas';
 import type { ImportLane } from '../../imports/kind';
-import { laneLockKeys } from '../../imports/keys';
+import { laneLockKeys } from '../../jobs/keys';
 import { laneFreeCondition } from '../../jobs/repository';
 import { storedInteger, storedIntegerOrNull, textOrNull } from '../../db/attributes';
 import { batchGet } from '../../db/batch';

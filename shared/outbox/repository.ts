@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
-import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from '../imports/keys';
+import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from './keys';
 
 /** Event types of the specification's catalogue that this service emits so far. */
 export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested' | 'reconciliation.created' | 'reconciliation.deleted';
