@@ -1,96 +1,42 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { outboxEventItem } from '../outbox/repository';
-import { dynamo, tableName } from '../platform/aws';
-import { jobKeys, laneLockKeys } from '../jobs/keys';
-import { importKeys } from './keys';
-import type { ImportItem, ImportProgress } from './repository';
-import type { ImportRecord } from './schemas';
+import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
+import { jobRepository, type JobEnding } from '../jobs/repository';
+import { outboxEventWrite } from '../outbox/repository';
+import { importRepository, type ImportEnding, type ImportItem } from './repository';
 
-type Terminal = {
-  status: 'succeeded' | 'failed';
-  /** Machine-readable: the import's failureReason and the job's error.code. */
-  failureReason?: string;
+type Terminal = ImportEnding & {
   /** Human-readable, for this failure: the job's error.message (else the reason's standard message). */
   failureDetail?: string;
-  progress?: ImportProgress;
-  fetchCompletion?: ImportRecord['fetchCompletion'];
 };
 
 /**
- * The one terminal step of an import: import, job, event and lane release in one transaction,
+ * The one terminal step of an import: import, job, event and lane release in one unit of work,
  * so a job never ends without its event and never keeps its lane. Returns false when the import
  * was already terminal (a redelivered message).
  */
 export const finishImport = async (item: ImportItem, terminal: Terminal): Promise<boolean> => {
   const at = new Date().toISOString();
-  const sets = ['#status = :status', 'completedAt = :at', 'updatedAt = :at', 'failureReason = :reason'];
-  const values: Record<string, unknown> = { ':status': terminal.status, ':at': at, ':reason': terminal.failureReason ?? null, ':queued': 'queued' };
-  if (terminal.progress) {
-    sets.push('progress = :progress');
-    values[':progress'] = terminal.progress;
-  }
-  if (terminal.fetchCompletion) {
-    sets.push('fetchCompletion = :fetch');
-    values[':fetch'] = terminal.fetchCompletion;
-  }
+  const { failureDetail, ...ending } = terminal;
+  const job: JobEnding = {
+    status: terminal.status,
+    error: terminal.status === 'failed' ? { code: terminal.failureReason ?? 'failed', message: failureDetail ?? failureMessage(terminal.failureReason) } : null,
+  };
   const event = terminal.status === 'succeeded' ? 'job.succeeded' : 'job.failed';
-  const items = (releaseLane: boolean): NonNullable<TransactWriteCommandInput['TransactItems']> => [
-    {
-      Update: {
-        TableName: tableName(),
-        Key: importKeys(item.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: '#status = :queued',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
-      },
-    },
-    {
-      Update: {
-        TableName: tableName(),
-        Key: jobKeys(item.jobId),
-        UpdateExpression: 'SET #status = :status, finishedAt = :at, startedAt = if_not_exists(startedAt, :at), #error = :error',
-        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-        ExpressionAttributeValues: {
-          ':status': terminal.status,
-          ':at': at,
-          ':error': terminal.status === 'failed' ? { code: terminal.failureReason ?? 'failed', message: terminal.failureDetail ?? failureMessage(terminal.failureReason) } : null,
-        },
-      },
-    },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: outboxEventItem(event, item.companyId, { jobId: item.jobId, importId: item.id, kind: item.kind, status: terminal.status }, at),
-      },
-    },
-    ...(releaseLane
-      ? [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: laneLockKeys(item.companyId, item.lane),
-              ConditionExpression: 'attribute_not_exists(PK) OR jobId = :job',
-              ExpressionAttributeValues: { ':job': item.jobId },
-            },
-          },
-        ]
-      : []),
-  ];
+  const work = (releaseLane: boolean) => {
+    const writes = unitOfWork()
+      .add('import', importRepository.finishWrite(item.id, ending, at))
+      .add('job', jobRepository.finishWrite(item.jobId, job, at))
+      .add('event', outboxEventWrite(event, item.companyId, { jobId: item.jobId, importId: item.id, kind: item.kind, status: terminal.status }, at));
+    return releaseLane ? writes.add('laneLock', jobRepository.releaseLaneWrite(item.companyId, item.lane, item.jobId)) : writes;
+  };
   try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: items(true) }));
+    await work(true).commit();
     return true;
   } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const [importCheck, , , laneCheck] = error.CancellationReasons ?? [];
-    if (importCheck?.Code === 'ConditionalCheckFailed') return false;
+    if (!(error instanceof ConditionsFailed)) throw error;
+    if (error.names.includes('import')) return false;
     // The lease ran out and another job holds the lane now: finish without touching its lock.
-    if (laneCheck?.Code === 'ConditionalCheckFailed') {
-      await dynamo().send(new TransactWriteCommand({ TransactItems: items(false) }));
-      return true;
-    }
-    throw error;
+    await work(false).commit();
+    return true;
   }
 };
 

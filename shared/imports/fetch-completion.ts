@@ -1,12 +1,10 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, sqs, tableName } from '../platform/aws';
+import { unitOfWork } from '../db/unit-of-work';
+import { sqs } from '../platform/aws';
 import { logger } from '../platform/logger';
 import { queues } from '../queues';
-import { ledgerStateKeys } from './keys';
 import { importRepository, type ImportItem } from './repository';
 import type { FetchRun, ImportRecord } from './schemas';
-
 
 /**
  * After a GL-line or opening-balance import: record the fetch run, move the ledger's
@@ -26,15 +24,11 @@ export const completeFetch = async (item: ImportItem, changedRows: number, engin
       recordedAt,
       engines: engineNames.map((name) => ({ name, status: 'queued', finishedAt: null, detail: null })),
     };
-    await dynamo().send(new PutCommand({ TableName: tableName(), Item: importRepository.fetchRunItem(item.companyId, run) }));
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: ledgerStateKeys(item.companyId),
-        UpdateExpression: 'SET lastUpdatedAt = :at, lastFetchRunId = :run',
-        ExpressionAttributeValues: { ':at': recordedAt, ':run': run.id },
-      }),
-    );
+    // The run and the ledger's last-updated instant move together.
+    await unitOfWork()
+      .add('fetchRun', importRepository.fetchRunWrite(item.companyId, run))
+      .add('ledgerState', importRepository.ledgerUpdatedWrite(item.companyId, run, recordedAt))
+      .commit();
     const queue = queues.find((q) => q.name === 'reconciliation')!;
     await sqs().send(
       new SendMessageCommand({

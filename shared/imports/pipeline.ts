@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { stringify as stringifyLossless } from 'lossless-json';
 import type { CompanyRecord } from '../companies/repository';
-import { outboxEventItem } from '../outbox/repository';
+import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
+import { outboxEventWrite } from '../outbox/repository';
 import type { Principal } from '../identity/principal';
-import { jobItem, jobRepository, laneFreeCondition, laneLockItem, type JobPlacement } from '../jobs/repository';
-import { bucketName, dynamo, s3, sqs, tableName } from '../platform/aws';
+import { jobRepository, type JobPlacement } from '../jobs/repository';
+import { bucketName, s3, sqs } from '../platform/aws';
 import { ProblemError, problems } from '../platform/problem';
 import { toFieldErrors } from '../platform/validation';
 import { queues } from '../queues';
 import { failImport } from './completion';
 import { maxImportRows } from './fields';
 import { importJobType, type ImportKind } from './kind';
-import { emptyProgress, importItem, toImportRecord, type ImportItem } from './repository';
+import { emptyProgress, importRepository, toImportRecord, type ImportItem } from './repository';
 import type { ImportRecord } from './schemas';
 
 /**
@@ -91,45 +90,32 @@ const accept = async (companyId: string, placement: JobPlacement, kind: ImportKi
   // The claim check is in place before anything can reference it.
   await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: payloadKey, Body: stringifyLossless(body) ?? '', ContentType: 'application/json' }));
   try {
-    await dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
+    await unitOfWork()
+      .add('laneLock', jobRepository.takeLaneWrite(companyId, kind.lane, jobId, importId, now))
+      .add(
+        'job',
+        jobRepository.createWrite(
           {
-            Put: {
-              TableName: tableName(),
-              Item: laneLockItem(companyId, kind.lane, jobId, importId, now),
-              ConditionExpression: laneFreeCondition,
-              ExpressionAttributeValues: { ':now': now },
-            },
+            id: jobId,
+            type: importJobType(kind.lane),
+            scope: { companyId, lane: kind.lane },
+            status: 'queued',
+            createdAt: at,
+            startedAt: null,
+            finishedAt: null,
+            resultUrl: `/v1/companies/${companyId}/imports/${importId}`,
+            error: null,
+            companyId,
           },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: jobItem(
-                {
-                  id: jobId,
-                  type: importJobType(kind.lane),
-                  scope: { companyId, lane: kind.lane },
-                  status: 'queued',
-                  createdAt: at,
-                  startedAt: null,
-                  finishedAt: null,
-                  resultUrl: `/v1/companies/${companyId}/imports/${importId}`,
-                  error: null,
-                  companyId,
-                },
-                placement,
-              ),
-            },
-          },
-          { Put: { TableName: tableName(), Item: importItem(item) } },
-          { Put: { TableName: tableName(), Item: outboxEventItem(kind.requestedEvent, companyId, { importId, jobId, kind: kind.name }, at) } },
-        ],
-      }),
-    );
+          placement,
+        ),
+      )
+      .add('import', importRepository.createWrite(item))
+      .add('event', outboxEventWrite(kind.requestedEvent, companyId, { importId, jobId, kind: kind.name }, at))
+      .commit();
   } catch (error) {
     await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: payloadKey }));
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+    if (error instanceof ConditionsFailed && error.names.includes('laneLock')) {
       const holder = await jobRepository.laneHolder(companyId, kind.lane);
       throw problems.conflict(`An import of this kind is already running for the company; wait for job ${holder?.jobId}.`, {
         reason: 'job_in_flight',

@@ -1,8 +1,9 @@
 import { GetCommand, NumberValue, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
+import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import type { ImportLane } from './kind';
-import { fetchRunKeys, fetchRunPartition, importKeys, importListKeys, importListPartition } from './keys';
+import { fetchRunKeys, fetchRunPartition, importKeys, importListKeys, importListPartition, ledgerStateKeys } from './keys';
 import type { FetchRun, ImportRecord } from './schemas';
 
 /** Worker progress, kept on the import item: chunks done in order and what they produced. */
@@ -94,6 +95,14 @@ const numbersToPlain = (value: unknown): unknown => {
   return value;
 };
 
+/** How an import ends (its terminal step writes this with the job, the event and the lane release). */
+export interface ImportEnding {
+  status: 'succeeded' | 'failed';
+  failureReason?: string;
+  progress?: ImportProgress;
+  fetchCompletion?: ImportRecord['fetchCompletion'];
+}
+
 export const importRepository = {
   async get(importId: string): Promise<ImportItem | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: importKeys(importId), ConsistentRead: true }));
@@ -154,6 +163,50 @@ export const importRepository = {
 
   fetchRunItem(companyId: string, run: FetchRun) {
     return { ...fetchRunKeys(companyId, run.completedAt, run.importId), entity: 'fetchRun', companyId, ...run };
+  },
+
+  createWrite(item: ImportItem): TransactionWrite {
+    return { Put: { TableName: tableName(), Item: importItem(item) } };
+  },
+
+  /** The import's terminal state, only from queued (a redelivered message finds it terminal and changes nothing). */
+  finishWrite(importId: string, ending: ImportEnding, at: string): TransactionWrite {
+    const sets = ['#status = :status', 'completedAt = :at', 'updatedAt = :at', 'failureReason = :reason'];
+    const values: Record<string, unknown> = { ':status': ending.status, ':at': at, ':reason': ending.failureReason ?? null, ':queued': 'queued' };
+    if (ending.progress) {
+      sets.push('progress = :progress');
+      values[':progress'] = ending.progress;
+    }
+    if (ending.fetchCompletion) {
+      sets.push('fetchCompletion = :fetch');
+      values[':fetch'] = ending.fetchCompletion;
+    }
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: importKeys(importId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#status = :queued',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      },
+    };
+  },
+
+  fetchRunWrite(companyId: string, run: FetchRun): TransactionWrite {
+    return { Put: { TableName: tableName(), Item: this.fetchRunItem(companyId, run) } };
+  },
+
+  /** The ledger's last-updated instant moves with each recorded fetch run. */
+  ledgerUpdatedWrite(companyId: string, run: FetchRun, at: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: ledgerStateKeys(companyId),
+        UpdateExpression: 'SET lastUpdatedAt = :at, lastFetchRunId = :run',
+        ExpressionAttributeValues: { ':at': at, ':run': run.id },
+      },
+    };
   },
 
   listFetchRuns(companyId: string, page: PageRequest): Promise<Page<FetchRun>> {

@@ -3,6 +3,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { companyKeys } from '../companies/keys';
 import { storedInteger, textOrNull } from '../db/attributes';
 import { batchGet } from '../db/batch';
+import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import { jobCompanyIndexKeys, jobCompanyPartition, jobKeys, jobTreeIndexKeys, jobTreePartition, laneLockKeys } from './keys';
 import type { Job, JobStatus } from './schemas';
@@ -79,7 +80,54 @@ export const laneLockItem = (companyId: string, lane: string, jobId: string, imp
 /** Condition for taking a lane lock (use with :now). */
 export const laneFreeCondition = 'attribute_not_exists(PK) OR leaseExpiresAt < :now';
 
+/** How a job ends: its status and, when failed, the error (code and message). */
+export interface JobEnding {
+  status: 'succeeded' | 'failed';
+  error: { code: string; message: string } | null;
+}
+
 export const jobRepository = {
+  /** Writes for a unit of work: take a company's lane for a job (refused while a live lease holds it). */
+  takeLaneWrite(companyId: string, lane: string, jobId: string, importId: string, now: number): TransactionWrite {
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: laneLockItem(companyId, lane, jobId, importId, now),
+        ConditionExpression: laneFreeCondition,
+        ExpressionAttributeValues: { ':now': now },
+      },
+    };
+  },
+
+  /** Releases a lane, unless another job took it meanwhile (its lease ran out): that holder's lock stays. */
+  releaseLaneWrite(companyId: string, lane: string, jobId: string): TransactionWrite {
+    return {
+      Delete: {
+        TableName: tableName(),
+        Key: laneLockKeys(companyId, lane),
+        ConditionExpression: 'attribute_not_exists(PK) OR jobId = :job',
+        ExpressionAttributeValues: { ':job': jobId },
+      },
+    };
+  },
+
+  createWrite(job: JobRecord, placement: JobPlacement): TransactionWrite {
+    return { Put: { TableName: tableName(), Item: jobItem(job, placement) } };
+  },
+
+  /** The job's terminal status; startedAt is set too when the worker never got to start it. */
+  finishWrite(jobId: string, ending: JobEnding, at: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: jobKeys(jobId),
+        UpdateExpression: 'SET #status = :status, finishedAt = :at, startedAt = if_not_exists(startedAt, :at), #error = :error',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeValues: { ':status': ending.status, ':at': at, ':error': ending.error },
+      },
+    };
+  },
+
   async get(jobId: string): Promise<JobRecord | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: jobKeys(jobId) }));
     return Item ? toJobRecord(Item) : undefined;

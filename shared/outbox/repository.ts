@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
+import type { TransactionWrite } from '../db/unit-of-work';
+import { tableName } from '../platform/aws';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from './keys';
 
 /** Event types of the specification's catalogue that this service emits so far. */
@@ -33,6 +35,11 @@ export const outboxEventItem = (type: EventType, companyId: string, data: Outbox
 };
 
 /** A company's events, oldest first. */
+/** The event as a write of a unit of work: announced in the same transaction as the change. */
+export const outboxEventWrite = (type: EventType, companyId: string, data: OutboxEvent['data'], occurredAt: string): TransactionWrite => ({
+  Put: { TableName: tableName(), Item: outboxEventItem(type, companyId, data, occurredAt) },
+});
+
 export const eventsOfCompany = async (companyId: string): Promise<OutboxEvent[]> => {
   const items = await queryAll({
     IndexName: 'GSI1',

@@ -1,0 +1,41 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../platform/aws';
+
+/** One write of a transaction (a Put, Update, Delete or ConditionCheck), as repositories build them. */
+export type TransactionWrite = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The commit failed because these named writes' conditions did not hold. */
+export class ConditionsFailed extends Error {
+  constructor(readonly names: readonly string[]) {
+    super(`Transaction conditions failed: ${names.join(', ')}`);
+  }
+}
+
+/**
+ * The writes of one use case, collected from the repositories and committed together in one
+ * TransactWriteItems (all or nothing). Each write has a name, so a failed condition is reported
+ * by what it guards ("laneLock", "import") instead of by its position.
+ */
+export class UnitOfWork {
+  private readonly writes: { name: string; write: TransactionWrite }[] = [];
+
+  add(name: string, write: TransactionWrite): this {
+    this.writes.push({ name, write });
+    return this;
+  }
+
+  /** Commits every write; throws ConditionsFailed naming the writes whose conditions failed. */
+  async commit(): Promise<void> {
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: this.writes.map(({ write }) => write) }));
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const failed = (error.CancellationReasons ?? []).flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [this.writes[index]!.name] : []));
+      if (failed.length === 0) throw error;
+      throw new ConditionsFailed(failed);
+    }
+  }
+}
+
+export const unitOfWork = () => new UnitOfWork();
