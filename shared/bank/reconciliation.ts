@@ -7,12 +7,12 @@ import { decodeCursor, type CursorBinding } from '../platform/cursor';
 import { currentAccountingYear } from '../ledger/chart/service';
 import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
-import { tableName } from '../platform/aws';
 import { formatAmount } from '../platform/json';
-import { outboxEventItem } from '../outbox/repository';
-import { reconciliationIndexKeys, reconciliationListPartition, reconciliationListPrefix } from './keys';
+import { outboxEventWrite } from '../outbox/repository';
+import { reconciliationIndexKeys } from './keys';
 import { batchGet } from '../db/batch';
-import { bankRepository, keyId, type Item, type Key } from './repository';
+import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
+import { bankRepository, keyId, type Item } from './repository';
 import type {
   CreateReconciliation,
   ReconciliationEntry,
@@ -131,7 +131,7 @@ const toItem = (group: StoredGroup): Item => {
 
 /** The outbox event of a change to a group, written in the same transaction (thin: receivers fetch the group). */
 const reconciliationEvent = (type: 'reconciliation.created' | 'reconciliation.deleted', group: StoredGroup, at: string) =>
-  outboxEventItem(type, group.companyId, { reconciliationId: group.id, bankAccountId: group.bankAccountId, year: group.year, period: group.period, source: group.source }, at);
+  outboxEventWrite(type, group.companyId, { reconciliationId: group.id, bankAccountId: group.bankAccountId, year: group.year, period: group.period, source: group.source }, at);
 
 /** Which members of each group changed since the group was made (a missing member counts as changed). */
 export const staleMembers = async (groups: StoredGroup[]): Promise<Map<string, Set<string>>> => {
@@ -251,16 +251,7 @@ export const listReconciliations = async (
   const cursorBinding: CursorBinding = { ...binding, filters: { companyId, bankAccountId, year: query.year ?? null, period: query.period ?? null } };
   const year = query.year ?? (query.period === undefined ? undefined : await listYear(companyId, query.cursor, cursorBinding));
   const page = await queryPage(
-    {
-      TableName: tableName(),
-      IndexName: 'GSI1',
-      ...(year === undefined
-        ? { KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId) } }
-        : {
-            KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(year, query.period) },
-          }),
-    },
+    bankRepository.groupListQuery(companyId, bankAccountId, year, query.period),
     { pageSize: query.page_size, cursor: query.cursor, binding: cursorBinding },
     fromItem,
   );
@@ -361,30 +352,18 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
       lines: lines.map(lineSnapshot),
       deletedAt: null,
     };
-    const mark = (key: Key, item: Item, extra: string) => ({
-      Update: {
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET reconciliationGroupId = :group',
-        ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version${extra}`,
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':group': groupId, ':version': item.version },
-      },
-    });
-    const outcome = await bankRepository.transact([
-      {
-        Put: {
-          TableName: tableName(),
-          Item: toItem(group),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      { Put: { TableName: tableName(), Item: reconciliationEvent('reconciliation.created', group, createdAt) } },
-      ...transactions.map((item) => mark(bankRepository.transactionKeys(companyId, body.bankAccountId, String(item.id)), item, '')),
-      ...lines.map((item) => mark(bankRepository.glLineKeys(companyId, body.year, String(item.lineId)), item, ' AND attribute_not_exists(deleted)')),
-    ]);
-    if (outcome.ok) return toGroup(group, new Set());
-    if (outcome.reasons[0] === 'ConditionalCheckFailed' && options.groupId) return getReconciliation(companyId, groupId);
+    const work = unitOfWork()
+      .add('group', bankRepository.createGroupWrite(toItem(group)))
+      .add('event', reconciliationEvent('reconciliation.created', group, createdAt));
+    for (const item of transactions) work.add('member', bankRepository.markMemberWrite(bankRepository.transactionKeys(companyId, body.bankAccountId, String(item.id)), groupId, item.version, 'transaction'));
+    for (const item of lines) work.add('member', bankRepository.markMemberWrite(bankRepository.glLineKeys(companyId, body.year, String(item.lineId)), groupId, item.version, 'line'));
+    try {
+      await work.commit();
+      return toGroup(group, new Set());
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      if (error.names.includes('group') && options.groupId) return getReconciliation(companyId, groupId);
+    }
     if (attempt >= 3) throw problems.conflict('The members changed while the group was being made; retry.', { error: 'members_changed' });
     // Cancelled: a member was reconciled or changed meanwhile; the next pass answers which.
   }
@@ -419,31 +398,20 @@ export const deleteReconciliation = async (companyId: string, groupId: string): 
     ...group.lines.map((l) => bankRepository.glLineKeys(companyId, group.year, l.lineId)),
   ];
   const holders = await batchGet(memberKeys, ['reconciliationGroupId']);
-  const release = memberKeys
-    .filter((key) => holders.get(keyId(key))?.reconciliationGroupId === groupId)
-    .map((key) => ({
-      Update: {
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'REMOVE reconciliationGroupId',
-        ConditionExpression: 'reconciliationGroupId = :group',
-        ExpressionAttributeValues: { ':group': groupId },
-      },
-    }));
-  const outcome = await bankRepository.transact([
-    {
-      Update: {
-        TableName: tableName(),
-        Key: bankRepository.groupKeys(companyId, groupId),
-        UpdateExpression: 'SET deletedAt = :at REMOVE GSI1PK, GSI1SK',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeValues: { ':at': deletedAt },
-      },
+  const work = unitOfWork()
+    .add('group', bankRepository.dissolveGroupWrite(companyId, groupId, deletedAt))
+    .add('event', reconciliationEvent('reconciliation.deleted', group, deletedAt));
+  for (const key of memberKeys) {
+    if (holders.get(keyId(key))?.reconciliationGroupId === groupId) work.add('member', bankRepository.releaseMemberWrite(key, groupId));
+  }
+  const committed = await work.commit().then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof ConditionsFailed) return false;
+      throw error;
     },
-    { Put: { TableName: tableName(), Item: reconciliationEvent('reconciliation.deleted', group, deletedAt) } },
-    ...release,
-  ]);
-  if (!outcome.ok) {
+  );
+  if (!committed) {
     const now = await bankRepository.getGroup(companyId, groupId);
     if (now?.deletedAt) return deletionOf(group, String(now.deletedAt)); // a concurrent delete won
     throw problems.conflict('The group changed while it was being dissolved; retry.', { error: 'members_changed' });

@@ -1,5 +1,6 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactionWrite } from '../db/unit-of-work';
 import { queryAll } from '../db/query-all';
 import { keyId, type Item, type Key } from '../db/attributes';
 import { updateItem } from '../db/update';
@@ -148,16 +149,57 @@ export const bankRepository = {
       ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(year, period) },
     }),
 
-  /** Runs the writes of a group as one transaction; the cancellation reasons on failure. */
-  transact: async (items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>) => {
-    try {
-      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
-      return { ok: true as const };
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) return { ok: false as const, reasons: (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None') };
-      throw error;
-    }
-  },
+  /** Groups of a bank account, newest first: all of them, or those of a year (and period). */
+  groupListQuery: (companyId: string, bankAccountId: string, year: number | undefined, period: number | undefined): QueryCommandInput => ({
+    TableName: tableName(),
+    IndexName: 'GSI1',
+    ...(year === undefined
+      ? { KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId) } }
+      : {
+          KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': reconciliationListPartition(companyId, bankAccountId), ':prefix': reconciliationListPrefix(year, period) },
+        }),
+  }),
+
+  /** Writes for a unit of work: a new group (never overwrites one). */
+  createGroupWrite: (item: Item): TransactionWrite => ({ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }),
+
+  /**
+   * Marks a member (bank transaction or GL line) as in the group, only if it exists, is in no
+   * group and is still at the version that was read (and, for GL lines, not deleted).
+   */
+  markMemberWrite: (key: Key, groupId: string, version: unknown, member: 'transaction' | 'line'): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET reconciliationGroupId = :group',
+      ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version${member === 'line' ? ' AND attribute_not_exists(deleted)' : ''}`,
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':group': groupId, ':version': version },
+    },
+  }),
+
+  /** Releases a member from the group it is in (only from that group). */
+  releaseMemberWrite: (key: Key, groupId: string): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'REMOVE reconciliationGroupId',
+      ConditionExpression: 'reconciliationGroupId = :group',
+      ExpressionAttributeValues: { ':group': groupId },
+    },
+  }),
+
+  /** The group's tombstone: it leaves the lists (GSI1 removed) and answers 404 on reads. */
+  dissolveGroupWrite: (companyId: string, groupId: string, deletedAt: string): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: reconciliationKeys(companyId, groupId),
+      UpdateExpression: 'SET deletedAt = :at REMOVE GSI1PK, GSI1SK',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
+      ExpressionAttributeValues: { ':at': deletedAt },
+    },
+  }),
 
   approvalsOf: (companyId: string, year: number, glAccountCode: string): Promise<Item[]> =>
     queryAll({

@@ -5,10 +5,13 @@ import { dynamo } from '../platform/aws';
 /** One write of a transaction (a Put, Update, Delete or ConditionCheck), as repositories build them. */
 export type TransactionWrite = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** The commit failed because these named writes' conditions did not hold. */
+/**
+ * DynamoDB cancelled the transaction: `names` are the writes whose conditions did not hold (none
+ * when it was cancelled for another reason, such as a conflicting transaction on the same item).
+ */
 export class ConditionsFailed extends Error {
   constructor(readonly names: readonly string[]) {
-    super(`Transaction conditions failed: ${names.join(', ')}`);
+    super(names.length ? `Transaction conditions failed: ${names.join(', ')}` : 'Transaction cancelled');
   }
 }
 
@@ -25,14 +28,13 @@ export class UnitOfWork {
     return this;
   }
 
-  /** Commits every write; throws ConditionsFailed naming the writes whose conditions failed. */
+  /** Commits every write; a cancelled transaction throws ConditionsFailed naming the writes whose conditions failed. */
   async commit(): Promise<void> {
     try {
       await dynamo().send(new TransactWriteCommand({ TransactItems: this.writes.map(({ write }) => write) }));
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const failed = (error.CancellationReasons ?? []).flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [this.writes[index]!.name] : []));
-      if (failed.length === 0) throw error;
       throw new ConditionsFailed(failed);
     }
   }

@@ -34,6 +34,7 @@ export const finishImport = async (item: ImportItem, terminal: Terminal): Promis
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;
     if (error.names.includes('import')) return false;
+    if (!error.names.includes('laneLock')) throw error;
     // The lease ran out and another job holds the lane now: finish without touching its lock.
     await work(false).commit();
     return true;

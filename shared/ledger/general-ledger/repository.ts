@@ -16,9 +16,12 @@ import {
   accountKeys,
   balancePartition,
   dimensionKeys,
+  glAccountPartition,
   glLineKeys,
+  glPeriodPartition,
   ledgerYearKeys,
   openingBalanceKeys,
+  pad2,
   subLedgerKeys,
 } from '../keys';
 
@@ -153,3 +156,27 @@ export const clearLineReconciliation = (companyId: string, year: number, lineId:
 /** Same marker on an opening balance (by the integrator's id): it is then in use and not deletable. */
 export const markOpeningBalanceReconciled = (companyId: string, year: number, sourceId: string, groupId: string): Promise<boolean> =>
   reconcile(openingBalanceKeys(companyId, year, sourceId), groupId);
+
+export type LineQuerySegment = Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>;
+
+/** The Queries that list a year's GL lines in order: one over the account index, or one per period over the period index. */
+export const lineQuerySegments = (companyId: string, year: number, query: { account?: string; period?: number }): LineQuerySegment[] => {
+  if (query.account !== undefined) {
+    return [
+      {
+        IndexName: 'GSI2',
+        KeyConditionExpression: query.period === undefined ? 'GSI2PK = :pk' : 'GSI2PK = :pk AND begins_with(GSI2SK, :period)',
+        ExpressionAttributeValues: {
+          ':pk': glAccountPartition(companyId, year, query.account),
+          ...(query.period !== undefined && { ':period': `${pad2(query.period)}#` }),
+        },
+      },
+    ];
+  }
+  const periods = query.period === undefined ? Array.from({ length: 12 }, (_, i) => i + 1) : [query.period];
+  return periods.map((period) => ({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': glPeriodPartition(companyId, year, period) },
+  }));
+};

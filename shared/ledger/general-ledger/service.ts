@@ -1,5 +1,4 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ChunkPosition, ImportContext, ImportLane, RowOutcome } from '../../imports/kind';
 import { decodeCursor, encodeCursor } from '../../platform/cursor';
 import { Decimal, fromStoredNumber, toStoredNumber } from '../../platform/money';
@@ -8,16 +7,13 @@ import { currentAccountingYear } from '../chart/service';
 import { applyDeltasOnce, type CounterDelta } from '../deltas';
 import {
   balanceKeys,
-  glAccountPartition,
   glLineAccountIndexKeys,
   glLineKeys,
   glLinePeriodIndexKeys,
   glLineVersionKeys,
-  glPeriodPartition,
   ledgerYearKeys,
   openingBalanceKeys,
   openingBalanceVersionKeys,
-  pad2,
   usageKeys,
   vatCellKeys,
 } from '../keys';
@@ -26,6 +22,7 @@ import {
   ensureKeysExist,
   getAccounts,
   lineIdOf,
+  lineQuerySegments,
   queryOnce,
   touchLedgerYear,
 } from './repository';
@@ -585,7 +582,7 @@ export const listGeneralLedgerLines = async (
   const binding = { clientId: caller.clientId, operationId: caller.operationId, filters: { companyId, year: query.year, account: query.account, period: query.period } };
   const resumed = query.cursor ? parseLineCursor(await decodeCursor(query.cursor, binding)) : undefined;
   const year = query.year ?? resumed?.year ?? (await currentYear(companyId));
-  const segments = lineSegments(companyId, year, query);
+  const segments = lineQuerySegments(companyId, year, query);
   if (resumed && resumed.segment >= segments.length) throw problems.invalidCursor('The cursor is malformed; restart from the first page without a cursor.');
 
   const found: { item: Item; segment: number }[] = [];
@@ -609,29 +606,6 @@ export const listGeneralLedgerLines = async (
     data: page.map(({ item }) => toLine(item)),
     pagination: { next_cursor: next ? await encodeCursor({ ...next }, binding) : null, has_more: next !== undefined },
   };
-};
-
-type Segment = Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>;
-
-const lineSegments = (companyId: string, year: number, query: GeneralLedgerLineQuery): Segment[] => {
-  if (query.account !== undefined) {
-    return [
-      {
-        IndexName: 'GSI2',
-        KeyConditionExpression: query.period === undefined ? 'GSI2PK = :pk' : 'GSI2PK = :pk AND begins_with(GSI2SK, :period)',
-        ExpressionAttributeValues: {
-          ':pk': glAccountPartition(companyId, year, query.account),
-          ...(query.period !== undefined && { ':period': `${pad2(query.period)}#` }),
-        },
-      },
-    ];
-  }
-  const periods = query.period === undefined ? Array.from({ length: 12 }, (_, i) => i + 1) : [query.period];
-  return periods.map((period) => ({
-    IndexName: 'GSI1',
-    KeyConditionExpression: 'GSI1PK = :pk',
-    ExpressionAttributeValues: { ':pk': glPeriodPartition(companyId, year, period) },
-  }));
 };
 
 const parseLineCursor = (value: Record<string, unknown>): LineCursor => {
