@@ -7,7 +7,10 @@ import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/clien
 import { localAwsCredentials, localAwsRegion } from './aws-env';
 
 /**
- * S3 for the local stack: s3rver, in-process, on 127.0.0.1.
+ * S3 for the local stack: s3rver (the maintained fork @20minutes/s3rver 4.x), in-process, on
+ * 127.0.0.1. It verifies SigV4 signatures, header or presigned, including every signed header
+ * (so a presigned PUT refuses another Content-Length or Content-Type) and X-Amz-Expires; it does
+ * not verify x-amz-checksum-sha256 against the bytes (real S3 does: BadDigest).
  *
  * Clients must use `forcePathStyle: true` (http://127.0.0.1:<port>/<bucket>/<key>; bucket
  * sub-domains of 127.0.0.1 do not exist) and the credentials S3RVER / S3RVER (the only key s3rver
@@ -38,7 +41,7 @@ export interface LocalS3 {
 }
 
 export async function startS3(options: { port: number; directory?: string }): Promise<LocalS3> {
-  const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
+  const S3rver = createRequire(import.meta.url)('@20minutes/s3rver') as S3rverConstructor;
   const ownsDirectory = options.directory === undefined;
   const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'local-s3-'));
   const s3rver = new S3rver({ silent: true, directory, vhostBuckets: false });
@@ -76,7 +79,7 @@ export async function startS3(options: { port: number; directory?: string }): Pr
 
 /** An S3Client for the local endpoint: path style, S3RVER credentials, checksums only when required. */
 export function localS3Client(endpoint: string): S3Client {
-  return new S3Client({
+  const client = new S3Client({
     endpoint,
     region: localAwsRegion(),
     credentials: localAwsCredentials,
@@ -84,6 +87,17 @@ export function localS3Client(endpoint: string): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  // Bucket-level requests go to `/<bucket>/`, which the SDK signs with the trailing slash while
+  // s3rver 4 checks the signature of `/<bucket>`: send them without it (object requests are unaffected).
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { path?: string };
+      if (typeof request.path === 'string' && /^\/[^/]+\/$/.test(request.path)) request.path = request.path.slice(0, -1);
+      return next(args);
+    },
+    { step: 'build', name: 'localS3BucketPath' },
+  );
+  return client;
 }
 
 /** Creates the bucket if it does not exist. Idempotent. */

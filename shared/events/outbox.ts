@@ -4,7 +4,7 @@ import { queryAll } from '../db/query-all';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from '../imports/keys';
 
 /** Event types of the specification's catalogue that this service emits so far. */
-export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested' | 'reconciliation.created' | 'reconciliation.deleted';
+export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested' | 'reconciliation.created' | 'reconciliation.deleted' | 'document.created' | 'document.deleted' | 'document.restored';
 
 export interface OutboxEvent {
   id: string;
