@@ -120,7 +120,14 @@ export const completeUpload = async (declaration: DeclarationRecord): Promise<Do
   if (!matchesContentType(declaration.contentType, upload.firstBytes)) {
     throw documentProblems.uploadMismatch('contentType', `is declared ${declaration.contentType}, but the first bytes are not of that type`);
   }
-  await copyObject(pendingKey, documentObjectKey(companyId, documentId), upload.etag);
+  try {
+    await copyObject(pendingKey, documentObjectKey(companyId, documentId), upload.etag);
+  } catch (error) {
+    // The other completion finished between our read and our copy (it removes the pending object).
+    const completed = await documentRepository.get(documentId);
+    if (completed) return completed;
+    throw error;
+  }
   const document: DocumentRecord = {
     id: documentId,
     companyId,
