@@ -21,7 +21,7 @@ let readOnlyToken: string;
 let foreignToken: string;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-const pdfBytes = (text = randomUUID()) => Buffer.from(`%PDF-1.7\n% ${text}\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n`);
+const pdfBytes = (text: string = randomUUID()) => Buffer.from(`%PDF-1.7\n% ${text}\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n`);
 const pngBytes = () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(64)]);
 const csvBytes = () => Buffer.from(`date,amount\n2026-03-14,${Math.floor(Math.random() * 1000)}.00\n`);
 
@@ -42,7 +42,7 @@ const declare = async (
   bytes: Uint8Array,
   overrides: Record<string, unknown> = {},
   token = systemToken,
-): Promise<ApiResponse<Declared>> =>
+): Promise<ApiResponse> =>
   api('POST', `/v1/companies/${companyId}/documents`, {
     token,
     body: { fileName: 'kvittering.pdf', contentType: 'application/pdf', sizeBytes: bytes.length, sha256: sha256(bytes), ...overrides },
