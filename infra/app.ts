@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { App, Validations, type Environment } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { routeKey, routes } from '../shared/routes';
-import { ApiStack, importPayloadPrefix, importPayloadsNagResource, type ApiStackProps } from './stacks/api-stack';
+import { ApiStack, documentObjectsNagResource, importPayloadPrefix, importPayloadsNagResource, type ApiStackProps } from './stacks/api-stack';
 import { StatefulStack, resourceServerIdentifier } from './stacks/stateful-stack';
 
 export interface BuildOptions {
@@ -96,6 +96,29 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
       id: `AwsSolutions-IAM5[Resource::${importPayloadsNagResource(resourcePrefix)}]`,
       reason: `Object-level access (s3:GetObject/PutObject/DeleteObject) to import payloads under the ${importPayloadPrefix} prefix of the documents bucket: S3 object ARNs need the trailing wildcard.`,
     });
+  }
+
+  // CDK's singleton function that applies the bucket's S3 -> SQS notification configuration (the
+  // uploads queue) at deployment.
+  const notificationsHandler = stateful.node.children.find((child) => child.node.id.startsWith('BucketNotificationsHandler'));
+  if (!notificationsHandler) throw new Error('No BucketNotificationsHandler in the stateful stack');
+  Validations.of(notificationsHandler).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    reason: "CDK's deployment-time handler that writes the documents bucket's notification configuration; AWSLambdaBasicExecutionRole only allows writing CloudWatch Logs.",
+  });
+
+  for (const fn of [api.functions.documents, api.workers.uploads]) {
+    if (!fn) continue;
+    Validations.of(fn).acknowledge(
+      {
+        id: `AwsSolutions-IAM5[Resource::${documentObjectsNagResource(resourcePrefix, 'pending')}]`,
+        reason: 'Object-level access to pending uploads (uploads/pending/<companyId>/<documentId>): presigning their PUT, reading them back to check them, removing them once copied. S3 object ARNs need the trailing wildcard.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${documentObjectsNagResource(resourcePrefix, 'documents')}]`,
+        reason: 'Object-level access to completed documents (companies/<companyId>/documents/<documentId>): the verified copy (PutObject) and presigned downloads (GetObject, API only). S3 object ARNs need the trailing wildcard.',
+      },
+    );
   }
 
   for (const fn of [api.authorizerFunction, ...Object.values(api.functions), ...Object.values(api.workers)]) {

@@ -1,7 +1,7 @@
 /** Queues of the service; CDK and the local stack both create them from this table. Each has a dead-letter queue. */
 export interface QueueDefinition {
   /** Logical name; the queue is `<prefix>-<name>` and its DLQ `<prefix>-<name>-dlq`. */
-  name: 'imports' | 'reconciliation' | 'webhooks';
+  name: 'imports' | 'reconciliation' | 'uploads' | 'webhooks';
   description: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
@@ -30,6 +30,15 @@ export const queues: readonly QueueDefinition[] = [
     maxReceiveCount: 5,
     urlEnv: 'RECONCILIATION_QUEUE_URL',
     workerEntry: 'functions/post-fetch-worker/handler.ts',
+    batchSize: 5,
+  },
+  {
+    name: 'uploads',
+    description: 'S3 ObjectCreated notifications of document uploads (uploads/pending/), completed by the completion worker',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 5,
+    urlEnv: 'UPLOADS_QUEUE_URL',
+    workerEntry: 'functions/upload-worker/handler.ts',
     batchSize: 5,
   },
   { name: 'webhooks', description: 'Webhook fan-out and delivery', visibilityTimeoutSeconds: 120, maxReceiveCount: 8, urlEnv: 'WEBHOOKS_QUEUE_URL' },

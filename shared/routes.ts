@@ -3,7 +3,7 @@ import type { Scope } from './identity/scopes';
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'openapi' | 'fallback';
+export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'openapi' | 'fallback';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -20,6 +20,8 @@ export interface RouteDefinition {
   mutation: boolean;
   /** The resource the path names may be soft-deleted (delete and restore answer it); otherwise a deleted one is 404. */
   ownerMayBeDeleted?: boolean;
+  /** The document the path names may still be a pending upload declaration (completion). */
+  ownerMayBePending?: boolean;
 }
 
 export interface FunctionGroupDefinition {
@@ -38,6 +40,8 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   bank: { entry: 'functions/bank/handler.ts', description: 'Bank accounts and transactions; reconciliation groups and summaries', memoryMb: 1024, timeoutSeconds: 20 },
   imports: { entry: 'functions/imports/handler.ts', description: 'Data import: accept, validate, queue; import status, readiness, fetch runs', memoryMb: 1024, timeoutSeconds: 29 },
   jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status and the job list', memoryMb: 512, timeoutSeconds: 10 },
+  // Completion streams up to 50 MiB from S3 to hash it: more memory buys network and CPU.
+  documents: { entry: 'functions/documents/handler.ts', description: 'Documents: declare and complete signed uploads, metadata, download URLs, soft delete, restore', memoryMb: 1024, timeoutSeconds: 29 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document', memoryMb: 512, timeoutSeconds: 10 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
@@ -94,6 +98,14 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: `${companyPath}/fetch-runs`, group: 'imports', operationId: 'listFetchRuns', summary: 'Fetch runs (completed GL and opening-balance imports) with their post-fetch engines', auth: 'token', scope: 'ledger:read', mutation: false },
 
   { method: 'GET', path: '/v1/jobs', group: 'jobs', operationId: 'listJobs', summary: 'Jobs of the companies within reach, newest first (filters status, type, company_id)', auth: 'token', mutation: false },
+  { method: 'POST', path: `${companyPath}/documents`, group: 'documents', operationId: 'declareDocumentUpload', summary: 'Declare a document upload (answers a presigned PUT URL)', auth: 'token', scope: 'documents:write', mutation: true },
+  { method: 'GET', path: `${companyPath}/documents`, group: 'documents', operationId: 'listDocuments', summary: 'Document metadata of the company, newest first', auth: 'token', scope: 'documents:read', mutation: false },
+  { method: 'POST', path: '/v1/documents/{documentId}/complete', group: 'documents', operationId: 'completeDocumentUpload', summary: 'Complete an upload: check the stored bytes and create the document', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBePending: true },
+  { method: 'GET', path: '/v1/documents/{documentId}', group: 'documents', operationId: 'getDocument', summary: 'Document metadata', auth: 'token', scope: 'documents:read', mutation: false },
+  { method: 'GET', path: '/v1/documents/{documentId}/download', group: 'documents', operationId: 'getDocumentDownload', summary: 'A presigned download URL (5 minutes)', auth: 'token', scope: 'documents:read', mutation: false },
+  { method: 'DELETE', path: '/v1/documents/{documentId}', group: 'documents', operationId: 'deleteDocument', summary: 'Soft-delete a document (the bytes stay)', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
+  { method: 'POST', path: '/v1/documents/{documentId}/restore', group: 'documents', operationId: 'restoreDocument', summary: 'Restore a soft-deleted document', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
+
   { method: 'GET', path: '/v1/jobs/{jobId}', group: 'jobs', operationId: 'getJob', summary: 'One job (poll until terminal)', auth: 'token', mutation: false },
 ];
 

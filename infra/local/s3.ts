@@ -1,13 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
-import { createRequire } from 'node:module';
+import { createRequire, Module } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { localAwsCredentials, localAwsRegion } from './aws-env';
 
 /**
- * S3 for the local stack: s3rver, in-process, on 127.0.0.1.
+ * S3 for the local stack: s3rver (the maintained fork @20minutes/s3rver 4.x), in-process, on
+ * 127.0.0.1. It verifies SigV4 signatures, header or presigned, including every signed header
+ * (so a presigned PUT refuses another Content-Length or Content-Type) and X-Amz-Expires; it does
+ * not verify x-amz-checksum-sha256 against the bytes (real S3 does: BadDigest).
  *
  * Clients must use `forcePathStyle: true` (http://127.0.0.1:<port>/<bucket>/<key>; bucket
  * sub-domains of 127.0.0.1 do not exist) and the credentials S3RVER / S3RVER (the only key s3rver
@@ -20,6 +23,7 @@ import { localAwsCredentials, localAwsRegion } from './aws-env';
 /** The part of s3rver's (untyped, CommonJS) API we use. */
 interface S3rverInstance {
   callback(): RequestListener;
+  on(event: 'event', listener: (event: S3EventNotification) => void): void;
   logger?: { close(): void };
 }
 type S3rverConstructor = new (options: {
@@ -29,6 +33,11 @@ type S3rverConstructor = new (options: {
   vhostBuckets?: boolean;
 }) => S3rverInstance;
 
+/** An S3 event notification as s3rver emits it (the shape S3 sends to SQS). */
+export interface S3EventNotification {
+  Records: { eventName: string; s3: { bucket: { name: string }; object: { key: string; size?: number } } }[];
+}
+
 export interface LocalS3 {
   /** http://127.0.0.1:<port> */
   endpoint: string;
@@ -37,11 +46,43 @@ export interface LocalS3 {
   stop(): Promise<void>;
 }
 
-export async function startS3(options: { port: number; directory?: string }): Promise<LocalS3> {
-  const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
+/**
+ * s3rver 4 builds the canonical query string of a SigV4 signature with encodeURIComponent, which
+ * leaves ! ' ( ) * unencoded where SigV4 (the SDK, real S3) percent-encodes them, so a presigned
+ * URL whose query holds them (a download's response-content-disposition with a file name like
+ * "Faktura (kopi).pdf" or a `filename*=UTF-8''...`) fails its signature check. Load its
+ * authentication middleware with the RFC 3986 encoder it already imports, before s3rver is loaded.
+ */
+const loadS3rver = (): S3rverConstructor => {
+  const require = createRequire(import.meta.url);
+  const authenticationPath = require.resolve('@20minutes/s3rver/lib/middleware/authentication.js');
+  if (!require.cache[authenticationPath]) {
+    const source = readFileSync(authenticationPath, 'utf8');
+    const unreservedOnly = '[param, value].map(encodeURIComponent)';
+    if (source.includes(unreservedOnly)) {
+      type CompilableModule = InstanceType<typeof Module> & { _compile(source: string, filename: string): void };
+      const patched = new Module(authenticationPath) as CompilableModule;
+      patched.filename = authenticationPath;
+      patched.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(authenticationPath));
+      patched._compile(source.replace(unreservedOnly, '[param, value].map(encodeURIComponentRFC3986)'), authenticationPath);
+      patched.loaded = true;
+      require.cache[authenticationPath] = patched;
+    }
+  }
+  return require('@20minutes/s3rver') as S3rverConstructor;
+};
+
+export async function startS3(options: {
+  port: number;
+  directory?: string;
+  /** Called for every object event (ObjectCreated:Put/Copy/Post, ObjectRemoved:Delete), like S3 event notifications. */
+  onEvent?: (event: S3EventNotification) => void;
+}): Promise<LocalS3> {
+  const S3rver = loadS3rver();
   const ownsDirectory = options.directory === undefined;
   const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'local-s3-'));
   const s3rver = new S3rver({ silent: true, directory, vhostBuckets: false });
+  if (options.onEvent) s3rver.on('event', options.onEvent);
   // Our own http server around s3rver's request listener (what s3rver.run() does), so a listen
   // error rejects instead of crashing the process, and stop() can close keep-alive sockets.
   const server = createServer(s3rver.callback());
@@ -76,7 +117,7 @@ export async function startS3(options: { port: number; directory?: string }): Pr
 
 /** An S3Client for the local endpoint: path style, S3RVER credentials, checksums only when required. */
 export function localS3Client(endpoint: string): S3Client {
-  return new S3Client({
+  const client = new S3Client({
     endpoint,
     region: localAwsRegion(),
     credentials: localAwsCredentials,
@@ -84,6 +125,17 @@ export function localS3Client(endpoint: string): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  // Bucket-level requests go to `/<bucket>/`, which the SDK signs with the trailing slash while
+  // s3rver 4 checks the signature of `/<bucket>`: send them without it (object requests are unaffected).
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { path?: string };
+      if (typeof request.path === 'string' && /^\/[^/]+\/$/.test(request.path)) request.path = request.path.slice(0, -1);
+      return next(args);
+    },
+    { step: 'build', name: 'localS3BucketPath' },
+  );
+  return client;
 }
 
 /** Creates the bucket if it does not exist. Idempotent. */

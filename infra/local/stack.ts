@@ -12,7 +12,9 @@ import { configureLocalIam, runAs } from './iam';
 import { dynamoGrants, workerPermissions } from '../stacks/permissions';
 import { startIdentityProvider } from './identity-provider';
 import { freePort } from './ports';
-import { ensureBucket, startS3 } from './s3';
+import { ensureBucket, startS3, type S3EventNotification } from './s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { pendingUploadsPrefix } from '../../shared/documents/keys';
 import { seedDemoBooks } from './demo-books';
 import { seedDemo, type SeedData } from './seed';
 import { administratorOf } from '../../shared/identity/principal';
@@ -80,11 +82,17 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const gatewayPort = options.port || (await freePort());
     const authPort = options.authPort || (await freePort());
 
+    // S3 event notifications, as the stateful stack configures them: ObjectCreated under
+    // uploads/pending/ goes to the uploads queue (its worker completes document uploads). The
+    // queue exists only once SQS is up, so events wait for it.
+    let notifyUploads: ((event: S3EventNotification) => void) | undefined;
+    const onS3Event = (event: S3EventNotification) => notifyUploads?.(event);
+
     progress('starting DynamoDB Local, SQS and S3');
     const started = await Promise.allSettled([
       startDynamoDbLocal({ port: dynamoPort, ...(options.persist && { persistDir: join(dataDir, 'dynamodb') }) }),
       startSqsServer({ port: sqsPort }),
-      startS3({ port: s3Port, ...(options.persist && { directory: join(dataDir, 's3') }) }),
+      startS3({ port: s3Port, onEvent: onS3Event, ...(options.persist && { directory: join(dataDir, 's3') }) }),
     ] as const);
     for (const result of started) if (result.status === 'fulfilled') stops.push(result.value.stop);
     const failed = started.find((result) => result.status === 'rejected');
@@ -130,6 +138,13 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const seedData = seed ?? (await seedDemo());
 
     const sqsClient = localSqsClient(sqs.endpoint);
+    notifyUploads = (event) => {
+      const created = event.Records.filter((record) => record.eventName.startsWith('ObjectCreated:') && record.s3.object.key.startsWith(pendingUploadsPrefix));
+      if (!created.length) return;
+      sqsClient
+        .send(new SendMessageCommand({ QueueUrl: queueUrls.uploads.url, MessageBody: JSON.stringify({ ...event, Records: created }) }))
+        .catch((error: unknown) => console.error('local S3 notification to the uploads queue failed', error));
+    };
     configureLocalIam({ table: tableName, controlTable: controlTableName });
     for (const queue of queues) {
       if (!queue.workerEntry) continue;

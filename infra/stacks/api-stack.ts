@@ -25,11 +25,13 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table-definition';
 import { documentsBucketName } from './stateful-stack';
+import { documentsObjectPrefix, pendingUploadsPrefix } from '../../shared/documents/keys';
 import type { QueueDefinition } from '../../shared/queues';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 import {
   authorizerDynamoGrants,
   checkControlAccess,
+  documentsGrants,
   dynamoGrants,
   groupPermissions,
   workerPermissions,
@@ -45,6 +47,13 @@ export const importPayloadsArn = (resourcePrefix: string): string =>
   `arn:${Aws.PARTITION}:s3:::${documentsBucketName(resourcePrefix)}/${importPayloadPrefix}*`;
 export const importPayloadsNagResource = (resourcePrefix: string): string =>
   `arn:<AWS::Partition>:s3:::${resourcePrefix}-documents-<AWS::AccountId>-<AWS::Region>/${importPayloadPrefix}*`;
+
+/** Object ARN patterns of pending uploads and of documents (shared/documents/keys.ts), and their IAM5 finding ids. */
+const documentsPrefixes = { pending: pendingUploadsPrefix, documents: documentsObjectPrefix } as const;
+export const documentObjectsArn = (resourcePrefix: string, prefix: keyof typeof documentsPrefixes): string =>
+  `arn:${Aws.PARTITION}:s3:::${documentsBucketName(resourcePrefix)}/${documentsPrefixes[prefix]}*`;
+export const documentObjectsNagResource = (resourcePrefix: string, prefix: keyof typeof documentsPrefixes): string =>
+  `arn:<AWS::Partition>:s3:::${resourcePrefix}-documents-<AWS::AccountId>-<AWS::Region>/${documentsPrefixes[prefix]}*`;
 
 /**
  * The Node.js every function runs on. Local runs use the same major version: package.json pins
@@ -195,6 +204,9 @@ export class ApiStack extends Stack {
             resources: [importPayloadsArn(props.resourcePrefix)],
           }),
         );
+      }
+      for (const { actions, prefix } of documentsGrants(access)) {
+        fn.addToRolePolicy(new PolicyStatement({ actions: [...actions], resources: [documentObjectsArn(props.resourcePrefix, prefix)] }));
       }
       for (const name of access.sendTo ?? []) queueByName.get(name)?.grantSendMessages(fn);
     };

@@ -27,6 +27,13 @@ export interface Permissions {
   cursorSecret: boolean;
   /** Documents bucket access (import payloads live there as claim checks). */
   bucket?: 'read' | 'readWrite';
+  /**
+   * Documents in the documents bucket (shared/documents/storage.ts): `api` presigns PUTs of
+   * pending uploads and GETs of documents, reads and removes pending uploads and copies them to
+   * their permanent key (completion); `worker` completes uploads (no presigning). Object actions
+   * only, under the two prefixes.
+   */
+  documents?: 'api' | 'worker';
   /** Queues the function sends to. */
   sendTo?: readonly QueueName[];
 }
@@ -44,6 +51,7 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   bank: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
   imports: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
   jobs: { table: 'read', control: 'rateLimit', cursorSecret: true },
+  documents: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, documents: 'api' },
   openapi: { table: 'none', control: 'none', cursorSecret: false },
   fallback: { table: 'none', control: 'none', cursorSecret: false },
 };
@@ -52,6 +60,7 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
 export const workerPermissions: Record<QueueName, Permissions> = {
   imports: { table: 'readWrite', control: 'none', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
   reconciliation: { table: 'readWrite', control: 'none', cursorSecret: false },
+  uploads: { table: 'readWrite', control: 'none', cursorSecret: false, documents: 'worker' },
   webhooks: { table: 'readWrite', control: 'none', cursorSecret: false },
 };
 
@@ -126,6 +135,36 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
     });
   }
   return grants;
+};
+
+export type S3Action = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
+
+/** One documents-bucket grant: object actions under a key prefix (shared/documents/keys.ts). */
+export interface DocumentsGrant {
+  actions: readonly S3Action[];
+  prefix: 'pending' | 'documents';
+}
+
+/**
+ * The documents-bucket grants. The API presigns the PUT of a pending upload (so it needs
+ * PutObject there: a presigned URL carries its signer's authority) and the GET of a document;
+ * completion (API and worker) reads and deletes the pending upload and copies it (GetObject on
+ * the source, PutObject on the target).
+ */
+export const documentsGrants = (permissions: Permissions): DocumentsGrant[] => {
+  if (permissions.documents === 'api') {
+    return [
+      { actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], prefix: 'pending' },
+      { actions: ['s3:GetObject', 's3:PutObject'], prefix: 'documents' },
+    ];
+  }
+  if (permissions.documents === 'worker') {
+    return [
+      { actions: ['s3:GetObject', 's3:DeleteObject'], prefix: 'pending' },
+      { actions: ['s3:PutObject'], prefix: 'documents' },
+    ];
+  }
+  return [];
 };
 
 /**

@@ -1,6 +1,8 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import { pendingUploadsPrefix } from '../../shared/documents/keys';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import {
   AccountRecovery,
@@ -18,8 +20,8 @@ import { queues, type QueueDefinition } from '../../shared/queues';
 /** Identifier of the Cognito resource server; Cognito prefixes every custom scope with `<identifier>/`. */
 export const resourceServerIdentifier = 'ledger-api';
 
-/** Objects under this prefix are uploads that were never confirmed; a lifecycle rule removes them. */
-export const pendingUploadsPrefix = 'uploads/pending/';
+/** Objects under this prefix are uploads not completed (yet); a lifecycle rule removes them after a day. */
+export { pendingUploadsPrefix };
 
 export interface StatefulStackProps extends StackProps {
   /** Prefix of physical queue names: the queue is `<prefix>-<name>`, its DLQ `<prefix>-<name>-dlq`. */
@@ -131,11 +133,21 @@ export class StatefulStack extends Stack {
       lifecycleRules: [
         { id: 'AbortIncompleteMultipartUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
         {
-          // Abandoned uploads: presigned uploads that were never confirmed.
+          // Abandoned uploads: a document upload lands under uploads/pending/ and completion copies
+          // the verified bytes to companies/<companyId>/documents/<documentId> and deletes the
+          // pending object, so what is still here after a day was never completed. Versioned
+          // bucket: the expiration leaves a delete marker and makes the bytes noncurrent, which
+          // the noncurrent expiration then removes (also for pending objects completion deleted).
           id: 'ExpireAbandonedUploads',
           prefix: pendingUploadsPrefix,
-          expiration: Duration.days(2),
+          expiration: Duration.days(1),
           noncurrentVersionExpiration: Duration.days(1),
+        },
+        {
+          // The delete markers those expirations and completions leave, once nothing is behind them.
+          id: 'RemoveExpiredUploadDeleteMarkers',
+          prefix: pendingUploadsPrefix,
+          expiredObjectDeleteMarker: true,
         },
       ],
       removalPolicy: RemovalPolicy.RETAIN,
@@ -162,6 +174,11 @@ export class StatefulStack extends Stack {
       });
       return { definition, queue, deadLetterQueue };
     });
+
+    // ---- S3 -> SQS: each upload of a document notifies the completion worker (uploads queue) -----
+    const uploadsQueue = this.queues.find(({ definition }) => definition.name === 'uploads');
+    if (!uploadsQueue) throw new Error('shared/queues.ts has no uploads queue');
+    this.documentsBucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(uploadsQueue.queue), { prefix: pendingUploadsPrefix });
 
     // ---- Cognito: machine-to-machine user pool ---------------------------------------------
     this.userPool = new UserPool(this, 'UserPool', {

@@ -1,4 +1,6 @@
 import { companyRepository, type CompanyRecord } from '../companies/repository';
+import { documentRepository } from '../documents/repository';
+import type { DocumentOwner } from '../documents/operation';
 import { canReach } from '../identity/reach';
 import { jobRepository, type JobRecord } from '../jobs/repository';
 import type { OwnerResolvers } from '../api/runner';
@@ -25,6 +27,25 @@ export const owners: OwnerResolvers = {
       const company = job ? await companyRepository.get(job.companyId) : undefined;
       if (!job || !company || company.deletion) return undefined;
       return canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, route.scope) ? job : undefined;
+    },
+  },
+  /**
+   * A document is visible where its company is (within reach, company not deleted). A soft-deleted
+   * document resolves only on routes marked ownerMayBeDeleted (delete, restore); a pending upload
+   * declaration only on routes marked ownerMayBePending (completion), so that an out-of-reach
+   * completion answers 404 like everything else.
+   */
+  documentId: {
+    noun: 'document',
+    resolve: async (id, principal, route): Promise<DocumentOwner | undefined> => {
+      const document = await documentRepository.get(id);
+      if (document?.deletedAt && !route.ownerMayBeDeleted) return undefined;
+      const declaration = !document && route.ownerMayBePending ? await documentRepository.getDeclaration(id) : undefined;
+      const companyId = document?.companyId ?? declaration?.companyId;
+      const company = companyId ? await companyRepository.get(companyId) : undefined;
+      if (!company || company.deletion) return undefined;
+      if (!canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, route.scope)) return undefined;
+      return { company, ...(document && { document }), ...(declaration && { declaration }) };
     },
   },
 };

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-open
 import { bankContracts } from '../bank/contracts';
 import { companyContracts } from '../companies/contracts';
 import { importContracts } from '../composition/import-contracts';
+import { documentContracts } from '../documents/contracts';
 import { jobContracts } from '../jobs/contracts';
 import { chartContracts } from '../ledger/chart/contracts';
 import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
@@ -27,6 +28,7 @@ export const contracts: Record<string, OperationContract> = {
   ...bankContracts,
   ...importContracts,
   ...jobContracts,
+  ...documentContracts,
 };
 
 const problemResponse = (description: string) => ({
@@ -133,6 +135,7 @@ export const buildOpenApiDocument = () => {
         'Errors are application/problem+json (RFC 9457); branch on `error` and `reason`.',
         'Every mutation needs an Idempotency-Key header. Lists are cursor-paginated (page_size 1-200, default 50); cursors are opaque, signed and bound to the client and the filters.',
         'Amounts on reads are JSON numbers with explicit decimals.',
+        'Documents are uploaded in two steps without the API carrying the bytes: POST /v1/companies/{companyId}/documents declares the upload (file name, content type, exact size, SHA-256) and answers a presigned PUT URL valid for 15 minutes; PUT the bytes to it with the headers given (the URL binds Content-Type, Content-Length and x-amz-checksum-sha256); then POST /v1/documents/{documentId}/complete, which checks the stored bytes and creates the document. Downloads are presigned GET URLs valid for 5 minutes.',
       ].join('\n\n'),
     },
     servers: [{ url: process.env.API_BASE_URL ?? '/' }],

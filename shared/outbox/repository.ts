@@ -6,7 +6,7 @@ import { tableName } from '../platform/aws';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from './keys';
 
 /** Event types of the specification's catalogue that this service emits so far. */
-export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested' | 'reconciliation.created' | 'reconciliation.deleted';
+export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested' | 'reconciliation.created' | 'reconciliation.deleted' | 'document.created' | 'document.deleted' | 'document.restored';
 
 export interface OutboxEvent {
   id: string;

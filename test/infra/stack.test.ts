@@ -289,22 +289,22 @@ describe('least privilege', () => {
     }
   });
 
-  it('only companies, bank and imports can write the table; every group with a token route can write the control table', () => {
+  it('only companies, bank, imports and documents can write the table; every group with a token route can write the control table', () => {
     for (const group of groups) {
       const statements = grantsOfFunction(built.api.functions[group]);
       const writesTable = statements.some((g) => / table$/.test(g) && DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
-      expect(writesTable, group).toBe(['companies', 'bank', 'imports'].includes(group));
+      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents'].includes(group));
       const writesControl = statements.some((g) => g.includes(' controlTable'));
       expect(writesControl, group).toBe(routes.some((r) => r.group === group && r.auth === 'token'));
     }
   });
 
-  it('only the groups with cursor lists read the cursor secret; only the import path touches queues and the bucket', () => {
-    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs];
+  it('only the groups with cursor lists read the cursor secret; only the import and document paths touch queues and the bucket', () => {
+    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents];
     for (const fn of [built.api.authorizerFunction, ...groups.map((g) => built.api.functions[g])]) {
       const actions = actionsOfFunction(fn);
       expect(actions.includes('secretsmanager:GetSecretValue'), fn.node.id).toBe(cursorReaders.includes(fn));
-      if (fn === built.api.functions.imports) continue;
+      if (fn === built.api.functions.imports || fn === built.api.functions.documents) continue;
       expect(actions.filter((a) => a.startsWith('sqs:') || a.startsWith('s3:')), fn.node.id).toEqual([]);
     }
     const imports = actionsOfFunction(built.api.functions.imports);
@@ -329,6 +329,8 @@ describe('least privilege', () => {
   const idempotency = ['DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} controlTable if IDEMPOTENCY#*`);
   const cursorSecret = ['secretsmanager:DescribeSecret cursorSecret', 'secretsmanager:GetSecretValue cursorSecret'];
   const payloads = (...actions: string[]) => actions.map((a) => `s3:${a} documents/imports/*`);
+  const pending = (...actions: string[]) => actions.map((a) => `s3:${a} documents/uploads/pending/*`);
+  const documentObjects = (...actions: string[]) => actions.map((a) => `s3:${a} documents/companies/*`);
   const sendTo = (queue: string) => ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} queue:${queue}`);
   const consume = (queue: string) =>
     ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map((a) => `sqs:${a} queue:${queue}`);
@@ -349,12 +351,22 @@ describe('least privilege', () => {
       ...sendTo('imports'),
     ],
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
+    documents: [
+      ...tableRead,
+      ...tableWrite,
+      ...rateLimit,
+      ...idempotency,
+      ...cursorSecret,
+      ...pending('DeleteObject', 'GetObject', 'PutObject'),
+      ...documentObjects('GetObject', 'PutObject'),
+    ],
     openapi: [],
     fallback: [],
   };
   const expectedWorkerGrants: Record<string, string[]> = {
     imports: [...consume('imports'), ...tableRead, ...tableWrite, ...payloads('GetObject'), ...sendTo('reconciliation')],
     reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite],
+    uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
   };
 
   it('the authorizer may only GetItem clients and organizations', () => {
@@ -492,11 +504,39 @@ describe('stateful resources', () => {
         LifecycleConfiguration: {
           Rules: Match.arrayWith([
             Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
-            Match.objectLike({ Prefix: 'uploads/pending/', ExpirationInDays: 2 }),
+            Match.objectLike({ Prefix: 'uploads/pending/', ExpirationInDays: 1, NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
+            Match.objectLike({ Prefix: 'uploads/pending/', ExpiredObjectDeleteMarker: true }),
           ]),
         },
+        VersioningConfiguration: { Status: 'Enabled' },
         LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
       }),
+    });
+    // Uploads notify the completion worker: ObjectCreated under uploads/pending/ -> the uploads queue.
+    const uploadsQueueId = logicalId(built.stateful, built.stateful.queues.find((q) => q.definition.name === 'uploads')!.queue);
+    stateful.hasResourceProperties('Custom::S3BucketNotifications', {
+      BucketName: { Ref: bucketId },
+      NotificationConfiguration: {
+        QueueConfigurations: [
+          {
+            Events: ['s3:ObjectCreated:*'],
+            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'uploads/pending/' }] } },
+            QueueArn: { 'Fn::GetAtt': [uploadsQueueId, 'Arn'] },
+          },
+        ],
+      },
+    });
+    stateful.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: uploadsQueueId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 's3.amazonaws.com' },
+            Condition: { ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [bucketId, 'Arn'] } } },
+          }),
+        ]),
+      },
     });
     stateful.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },

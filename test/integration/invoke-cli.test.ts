@@ -146,6 +146,22 @@ const expected: [file: string, fn: string, status: number][] = [
   ['bank/listReconciliations.json', 'bank', 200],
   ['bank/getReconciliationSummary.json', 'bank', 200],
   ['bank/deleteReconciliation.json', 'bank', 200],
+  ['documents/declareDocumentUpload.json', 'documents', 200],
+  ['documents/completeDocumentUpload.json', 'documents', 200],
+  ['documents/listDocuments.json', 'documents', 200],
+  ['documents/getDocument.json', 'documents', 200],
+  ['documents/getDocumentDownload.json', 'documents', 200],
+  ['documents/deleteDocument.json', 'documents', 200],
+  ['documents/restoreDocument.json', 'documents', 200],
+];
+
+/** The document events act on a company of this organization and the document declared by declareDocumentUpload.json. */
+const documents = { companyId: '', documentId: '' };
+const documentArgs = (file: string): string[] => [
+  ...asClient,
+  '--set',
+  `companyId=${documents.companyId}`,
+  ...(file === 'documents/declareDocumentUpload.json' || file === 'documents/listDocuments.json' ? [] : ['--set', `documentId=${documents.documentId}`]),
 ];
 
 /** The bank events act on a company of this organization with one bank account (see their describe). */
@@ -190,6 +206,7 @@ const argsFor = (file: string): string[] => {
   if (file.startsWith('companies/')) return [...asClient, ...company()];
   if (/^(ledger|imports|jobs)\//.test(file)) return booksArgs(file);
   if (file.startsWith('bank/')) return bankArgs(file);
+  if (file.startsWith('documents/')) return documentArgs(file);
   return [];
 };
 
@@ -571,6 +588,34 @@ describe('npm run invoke: every sample event', () => {
       expect(summary.body.periods[2]).toMatchObject({ groupCount: 1, entryCount: 2 });
       const dissolved = await invoke('bank', 'bank/deleteReconciliation.json', ...bankArgs('bank/deleteReconciliation.json'));
       expect(dissolved.body).toMatchObject({ id: bank.reconciliationId, deleted: true });
+    });
+  });
+
+  describe('documents', () => {
+    it('documents/*.json: declare, PUT the sample file to the signed URL, complete, list, read, download, delete, restore', async () => {
+      const created = await api('POST', '/v1/companies', { token: clientToken, body: { displayName: 'Kvittering Kafé AS', accountingSystem: 'Api' } });
+      documents.companyId = created.body.id;
+      const declared = await invoke('documents', 'documents/declareDocumentUpload.json', ...documentArgs('documents/declareDocumentUpload.json'));
+      expect(declared.status, JSON.stringify(declared.body)).toBe(200);
+      expect(declared.body.status).toBe('pending_upload');
+      documents.documentId = declared.body.documentId;
+      const bytes = readFileSync(resolve(import.meta.dirname, '../fixtures/documents/kvittering-2026-03-14.txt'));
+      const stored = await fetch(declared.body.upload.url, { method: 'PUT', headers: declared.body.upload.headers, body: bytes });
+      expect(stored.status).toBe(200);
+
+      const completed = await invoke('documents', 'documents/completeDocumentUpload.json', ...documentArgs('documents/completeDocumentUpload.json'));
+      expect(completed.status, JSON.stringify(completed.body)).toBe(200);
+      expect(completed.body).toMatchObject({ id: documents.documentId, companyId: documents.companyId, fileName: 'kvittering-2026-03-14.txt', contentType: 'text/plain', sizeBytes: bytes.length, status: 'available' });
+      const list = await invoke('documents', 'documents/listDocuments.json', ...documentArgs('documents/listDocuments.json'));
+      expect(list.body.data.map((d: { id: string }) => d.id)).toEqual([documents.documentId]);
+      const read = await invoke('documents', 'documents/getDocument.json', ...documentArgs('documents/getDocument.json'));
+      expect(read.body).toEqual(completed.body);
+      const download = await invoke('documents', 'documents/getDocumentDownload.json', ...documentArgs('documents/getDocumentDownload.json'));
+      expect(Buffer.from(await (await fetch(download.body.url)).arrayBuffer()).equals(bytes)).toBe(true);
+      const deleted = await invoke('documents', 'documents/deleteDocument.json', ...documentArgs('documents/deleteDocument.json'));
+      expect(deleted.body).toMatchObject({ id: documents.documentId, deleted: true });
+      const restored = await invoke('documents', 'documents/restoreDocument.json', ...documentArgs('documents/restoreDocument.json'));
+      expect(restored.body).toEqual(completed.body);
     });
   });
 

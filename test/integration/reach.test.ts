@@ -12,11 +12,11 @@ import { seededClient, seededCompanies, testStack } from '../support/stack';
  * General rule 2 as one pipeline step: a resource outside the caller's reach answers 404 on every
  * route that names one, before scope (403), the Idempotency-Key, the body or the query are judged.
  */
-const ownedRoutes = routes.filter((route) => route.auth === 'token' && /\{(companyId|jobId)\}/.test(route.path));
+const ownedRoutes = routes.filter((route) => route.auth === 'token' && /\{(companyId|jobId|documentId)\}/.test(route.path));
 
 const concrete = (route: RouteDefinition, owned: string) =>
   route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    if (name === 'companyId' || name === 'jobId') return owned;
+    if (name === 'companyId' || name === 'jobId' || name === 'documentId') return owned;
     if (name === 'accountNumber') return '1920';
     if (name === 'key') return 'K1';
     return randomUUID();
@@ -56,7 +56,7 @@ beforeAll(async () => {
 });
 
 describe('reach before everything else (general rule 2)', () => {
-  it('covers every route that names a company or a job', () => {
+  it('covers every route that names a company, a job or a document', () => {
     expect(ownedRoutes.length).toBeGreaterThanOrEqual(35);
     expect(ownedRoutes.filter((route) => route.mutation).length).toBeGreaterThanOrEqual(15);
   });
@@ -64,7 +64,8 @@ describe('reach before everything else (general rule 2)', () => {
   it.each(ownedRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s: another organization\'s resource or a random id answers 404 for every caller and every request',
     async (_, route) => {
-      const targets = route.path.includes('{jobId}') ? [foreignJob, randomUUID()] : [foreignCompany, randomUUID()];
+      // A foreign document's paths are shown in documents.test.ts; here an id that names nothing.
+      const targets = route.path.includes('{jobId}') ? [foreignJob, randomUUID()] : route.path.includes('{documentId}') ? [randomUUID()] : [foreignCompany, randomUUID()];
       for (const target of targets) {
         for (const token of [systemToken, readOnlyToken]) {
           for (const [variant, { query, options }] of Object.entries(route.mutation ? mutationVariants : readVariants)) {

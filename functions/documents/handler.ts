@@ -1,0 +1,4 @@
+import { httpHandler } from '../../shared/composition/http-handler';
+import { documentOperations } from './operations';
+
+export const handler = httpHandler('documents', documentOperations);

@@ -1,0 +1,211 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, NumberValue, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPage, type Page, type PageRequest } from '../db/query-page';
+import { outboxEventItem } from '../outbox/repository';
+import { dynamo, tableName } from '../platform/aws';
+import { documentDeclarationKeys, documentKeys, documentListKeys, documentListPartition } from './keys';
+import type { DocumentContentType } from './schemas';
+
+export interface DocumentLinks {
+  lineIds: string[];
+  transactionIds: string[];
+}
+
+/** An upload declared and not completed yet; the document does not exist. */
+export interface DeclarationRecord {
+  documentId: string;
+  companyId: string;
+  fileName: string;
+  contentType: DocumentContentType;
+  sizeBytes: number;
+  sha256: string;
+  description: string | null;
+  links: DocumentLinks;
+  declaredAt: string;
+  declaredBy: string;
+  uploadUrlExpiresAt: string;
+  /** Completion after this instant answers 410 upload_expired. */
+  completeBy: string;
+}
+
+export interface DocumentRecord {
+  id: string;
+  companyId: string;
+  fileName: string;
+  contentType: DocumentContentType;
+  sizeBytes: number;
+  sha256: string;
+  description: string | null;
+  links: DocumentLinks;
+  createdAt: string;
+  createdBy: string;
+  deletedAt: string | null;
+}
+
+/** How long an expired declaration is kept (so completion answers 410, not 404) before DynamoDB TTL removes it. */
+const expiredDeclarationRetentionSeconds = 7 * 24 * 3600;
+
+type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
+
+/** false when a condition of the transaction failed (another completion, delete or restore won). */
+const transact = async (items: TransactItems): Promise<boolean> => {
+  try {
+    await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed')) return false;
+    throw error;
+  }
+};
+
+const plainNumber = (value: unknown): number => (value instanceof NumberValue ? Number(value.toString()) : Number(value));
+
+const toLinks = (value: unknown): DocumentLinks => {
+  const links = (value ?? {}) as Partial<DocumentLinks>;
+  return { lineIds: [...(links.lineIds ?? [])], transactionIds: [...(links.transactionIds ?? [])] };
+};
+
+const toDeclaration = (item: Record<string, unknown>): DeclarationRecord => ({
+  documentId: item.documentId as string,
+  companyId: item.companyId as string,
+  fileName: item.fileName as string,
+  contentType: item.contentType as DocumentContentType,
+  sizeBytes: plainNumber(item.sizeBytes),
+  sha256: item.sha256 as string,
+  description: (item.description as string | null | undefined) ?? null,
+  links: toLinks(item.links),
+  declaredAt: item.declaredAt as string,
+  declaredBy: item.declaredBy as string,
+  uploadUrlExpiresAt: item.uploadUrlExpiresAt as string,
+  completeBy: item.completeBy as string,
+});
+
+const toDocument = (item: Record<string, unknown>): DocumentRecord => ({
+  id: item.id as string,
+  companyId: item.companyId as string,
+  fileName: item.fileName as string,
+  contentType: item.contentType as DocumentContentType,
+  sizeBytes: plainNumber(item.sizeBytes),
+  sha256: item.sha256 as string,
+  description: (item.description as string | null | undefined) ?? null,
+  links: toLinks(item.links),
+  createdAt: item.createdAt as string,
+  createdBy: item.createdBy as string,
+  deletedAt: (item.deletedAt as string | null | undefined) ?? null,
+});
+
+export interface DocumentListFilter {
+  from?: string;
+  to?: string;
+  contentType?: string;
+  linkedLineId?: string;
+}
+
+export const documentRepository = {
+  async get(documentId: string): Promise<DocumentRecord | undefined> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: documentKeys(documentId) }));
+    return Item ? toDocument(Item) : undefined;
+  },
+
+  async getDeclaration(documentId: string): Promise<DeclarationRecord | undefined> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: documentDeclarationKeys(documentId) }));
+    return Item ? toDeclaration(Item) : undefined;
+  },
+
+  async declare(declaration: DeclarationRecord): Promise<void> {
+    const expiresAt = Math.ceil(Date.parse(declaration.completeBy) / 1000) + expiredDeclarationRetentionSeconds;
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...documentDeclarationKeys(declaration.documentId), entity: 'documentDeclaration', ...declaration, expiresAt },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  },
+
+  /**
+   * Creates the document from its declaration, in one transaction with the declaration's removal
+   * and the outbox event; false when another completion got there first.
+   */
+  async complete(document: DocumentRecord): Promise<boolean> {
+    return transact([
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...documentKeys(document.id), ...documentListKeys(document.companyId, document.createdAt, document.id), entity: 'document', ...document },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      { Delete: { TableName: tableName(), Key: documentDeclarationKeys(document.id), ConditionExpression: 'attribute_exists(PK)' } },
+      { Put: { TableName: tableName(), Item: outboxEventItem('document.created', document.companyId, { documentId: document.id }, document.createdAt) } },
+    ]);
+  },
+
+  /** Soft delete: leaves the list index (sparse GSI1); false when it was already deleted. */
+  async softDelete(document: DocumentRecord, deletedAt: string, deletedBy: string): Promise<boolean> {
+    return transact([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: documentKeys(document.id),
+          UpdateExpression: 'SET deletedAt = :at, deletedBy = :by REMOVE GSI1PK, GSI1SK',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
+          ExpressionAttributeValues: { ':at': deletedAt, ':by': deletedBy, ':null': null },
+        },
+      },
+      { Put: { TableName: tableName(), Item: outboxEventItem('document.deleted', document.companyId, { documentId: document.id }, deletedAt) } },
+    ]);
+  },
+
+  /** Back into the list at its place; false when it was not deleted (any more). */
+  async restore(document: DocumentRecord, restoredAt: string): Promise<boolean> {
+    const listKeys = documentListKeys(document.companyId, document.createdAt, document.id);
+    return transact([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: documentKeys(document.id),
+          UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk, deletedAt = :null REMOVE deletedBy',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_exists(deletedAt) AND deletedAt <> :null',
+          ExpressionAttributeValues: { ':pk': listKeys.GSI1PK, ':sk': listKeys.GSI1SK, ':null': null },
+        },
+      },
+      { Put: { TableName: tableName(), Item: outboxEventItem('document.restored', document.companyId, { documentId: document.id }, restoredAt) } },
+    ]);
+  },
+
+  /** Live documents of a company, newest first; from/to are a key condition, the rest filters. */
+  async list(companyId: string, filter: DocumentListFilter, request: PageRequest): Promise<Page<DocumentRecord>> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {
+      ':pk': documentListPartition(companyId),
+      ':from': filter.from ?? '0000',
+      // Sort keys start with the ISO instant: every instant of the day `to` sorts before `<to>~`.
+      ':to': `${filter.to ?? '9999-12-31'}~`,
+    };
+    const conditions: string[] = [];
+    if (filter.contentType) {
+      names['#contentType'] = 'contentType';
+      values[':contentType'] = filter.contentType;
+      conditions.push('#contentType = :contentType');
+    }
+    if (filter.linkedLineId) {
+      names['#links'] = 'links';
+      names['#lineIds'] = 'lineIds';
+      values[':lineId'] = filter.linkedLineId;
+      conditions.push('contains(#links.#lineIds, :lineId)');
+    }
+    return queryPage(
+      {
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to',
+        ScanIndexForward: false,
+        ...(conditions.length && { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: values,
+      },
+      request,
+      toDocument,
+    );
+  },
+};

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import type { CursorBinding } from '../platform/cursor';
+import type { Page } from '../db/query-page';
+import { logger } from '../platform/logger';
+import { ProblemError } from '../platform/problem';
+import { matchesContentType } from './content-type';
+import { documentObjectKey, pendingUploadObjectKey } from './keys';
+import { documentRepository, type DeclarationRecord, type DocumentRecord } from './repository';
+import type { DeclareDocumentInput, Document, DocumentListQuery } from './schemas';
+import { copyObject, deleteObject, presignDownload, presignUpload, readUpload } from './storage';
+
+/**
+ * Lifetimes, from the environment at each call so that a test can shorten them: the presigned
+ * PUT (default 15 minutes), the declaration (completion accepted for 24 hours, as long as the
+ * bucket keeps an uncompleted upload), the presigned GET (5 minutes).
+ */
+const seconds = (name: string, fallback: number): number => {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+};
+export const uploadUrlSeconds = () => seconds('DOCUMENT_UPLOAD_URL_SECONDS', 15 * 60);
+export const declarationSeconds = () => seconds('DOCUMENT_DECLARATION_SECONDS', 24 * 3600);
+export const downloadUrlSeconds = () => seconds('DOCUMENT_DOWNLOAD_URL_SECONDS', 5 * 60);
+
+const documentProblems = {
+  uploadMissing: () =>
+    new ProblemError({
+      status: 409,
+      error: 'upload_missing',
+      title: 'Upload missing',
+      detail: 'Nothing has been uploaded to the upload URL yet. PUT the bytes to it, then complete again.',
+    }),
+  uploadExpired: (completeBy: string) =>
+    new ProblemError({
+      status: 410,
+      error: 'upload_expired',
+      title: 'Upload expired',
+      detail: `The declaration expired at ${completeBy} without completion. Declare the document again.`,
+    }),
+  uploadMismatch: (field: 'sizeBytes' | 'sha256' | 'contentType', message: string) =>
+    new ProblemError({
+      status: 422,
+      error: 'upload_mismatch',
+      title: 'Upload does not match the declaration',
+      detail: `The uploaded bytes do not match the declaration: ${field} ${message}. Nothing was created; PUT the declared bytes and complete again.`,
+      errors: [{ field, message }],
+    }),
+};
+
+export const toDocument = (record: DocumentRecord): Document => ({
+  id: record.id,
+  companyId: record.companyId,
+  fileName: record.fileName,
+  contentType: record.contentType,
+  sizeBytes: record.sizeBytes,
+  sha256: record.sha256,
+  description: record.description,
+  links: record.links,
+  status: record.deletedAt ? 'deleted' : 'available',
+  createdAt: record.createdAt,
+  createdBy: record.createdBy,
+  deletedAt: record.deletedAt,
+});
+
+const plusSeconds = (from: Date, value: number) => new Date(from.getTime() + value * 1000).toISOString();
+
+/** Step 1: the declaration and a presigned PUT URL bound to its type, length and checksum. */
+export const declareUpload = async (companyId: string, input: DeclareDocumentInput, declaredBy: string) => {
+  const now = new Date();
+  const documentId = randomUUID();
+  const urlSeconds = uploadUrlSeconds();
+  const declaration: DeclarationRecord = {
+    documentId,
+    companyId,
+    fileName: input.fileName,
+    contentType: input.contentType,
+    sizeBytes: input.sizeBytes,
+    sha256: input.sha256,
+    description: input.description ?? null,
+    links: { lineIds: [...new Set(input.links?.lineIds ?? [])], transactionIds: [...new Set(input.links?.transactionIds ?? [])] },
+    declaredAt: now.toISOString(),
+    declaredBy,
+    uploadUrlExpiresAt: plusSeconds(now, urlSeconds),
+    completeBy: plusSeconds(now, Math.max(declarationSeconds(), 0)),
+  };
+  // Sign first: a declaration is only stored with a URL to upload to.
+  const { url, headers } = await presignUpload(pendingUploadObjectKey(companyId, documentId), declaration, urlSeconds);
+  await documentRepository.declare(declaration);
+  return {
+    documentId,
+    status: 'pending_upload' as const,
+    upload: { method: 'PUT' as const, url, headers, expiresAt: declaration.uploadUrlExpiresAt },
+    completeBy: declaration.completeBy,
+  };
+};
+
+/**
+ * Step 2: checks the uploaded object (exists; size and SHA-256 equal the declaration; its first
+ * bytes match the declared type), copies it to its permanent key and creates the document with
+ * its outbox event in one transaction. Nothing is created on any failure. A second completion
+ * (the explicit call after the automatic one, or the other way round) answers the same document.
+ */
+export const completeUpload = async (declaration: DeclarationRecord): Promise<DocumentRecord> => {
+  const { documentId, companyId } = declaration;
+  if (Date.now() > Date.parse(declaration.completeBy)) throw documentProblems.uploadExpired(declaration.completeBy);
+  const pendingKey = pendingUploadObjectKey(companyId, documentId);
+  const upload = await readUpload(pendingKey, declaration.sizeBytes);
+  if (!upload) {
+    // The other completion may have finished meanwhile (it removes the pending object).
+    const completed = await documentRepository.get(documentId);
+    if (completed) return completed;
+    throw documentProblems.uploadMissing();
+  }
+  if (upload.size !== declaration.sizeBytes) {
+    throw documentProblems.uploadMismatch('sizeBytes', `is ${upload.size} bytes, declared ${declaration.sizeBytes}`);
+  }
+  if (upload.sha256 !== declaration.sha256) {
+    throw documentProblems.uploadMismatch('sha256', `of the stored bytes is ${upload.sha256}, declared ${declaration.sha256}`);
+  }
+  if (!matchesContentType(declaration.contentType, upload.firstBytes)) {
+    throw documentProblems.uploadMismatch('contentType', `is declared ${declaration.contentType}, but the first bytes are not of that type`);
+  }
+  try {
+    await copyObject(pendingKey, documentObjectKey(companyId, documentId), upload.etag);
+  } catch (error) {
+    // The other completion finished between our read and our copy (it removes the pending object).
+    const completed = await documentRepository.get(documentId);
+    if (completed) return completed;
+    throw error;
+  }
+  const document: DocumentRecord = {
+    id: documentId,
+    companyId,
+    fileName: declaration.fileName,
+    contentType: declaration.contentType,
+    sizeBytes: declaration.sizeBytes,
+    sha256: declaration.sha256,
+    description: declaration.description,
+    links: declaration.links,
+    createdAt: new Date().toISOString(),
+    createdBy: declaration.declaredBy,
+    deletedAt: null,
+  };
+  const created = await documentRepository.complete(document);
+  const result = created ? document : await documentRepository.get(documentId);
+  if (!result) throw new Error(`Completion of document ${documentId} lost its transaction and found no document`);
+  // The verified copy is the document; the pending object would otherwise wait for the lifecycle rule.
+  await deleteObject(pendingKey).catch((error: unknown) => logger.warn('Could not remove a completed pending upload', { key: pendingKey, error: String(error) }));
+  return result;
+};
+
+/**
+ * The completion worker's entry: an S3 ObjectCreated notification for a pending upload. Answers
+ * what happened; problems of the upload itself (mismatch, expired) are final and not retried.
+ */
+export const completeUploadFromNotification = async (documentId: string): Promise<'completed' | 'already_completed' | 'no_declaration' | 'refused'> => {
+  const declaration = await documentRepository.getDeclaration(documentId);
+  if (!declaration) return (await documentRepository.get(documentId)) ? 'already_completed' : 'no_declaration';
+  try {
+    await completeUpload(declaration);
+    return 'completed';
+  } catch (error) {
+    if (error instanceof ProblemError && error.problem.status < 500) {
+      logger.warn('Upload not completed automatically', { documentId, error: error.problem.error, detail: error.problem.detail });
+      return 'refused';
+    }
+    throw error;
+  }
+};
+
+export const listDocuments = async (companyId: string, query: DocumentListQuery, binding: Omit<CursorBinding, 'filters'>): Promise<Page<Document>> => {
+  const page = await documentRepository.list(
+    companyId,
+    { from: query.from, to: query.to, contentType: query.content_type, linkedLineId: query.linked_line_id },
+    {
+      pageSize: query.page_size,
+      cursor: query.cursor,
+      binding: {
+        ...binding,
+        filters: { companyId, from: query.from ?? null, to: query.to ?? null, content_type: query.content_type ?? null, linked_line_id: query.linked_line_id ?? null },
+      },
+    },
+  );
+  return { data: page.data.map(toDocument), pagination: page.pagination };
+};
+
+export const downloadDocument = async (document: DocumentRecord) => {
+  const urlSeconds = downloadUrlSeconds();
+  const url = await presignDownload(documentObjectKey(document.companyId, document.id), document.fileName, document.contentType, urlSeconds);
+  return { url, expiresAt: plusSeconds(new Date(), urlSeconds) };
+};
+
+/** Soft delete, idempotent: a deleted document answers its deletion again. */
+export const deleteDocument = async (document: DocumentRecord, deletedBy: string) => {
+  if (document.deletedAt) return { id: document.id, deleted: true as const, deletedAt: document.deletedAt };
+  const deletedAt = new Date().toISOString();
+  if (await documentRepository.softDelete(document, deletedAt, deletedBy)) return { id: document.id, deleted: true as const, deletedAt };
+  const current = await documentRepository.get(document.id);
+  return { id: document.id, deleted: true as const, deletedAt: current?.deletedAt ?? deletedAt };
+};
+
+/** Restore, idempotent: a document that is not deleted is answered unchanged. */
+export const restoreDocument = async (document: DocumentRecord): Promise<Document> => {
+  if (!document.deletedAt) return toDocument(document);
+  await documentRepository.restore(document, new Date().toISOString());
+  const current = await documentRepository.get(document.id);
+  return toDocument(current ?? { ...document, deletedAt: null });
+};
