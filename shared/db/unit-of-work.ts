@@ -41,3 +41,19 @@ export class UnitOfWork {
 }
 
 export const unitOfWork = () => new UnitOfWork();
+
+/**
+ * Commits these writes as one transaction; false when DynamoDB cancelled it (a condition did not
+ * hold, or a concurrent transaction conflicted): the caller re-reads and decides.
+ */
+export const commitUnlessCancelled = async (writes: readonly TransactionWrite[]): Promise<boolean> => {
+  const work = unitOfWork();
+  writes.forEach((write, index) => work.add(`write ${index}`, write));
+  try {
+    await work.commit();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionsFailed) return false;
+    throw error;
+  }
+};

@@ -1,7 +1,8 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, NumberValue, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { storedInteger } from '../db/attributes';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
-import { outboxEventItem } from '../outbox/repository';
+import { commitUnlessCancelled } from '../db/unit-of-work';
+import { outboxEventWrite } from '../outbox/repository';
 import { dynamo, tableName } from '../platform/aws';
 import { documentDeclarationKeys, documentKeys, documentListKeys, documentListPartition } from './keys';
 import type { DocumentContentType } from './schemas';
@@ -45,20 +46,7 @@ export interface DocumentRecord {
 /** How long an expired declaration is kept (so completion answers 410, not 404) before DynamoDB TTL removes it. */
 const expiredDeclarationRetentionSeconds = 7 * 24 * 3600;
 
-type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
-/** false when a condition of the transaction failed (another completion, delete or restore won). */
-const transact = async (items: TransactItems): Promise<boolean> => {
-  try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed')) return false;
-    throw error;
-  }
-};
-
-const plainNumber = (value: unknown): number => (value instanceof NumberValue ? Number(value.toString()) : Number(value));
 
 const toLinks = (value: unknown): DocumentLinks => {
   const links = (value ?? {}) as Partial<DocumentLinks>;
@@ -70,7 +58,7 @@ const toDeclaration = (item: Record<string, unknown>): DeclarationRecord => ({
   companyId: item.companyId as string,
   fileName: item.fileName as string,
   contentType: item.contentType as DocumentContentType,
-  sizeBytes: plainNumber(item.sizeBytes),
+  sizeBytes: storedInteger(item.sizeBytes),
   sha256: item.sha256 as string,
   description: (item.description as string | null | undefined) ?? null,
   links: toLinks(item.links),
@@ -85,7 +73,7 @@ const toDocument = (item: Record<string, unknown>): DocumentRecord => ({
   companyId: item.companyId as string,
   fileName: item.fileName as string,
   contentType: item.contentType as DocumentContentType,
-  sizeBytes: plainNumber(item.sizeBytes),
+  sizeBytes: storedInteger(item.sizeBytes),
   sha256: item.sha256 as string,
   description: (item.description as string | null | undefined) ?? null,
   links: toLinks(item.links),
@@ -128,7 +116,7 @@ export const documentRepository = {
    * and the outbox event; false when another completion got there first.
    */
   async complete(document: DocumentRecord): Promise<boolean> {
-    return transact([
+    return commitUnlessCancelled([
       {
         Put: {
           TableName: tableName(),
@@ -137,13 +125,13 @@ export const documentRepository = {
         },
       },
       { Delete: { TableName: tableName(), Key: documentDeclarationKeys(document.id), ConditionExpression: 'attribute_exists(PK)' } },
-      { Put: { TableName: tableName(), Item: outboxEventItem('document.created', document.companyId, { documentId: document.id }, document.createdAt) } },
+      outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt),
     ]);
   },
 
   /** Soft delete: leaves the list index (sparse GSI1); false when it was already deleted. */
   async softDelete(document: DocumentRecord, deletedAt: string, deletedBy: string): Promise<boolean> {
-    return transact([
+    return commitUnlessCancelled([
       {
         Update: {
           TableName: tableName(),
@@ -153,14 +141,14 @@ export const documentRepository = {
           ExpressionAttributeValues: { ':at': deletedAt, ':by': deletedBy, ':null': null },
         },
       },
-      { Put: { TableName: tableName(), Item: outboxEventItem('document.deleted', document.companyId, { documentId: document.id }, deletedAt) } },
+      outboxEventWrite('document.deleted', document.companyId, { documentId: document.id }, deletedAt),
     ]);
   },
 
   /** Back into the list at its place; false when it was not deleted (any more). */
   async restore(document: DocumentRecord, restoredAt: string): Promise<boolean> {
     const listKeys = documentListKeys(document.companyId, document.createdAt, document.id);
-    return transact([
+    return commitUnlessCancelled([
       {
         Update: {
           TableName: tableName(),
@@ -170,7 +158,7 @@ export const documentRepository = {
           ExpressionAttributeValues: { ':pk': listKeys.GSI1PK, ':sk': listKeys.GSI1SK, ':null': null },
         },
       },
-      { Put: { TableName: tableName(), Item: outboxEventItem('document.restored', document.companyId, { documentId: document.id }, restoredAt) } },
+      outboxEventWrite('document.restored', document.companyId, { documentId: document.id }, restoredAt),
     ]);
   },
 

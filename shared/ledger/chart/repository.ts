@@ -1,10 +1,9 @@
 import { queryAll } from '../../db/query-all';
 import { queryPage, type Page, type PageRequest } from '../../db/query-page';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../platform/aws';
@@ -30,6 +29,7 @@ import { laneLockKeys } from '../../jobs/keys';
 import { laneFreeCondition } from '../../jobs/repository';
 import { storedInteger, storedIntegerOrNull, textOrNull } from '../../db/attributes';
 import { batchGet } from '../../db/batch';
+import { commitUnlessCancelled } from '../../db/unit-of-work';
 
 /** The lanes whose imports write rows on accounts: no account is deleted while one is in flight. */
 export const accountWritingLanes: readonly ImportLane[] = ['general_ledger_lines', 'opening_balances'];
@@ -197,19 +197,6 @@ const conditionalUpdate = async (key: Key, expression: Expression, update: strin
   }
 };
 
-/** A TransactWriteItems; false when a condition failed or a concurrent transaction conflicted (caller re-reads). */
-const transact = async (items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>): Promise<boolean> => {
-  try {
-    await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
-      if (codes.every((code) => ['None', 'ConditionalCheckFailed', 'TransactionConflict'].includes(code))) return false;
-    }
-    throw error;
-  }
-};
 
 const stampOf = (item: Record<string, unknown>): ImportStamp => ({
   lastImportId: textOrNull(item.lastImportId),
@@ -388,7 +375,7 @@ export const chartRepository = {
       account.standardAccount === null
         ? `attribute_exists(PK) AND (attribute_not_exists(${mapping}) OR ${mapping} = ${expression.value(null)})`
         : `attribute_exists(PK) AND ${mapping} = ${expression.value(account.standardAccount)}`;
-    return transact([
+    return commitUnlessCancelled([
       {
         Delete: {
           TableName: tableName(),
@@ -431,7 +418,7 @@ export const chartRepository = {
         : `attribute_exists(PK) AND ${mapping} = ${expression.value(current.standardAccount)}`;
     const update = expression.set({ standardAccount, updatedAt: at });
     const delta = (standardAccount !== null ? 1 : 0) - (current.standardAccount !== null ? 1 : 0);
-    return transact([
+    return commitUnlessCancelled([
       {
         Update: {
           TableName: tableName(),
@@ -530,7 +517,7 @@ export const chartRepository = {
 
   /** Deletes a dimension with a receipt, re-checking in the same transaction that no usage item counts it. */
   async deleteDimension(companyId: string, key: string, usageKeysToCheck: Key[], importId: string, row: number): Promise<boolean> {
-    return transact([
+    return commitUnlessCancelled([
       { Delete: { TableName: tableName(), Key: dimensionKeys(companyId, key), ConditionExpression: 'attribute_exists(PK)' } },
       ...usageKeysToCheck.map((usageKey) => zeroCountCheck(usageKey, usageCountAttributes)),
       { Put: { TableName: tableName(), Item: receiptItem(companyId, importId, row, key, {}), ConditionExpression: 'attribute_not_exists(PK)' } },
@@ -586,7 +573,7 @@ export const chartRepository = {
   },
 
   async deleteSubLedger(companyId: string, key: string, usageKeysToCheck: Key[], importId: string, row: number): Promise<boolean> {
-    return transact([
+    return commitUnlessCancelled([
       { Delete: { TableName: tableName(), Key: subLedgerKeys(companyId, key), ConditionExpression: 'attribute_exists(PK)' } },
       ...usageKeysToCheck.map((usageKey) => zeroCountCheck(usageKey, usageCountAttributes)),
       { Put: { TableName: tableName(), Item: receiptItem(companyId, importId, row, key, {}), ConditionExpression: 'attribute_not_exists(PK)' } },
