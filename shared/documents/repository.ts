@@ -53,8 +53,8 @@ const toLinks = (value: unknown): DocumentLinks => {
   return { lineIds: [...(links.lineIds ?? [])], transactionIds: [...(links.transactionIds ?? [])] };
 };
 
-const toDeclaration = (item: Record<string, unknown>): DeclarationRecord => ({
-  documentId: item.documentId as string,
+/** What a declaration and the document made from it both say about the file. */
+const fileFields = (item: Record<string, unknown>) => ({
   companyId: item.companyId as string,
   fileName: item.fileName as string,
   contentType: item.contentType as DocumentContentType,
@@ -62,6 +62,11 @@ const toDeclaration = (item: Record<string, unknown>): DeclarationRecord => ({
   sha256: item.sha256 as string,
   description: (item.description as string | null | undefined) ?? null,
   links: toLinks(item.links),
+});
+
+const toDeclaration = (item: Record<string, unknown>): DeclarationRecord => ({
+  documentId: item.documentId as string,
+  ...fileFields(item),
   declaredAt: item.declaredAt as string,
   declaredBy: item.declaredBy as string,
   uploadUrlExpiresAt: item.uploadUrlExpiresAt as string,
@@ -70,13 +75,7 @@ const toDeclaration = (item: Record<string, unknown>): DeclarationRecord => ({
 
 const toDocument = (item: Record<string, unknown>): DocumentRecord => ({
   id: item.id as string,
-  companyId: item.companyId as string,
-  fileName: item.fileName as string,
-  contentType: item.contentType as DocumentContentType,
-  sizeBytes: storedInteger(item.sizeBytes),
-  sha256: item.sha256 as string,
-  description: (item.description as string | null | undefined) ?? null,
-  links: toLinks(item.links),
+  ...fileFields(item),
   createdAt: item.createdAt as string,
   createdBy: item.createdBy as string,
   deletedAt: (item.deletedAt as string | null | undefined) ?? null,

@@ -59,6 +59,9 @@ export const withinImportBound = (amount: Decimal): boolean => amount.abs().less
 export const toStoredNumber = (amount: Decimal): NumberValue => NumberValue.from(amount.toString());
 
 /** From DynamoDB (read with wrapNumbers, or a plain number/string from older items). */
+/** A stored optional amount: null when the attribute is absent. */
+export const fromStoredNumberOrNull = (value: unknown): Decimal | null => (value === undefined || value === null ? null : fromStoredNumber(value));
+
 export const fromStoredNumber = (value: unknown): Decimal => {
   if (value === undefined || value === null) return new Decimal(0);
   if (value instanceof NumberValue) return new Decimal(value.toString());

@@ -7,6 +7,7 @@ import { problems } from '../../platform/problem';
 import { currentAccountingYear } from '../chart/service';
 import { glLineKeys, glLineVersionKeys, ledgerPartition, ledgerYearPrefix, openingBalanceKeys, openingBalanceVersionKeys } from '../keys';
 import { queryAll, queryOnce } from './repository';
+import { lineContent } from './service';
 import type { GeneralLedgerLineVersion, LineVersionChange, OpeningBalanceVersion } from './schemas';
 
 /**
@@ -102,7 +103,6 @@ const pageOfRows = async <T>(
 };
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
-const storedDecimalOrNull = (value: unknown) => (value === undefined || value === null ? null : fromStoredNumber(value));
 
 /** What every version entry says about itself: number, kind of change, when, and which import. */
 const versionMeta = (row: Row) => ({
@@ -143,27 +143,7 @@ const findLine = async (companyId: string, lineId: string, year?: number): Promi
   return keys.map((key) => found.get(keyId(key))).find((item) => item !== undefined);
 };
 
-const toLineVersion = (row: Row): GeneralLedgerLineVersion => {
-  const { item } = row;
-  return {
-    lineId: String(item.lineId),
-    sourceLineId: String(item.sourceLineId),
-    year: storedInteger(item.year),
-    ...versionMeta(row),
-    period: storedInteger(item.period),
-    accountCode: String(item.accountCode),
-    amount: fromStoredNumber(item.amount),
-    transactionId: textOrNull(item.transactionId),
-    transactionNo: textOrNull(item.transactionNo),
-    description: textOrNull(item.description),
-    transactionDate: textOrNull(item.transactionDate),
-    taxCode: textOrNull(item.taxCode),
-    taxAmount: storedDecimalOrNull(item.taxAmount),
-    taxPercentage: storedDecimalOrNull(item.taxPercentage),
-    dimensionKeys: strings(item.dimensionKeys),
-    subLedgerKeys: strings(item.subLedgerKeys),
-  };
-};
+const toLineVersion = (row: Row): GeneralLedgerLineVersion => ({ ...lineContent(row.item), ...versionMeta(row) });
 
 /** Every version of a GL line, oldest first; a deleted line ends with its deletion. 404 for an unknown line. */
 export const listGeneralLedgerLineVersions = async (

@@ -1,7 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { ChunkPosition, ImportContext, ImportLane, RowOutcome } from '../../imports/kind';
 import { decodeCursor, encodeCursor } from '../../platform/cursor';
-import { Decimal, fromStoredNumber, toStoredNumber } from '../../platform/money';
+import { Decimal, fromStoredNumber, fromStoredNumberOrNull, toStoredNumber } from '../../platform/money';
 import { ProblemError, problems, type ProblemDetails } from '../../platform/problem';
 import { currentAccountingYear } from '../chart/service';
 import { applyDeltasOnce, type CounterDelta } from '../deltas';
@@ -83,7 +83,6 @@ interface Book<Row extends { id: string; accountCode: string }> {
 const distinct = (keys: readonly string[] | null | undefined): string[] => [...new Set(keys ?? [])];
 const nonEmpty = (keys: readonly string[] | null | undefined) => (keys && keys.length > 0 ? [...keys] : undefined);
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
-const storedDecimal = (value: unknown): Decimal | null => (value === undefined || value === null ? null : fromStoredNumber(value));
 
 const glLineBook: Book<GeneralLedgerLineInput> = {
   lane: 'general_ledger_lines',
@@ -157,7 +156,7 @@ const itemState = <Row extends { id: string; accountCode: string }>(book: Book<R
   dimensionKeys: distinct(strings(item.dimensionKeys)),
   subLedgerKeys: distinct(strings(item.subLedgerKeys)),
   taxCode: textOrNull(item.taxCode),
-  taxAmount: storedDecimal(item.taxAmount),
+  taxAmount: fromStoredNumberOrNull(item.taxAmount),
 });
 
 /**
@@ -184,7 +183,7 @@ const fromStoredState = (value: unknown): RowState | null => {
     dimensionKeys: strings(stored.dimensionKeys),
     subLedgerKeys: strings(stored.subLedgerKeys),
     taxCode: textOrNull(stored.taxCode),
-    taxAmount: storedDecimal(stored.taxAmount),
+    taxAmount: fromStoredNumberOrNull(stored.taxAmount),
   };
 };
 
@@ -541,7 +540,8 @@ export interface ListCaller {
   operationId: string;
 }
 
-const toLine = (item: Item): GeneralLedgerLine => ({
+/** What a stored GL line says (its content), as the line read and its versions show it. */
+export const lineContent = (item: Item) => ({
   lineId: String(item.lineId),
   sourceLineId: String(item.sourceLineId),
   year: storedInteger(item.year),
@@ -553,10 +553,14 @@ const toLine = (item: Item): GeneralLedgerLine => ({
   description: textOrNull(item.description),
   transactionDate: textOrNull(item.transactionDate),
   taxCode: textOrNull(item.taxCode),
-  taxAmount: storedDecimal(item.taxAmount),
-  taxPercentage: storedDecimal(item.taxPercentage),
+  taxAmount: fromStoredNumberOrNull(item.taxAmount),
+  taxPercentage: fromStoredNumberOrNull(item.taxPercentage),
   dimensionKeys: strings(item.dimensionKeys),
   subLedgerKeys: strings(item.subLedgerKeys),
+});
+
+const toLine = (item: Item): GeneralLedgerLine => ({
+  ...lineContent(item),
   datasetId: String(item.datasetId),
   version: storedInteger(item.version),
   updatedAt: String(item.updatedAt),
