@@ -1,4 +1,4 @@
-/** The single table's physical shape; CDK and the local stack create it from this. Entity keys live in keys.ts. */
+/** The single table's physical shape; CDK and the local stack create it from this. Entity keys are built by each feature's keys.ts. */
 export const tableDefinition = {
   partitionKey: 'PK',
   sortKey: 'SK',
@@ -12,8 +12,8 @@ export const tableDefinition = {
 /**
  * The request-control table: per-client rate-limit state and idempotency records, written by the
  * request pipeline of every endpoint group. Kept apart from the single table so that groups that
- * only read the books need no write access to it. Same key names (keys.ts builds both tables'
- * keys), no indexes, TTL on `expiresAt`.
+ * only read the books need no write access to it. Same key names (shared/platform/keys.ts builds
+ * its keys), no indexes, TTL on `expiresAt`.
  */
 export const controlTableDefinition = {
   partitionKey: 'PK',

@@ -90,3 +90,13 @@ export const vatCellKeys = (companyId: string, year: number, taxCode: string, pe
   SK: `${pad2(period)}#${taxCode}`,
 });
 export const vatCellPartition = (companyId: string, year: number) => `VATCELL#${companyId}#${year}`;
+
+/**
+ * Deletion receipts: what a deletion import did to one row, for a redelivered chunk (the deleted
+ * item is gone, so it cannot carry the stamp). Their own partition per company, which no list or
+ * count reads; they expire after 14 days (TTL).
+ */
+export const deletionReceiptKeys = (companyId: string, importId: string, row: number) => ({
+  PK: `CHARTDELETIONS#${companyId}`,
+  SK: `${importId}#${String(row).padStart(5, '0')}`,
+});

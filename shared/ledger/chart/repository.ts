@@ -13,6 +13,7 @@ import {
   balanceKeys,
   balancePartition,
   chartPartition,
+  deletionReceiptKeys,
   dimensionKeys,
   dimensionPartition,
   ledgerPartition,
@@ -95,15 +96,6 @@ export interface RowStamp {
 const dimensionSortPrefix = 'DIMENSION#';
 const subLedgerSortPrefix = 'SUBLEDGER#';
 
-/**
- * Deletion receipts: what a deletion import did to one row, for a redelivered chunk (the deleted
- * item is gone, so it cannot carry the stamp). Their own partition per company, which no list or
- * count reads; they expire after 14 days (TTL). (To move to shared/ledger/keys.ts.)
- */
-export const deletionReceiptKeys = (companyId: string, importId: string, row: number): Key => ({
-  PK: `CHARTDELETIONS#${companyId}`,
-  SK: `${importId}#${String(row).padStart(5, '0')}`,
-});
 const receiptRetentionSeconds = 14 * 24 * 3600;
 
 /** Usage counters (usageKeys) hold the number of live rows naming the key in `count` (GL lines, opening balances, open items). */
