@@ -81,10 +81,30 @@ export const finalize = (response: HttpResponse, requestId: string): HttpRespons
   headers: { ...response.headers, 'X-Request-Id': requestId, 'Cache-Control': 'no-store' },
 });
 
-/** For the $default route: 405 with Allow when the path exists under other methods, else 404. */
+/**
+ * For the $default route: 405 with Allow when the path exists under other methods, else 404.
+ * Allow names the methods of the most specific template the path matches (literal segments win
+ * over {parameters}, left to right, as API Gateway selects routes): PUT .../imports/accounts
+ * allows POST only, not the GET of .../imports/{importId}.
+ */
 export const unmatchedRouteProblem = (method: string, path: string) => {
-  const allowed = routes.filter((route) => pathPattern(route.path).test(path)).map((route) => route.method);
-  return allowed.length ? problems.methodNotAllowed(method, path, [...new Set(allowed)]) : problems.routeNotFound(path);
+  const matching = routes.filter((route) => pathPattern(route.path).test(path));
+  if (!matching.length) return problems.routeNotFound(path);
+  const best = matching.map((route) => route.path).sort(bySpecificity)[0];
+  const allowed = matching.filter((route) => route.path === best).map((route) => route.method);
+  return problems.methodNotAllowed(method, path, [...new Set(allowed)]);
+};
+
+/** Orders templates most specific first: at the first segment where they differ, a literal beats a {parameter}. */
+const bySpecificity = (a: string, b: string): number => {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const literalA = !(left[i] ?? '').startsWith('{');
+    const literalB = !(right[i] ?? '').startsWith('{');
+    if (literalA !== literalB) return literalA ? -1 : 1;
+  }
+  return 0;
 };
 
 /** Matches a concrete path against an API Gateway path template; exposes named parameters. */

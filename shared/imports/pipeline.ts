@@ -17,6 +17,7 @@ import { maxImportRows } from './fields';
 import type { ImportKind } from './kind';
 import { emptyProgress, importItem, toImportRecord, type ImportItem } from './repository';
 import type { ImportRecord } from './schemas';
+import { unbalancedVoucherWarnings } from './warnings';
 
 /**
  * Accepting an import (the synchronous part), in the order an integrator meets the rules:
@@ -78,6 +79,8 @@ const accept = async (companyId: string, kind: ImportKind, validBody: unknown, b
     rowsUpdated: 0,
     rowsDeleted: null,
     sampleErrors: [],
+    // Vouchers that do not balance are accepted (lines may come in several requests) but reported.
+    warnings: kind.name === 'general_ledger_lines' ? unbalancedVoucherWarnings((validBody as { lines: Parameters<typeof unbalancedVoucherWarnings>[0] }).lines) : [],
     failureReason: null,
     createdAt: at,
     updatedAt: at,
