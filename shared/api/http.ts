@@ -3,6 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2WithLambdaAuthorizer, Context } from 'aws-lambda';
 import { fromAuthorizerContext, type AuthorizerContext } from '../identity/principal';
 import { routeKey, routes, routesOfGroup, type FunctionGroup } from '../routes';
+import { withRequestBaseUrl } from '../platform/config';
 import { logger } from '../platform/logger';
 import { ProblemError, problems } from '../platform/problem';
 import { decodeRequestBody } from '../platform/request-body';
@@ -32,7 +33,15 @@ export const httpAdapter = (group: FunctionGroup, operations: Operations, owners
     });
     return finalize(response, requestId);
   };
-  return middy<HttpEvent, HttpResponse, Error, Context>(handle).use(injectLambdaContext(logger, { resetKeys: true }));
+  return middy<HttpEvent, HttpResponse, Error, Context>((event: HttpEvent) => withRequestBaseUrl(requestBaseUrlOf(event), () => handle(event))).use(
+    injectLambdaContext(logger, { resetKeys: true }),
+  );
+};
+
+/** The base URL the caller used: https://<API Gateway domain>; plain http only on the loopback (the local gateway). */
+export const requestBaseUrlOf = (event: Pick<HttpEvent, 'requestContext'>): string => {
+  const domain = event.requestContext.domainName;
+  return `${/^(127\.0\.0\.1|localhost)(:\d+)?$/.test(domain) ? 'http' : 'https'}://${domain}`;
 };
 
 const routeMapOf = (group: FunctionGroup, operations: Operations) => {

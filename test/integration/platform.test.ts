@@ -9,7 +9,7 @@ describe('problem+json for everything the service answers', () => {
   it('an unknown route is 404 route_not_found', async () => {
     const response = await api('GET', '/v1/does-not-exist', { as: 'a-system' });
     expectProblem(response, 404, 'route_not_found');
-    expect(response.body.type).toMatch(/^https:\/\/.+route_not_found$/);
+    expect(response.body.type).toMatch(/^https?:\/\/.+\/problems\/route_not_found$/);
   });
 
   it('a known path with another method is 405 with Allow', async () => {
