@@ -9,16 +9,19 @@ import { identityContracts } from '../identity/schemas';
 import { allScopes } from '../identity/scopes';
 import type { OperationContract } from '../api/operation';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
+import { publicBaseUrl } from '../platform/config';
 import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 import { routes, type RouteDefinition } from '../routes';
 import { vatContracts } from '../vat/contracts';
+import { docsContracts } from './docs-contracts';
 
 /** Every operation's contract by operationId; the route table says where each is served. */
 export const contracts: Record<string, OperationContract> = {
   getOpenApiDocument: {
     responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.string() }).openapi({ additionalProperties: true }) } },
   },
+  ...docsContracts,
   ...identityContracts,
   ...companyContracts,
   ...chartContracts,
@@ -56,14 +59,32 @@ const platformProblems = (route: RouteDefinition, contract: OperationContract): 
   500: 'internal_error: nothing about the request was wrong; retrying is safe',
 });
 
-export const buildOpenApiDocument = () => {
+/** The local stack's default listeners (npm start), named when nothing else says where the API runs. */
+export const defaultServerUrl = 'http://127.0.0.1:3000';
+export const defaultTokenUrl = 'http://127.0.0.1:3001/oauth2/token';
+
+export interface DocumentUrls {
+  /** Absolute base URL of the API (servers[0].url). */
+  serverUrl?: string;
+  /** Absolute OAuth 2.0 token URL (client credentials). */
+  tokenUrl?: string;
+}
+
+/**
+ * The document names absolute URLs: the server is the API's base URL (the request's own when
+ * served, API_BASE_URL for tools), the token URL TOKEN_URL (Cognito's on AWS, the local token
+ * endpoint locally); `npm run openapi` passes them explicitly.
+ */
+export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
+  const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
+  const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
     description: 'OAuth 2.0 client credentials; send the access token as `Authorization: Bearer <token>`.',
     flows: {
       clientCredentials: {
-        tokenUrl: process.env.TOKEN_URL ?? '/oauth2/token',
+        tokenUrl,
         scopes: Object.fromEntries(allScopes.map((scope) => [scope, scope])),
       },
     },
@@ -89,7 +110,7 @@ export const buildOpenApiDocument = () => {
             ...commonHeaders,
             ...(route.mutation && { 'Idempotency-Replayed': header('true when this is the stored response of an earlier request with the same key') }),
           },
-          ...(response.schema && { content: { 'application/json': { schema: response.schema } } }),
+          ...(response.schema && { content: { [response.mediaType ?? 'application/json']: { schema: response.schema } } }),
         },
       ]),
     );
@@ -135,7 +156,7 @@ export const buildOpenApiDocument = () => {
         'Amounts on reads are JSON numbers with explicit decimals.',
       ].join('\n\n'),
     },
-    servers: [{ url: process.env.API_BASE_URL ?? '/' }],
+    servers: [{ url: serverUrl, description: 'This API' }],
   });
   return nullableInsideOneOf(document);
 };
