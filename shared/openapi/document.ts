@@ -14,7 +14,10 @@ import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 import { routes, type RouteDefinition } from '../routes';
 import { vatContracts } from '../vat/contracts';
+import { describeDocument } from './describe';
 import { docsContracts } from './docs-contracts';
+import { addExamples } from './examples';
+import { operationDocs } from './operation-docs';
 
 /** Every operation's contract by operationId; the route table says where each is served. */
 export const contracts: Record<string, OperationContract> = {
@@ -75,6 +78,17 @@ export interface DocumentUrls {
  * served, API_BASE_URL for tools), the token URL TOKEN_URL (Cognito's on AWS, the local token
  * endpoint locally); `npm run openapi` passes them explicitly.
  */
+/** A request example for every operation: curl against the server of the document. */
+const curlSample = (route: RouteDefinition, contract: OperationContract): string => {
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => `$${name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`);
+  const lines = [`curl -s ${route.method === 'GET' ? '' : `-X ${route.method} `}"$API${path}"`];
+  if (route.auth === 'token') lines.push('-H "Authorization: Bearer $TOKEN"');
+  if (route.mutation) lines.push('-H "Idempotency-Key: $(uuidgen)"');
+  const example = operationDocs[route.operationId]?.requestExample;
+  if (contract.body && example !== undefined) lines.push(`-H "Content-Type: application/json" -d '${JSON.stringify(example)}'`);
+  return lines.join(' \\\n  ');
+};
+
 export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
   const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
   const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;
@@ -125,7 +139,10 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
-      ...(contract.description && { description: contract.description }),
+      ...(([operationDocs[route.operationId]?.description, contract.description].filter(Boolean).join('\n\n') || undefined) && {
+        description: [operationDocs[route.operationId]?.description, contract.description].filter(Boolean).join('\n\n'),
+      }),
+      'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: curlSample(route, contract) }],
       tags: [route.group],
       ...(route.auth === 'token' ? { security: [{ oauth2: route.scope ? [route.scope] : [] }] } : { security: [] }),
       request: {
@@ -158,7 +175,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
     },
     servers: [{ url: serverUrl, description: 'This API' }],
   });
-  return nullableInsideOneOf(document);
+  return addExamples(describeDocument(nullableInsideOneOf(document)));
 };
 
 /**

@@ -45,7 +45,7 @@ const keyList = (what: string) =>
       description: `Keys of ${what} (optional). A key not yet pushed is created as a plain value (value = key, no type).`,
     });
 
-const optional = 'Optional (the specification leaves it open); omitted or null means none.';
+const optional = 'Optional; omitted or null means none.';
 
 export const GeneralLedgerLineInputSchema = z
   .strictObject({
