@@ -12,9 +12,10 @@ import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-bo
 import { publicBaseUrl } from '../platform/config';
 import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
-import { routes, type RouteDefinition } from '../routes';
+import { functionGroups, routes, type FunctionGroup, type RouteDefinition } from '../routes';
 import { vatContracts } from '../vat/contracts';
 import { describeDocument } from './describe';
+import { problemCatalogueMarkdown } from './problem-catalogue';
 import { docsContracts } from './docs-contracts';
 import { addExamples } from './examples';
 import { operationDocs } from './operation-docs';
@@ -168,12 +169,15 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       version: '1.0.0-rc1',
       description: [
         'Public API for the accounting data of an accounting firm\'s client companies.',
-        'Errors are application/problem+json (RFC 9457); branch on `error` and `reason`.',
-        'Every mutation needs an Idempotency-Key header. Lists are cursor-paginated (page_size 1-200, default 50); cursors are opaque, signed and bound to the client and the filters.',
-        'Amounts on reads are JSON numbers with explicit decimals.',
+        '## Getting started\n\n1. Fetch an access token with the OAuth 2.0 client-credentials grant at the token URL (see Authentication) and send it as `Authorization: Bearer <token>`.\n2. Create a company bound to `Api` (`POST /v1/companies`), or use one within reach.\n3. Import in the recommended order: accounts, then (optional) dimensions and sub-ledgers, opening balances, GL lines, open items. Every import answers 202: poll the import until `succeeded` or `failed`.\n4. Read the books: readiness, accounts, GL lines, the trial balance.',
+        '## Conventions\n\n- Every mutation needs an `Idempotency-Key` header; the same key replays the first answer.\n- Lists are cursor-paginated (`page_size` 1-200, default 50); cursors are opaque, signed and bound to the client and the filters.\n- **Amounts** on reads are JSON numbers with two decimals (`1250.00`). Parse them without losing precision: a lossless JSON parser (e.g. `lossless-json` or `json-bigint` in JavaScript, `decimal.Decimal` via `parse_float` in Python, `BigDecimal` in Java), never through a binary float. On imports send them as decimal strings (`"1250.50"`).\n- **Sign convention**: debit positive, credit negative, on GL lines and opening balances alike (inputs and reads); a balanced voucher and a complete trial balance sum to zero.',
+        `## Errors\n\nErrors are \`application/problem+json\` (RFC 9457); branch on \`error\` (and \`reason\` where present). Each problem's \`type\` is the URL of a page explaining its code:\n\n${problemCatalogueMarkdown(serverUrl)}`,
       ].join('\n\n'),
     },
     servers: [{ url: serverUrl, description: 'This API' }],
+    tags: (Object.keys(functionGroups) as FunctionGroup[])
+      .filter((group) => routes.some((route) => route.group === group))
+      .map((group) => ({ name: group, description: functionGroups[group].description })),
   });
   return addExamples(describeDocument(nullableInsideOneOf(document)));
 };

@@ -52,6 +52,7 @@ const byName: Record<string, unknown> = {
   type: 'bank_transaction',
   mode: 'incremental',
   accountingSystem: 'Api',
+  openapi: '3.0.3',
 };
 
 const formatExample: Record<string, unknown> = {

@@ -176,7 +176,7 @@ ${
 `;
 
 /** The catalogue as Markdown, for the description of the API reference. */
-export const problemCatalogueMarkdown = (): string =>
+export const problemCatalogueMarkdown = (baseUrl: string): string =>
   Object.entries(problemCatalogue)
-    .map(([code, entry]) => `- [\`${code}\`](../problems/${code}) (${entry.status}): ${entry.condition.split('. ')[0]!.replace(/\.$/, '')}.`)
+    .map(([code, entry]) => `- [\`${code}\`](${baseUrl}/problems/${code}) (${entry.status}): ${entry.condition.split('. ')[0]!.replace(/\.$/, '')}.`)
     .join('\n');
