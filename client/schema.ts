@@ -2632,7 +2632,7 @@ export interface operations {
                      *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
                      *       ],
                      *       "scopes": [
-                     *         "text"
+                     *         "ledger:read"
                      *       ]
                      *     }
                      */
@@ -3980,28 +3980,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -4151,10 +4151,10 @@ export interface operations {
                      *           "taxAmount": 1250.5,
                      *           "taxPercentage": 1250.5,
                      *           "dimensionKeys": [
-                     *             "text"
+                     *             "D-10"
                      *           ],
                      *           "subLedgerKeys": [
-                     *             "text"
+                     *             "C-1001"
                      *           ],
                      *           "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *           "version": 1,
@@ -5631,12 +5631,12 @@ export interface operations {
                      *       "dimensions": 1,
                      *       "subLedgers": 1,
                      *       "blockers": [
-                     *         "text"
+                     *         "no_accounts"
                      *       ],
                      *       "warnings": [
-                     *         "text"
+                     *         "unmapped_accounts"
                      *       ],
-                     *       "nextStep": "text"
+                     *       "nextStep": "import_opening_balances"
                      *     }
                      */
                     "application/json": components["schemas"]["Readiness"];
@@ -5772,28 +5772,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -5960,28 +5960,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -6148,28 +6148,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -6342,28 +6342,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -6544,28 +6544,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -6750,28 +6750,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -6936,28 +6936,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -7122,28 +7122,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -7292,28 +7292,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -7437,28 +7437,28 @@ export interface operations {
                      *           "rowsUpdated": 1,
                      *           "rowsDeleted": 1,
                      *           "sampleErrors": [
-                     *             "text"
+                     *             "line 3: account 3000 is hidden in 2026"
                      *           ],
                      *           "warnings": [
                      *             {
                      *               "code": "unbalanced_vouchers",
                      *               "message": "Something to know about",
                      *               "transactionIds": [
-                     *                 "text"
+                     *                 "V-7"
                      *               ],
                      *               "count": 1
                      *             }
                      *           ],
-                     *           "failureReason": "text",
+                     *           "failureReason": null,
                      *           "result": {
                      *             "unknown": [
-                     *               "text"
+                     *               "GL-404"
                      *             ]
                      *           },
                      *           "fetchCompletion": {
                      *             "status": "completed",
-                     *             "failureType": "text",
-                     *             "fetchRunId": "text",
+                     *             "failureType": "post_fetch_engine_failed",
+                     *             "fetchRunId": null,
                      *             "recordedAt": "2026-01-15T09:30:00.000Z",
                      *             "message": "Something to know about"
                      *           },
@@ -7582,28 +7582,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -7748,28 +7748,28 @@ export interface operations {
                      *       "rowsUpdated": 1,
                      *       "rowsDeleted": 1,
                      *       "sampleErrors": [
-                     *         "text"
+                     *         "line 3: account 3000 is hidden in 2026"
                      *       ],
                      *       "warnings": [
                      *         {
                      *           "code": "unbalanced_vouchers",
                      *           "message": "Something to know about",
                      *           "transactionIds": [
-                     *             "text"
+                     *             "V-7"
                      *           ],
                      *           "count": 1
                      *         }
                      *       ],
-                     *       "failureReason": "text",
+                     *       "failureReason": null,
                      *       "result": {
                      *         "unknown": [
-                     *           "text"
+                     *           "GL-404"
                      *         ]
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
-                     *         "failureType": "text",
-                     *         "fetchRunId": "text",
+                     *         "failureType": "post_fetch_engine_failed",
+                     *         "fetchRunId": null,
                      *         "recordedAt": "2026-01-15T09:30:00.000Z",
                      *         "message": "Something to know about"
                      *       },
@@ -8013,7 +8013,7 @@ export interface operations {
                      *       "type": "bank_transaction",
                      *       "scope": {
                      *         "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
-                     *         "lane": "text"
+                     *         "lane": "general_ledger_lines"
                      *       },
                      *       "status": "queued",
                      *       "createdAt": "2026-01-15T09:30:00.000Z",

@@ -53,6 +53,22 @@ const byName: Record<string, unknown> = {
   mode: 'incremental',
   accountingSystem: 'Api',
   openapi: '3.0.3',
+  sampleErrors: 'line 3: account 3000 is hidden in 2026',
+  failureReason: null,
+  transactionIds: 'V-7',
+  unknown: 'GL-404',
+  fetchRunId: null,
+  failureType: 'post_fetch_engine_failed',
+  blockers: 'no_accounts',
+  warnings: 'unmapped_accounts',
+  nextStep: 'import_opening_balances',
+  field: 'amount',
+  title: 'Validation failed',
+  error: 'validation_failed',
+  scopes: 'ledger:read',
+  dimensionKeys: 'D-10',
+  subLedgerKeys: 'C-1001',
+  lane: 'general_ledger_lines',
 };
 
 const formatExample: Record<string, unknown> = {

@@ -90,7 +90,7 @@ export const integratorMessage = (issue: Issue): string | undefined => {
     case 'not_multiple_of':
       return `${field} must be a multiple of ${issue.divisor}.`;
     case 'unrecognized_keys':
-      return 'Unknown field.';
+      return `Unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}.`;
     case 'invalid_union':
       return `${field} does not have an accepted type or shape.`;
     case 'invalid_key':
