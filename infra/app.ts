@@ -55,6 +55,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     scopePrefix: `${resourceServerIdentifier}/`,
     serviceName: contextString(app, 'serviceName') ?? 'ledger-api',
     problemTypeBase: contextString(app, 'problemTypeBase'),
+    tokenUrl: stateful.tokenUrl,
     throttle: { rateLimit: 50, burstLimit: 100 },
     resolveEntry: options.resolveEntry,
   });

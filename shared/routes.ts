@@ -42,7 +42,7 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status and the job list', memoryMb: 512, timeoutSeconds: 10 },
   // Completion streams up to 50 MiB from S3 to hash it: more memory buys network and CPU.
   documents: { entry: 'functions/documents/handler.ts', description: 'Documents: declare and complete signed uploads, metadata, download URLs, soft delete, restore', memoryMb: 1024, timeoutSeconds: 29 },
-  openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document', memoryMb: 512, timeoutSeconds: 10 },
+  openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document, the API reference and the problem pages', memoryMb: 512, timeoutSeconds: 10 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
 
@@ -52,6 +52,10 @@ const companyPath = '/v1/companies/{companyId}';
 
 export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/openapi.json', group: 'openapi', operationId: 'getOpenApiDocument', summary: 'The OpenAPI 3.0.3 document of this API', auth: 'public', mutation: false },
+  { method: 'GET', path: '/v1/openapi.yaml', group: 'openapi', operationId: 'getOpenApiYaml', summary: 'The OpenAPI 3.0.3 document of this API as YAML', auth: 'public', mutation: false },
+  { method: 'GET', path: '/docs', group: 'openapi', operationId: 'getApiReference', summary: 'The API reference, rendered (HTML)', auth: 'public', mutation: false },
+  { method: 'GET', path: '/docs/redoc.standalone.js', group: 'openapi', operationId: 'getApiReferenceScript', summary: 'The renderer script of the API reference', auth: 'public', mutation: false },
+  { method: 'GET', path: '/problems/{code}', group: 'openapi', operationId: 'getProblemType', summary: 'What a problem type (error code) means and what to do about it (HTML)', auth: 'public', mutation: false },
   { method: 'GET', path: '/v1/whoami', group: 'identity', operationId: 'whoami', summary: 'Who the credential is', auth: 'token', mutation: false },
   { method: 'GET', path: '/v1/companies', group: 'companies', operationId: 'listCompanies', summary: 'List the companies within reach', auth: 'token', scope: 'companies:read', mutation: false },
   { method: 'POST', path: '/v1/companies', group: 'companies', operationId: 'createCompany', summary: 'Create a company', auth: 'token', scope: 'companies:write', mutation: true },

@@ -8,6 +8,7 @@ import { finalize, pathPattern } from '../../shared/api/http';
 import { renderProblem } from '../../shared/api/runner';
 import { requestBodyTooLarge } from '../../shared/platform/request-body';
 import { readBoundedBody } from './http-body';
+import type { AccessEntry } from './log-format';
 import { listenOnLoopback } from './ports';
 import { lambdaContext } from './lambda-context';
 import { runAs } from './iam';
@@ -79,7 +80,7 @@ const matchRoute = (method: string, path: string): { route: RouteDefinition; pat
   return undefined;
 };
 
-export const startGateway = async (options: { port: number }): Promise<Gateway> => {
+export const startGateway = async (options: { port: number; onRequest?: (entry: AccessEntry) => void }): Promise<Gateway> => {
   const groups = Object.keys(functionGroups) as FunctionGroup[];
   // Each function runs with its own DynamoDB grants, checked as IAM would (infra/local/iam.ts).
   const handlers = Object.fromEntries(
@@ -97,14 +98,16 @@ export const startGateway = async (options: { port: number }): Promise<Gateway> 
   const baseUrl = `http://127.0.0.1:${options.port}`;
 
   const server: Server = createServer((request, response) => {
+    const received = Date.now();
+    const url = new URL(request.url ?? '/', baseUrl);
+    const method = (request.method ?? 'GET').toUpperCase();
+    const requestId = randomUUID();
     const answer = (status: number, headers: Record<string, string>, body: string | Buffer) => {
       response.writeHead(status, headers);
       response.end(body);
+      options.onRequest?.({ method, path: url.pathname, status, ms: Date.now() - received, requestId });
     };
     (async () => {
-      const url = new URL(request.url ?? '/', baseUrl);
-      const method = (request.method ?? 'GET').toUpperCase();
-      const requestId = randomUUID();
       const tooLarge = (bytes: number) => {
         const problem = finalize(renderProblem(requestBodyTooLarge(bytes), requestId), requestId);
         return answer(problem.statusCode, { ...problem.headers, 'Apigw-Requestid': requestId }, problem.body);

@@ -8,6 +8,7 @@ import { applyLocalAwsEnv, localAwsRegion } from './aws-env';
 import { controlTableDefinition } from '../../shared/db/table-definition';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { loadHandler, startGateway } from './gateway';
+import type { AccessEntry } from './log-format';
 import { configureLocalIam, runAs } from './iam';
 import { dynamoGrants, workerPermissions } from '../stacks/permissions';
 import { startIdentityProvider } from './identity-provider';
@@ -44,6 +45,8 @@ export interface StackInfo extends SeedData {
 }
 
 export interface StackOptions {
+  /** Called once per request the gateway answers (npm start prints it as one line). */
+  onRequest?: (entry: AccessEntry) => void;
   /** Gateway and identity provider ports; 0 picks free ones. */
   port?: number;
   authPort?: number;
@@ -169,7 +172,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       if (seedFile) writeFileSync(seedFile, JSON.stringify(seedData, null, 2), { mode: 0o600 });
     }
 
-    const gateway = await startGateway({ port: gatewayPort });
+    const gateway = await startGateway({ port: gatewayPort, ...(options.onRequest && { onRequest: options.onRequest }) });
     stops.push(gateway.stop);
     process.env.API_BASE_URL = gateway.baseUrl;
 

@@ -1,6 +1,8 @@
+import '../tools/node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { accessLine, installReadableLogs } from './log-format';
 import { startLocalStack } from './stack';
 
 /** `npm start [-- --persist] [-- --fresh] [-- --port N]`: the whole service on 127.0.0.1. */
@@ -13,6 +15,9 @@ const { values } = parseArgs({
   },
 });
 
+// One readable line per request instead of the handlers' JSON records (JSON stays the format on Lambda).
+installReadableLogs();
+
 const started = Date.now();
 const log = (message: string) => console.log(`[local] ${message}`);
 const stack = await startLocalStack({
@@ -21,6 +26,7 @@ const stack = await startLocalStack({
   persist: values.persist,
   fresh: values.fresh,
   onProgress: log,
+  onRequest: (entry) => console.log(accessLine(entry)),
 }).catch((error: unknown) => {
   console.error(`[local] failed to start: ${(error as Error).message}`);
   process.exit(1);

@@ -17,6 +17,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { bundledAssetHooks } from './bundled-assets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -81,6 +82,8 @@ export interface ApiStackProps extends StackProps {
   readonly serviceName: string;
   /** Base URI of problem `type` values; unset leaves the functions' own default. */
   readonly problemTypeBase?: string;
+  /** The absolute OAuth 2.0 token URL, named by the OpenAPI document the API serves. */
+  readonly tokenUrl?: string;
   /**
    * Maps a handler entry (relative to the repository root) to the file to build.
    * Defaults to the file in the repository; tests that skip bundling point it at any existing file.
@@ -119,6 +122,7 @@ export class ApiStack extends Stack {
       CURSOR_SECRET_ARN: props.cursorSecret.secretArn,
       ...Object.fromEntries(props.queues.map(({ definition, queue }) => [definition.urlEnv, queue.queueUrl])),
       ...(props.problemTypeBase ? { PROBLEM_TYPE_BASE: props.problemTypeBase } : {}),
+      ...(props.tokenUrl ? { TOKEN_URL: props.tokenUrl } : {}),
     };
 
     // DynamoDB grants (infra/stacks/permissions.ts) as explicit statements: exact actions, the
@@ -179,6 +183,7 @@ export class ApiStack extends Stack {
           // Ship the SDK versions pinned in package.json instead of the runtime's.
           bundleAwsSDK: true,
           forceDockerBundling: false,
+          ...bundledAssetHooks(options.entry, repoRoot),
         },
       });
     };

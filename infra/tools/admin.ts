@@ -1,3 +1,4 @@
+import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,3 +1,4 @@
+import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
 /**
  * `npm run bench` (tsx infra/tools/bench.ts): performance report of the ledger against its own local
  * stack (in memory, free ports, so a running `npm start` is never touched). All traffic goes to

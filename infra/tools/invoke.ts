@@ -1,7 +1,8 @@
+import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
@@ -56,7 +57,9 @@ export const invokeUsage = (): string =>
     '  npm run invoke -- companies events/companies/disableCompany.json --set companyId=<id>',
     '',
     'Flags:',
-    '  --set NAME=VALUE   define a placeholder variable (repeatable); it wins over stack file paths',
+    '  --set NAME=VALUE   define a placeholder variable (repeatable); it wins over stack file paths.',
+    '                     VALUE @last.PATH takes a dotted path of the previous invocation\'s JSON answer',
+    '                     (kept in .local/invoke-last.json), e.g. --set companyId=@last.id, --set jobId=@last.jobId',
     '  --as CLIENT        fill every {{token:...}} with a token of CLIENT (a client of the stack file) instead',
     `  --stack FILE       the local stack file (default ${defaultStackFile})`,
     '  --json             print the handler\'s raw result as JSON instead',
@@ -276,6 +279,39 @@ const errorLines = (error: unknown): string[] => {
   return [head, ...trace];
 };
 
+// ---------------------------------------------------------------------------------------------
+// The previous answer (--set NAME=@last.PATH)
+
+/** Where the JSON body of the last invocation is kept: beside the stack file. */
+export const lastAnswerFile = (stackFile: string): string => join(dirname(resolve(stackFile)), 'invoke-last.json');
+
+const keepLastAnswer = (file: string, result: LambdaResult | unknown): void => {
+  const body = result && typeof result === 'object' && 'body' in result ? (result as LambdaResult).body : undefined;
+  if (typeof body !== 'string' || body === '') return;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(parsed, null, 2)}\n`);
+  } catch {
+    // not JSON: nothing to take ids from
+  }
+};
+
+/** `@last.id`, `@last.data.0.id`: a value of the previous invocation's JSON answer. */
+export const fromLastAnswer = (file: string, reference: string): string => {
+  const match = /^@last(?:\.(.+))?$/.exec(reference);
+  if (!match?.[1]) throw new ToolError(`${reference}: write @last.PATH, e.g. @last.id`);
+  if (!existsSync(file)) throw new ToolError(`${reference}: no previous answer yet (${file}); invoke something first`);
+  let value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  for (const key of match[1].split('.')) {
+    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  if (value === undefined || value === null || typeof value === 'object') {
+    throw new ToolError(`${reference}: the previous answer has no value at ${match[1]}`);
+  }
+  return String(value);
+};
+
 export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => {
   const usageError = (message: string) => {
     io.err(`error: ${message}`);
@@ -314,16 +350,23 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
     return usageError(`unknown function ${functionName}; one of ${functionNames.join(', ')}`);
   }
   const variables = new Map<string, string>();
+  const stackFile = values.stack ?? defaultStackFile;
+  const lastFile = lastAnswerFile(stackFile);
   for (const assignment of values.set ?? []) {
     const equals = assignment.indexOf('=');
     const name = equals > 0 ? assignment.slice(0, equals).trim() : '';
     if (!name) return usageError(`--set takes NAME=VALUE, not ${assignment}`);
-    variables.set(name, assignment.slice(equals + 1));
+    const value = assignment.slice(equals + 1);
+    try {
+      variables.set(name, value.startsWith('@last') ? fromLastAnswer(lastFile, value) : value);
+    } catch (error) {
+      io.err(`error: ${(error as Error).message}`);
+      return 1;
+    }
   }
   const fn = functionName as FunctionName;
 
   try {
-    const stackFile = values.stack ?? defaultStackFile;
     let stack: StackInfo | undefined;
     if (values.stack || existsSync(resolve(stackFile))) {
       stack = readStackFile(stackFile);
@@ -384,6 +427,7 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
     if (values.json) printJson(result, io);
     else if (result && typeof result === 'object' && 'statusCode' in result) printHttpResult(result, io);
     else printJson(result, io);
+    keepLastAnswer(lastFile, result);
     return 0;
   } catch (error) {
     if (error instanceof ToolError) {

@@ -3,6 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2WithLambdaAuthorizer, Context } from 'aws-lambda';
 import { fromAuthorizerContext, type AuthorizerContext } from '../identity/principal';
 import { routeKey, routes, routesOfGroup, type FunctionGroup } from '../routes';
+import { withRequestBaseUrl } from '../platform/config';
 import { logger } from '../platform/logger';
 import { ProblemError, problems } from '../platform/problem';
 import { decodeRequestBody } from '../platform/request-body';
@@ -32,7 +33,15 @@ export const httpAdapter = (group: FunctionGroup, operations: Operations, owners
     });
     return finalize(response, requestId);
   };
-  return middy<HttpEvent, HttpResponse, Error, Context>(handle).use(injectLambdaContext(logger, { resetKeys: true }));
+  return middy<HttpEvent, HttpResponse, Error, Context>((event: HttpEvent) => withRequestBaseUrl(requestBaseUrlOf(event), () => handle(event))).use(
+    injectLambdaContext(logger, { resetKeys: true }),
+  );
+};
+
+/** The base URL the caller used: https://<API Gateway domain>; plain http only on the loopback (the local gateway). */
+export const requestBaseUrlOf = (event: Pick<HttpEvent, 'requestContext'>): string => {
+  const domain = event.requestContext.domainName;
+  return `${/^(127\.0\.0\.1|localhost)(:\d+)?$/.test(domain) ? 'http' : 'https'}://${domain}`;
 };
 
 const routeMapOf = (group: FunctionGroup, operations: Operations) => {
@@ -81,10 +90,30 @@ export const finalize = (response: HttpResponse, requestId: string): HttpRespons
   headers: { ...response.headers, 'X-Request-Id': requestId, 'Cache-Control': 'no-store' },
 });
 
-/** For the $default route: 405 with Allow when the path exists under other methods, else 404. */
+/**
+ * For the $default route: 405 with Allow when the path exists under other methods, else 404.
+ * Allow names the methods of the most specific template the path matches (literal segments win
+ * over {parameters}, left to right, as API Gateway selects routes): PUT .../imports/accounts
+ * allows POST only, not the GET of .../imports/{importId}.
+ */
 export const unmatchedRouteProblem = (method: string, path: string) => {
-  const allowed = routes.filter((route) => pathPattern(route.path).test(path)).map((route) => route.method);
-  return allowed.length ? problems.methodNotAllowed(method, path, [...new Set(allowed)]) : problems.routeNotFound(path);
+  const matching = routes.filter((route) => pathPattern(route.path).test(path));
+  if (!matching.length) return problems.routeNotFound(path);
+  const best = matching.map((route) => route.path).sort(bySpecificity)[0];
+  const allowed = matching.filter((route) => route.path === best).map((route) => route.method);
+  return problems.methodNotAllowed(method, path, [...new Set(allowed)]);
+};
+
+/** Orders templates most specific first: at the first segment where they differ, a literal beats a {parameter}. */
+const bySpecificity = (a: string, b: string): number => {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const literalA = !(left[i] ?? '').startsWith('{');
+    const literalB = !(right[i] ?? '').startsWith('{');
+    if (literalA !== literalB) return literalA ? -1 : 1;
+  }
+  return 0;
 };
 
 /** Matches a concrete path against an API Gateway path template; exposes named parameters. */

@@ -20,8 +20,8 @@ export interface OperationContract<
    * The body schema still documents it.
    */
   bodyParsing?: 'schema' | 'lossless-json';
-  /** Success responses: status -> description and schema (none for an empty body). */
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** Success responses: status -> description and schema (none for an empty body); mediaType defaults to application/json. */
+  responses: Record<number, { description: string; schema?: z.ZodType; mediaType?: string }>;
   /** Problem statuses this operation answers beyond the platform's common ones (400, 401, 403, 404, 429, 500...). */
   problems?: Record<number, string>;
 }
@@ -46,6 +46,8 @@ export interface OperationRequest<C extends OperationContract> {
 export interface OperationResult {
   status: number;
   body?: unknown;
+  /** A body sent as is instead of JSON (HTML, YAML, JavaScript); the operation sets its Content-Type. */
+  text?: string;
   headers?: Record<string, string>;
 }
 

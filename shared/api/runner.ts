@@ -246,7 +246,7 @@ const parseBody = (contract: Operation['contract'], body: OperationCall['body'])
 const renderResult = (result: OperationResult): OperationResponse => ({
   statusCode: result.status,
   headers: { ...(result.body !== undefined && { 'Content-Type': 'application/json' }), ...result.headers },
-  body: result.body === undefined ? '' : stringifyJson(result.body),
+  body: result.text ?? (result.body === undefined ? '' : stringifyJson(result.body)),
 });
 
 export const renderProblem = (error: ProblemError, requestId: string): OperationResponse => ({

@@ -7,7 +7,7 @@ export const WhoamiSchema = z
     organizationId: z.string().uuid().nullable().openapi({ description: 'null for interactive sessions' }),
     userId: z.string().uuid().nullable().openapi({ description: 'The person authorization runs as; null for SYSTEM' }),
     organizationIds: z.array(z.string().uuid()).optional().openapi({ description: 'Interactive sessions only' }),
-    scopes: z.array(z.string()).openapi({ description: 'Scopes the credential holds (additive field)' }),
+    scopes: z.array(z.string()).openapi({ description: 'Scopes the credential holds; an operation needs the scope named in its security requirement' }),
   })
   .openapi('Whoami');
 

@@ -70,6 +70,7 @@ export const toImportRecord = (item: ImportItem): ImportRecord => {
     rowsUpdated: p.rowsUpdated,
     rowsDeleted,
     sampleErrors: p.sampleErrors,
+    warnings: item.warnings ?? [],
     failureReason: item.failureReason,
     // Deletions, and open items (whose sourceDeleted rows may name items the ledger does not have).
     ...(item.kind.endsWith('deletion') || item.kind.endsWith('deletions') || item.kind === 'open_items' ? { result: { unknown: p.unknown } } : {}),

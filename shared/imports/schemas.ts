@@ -1,5 +1,6 @@
 import { pageOf, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
+import { ImportWarningSchema } from './warnings';
 
 export const importKindNames = [
   'accounts',
@@ -50,6 +51,7 @@ export const ImportRecordSchema = z
     rowsUpdated: z.number().int(),
     rowsDeleted: z.number().int().nullable(),
     sampleErrors: z.array(z.string()).max(100),
+    warnings: z.array(ImportWarningSchema).openapi({ description: 'Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none' }),
     failureReason: z.string().nullable().openapi({
       description:
         'Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), internal_error (retried, then given up). The job\'s error.message says more.',

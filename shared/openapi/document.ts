@@ -10,16 +10,23 @@ import { identityContracts } from '../identity/schemas';
 import { allScopes } from '../identity/scopes';
 import type { OperationContract } from '../api/operation';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
+import { publicBaseUrl } from '../platform/config';
 import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
-import { routes, type RouteDefinition } from '../routes';
+import { functionGroups, routes, type FunctionGroup, type RouteDefinition } from '../routes';
 import { vatContracts } from '../vat/contracts';
+import { describeDocument } from './describe';
+import { problemCatalogueMarkdown } from './problem-catalogue';
+import { docsContracts } from './docs-contracts';
+import { addExamples } from './examples';
+import { operationDocs } from './operation-docs';
 
 /** Every operation's contract by operationId; the route table says where each is served. */
 export const contracts: Record<string, OperationContract> = {
   getOpenApiDocument: {
     responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.string() }).openapi({ additionalProperties: true }) } },
   },
+  ...docsContracts,
   ...identityContracts,
   ...companyContracts,
   ...chartContracts,
@@ -58,14 +65,43 @@ const platformProblems = (route: RouteDefinition, contract: OperationContract): 
   500: 'internal_error: nothing about the request was wrong; retrying is safe',
 });
 
-export const buildOpenApiDocument = () => {
+/** The local stack's default listeners (npm start), named when nothing else says where the API runs. */
+export const defaultServerUrl = 'http://127.0.0.1:3000';
+export const defaultTokenUrl = 'http://127.0.0.1:3001/oauth2/token';
+
+export interface DocumentUrls {
+  /** Absolute base URL of the API (servers[0].url). */
+  serverUrl?: string;
+  /** Absolute OAuth 2.0 token URL (client credentials). */
+  tokenUrl?: string;
+}
+
+/**
+ * The document names absolute URLs: the server is the API's base URL (the request's own when
+ * served, API_BASE_URL for tools), the token URL TOKEN_URL (Cognito's on AWS, the local token
+ * endpoint locally); `npm run openapi` passes them explicitly.
+ */
+/** A request example for every operation: curl against the server of the document. */
+const curlSample = (route: RouteDefinition, contract: OperationContract): string => {
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => `$${name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`);
+  const lines = [`curl -s ${route.method === 'GET' ? '' : `-X ${route.method} `}"$API${path}"`];
+  if (route.auth === 'token') lines.push('-H "Authorization: Bearer $TOKEN"');
+  if (route.mutation) lines.push('-H "Idempotency-Key: $(uuidgen)"');
+  const example = operationDocs[route.operationId]?.requestExample;
+  if (contract.body && example !== undefined) lines.push(`-H "Content-Type: application/json" -d '${JSON.stringify(example)}'`);
+  return lines.join(' \\\n  ');
+};
+
+export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
+  const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
+  const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
     description: 'OAuth 2.0 client credentials; send the access token as `Authorization: Bearer <token>`.',
     flows: {
       clientCredentials: {
-        tokenUrl: process.env.TOKEN_URL ?? '/oauth2/token',
+        tokenUrl,
         scopes: Object.fromEntries(allScopes.map((scope) => [scope, scope])),
       },
     },
@@ -91,7 +127,7 @@ export const buildOpenApiDocument = () => {
             ...commonHeaders,
             ...(route.mutation && { 'Idempotency-Replayed': header('true when this is the stored response of an earlier request with the same key') }),
           },
-          ...(response.schema && { content: { 'application/json': { schema: response.schema } } }),
+          ...(response.schema && { content: { [response.mediaType ?? 'application/json']: { schema: response.schema } } }),
         },
       ]),
     );
@@ -106,7 +142,10 @@ export const buildOpenApiDocument = () => {
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
-      ...(contract.description && { description: contract.description }),
+      ...(([operationDocs[route.operationId]?.description, contract.description].filter(Boolean).join('\n\n') || undefined) && {
+        description: [operationDocs[route.operationId]?.description, contract.description].filter(Boolean).join('\n\n'),
+      }),
+      'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: curlSample(route, contract) }],
       tags: [route.group],
       ...(route.auth === 'token' ? { security: [{ oauth2: route.scope ? [route.scope] : [] }] } : { security: [] }),
       request: {
@@ -132,15 +171,18 @@ export const buildOpenApiDocument = () => {
       version: '1.0.0-rc1',
       description: [
         'Public API for the accounting data of an accounting firm\'s client companies.',
-        'Errors are application/problem+json (RFC 9457); branch on `error` and `reason`.',
-        'Every mutation needs an Idempotency-Key header. Lists are cursor-paginated (page_size 1-200, default 50); cursors are opaque, signed and bound to the client and the filters.',
-        'Amounts on reads are JSON numbers with explicit decimals.',
+        '## Getting started\n\n1. Fetch an access token with the OAuth 2.0 client-credentials grant at the token URL (see Authentication) and send it as `Authorization: Bearer <token>`.\n2. Create a company bound to `Api` (`POST /v1/companies`), or use one within reach.\n3. Import in the recommended order: accounts, then (optional) dimensions and sub-ledgers, opening balances, GL lines, open items. Every import answers 202: poll the import until `succeeded` or `failed`.\n4. Read the books: readiness, accounts, GL lines, the trial balance.',
+        '## Conventions\n\n- Every mutation needs an `Idempotency-Key` header; the same key replays the first answer.\n- Lists are cursor-paginated (`page_size` 1-200, default 50); cursors are opaque, signed and bound to the client and the filters.\n- **Amounts** on reads are JSON numbers with two decimals (`1250.00`). Parse them without losing precision: a lossless JSON parser (e.g. `lossless-json` or `json-bigint` in JavaScript, `decimal.Decimal` via `parse_float` in Python, `BigDecimal` in Java), never through a binary float. On imports send them as decimal strings (`"1250.50"`).\n- **Sign convention**: debit positive, credit negative, on GL lines and opening balances alike (inputs and reads); a balanced voucher and a complete trial balance sum to zero.',
+        `## Errors\n\nErrors are \`application/problem+json\` (RFC 9457); branch on \`error\` (and \`reason\` where present). Each problem's \`type\` is the URL of a page explaining its code:\n\n${problemCatalogueMarkdown(serverUrl)}`,
         'Documents are uploaded in two steps without the API carrying the bytes: POST /v1/companies/{companyId}/documents declares the upload (file name, content type, exact size, SHA-256) and answers a presigned PUT URL valid for 15 minutes; PUT the bytes to it with the headers given (the URL binds Content-Type, Content-Length and x-amz-checksum-sha256); then POST /v1/documents/{documentId}/complete, which checks the stored bytes and creates the document. Downloads are presigned GET URLs valid for 5 minutes.',
       ].join('\n\n'),
     },
-    servers: [{ url: process.env.API_BASE_URL ?? '/' }],
+    servers: [{ url: serverUrl, description: 'This API' }],
+    tags: (Object.keys(functionGroups) as FunctionGroup[])
+      .filter((group) => routes.some((route) => route.group === group))
+      .map((group) => ({ name: group, description: functionGroups[group].description })),
   });
-  return nullableInsideOneOf(document);
+  return addExamples(describeDocument(nullableInsideOneOf(document)));
 };
 
 /**

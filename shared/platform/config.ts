@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
  * Runtime configuration, read from the environment once per execution environment.
  * CDK sets these on every function; the local stack sets them for its in-process handlers.
@@ -57,5 +59,17 @@ export const resetConfig = (): void => {
   cached = undefined;
 };
 
-/** Base URI of problem `type` values; needs no other setting, so every function can render problems. */
-export const problemTypeBase = (): string => process.env.PROBLEM_TYPE_BASE ?? 'https://problems.ledger-api.dev/';
+const requestBaseUrl = new AsyncLocalStorage<string>();
+
+/** Runs fn with the public base URL of the API as the request reached it (https://<domain>), for URLs in answers. */
+export const withRequestBaseUrl = <T>(baseUrl: string, fn: () => T): T => requestBaseUrl.run(baseUrl.replace(/\/+$/, ''), fn);
+
+/** The API's public base URL: the request's own, else API_BASE_URL (tools, the local stack). */
+export const publicBaseUrl = (): string | undefined => requestBaseUrl.getStore() ?? process.env.API_BASE_URL?.replace(/\/+$/, '');
+
+/**
+ * Base URI of problem `type` values: the API's own problem pages (GET /problems/{code}), so every
+ * `type` resolves to a page explaining the error; PROBLEM_TYPE_BASE overrides it (a custom domain).
+ * Needs no other setting, so every function can render problems.
+ */
+export const problemTypeBase = (): string => process.env.PROBLEM_TYPE_BASE ?? `${publicBaseUrl() ?? ''}/problems/`;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import './zod'; // installs the integrator-facing validation messages
 import { problems, type FieldError } from './problem';
 
 /** Where a value came from, for the detail text and field names of validation problems. */

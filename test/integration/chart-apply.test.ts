@@ -172,8 +172,8 @@ describe('chart import kinds', () => {
       return result.success ? [] : result.error.issues.map((issue) => issue.path.join('.'));
     };
     expect(issues(accountsImportKind, accountsBody(2025, [account('1920')]))).toEqual([]);
-    expect(issues(accountsImportKind, '{"year": "2025", "accounts": []}')).toEqual(['year']);
-    expect(issues(accountsImportKind, '{"year": 2025.5, "accounts": []}')).toEqual(['year']);
+    expect(issues(accountsImportKind, '{"year": "2025", "accounts": []}')).toEqual(['year', 'accounts']); // an empty import is refused too
+    expect(issues(accountsImportKind, '{"year": 2025.5, "accounts": []}')).toEqual(['year', 'accounts']);
     expect(
       issues(
         accountsImportKind,

@@ -341,7 +341,7 @@ describe('GL line import: merge by id (rule 9)', () => {
     expect(issues).toEqual(
       expect.arrayContaining([
         'lines.0.amount: must have at most 4 decimals',
-        'lines.0: Unrecognized key: "colour"',
+        'lines.0: Unknown field: colour.',
         "lines.1.id: must not contain ':'",
         'lines.1.amount: must be a decimal amount (a string like "1250.50" or a JSON number)',
         'lines.1.period: must be between 1 and 12',

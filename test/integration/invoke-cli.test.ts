@@ -91,7 +91,7 @@ const invoke = async (fn: string, file: string, ...extra: string[]): Promise<Inv
     stderr,
     ...(statusLine && { status: Number(statusLine[1]) }),
     headers,
-    ...(bodyText && { body: JSON.parse(bodyText) }),
+    ...(bodyText && { body: /json/.test(headers['content-type'] ?? 'json') ? JSON.parse(bodyText) : bodyText }),
   };
 };
 
@@ -102,6 +102,10 @@ const company = () => ['--set', `companyId=${companyId}`];
 /** What each sample event answers, in the order they run. */
 const expected: [file: string, fn: string, status: number][] = [
   ['openapi/getOpenApiDocument.json', 'openapi', 200],
+  ['openapi/getOpenApiYaml.json', 'openapi', 200],
+  ['openapi/getApiReference.json', 'openapi', 200],
+  ['openapi/getApiReferenceScript.json', 'openapi', 200],
+  ['openapi/getProblemType.json', 'openapi', 200],
   ['identity/whoami.json', 'identity', 200],
   ['companies/listCompanies.json', 'companies', 200],
   ['companies/createCompany.json', 'companies', 201],
@@ -635,6 +639,17 @@ describe('npm run invoke: every sample event', () => {
 });
 
 describe('npm run invoke: behaviour', () => {
+  it('--set NAME=@last.PATH takes a value of the previous answer (create a company, then read it without copying its id)', async () => {
+    const created = await invoke('companies', 'companies/createCompany.json', ...asClient);
+    expect(created.status).toBe(201);
+    const read = await invoke('companies', 'companies/getCompany.json', ...asClient, '--set', 'companyId=@last.id');
+    expect(read.status).toBe(200);
+    expect(read.body.id).toBe(created.body.id);
+    const missing = await invoke('companies', 'companies/getCompany.json', ...asClient, '--set', 'companyId=@last.nothing.here');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.join('\n')).toContain('the previous answer has no value at nothing.here');
+  });
+
   it('keeps an authorizer context given in the event file instead of running the authorizer', async () => {
     const event = JSON.parse(readFileSync(join(eventsDir, 'identity/whoami.json'), 'utf8'));
     event.requestContext.authorizer = { lambda: { authenticated: false, failure: 'supplied by the event file' } };

@@ -54,7 +54,7 @@ export type AccountImportLine = z.infer<typeof AccountImportLineSchema>;
 export const AccountsImportSchema = z
   .strictObject({
     year: yearSchema,
-    accounts: z.array(AccountImportLineSchema).max(maxImportRows),
+    accounts: z.array(AccountImportLineSchema).min(1, 'accounts must hold at least one account.').max(maxImportRows),
   })
   .openapi('AccountsImportRequest', {
     description:
@@ -76,7 +76,7 @@ export const DimensionImportLineSchema = z
 export type DimensionImportLine = z.infer<typeof DimensionImportLineSchema>;
 
 export const DimensionsImportSchema = z
-  .strictObject({ dimensions: z.array(DimensionImportLineSchema).max(maxImportRows) })
+  .strictObject({ dimensions: z.array(DimensionImportLineSchema).min(1, 'dimensions must hold at least one dimension.').max(maxImportRows) })
   .openapi('DimensionsImportRequest', { description: 'Dimensions of the company (not per year), merged by key.' });
 export type DimensionsImportBody = z.infer<typeof DimensionsImportSchema>;
 
@@ -90,7 +90,7 @@ export const SubLedgerImportLineSchema = z
 export type SubLedgerImportLine = z.infer<typeof SubLedgerImportLineSchema>;
 
 export const SubLedgersImportSchema = z
-  .strictObject({ subLedgers: z.array(SubLedgerImportLineSchema).max(maxImportRows) })
+  .strictObject({ subLedgers: z.array(SubLedgerImportLineSchema).min(1, 'subLedgers must hold at least one sub-ledger.').max(maxImportRows) })
   .openapi('SubLedgersImportRequest', { description: 'Sub-ledgers (customers, suppliers) of the company, merged by key; a key keeps its type.' });
 export type SubLedgersImportBody = z.infer<typeof SubLedgersImportSchema>;
 
@@ -104,14 +104,14 @@ const uniqueIds = (body: { ids: string[] }, ctx: z.RefinementCtx) => {
 };
 
 export const AccountDeletionSchema = z
-  .strictObject({ year: yearSchema, ids: z.array(accountCodeSchema).min(1).max(maxImportRows) })
+  .strictObject({ year: yearSchema, ids: z.array(accountCodeSchema).min(1, 'ids must hold at least one id.').max(maxImportRows) })
   .superRefine(uniqueIds);
 export type AccountDeletionBody = z.infer<typeof AccountDeletionSchema>;
 
-export const DimensionDeletionSchema = z.strictObject({ ids: z.array(keySchema).min(1).max(maxImportRows) }).superRefine(uniqueIds);
+export const DimensionDeletionSchema = z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds);
 export type DimensionDeletionBody = z.infer<typeof DimensionDeletionSchema>;
 
-export const SubLedgerDeletionSchema = z.strictObject({ ids: z.array(keySchema).min(1).max(maxImportRows) }).superRefine(uniqueIds);
+export const SubLedgerDeletionSchema = z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds);
 export type SubLedgerDeletionBody = z.infer<typeof SubLedgerDeletionSchema>;
 
 // ---------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ const keyList = (what: string) =>
       description: `Keys of ${what} (optional). A key not yet pushed is created as a plain value (value = key, no type).`,
     });
 
-const optional = 'Optional (the specification leaves it open); omitted or null means none.';
+const optional = 'Optional; omitted or null means none.';
 
 export const GeneralLedgerLineInputSchema = z
   .strictObject({
@@ -70,7 +70,7 @@ export const GeneralLedgerLineInputSchema = z
 export const GeneralLedgerLinesImportSchema = z
   .strictObject({
     year: yearSchema,
-    lines: z.array(GeneralLedgerLineInputSchema).max(maxImportRows),
+    lines: z.array(GeneralLedgerLineInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows),
   })
   .openapi('GeneralLedgerLinesImport');
 
@@ -86,7 +86,7 @@ export const OpeningBalanceInputSchema = z
 export const OpeningBalancesImportSchema = z
   .strictObject({
     year: yearSchema,
-    lines: z.array(OpeningBalanceInputSchema).max(maxImportRows),
+    lines: z.array(OpeningBalanceInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows),
   })
   .openapi('OpeningBalancesImport');
 
@@ -94,7 +94,7 @@ export const OpeningBalancesImportSchema = z
 export const LedgerDeletionSchema = z
   .strictObject({
     year: yearSchema,
-    ids: z.array(sourceIdSchema).min(1).max(maxImportRows),
+    ids: z.array(sourceIdSchema).min(1, 'ids must hold at least one id.').max(maxImportRows),
   })
   .superRefine((body, ctx) => {
     const first = new Map<string, number>();
@@ -173,7 +173,7 @@ const balances = {
   closingBalance: amountRead.openapi({ description: 'openingBalance plus all twelve movements' }),
 };
 
-export const TrialBalanceAccountSchema = z.object({ accountCode: z.string(), ...balances }).openapi('TrialBalanceAccount');
+export const TrialBalanceAccountSchema = z.object({ accountCode: z.string(), description: z.string().nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount');
 
 export const TrialBalanceSchema = z
   .object({

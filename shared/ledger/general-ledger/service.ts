@@ -3,6 +3,7 @@ import type { ChunkPosition, ImportContext, ImportLane, RowOutcome } from '../..
 import { decodeCursor, encodeCursor } from '../../platform/cursor';
 import { Decimal, fromStoredNumber, fromStoredNumberOrNull, toStoredNumber } from '../../platform/money';
 import { ProblemError, problems, type ProblemDetails } from '../../platform/problem';
+import { chartRepository } from '../chart/repository';
 import { currentAccountingYear } from '../chart/service';
 import { applyDeltasOnce, type CounterDelta } from '../deltas';
 import {
@@ -629,7 +630,10 @@ const parseLineCursor = (value: Record<string, unknown>): LineCursor => {
 export const getTrialBalance = async (companyId: string, requestedYear: number | undefined): Promise<TrialBalance> => {
   const year = requestedYear ?? (await currentYear(companyId));
   const byAccount = new Map<string, { cells: Decimal[]; lines: number }>();
-  for (const item of await balanceItems(companyId, year)) {
+  // The chart is read beside the aggregates, so the answer names each account (no second call for descriptions).
+  const [items, chart] = await Promise.all([balanceItems(companyId, year), chartRepository.listAccounts(companyId, year)]);
+  const descriptions = new Map(chart.map((account) => [account.accountNumber, account.description]));
+  for (const item of items) {
     const code = String(item.accountCode);
     const account = byAccount.get(code) ?? { cells: Array.from({ length: 13 }, () => new Decimal(0)), lines: 0 };
     const period = storedInteger(item.period);
@@ -641,7 +645,7 @@ export const getTrialBalance = async (companyId: string, requestedYear: number |
   const accounts = [...byAccount.entries()]
     .filter(([, account]) => account.lines > 0)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([accountCode, account]) => ({ accountCode, ...balancesOf(account.cells) }));
+    .map(([accountCode, account]) => ({ accountCode, description: descriptions.get(accountCode) ?? null, ...balancesOf(account.cells) }));
   const totals = Array.from({ length: 13 }, () => new Decimal(0));
   for (const [, account] of byAccount) {
     if (account.lines > 0) account.cells.forEach((cell, period) => (totals[period] = totals[period]!.plus(cell)));

@@ -1,0 +1,189 @@
+/**
+ * What each operation does, the rules of the specification that govern it and the errors to
+ * branch on (CommonMark), plus request examples: the document builder puts the description before
+ * the contract's own and the examples into the request body (shared/openapi/document.ts). Response
+ * examples are built from the schemas (shared/openapi/examples.ts) unless given here.
+ * test/integration/docs.test.ts fails when an operation has no description or no example.
+ */
+export interface OperationDoc {
+  description: string;
+  requestExample?: unknown;
+  responseExample?: unknown;
+}
+
+const pollImport =
+  'Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied).';
+const importErrors =
+  'Branch on: **409** `conflict` with `reason` `company_not_api_managed` (the company is not bound to `Api`) or `job_in_flight` (wait for `jobId`, then send again); **413** `payload_too_large` (more than 10,000 rows or 4 MiB); **422** `validation_failed` (structural problems, `errors[]` with `index` and `field`; nothing accepted; an empty row array is refused too).';
+const sameKey = 'The same `Idempotency-Key` answers the same import and never creates a second.';
+
+export const operationDocs: Record<string, OperationDoc> = {
+  getOpenApiDocument: {
+    description: 'This OpenAPI 3.0.3 document, generated from the schemas the API validates with. Public: no token needed. Also served as YAML at `GET /v1/openapi.yaml` and rendered at `GET /docs`.',
+  },
+  whoami: {
+    description: 'Who the access token belongs to: the client, its organization and the scopes it holds. Any valid token may call it; use it to check credentials. Errors: **401** `invalid_token`.',
+  },
+  listCompanies: {
+    description:
+      'The companies within the caller\'s reach: those of its organization and of every organization below it, deleted ones left out. Paginated by cursor: follow `pagination.next_cursor` until it is null.',
+  },
+  createCompany: {
+    description:
+      'Creates a company in the caller\'s organization (or in `organizationId`, which must be within reach). `accountingSystem` decides who owns the books: only companies bound to `Api` take imports through this API. `organizationNumber` must be 9 digits with a valid modulus-11 check digit. Answers **201** with `Location`. Errors: **400** `validation_failed`; **404** `not_found` for an `organizationId` outside the reach.',
+    requestExample: { displayName: 'Fjellbekk Kraft AS', accountingSystem: 'Api', organizationNumber: '923609016', vatFrequency: 'bimonthly' },
+  },
+  getCompany: { description: 'One company within reach. Errors: **404** `not_found` (unknown, outside the reach or deleted).' },
+  updateCompany: {
+    description:
+      'Changes the fields sent (patch semantics): `displayName`, `organizationNumber` (null clears it), `accountingSystem`, `vatFrequency`. An empty object changes nothing and answers the company. Errors: **400** `validation_failed`; **404** `not_found`.',
+    requestExample: { displayName: 'Fjellbekk Kraft og Nett AS' },
+  },
+  deleteCompany: {
+    description:
+      'Soft-deletes the company: it leaves lists and reads answer 404, until it is restored. A second delete answers the same deletion. Optional body `{"reason": "..."}`.',
+    requestExample: { reason: 'Customer left the firm' },
+  },
+  disableCompany: { description: 'Sets `status` to `disabled` (the company stays readable). Idempotent. Takes no body (`{}` is tolerated).' },
+  enableCompany: { description: 'Sets `status` back to `active`. Idempotent. Takes no body (`{}` is tolerated).' },
+  restoreCompany: {
+    description:
+      'Restores a soft-deleted company. A company that is not deleted is answered unchanged. Errors: **409** `conflict` with `reason` `deleted_by_organization_cascade` when the company was deleted with its organization.',
+  },
+  listAccounts: { description: 'The chart of accounts of one year, in account-number order (as text). Without `year`: the current accounting year (the latest year with a chart).' },
+  getAccount: { description: 'One account of the chart of a year. Errors: **404** `not_found` when the year\'s chart does not hold it.' },
+  deleteAccount: {
+    description: `Deletes an imported account from the chart of a year, as an import: ${pollImport} Errors: **409** \`conflict\` with \`reason\` \`account_in_use\` when the account has lines or opening balances that year (retire it by importing it with \`hidden: true\`), or \`job_in_flight\`. Nothing cascades.`,
+  },
+  listGeneralLedgerLines: {
+    description:
+      'GL lines of a year, ordered by period then line id, filtered by `account` and `period`. Amounts are JSON numbers with two decimals: debit positive, credit negative; parse them losslessly. Each line carries the integrator\'s id (`sourceLineId`) and its `version` (a re-sent id updates the line in place).',
+  },
+  getTrialBalance: {
+    description:
+      'The trial balance of a year in one read: per account with an opening balance or a line, its chart description, the opening balance, the twelve movements with the closing balance after each, and the closing balance; `totals` sums them. Debit positive, credit negative; a complete trial balance totals zero.',
+  },
+  listDimensions: { description: 'The dimension values of the company (departments, projects, ...), with their parent where imported.' },
+  listSubLedgers: { description: 'The customers and suppliers of the company.' },
+  listVatTerms: {
+    description: 'The VAT filing terms of a year (bimonthly or annual, as the company files), with totals by standard tax code in NOK and a reconciliation status against the VAT accounts.',
+  },
+  listBankAccounts: { description: 'The bank accounts of the company, from the camt.053 statements ingested, each mapped to a GL account.' },
+  listBankTransactions: {
+    description:
+      'Transactions of a bank account, newest first, each with its computed `reconciliationStatus` (`unreconciled`, `reconciled` or `stale`); filter by booking date (`from`, `to`) and status.',
+  },
+  getReconciliationSummary: {
+    description: 'Twelve periods of a year for a bank account: reconciliation groups, members, stale groups, unreconciled transactions and the firm\'s period approval.',
+  },
+  listReconciliations: { description: 'Reconciliation groups of a bank account, filtered by `year` and `period`.' },
+  createReconciliation: {
+    description:
+      'Makes a reconciliation group of bank transactions and GL lines (on the mapped GL account) of one period that reconcile each other. Errors to branch on: **409** `already_reconciled` (a member is in another group; `inUse` names them); **422** `validation_failed` with `reason` `invalid_members` or `unbalanced` (the two sides do not sum to the same amount).',
+    requestExample: {
+      bankAccountId: '6a2f9d0c-1b3e-4f5a-8c7d-9e0f1a2b3c4d',
+      year: 2026,
+      period: 2,
+      bankTransactionIds: ['0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e'],
+      lineIds: ['GL-2026-000123'],
+      note: 'Card payment 12 February',
+    },
+  },
+  getReconciliation: { description: 'One reconciliation group with its members as they were when the group was made, and whether each changed since (`stale`).' },
+  deleteReconciliation: { description: 'Dissolves a reconciliation group and releases its members. Deleting it again answers the same result.' },
+  getImportReadiness: {
+    description:
+      'What the books hold per year and what to import next (`nextStep`), in the recommended order: accounts, dimensions and sub-ledgers (optional), opening balances, GL lines, open items. `blockers` (e.g. `no_accounts`) and `warnings` (e.g. `unmapped_accounts`) say what needs attention.',
+  },
+  importAccounts: {
+    description: `Imports the chart of accounts of a year (each accounting year has its own chart): an existing \`accountCode\` is updated in place, its standard-account mapping is never changed. Import it before opening balances and GL lines, which must name accounts of the year's chart. ${pollImport} ${importErrors} ${sameKey}`,
+    requestExample: {
+      year: 2026,
+      accounts: [
+        { accountCode: '1920', accountDescription: 'Bank deposits', accountCategory: 'Balance' },
+        { accountCode: '2050', accountDescription: 'Other equity', accountCategory: 'Balance' },
+        { accountCode: '3000', accountDescription: 'Sales revenue', accountCategory: 'Result' },
+      ],
+    },
+  },
+  importDimensions: {
+    description: `Imports dimension values (department, project, ...), merged by key; \`parentKey\` must name an existing dimension or an earlier row. ${pollImport} ${importErrors} ${sameKey}`,
+    requestExample: { dimensions: [{ key: 'D-10', value: 'Bakery', type: 'department' }] },
+  },
+  importSubLedgers: {
+    description: `Imports customers and suppliers, merged by key; a key keeps its type. ${pollImport} ${importErrors} ${sameKey}`,
+    requestExample: { subLedgers: [{ key: 'C-1001', value: 'Kafe Solsiden', type: 'customer' }] },
+  },
+  importOpeningBalances: {
+    description: `Imports the opening balances of a year, merged by \`id\`. **Sign convention: debit positive, credit negative** (an asset is positive, equity and liabilities negative). Every \`accountCode\` must be in the year's chart, else **422** with \`reason\` \`unknown_account_codes\` and \`accountCodes\`. ${pollImport} ${importErrors} ${sameKey}`,
+    requestExample: {
+      year: 2026,
+      lines: [
+        { id: 'OB-1920', accountCode: '1920', amount: '150000.00' },
+        { id: 'OB-2050', accountCode: '2050', amount: '-150000.00' },
+      ],
+    },
+  },
+  importGeneralLedgerLines: {
+    description: `Imports GL lines of a year, merged by \`id\`: a re-sent id updates the line in place and keeps the earlier version in history; lines not re-sent stay. \`period\` (1 to 12) and \`year\` are given, never derived from dates. **Sign convention: debit positive, credit negative.** The lines of one voucher (\`transactionId\`) should sum to zero; vouchers that do not are accepted (their other lines may come in a later request) and named under the import record's \`warnings\` (\`unbalanced_vouchers\`, at most 100 ids). Every \`accountCode\` must be in the year's chart, else **422** \`unknown_account_codes\`. ${pollImport} ${importErrors} ${sameKey}`,
+    requestExample: {
+      year: 2026,
+      lines: [
+        { id: 'GL-1', accountCode: '1920', amount: '1250.00', period: 1, transactionId: 'V-1', transactionDate: '2026-01-15', description: 'Cash sale' },
+        { id: 'GL-2', accountCode: '3000', amount: '-1250.00', period: 1, transactionId: 'V-1', transactionDate: '2026-01-15', description: 'Cash sale' },
+      ],
+    },
+  },
+  importOpenItems: {
+    description: `Imports open items (invoices, credit notes, payments, ...) of one sub-ledger type. ${pollImport} ${importErrors} ${sameKey}`,
+  },
+  deleteGeneralLedgerLines: {
+    description: `Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** \`conflict\` with \`reason\` \`lines_in_use\` and \`inUse\` when a line is reconciled; nothing is deleted then. Ids the ledger does not have are listed under \`result.unknown\` (not an error). Deleted lines keep their history. ${pollImport} ${sameKey}`,
+    requestExample: { year: 2026, ids: ['GL-1', 'GL-2'] },
+  },
+  deleteOpeningBalances: {
+    description: `Deletes imported opening balances by the integrator's ids, all or nothing (**409** \`opening_balances_in_use\`); unknown ids are listed under \`result.unknown\`. ${pollImport} ${sameKey}`,
+    requestExample: { year: 2026, ids: ['OB-1920', 'OB-2050'] },
+  },
+  getImport: {
+    description:
+      'One import: poll it until `status` is `succeeded` or `failed`. `rowsDiscovered = rowsValid + rowsFailed`; `sampleErrors` explains skipped rows; `warnings` names conditions that did not stop the import (e.g. `unbalanced_vouchers`); `failureReason` says why a failed import failed.',
+  },
+  listImports: { description: 'Imports of the company, newest first, filtered by `kind`, `status` and `year` (filtered pages may be shorter than `page_size`; follow `next_cursor`).' },
+  deleteDimension: { description: `Deletes an imported dimension, as an import: ${pollImport} Errors: **409** \`dimension_in_use\` when live lines name it or it is the parent of another.` },
+  deleteSubLedger: { description: `Deletes an imported sub-ledger, as an import: ${pollImport} Errors: **409** \`sub_ledger_in_use\` when lines, opening balances or open items name it.` },
+  listFetchRuns: { description: 'Completed GL-line and opening-balance imports (fetch runs), newest first, each with the outcome of its post-fetch engines (e.g. auto-reconciliation).' },
+  getJob: { description: 'A job (the background work of an import): poll until `succeeded` or `failed`. Any valid token; **404** outside the reach.' },
+  listJobs: {
+    description:
+      'The jobs of the live companies within the caller\'s reach, newest first; filters `status`, `type` and `company_id` (a company outside the reach matches nothing). Filtered pages may be shorter than `page_size`: follow `pagination.next_cursor` while `has_more`. Any valid token.',
+  },
+  listGeneralLedgerLineVersions: {
+    description:
+      'Every version of one GL line, oldest first: its content in that version, `change` (`created`, `updated`, `deleted`), when it was recorded and superseded, and the dataset and import that wrote it. A deleted line ends with its deletion. **404** for an unknown `lineId` or a company outside the reach.',
+  },
+  listOpeningBalanceVersions: {
+    description:
+      'Every version of one opening balance (the integrator\'s id) of a year (`year`, default the current accounting year), oldest first, as for GL lines. **404** for an unknown id.',
+  },
+  declareDocumentUpload: {
+    description:
+      'Declares an upload: file name, content type (PDF, JPEG, PNG, HEIC, TIFF, XML, CSV, plain text), exact size (1 B to 50 MiB) and SHA-256. Answers a presigned **PUT** URL valid for 15 minutes with the headers to send; the bytes go straight to storage, then call `POST /v1/documents/{documentId}/complete`. The document does not exist until completed. Errors: **400** `validation_failed` naming the field; **403** without `documents:write`.',
+  },
+  listDocuments: {
+    description:
+      'Metadata of the company\'s documents, newest first; filters `linked_line_id`, `content_type`, `from`/`to` (completion date). Filtered pages may be shorter than `page_size`: follow `pagination.next_cursor`.',
+  },
+  completeDocumentUpload: {
+    description:
+      'Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field; nothing is created on any failure.',
+  },
+  getDocument: { description: 'Metadata of one document. **404** when unknown, soft-deleted or outside the reach.' },
+  getDocumentDownload: {
+    description: 'A presigned **GET** URL of the document\'s bytes, valid for 5 minutes, whose answer carries `Content-Disposition` with the file name.',
+  },
+  deleteDocument: {
+    description: 'Soft delete: the document answers 404 everywhere afterwards; the bytes stay in storage. Deleting again answers the same deletion.',
+  },
+  restoreDocument: { description: 'Brings a soft-deleted document back; restoring a live document answers it unchanged. **404** for an unknown id or outside the reach.' },
+};

@@ -1,0 +1,182 @@
+/**
+ * What each problem `error` code means and what an integrator does about it. Served as one page
+ * per code at GET /problems/{code} (the `type` URI of every problem points there) and listed in
+ * the API reference. A code the API answers must be here: test/integration/docs.test.ts checks
+ * the codes of shared/platform/problem.ts and of the domain services.
+ */
+export interface ProblemTypeEntry {
+  status: number;
+  title: string;
+  /** When the API answers it. */
+  condition: string;
+  /** What the caller does about it. */
+  action: string;
+  /** Values of `reason` that refine it, with their meaning. */
+  reasons?: Record<string, string>;
+}
+
+export const problemCatalogue: Record<string, ProblemTypeEntry> = {
+  validation_failed: {
+    status: 400,
+    title: 'Validation failed',
+    condition:
+      'The request does not have the shape the operation takes: a path, query or body field is missing, has the wrong type or is out of range, or an unknown field or query parameter was sent. Imports answer 422 for structural problems of their rows (nothing is accepted). `errors[]` names each field (with `index` into the request array where the input is an array), at most 100.',
+    action: 'Correct the fields named in `errors[]` and send the request again; retrying unchanged gives the same answer.',
+    reasons: {
+      unknown_account_codes: 'An import names account codes the year\'s chart does not hold; `accountCodes` lists them. Import the accounts first.',
+      invalid_bank_statement: 'A camt.053 file could not be read as a bank statement.',
+      invalid_members: 'A reconciliation group names bank transactions or GL lines that do not exist, belong to another account or another period.',
+      unbalanced: 'The members of a reconciliation group do not sum to the same amount on both sides.',
+    },
+  },
+  malformed_json: {
+    status: 400,
+    title: 'Malformed JSON body',
+    condition: 'The body is not valid JSON (or, with `Content-Encoding: gzip`, not gzip data).',
+    action: 'Send a valid JSON document; check the encoding and compression of the body.',
+  },
+  invalid_cursor: {
+    status: 400,
+    title: 'Invalid cursor',
+    condition: 'The `cursor` was not issued for this client, this operation and these filters, or was altered.',
+    action: 'Start again from the first page, or send the exact `pagination.next_cursor` of the previous page with the same filters.',
+  },
+  invalid_token: {
+    status: 401,
+    title: 'Unauthorized',
+    condition: 'The bearer access token is missing, malformed, expired, or belongs to a client that was revoked.',
+    action: 'Fetch a new access token with the client-credentials grant at the token URL and send it as `Authorization: Bearer <token>`.',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    condition: 'The token is valid but lacks the scope the operation needs (named in `detail` and in `WWW-Authenticate`).',
+    action: 'Ask the firm\'s administrator to grant the scope to the API client, then fetch a new token.',
+  },
+  system_client_required: {
+    status: 403,
+    title: 'System client required',
+    condition: 'Imports are for system clients (integrations), and this token belongs to another kind of client.',
+    action: 'Use the credentials of a system client.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    condition: 'The resource does not exist, is outside the caller\'s reach (another organization\'s company answers the same), or is deleted. Path ids that are not UUIDs answer it too.',
+    action: 'Check the id and that the client belongs to an organization that can reach the company.',
+  },
+  route_not_found: {
+    status: 404,
+    title: 'Not found',
+    condition: 'No operation is served at this path.',
+    action: 'Check the path against the API reference (GET /docs).',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    condition: 'The path exists, but not with this method. The `Allow` header lists the methods of this path.',
+    action: 'Use one of the methods in `Allow`.',
+  },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    condition: 'The request is well-formed but conflicts with the state of the resource; `reason` says how.',
+    action: 'Branch on `reason`; most conflicts clear when the state changes (wait for the job in flight, dissolve the reconciliation first).',
+    reasons: {
+      company_not_api_managed: 'The company is bound to another accounting system; only companies bound to `Api` take imports.',
+      job_in_flight: 'An import of the same lane runs for the company; `jobId` names it. Poll it and send again when it is done.',
+      lines_in_use: 'GL lines to delete are in reconciliation groups (`inUse` lists them); dissolve the groups first.',
+      opening_balances_in_use: 'Opening balances to delete are in reconciliation groups (`inUse`).',
+      account_in_use: 'The account has lines or opening balances that year; retire it with `hidden: true` instead.',
+      dimension_in_use: 'The dimension is named by live lines or is the parent of another.',
+      sub_ledger_in_use: 'The sub-ledger is named by lines, opening balances or open items.',
+      deleted_by_organization_cascade: 'The company was deleted with its organization and cannot be restored on its own.',
+    },
+  },
+  already_reconciled: {
+    status: 409,
+    title: 'Already reconciled',
+    condition: 'A bank transaction or GL line of the new reconciliation group is already in another group; `inUse` lists each with its `reconciliationId`.',
+    action: 'Dissolve the other group first, or leave the member out.',
+  },
+  members_changed: {
+    status: 409,
+    title: 'Members changed',
+    condition: 'A member of the reconciliation group changed while the request ran (a concurrent import or reconciliation).',
+    action: 'Read the members again and retry.',
+  },
+  idempotency_in_flight: {
+    status: 409,
+    title: 'Request in flight',
+    condition: 'A request with the same `Idempotency-Key` is still running.',
+    action: 'Retry later with the same key; you will get the first request\'s answer.',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    condition: 'The body is larger than 4 MiB as sent (32 MiB decompressed with gzip), or an import holds more than 10,000 rows.',
+    action: 'Split the data into several requests, or send the body with `Content-Encoding: gzip`.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    condition: 'The body is not `application/json`, or its `Content-Encoding` is neither absent, `identity` nor `gzip`.',
+    action: 'Send `Content-Type: application/json`, compressed with gzip or not at all.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency-Key reused',
+    condition: 'The `Idempotency-Key` was used by this client with a different request (method, path, query or body) within 24 hours.',
+    action: 'Use a new key for every new request; reuse a key only to retry the same request.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    condition: 'The client used up its request quota. The `RateLimit-*` headers of every answer show the budget.',
+    action: 'Wait the seconds of `Retry-After`, then retry; spread requests out.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    condition: 'An unexpected error occurred; nothing about the request was wrong.',
+    action: 'Retry, with the same `Idempotency-Key` for mutations. Quote `requestId` to support if it persists.',
+  },
+};
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Inline code spans of the catalogue text (`x`) as <code>. */
+const inline = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+/** The page of one problem type: a small, self-contained HTML document. */
+export const problemPage = (code: string, entry: ProblemTypeEntry): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(code)} (${entry.status}) - Accounting Ledger Integration Service</title>
+<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1d1d1f}code{background:#f3f3f5;padding:0 .25em;border-radius:3px}dt{font-weight:600;margin-top:.5rem}</style>
+</head>
+<body>
+<p><a href="../docs">API reference</a></p>
+<h1><code>${escapeHtml(code)}</code>: ${escapeHtml(entry.title)}</h1>
+<p>HTTP status <strong>${entry.status}</strong>. Problem documents (<code>application/problem+json</code>) of this kind have <code>"error": "${escapeHtml(code)}"</code>.</p>
+<h2>When</h2>
+<p>${inline(entry.condition)}</p>
+<h2>What to do</h2>
+<p>${inline(entry.action)}</p>
+${
+  entry.reasons
+    ? `<h2>Reasons</h2>\n<dl>\n${Object.entries(entry.reasons)
+        .map(([reason, text]) => `<dt><code>${escapeHtml(reason)}</code></dt><dd>${inline(text)}</dd>`)
+        .join('\n')}\n</dl>\n`
+    : ''
+}</body>
+</html>
+`;
+
+/** The catalogue as Markdown, for the description of the API reference. */
+export const problemCatalogueMarkdown = (baseUrl: string): string =>
+  Object.entries(problemCatalogue)
+    .map(([code, entry]) => `- [\`${code}\`](${baseUrl}/problems/${code}) (${entry.status}): ${entry.condition.split('. ')[0]!.replace(/\.$/, '')}.`)
+    .join('\n');

@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+
+/**
+ * The README's walkthrough, run verbatim: every ```bash block after a `<!-- tested: walkthrough -->`
+ * marker, in order, in one bash (set -euo pipefail), against a fresh local stack of this test's own
+ * on free ports (LEDGER_STACK_FILE points the blocks at its stack file).
+ */
+export const walkthroughBlocks = (readme: string): string[] =>
+  [...readme.matchAll(/<!-- tested: walkthrough -->\s*\n```bash\n([\s\S]*?)\n```/g)].map((match) => match[1]!);
+
+let stack: LocalStack | undefined;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'readme-walkthrough-'));
+  stack = await startLocalStack({ port: 0, authPort: 0, dataDir: join(dir, 'data') });
+  writeFileSync(join(dir, 'stack.json'), JSON.stringify(stack.info, null, 2));
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('README walkthrough', () => {
+  it('has the blocks of the first import: company, chart, opening balances, GL lines, readiness, trial balance, correction, typed client', () => {
+    const script = walkthroughBlocks(readFileSync(resolve('README.md'), 'utf8')).join('\n');
+    for (const step of ['/v1/companies', 'post_import accounts', 'post_import opening-balances', 'post_import general-ledger-lines', 'imports/readiness', 'trial-balance', 'general-ledger/lines', 'post_import general-ledger-lines/deletions', 'examples/first-trial-balance.ts']) {
+      expect(script).toContain(step);
+    }
+  });
+
+  it('runs verbatim against a fresh stack: every step succeeds and the output is pretty JSON ending with a newline', async () => {
+    const blocks = walkthroughBlocks(readFileSync(resolve('README.md'), 'utf8'));
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    // Asynchronously: the stack's gateway answers from this very process.
+    const result = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolveRun) => {
+      const child = spawn('bash', ['-c', `set -euo pipefail\n${blocks.join('\n')}`], {
+        cwd: resolve('.'),
+        env: { ...process.env, LEDGER_STACK_FILE: join(dir, 'stack.json') },
+        timeout: 240_000,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      child.on('close', (status) => resolveRun({ status, stdout, stderr }));
+    });
+    expect(result.status, `${result.stderr}\n${result.stdout.slice(-3000)}`).toBe(0);
+    const out = result.stdout;
+    expect(out.endsWith('\n')).toBe(true);
+    // Imports: four succeed, and the deletion names the unknown id.
+    expect(out.match(/"status": "succeeded"/g)?.length).toBeGreaterThanOrEqual(4);
+    expect(out).toContain('"unknown": [\n      "GL-404"\n    ]');
+    // The trial balance totals zero (exactly "0.00": amounts keep their decimals) and names the accounts.
+    expect(out).toMatch(/^0\.00$/m);
+    expect(out).toContain('"description": "Bank deposits"');
+    // After the correction account 1920 closes at 50,000.00 + 1,250.00.
+    expect(out).toContain('"closingBalance": 51250.00');
+    // The typed client's trial balance, last.
+    expect(out.trimEnd().split('\n').at(-1)).toMatch(/^total\s+0$/);
+    // Nothing on stderr but npm's own notes about the machine's npm configuration.
+    expect(result.stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'))).toEqual([]);
+  }, 300_000);
+});
