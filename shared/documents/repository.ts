@@ -12,9 +12,8 @@ export interface DocumentLinks {
   transactionIds: string[];
 }
 
-/** An upload declared and not completed yet; the document does not exist. */
-export interface DeclarationRecord {
-  documentId: string;
+/** What a declaration says about the file, and the document made from it keeps. */
+export interface DocumentFile {
   companyId: string;
   fileName: string;
   contentType: DocumentContentType;
@@ -22,6 +21,11 @@ export interface DeclarationRecord {
   sha256: string;
   description: string | null;
   links: DocumentLinks;
+}
+
+/** An upload declared and not completed yet; the document does not exist. */
+export interface DeclarationRecord extends DocumentFile {
+  documentId: string;
   declaredAt: string;
   declaredBy: string;
   uploadUrlExpiresAt: string;
@@ -29,15 +33,8 @@ export interface DeclarationRecord {
   completeBy: string;
 }
 
-export interface DocumentRecord {
+export interface DocumentRecord extends DocumentFile {
   id: string;
-  companyId: string;
-  fileName: string;
-  contentType: DocumentContentType;
-  sizeBytes: number;
-  sha256: string;
-  description: string | null;
-  links: DocumentLinks;
   createdAt: string;
   createdBy: string;
   deletedAt: string | null;
@@ -54,7 +51,7 @@ const toLinks = (value: unknown): DocumentLinks => {
 };
 
 /** What a declaration and the document made from it both say about the file. */
-const fileFields = (item: Record<string, unknown>) => ({
+const fileFields = (item: Record<string, unknown>): DocumentFile => ({
   companyId: item.companyId as string,
   fileName: item.fileName as string,
   contentType: item.contentType as DocumentContentType,
