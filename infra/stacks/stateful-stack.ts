@@ -77,15 +77,7 @@ export class StatefulStack extends Stack {
     super(scope, id, props);
 
     // ---- DynamoDB single table -------------------------------------------------------------
-    this.table = new Table(this, 'Table', {
-      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
-      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.table = retainedTable(this, 'Table', tableDefinition);
     for (const gsi of tableDefinition.globalSecondaryIndexes) {
       this.table.addGlobalSecondaryIndex({
         indexName: gsi.indexName,
@@ -100,15 +92,7 @@ export class StatefulStack extends Stack {
     // endpoint group, so it is a table of its own and the groups that only read the books get no
     // write access to the single table. Short-lived items (TTL), but an idempotency record is a
     // promise not to run a mutation twice, so it is kept like the books (PITR, retained).
-    this.controlTable = new Table(this, 'RequestControlTable', {
-      partitionKey: { name: controlTableDefinition.partitionKey, type: AttributeType.STRING },
-      sortKey: { name: controlTableDefinition.sortKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: controlTableDefinition.timeToLiveAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.controlTable = retainedTable(this, 'RequestControlTable', controlTableDefinition);
 
     // ---- S3: documents + server access logs ------------------------------------------------
     this.accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
@@ -230,3 +214,19 @@ export class StatefulStack extends Stack {
     }
   }
 }
+
+/** A table kept like the books: on-demand, TTL, point-in-time recovery, deletion-protected and retained. */
+const retainedTable = (
+  scope: Construct,
+  id: string,
+  definition: { partitionKey: string; sortKey: string; timeToLiveAttribute: string },
+): Table =>
+  new Table(scope, id, {
+    partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+    sortKey: { name: definition.sortKey, type: AttributeType.STRING },
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    timeToLiveAttribute: definition.timeToLiveAttribute,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    deletionProtection: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
