@@ -72,6 +72,7 @@ export const authenticate = async (authorization: string | undefined): Promise<A
     organizationId: organization.id,
     organizationPath: organization.path,
     userId: null,
+    organizationIds: [],
     scopes,
     plan: client.plan,
   });
