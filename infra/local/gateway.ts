@@ -7,6 +7,7 @@ import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, 
 import { finalize, pathPattern } from '../../shared/api/http';
 import { renderProblem } from '../../shared/api/runner';
 import { requestBodyTooLarge } from '../../shared/platform/request-body';
+import { timed } from '../../shared/platform/stage-timing';
 import { readBoundedBody } from './http-body';
 import type { AccessEntry } from './log-format';
 import { listenOnLoopback } from './ports';
@@ -107,7 +108,7 @@ export const startGateway = async (options: { port: number; onRequest?: (entry: 
       response.end(body);
       options.onRequest?.({ method, path: url.pathname, status, ms: Date.now() - received, requestId });
     };
-    (async () => {
+    timed('gateway: request', async () => {
       const tooLarge = (bytes: number) => {
         const problem = finalize(renderProblem(requestBodyTooLarge(bytes), requestId), requestId);
         return answer(problem.statusCode, { ...problem.headers, 'Apigw-Requestid': requestId }, problem.body);
@@ -164,14 +165,14 @@ export const startGateway = async (options: { port: number; onRequest?: (entry: 
           pathParameters: event.pathParameters ?? {},
           stageVariables: {},
         };
-        const decision = (await authorizer(authorizerEvent, lambdaContext('authorizer', 10))) as { isAuthorized: boolean; context?: unknown };
+        const decision = (await timed('gateway: authorizer', () => authorizer(authorizerEvent, lambdaContext('authorizer', 10)))) as { isAuthorized: boolean; context?: unknown };
         if (!decision.isAuthorized) return answer(403, { 'Content-Type': 'application/json' }, '{"message":"Forbidden"}');
         event.requestContext.authorizer = { lambda: decision.context };
       }
 
       let result: LambdaResult;
       try {
-        result = (await handlers[group](event, lambdaContext(group, functionGroups[group].timeoutSeconds))) as LambdaResult;
+        result = (await timed('gateway: handler', () => handlers[group](event, lambdaContext(group, functionGroups[group].timeoutSeconds)))) as LambdaResult;
       } catch {
         // What API Gateway answers when the integration fails.
         return answer(500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
@@ -181,7 +182,7 @@ export const startGateway = async (options: { port: number; onRequest?: (entry: 
       responseHeaders['Apigw-Requestid'] = requestContext.requestId;
       const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
       return answer(result.statusCode ?? 200, responseHeaders, body);
-    })().catch(() => {
+    }).catch(() => {
       if (!response.headersSent) answer(500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
     });
   });
