@@ -96,11 +96,16 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
       const operation = operations[call.operationId];
       if (!route || !operation) throw new Error(`Unknown operation ${call.operationId}`);
       const principal = route.auth === 'token' ? authenticate(call.authentication) : undefined;
+      let owner: unknown;
       if (principal) {
         logger.appendKeys({ clientId: principal.clientId, organizationId: principal.organizationId ?? undefined });
+        // Reach only reads, so it runs alongside the rate limit's write (one round trip, not two);
+        // its answer counts only once the rate limit has let the request through (429 before 404).
+        const reach = timed('runner: reach (owner resolution)', () => resolveOwner(dependencies.owners, route, operation, call.params, principal));
+        reach.catch(() => undefined); // a 429 leaves it unobserved
         rateHeaders = await timed('runner: rate limit', () => rateLimit(principal));
+        owner = await reach;
       }
-      const owner = principal ? await timed('runner: reach (owner resolution)', () => resolveOwner(dependencies.owners, route, operation, call.params, principal)) : undefined;
       if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
       if (call.bodyProblem) throw call.bodyProblem;
       const execute = () => timed('runner: operation', () => executeOperation(operation, route, call, principal, owner));
