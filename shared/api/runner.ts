@@ -103,8 +103,10 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
         // its answer counts only once the rate limit has let the request through (429 before 404).
         const reach = timed('runner: reach (owner resolution)', () => resolveOwner(dependencies.owners, route, operation, call.params, principal));
         reach.catch(() => undefined); // a 429 leaves it unobserved
-        rateHeaders = await timed('runner: rate limit', () => rateLimit(principal));
-        owner = await reach;
+        owner = await timed('runner: rate limit + reach (side by side)', async () => {
+          rateHeaders = await timed('runner: rate limit', () => rateLimit(principal));
+          return reach;
+        });
       }
       if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
       if (call.bodyProblem) throw call.bodyProblem;
