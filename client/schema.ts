@@ -3192,7 +3192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3291,7 +3291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3394,7 +3394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3528,7 +3528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3636,7 +3636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3784,7 +3784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3923,7 +3923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4053,7 +4053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4183,7 +4183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4320,7 +4320,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4424,7 +4424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4566,7 +4566,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4723,7 +4723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4852,7 +4852,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4971,7 +4971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5092,7 +5092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5200,7 +5200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5307,7 +5307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5452,7 +5452,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5559,7 +5559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5687,7 +5687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5801,7 +5801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5922,7 +5922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6057,7 +6057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6207,7 +6207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6314,7 +6314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6453,7 +6453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6616,7 +6616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6804,7 +6804,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6992,7 +6992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7186,7 +7186,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7388,7 +7388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7594,7 +7594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7780,7 +7780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7966,7 +7966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8136,7 +8136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8287,7 +8287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8426,7 +8426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8592,7 +8592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8736,7 +8736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8856,7 +8856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8976,7 +8976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9103,7 +9103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9252,7 +9252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9396,7 +9396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9493,7 +9493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9611,7 +9611,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9724,7 +9724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9855,7 +9855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
             401: {
                 headers: {
                     [name: string]: unknown;

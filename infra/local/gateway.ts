@@ -7,6 +7,9 @@ import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, 
 import { finalize, pathPattern } from '../../shared/api/http';
 import { renderProblem } from '../../shared/api/runner';
 import { requestBodyTooLarge } from '../../shared/platform/request-body';
+import { timed } from '../../shared/platform/stage-timing';
+import { authorizerCacheTtlSeconds, authorizerIdentityHeader } from '../../shared/identity/authorizer-cache';
+import { createAuthorizerCache } from './authorizer-cache';
 import { readBoundedBody } from './http-body';
 import type { AccessEntry } from './log-format';
 import { listenOnLoopback } from './ports';
@@ -80,7 +83,14 @@ const matchRoute = (method: string, path: string): { route: RouteDefinition; pat
   return undefined;
 };
 
-export const startGateway = async (options: { port: number; onRequest?: (entry: AccessEntry) => void }): Promise<Gateway> => {
+export interface GatewayOptions {
+  port: number;
+  onRequest?: (entry: AccessEntry) => void;
+  /** The authorizer results cache's TTL, as CDK configures API Gateway's (default); 0 turns it off. */
+  authorizerCacheTtlSeconds?: number;
+}
+
+export const startGateway = async (options: GatewayOptions): Promise<Gateway> => {
   const groups = Object.keys(functionGroups) as FunctionGroup[];
   // Each function runs with its own DynamoDB grants, checked as IAM would (infra/local/iam.ts).
   const handlers = Object.fromEntries(
@@ -95,6 +105,8 @@ export const startGateway = async (options: { port: number; onRequest?: (entry: 
   const authorizerHandler = await loadHandler(authorizerEntry);
   const authorizer: LambdaHandler = (event, context) =>
     runAs({ name: 'authorizer', grants: authorizerDynamoGrants }, () => authorizerHandler(event, context));
+  type Decision = { isAuthorized: boolean; context?: unknown };
+  const authorizerCache = createAuthorizerCache<Decision>((options.authorizerCacheTtlSeconds ?? authorizerCacheTtlSeconds) * 1000);
   const baseUrl = `http://127.0.0.1:${options.port}`;
 
   const server: Server = createServer((request, response) => {
@@ -107,7 +119,7 @@ export const startGateway = async (options: { port: number; onRequest?: (entry: 
       response.end(body);
       options.onRequest?.({ method, path: url.pathname, status, ms: Date.now() - received, requestId });
     };
-    (async () => {
+    timed('gateway: request', async () => {
       const tooLarge = (bytes: number) => {
         const problem = finalize(renderProblem(requestBodyTooLarge(bytes), requestId), requestId);
         return answer(problem.statusCode, { ...problem.headers, 'Apigw-Requestid': requestId }, problem.body);
@@ -149,11 +161,14 @@ export const startGateway = async (options: { port: number; onRequest?: (entry: 
       if (Buffer.byteLength(JSON.stringify(event)) > lambdaEventBytes) return tooLarge(raw.length);
 
       if (matched?.route.auth === 'token') {
+        // The identity source: without it API Gateway answers 401 itself and never calls the authorizer.
+        const identity = headers[authorizerIdentityHeader];
+        if (!identity?.trim()) return answer(401, { 'Content-Type': 'application/json' }, '{"message":"Unauthorized"}');
         const authorizerEvent: APIGatewayRequestAuthorizerEventV2 = {
           version: '2.0',
           type: 'REQUEST',
           routeArn: `arn:aws:execute-api:${process.env.AWS_REGION}:000000000000:local/$default/${method}${url.pathname}`,
-          identitySource: [],
+          identitySource: [identity],
           routeKey: event.routeKey,
           rawPath: event.rawPath,
           rawQueryString: event.rawQueryString,
@@ -164,14 +179,20 @@ export const startGateway = async (options: { port: number; onRequest?: (entry: 
           pathParameters: event.pathParameters ?? {},
           stageVariables: {},
         };
-        const decision = (await authorizer(authorizerEvent, lambdaContext('authorizer', 10))) as { isAuthorized: boolean; context?: unknown };
+        const decision = await timed('gateway: authorizer', async () => {
+          const cached = authorizerCache.get(identity);
+          if (cached) return cached;
+          const answered = (await authorizer(authorizerEvent, lambdaContext('authorizer', 10))) as Decision;
+          authorizerCache.set(identity, answered);
+          return answered;
+        });
         if (!decision.isAuthorized) return answer(403, { 'Content-Type': 'application/json' }, '{"message":"Forbidden"}');
         event.requestContext.authorizer = { lambda: decision.context };
       }
 
       let result: LambdaResult;
       try {
-        result = (await handlers[group](event, lambdaContext(group, functionGroups[group].timeoutSeconds))) as LambdaResult;
+        result = (await timed('gateway: handler', () => handlers[group](event, lambdaContext(group, functionGroups[group].timeoutSeconds)))) as LambdaResult;
       } catch {
         // What API Gateway answers when the integration fails.
         return answer(500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
@@ -181,7 +202,7 @@ export const startGateway = async (options: { port: number; onRequest?: (entry: 
       responseHeaders['Apigw-Requestid'] = requestContext.requestId;
       const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
       return answer(result.statusCode ?? 200, responseHeaders, body);
-    })().catch(() => {
+    }).catch(() => {
       if (!response.headersSent) answer(500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
     });
   });

@@ -13,6 +13,7 @@ import { configureLocalIam, runAs } from './iam';
 import { dynamoGrants, workerPermissions } from '../stacks/permissions';
 import { startIdentityProvider } from './identity-provider';
 import { freePort } from './ports';
+import { authorizerCacheTtlSeconds } from '../../shared/identity/authorizer-cache';
 import { ensureBucket, startS3, type S3EventNotification } from './s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { pendingUploadsPrefix } from '../../shared/documents/keys';
@@ -25,6 +26,8 @@ import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poll
 /** `.local/stack.json`: the contract that tests and tools read. */
 export interface StackInfo extends SeedData {
   baseUrl: string;
+  /** How long the gateway caches an authorizer answer per Authorization header: the revocation bound. */
+  authorizerCacheTtlSeconds: number;
   authUrl: string;
   /** Where the stand-ins listen, for tools (admin CLI, tests) that talk to them directly. */
   internal: {
@@ -56,6 +59,8 @@ export interface StackOptions {
   fresh?: boolean;
   dataDir?: string;
   onProgress?: (message: string) => void;
+  /** The gateway's authorizer cache TTL (default: AUTHORIZER_CACHE_TTL_SECONDS, else what CDK deploys); tests shorten it. */
+  authorizerCacheTtlSeconds?: number;
 }
 
 export interface LocalStack {
@@ -172,12 +177,14 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       if (seedFile) writeFileSync(seedFile, JSON.stringify(seedData, null, 2), { mode: 0o600 });
     }
 
-    const gateway = await startGateway({ port: gatewayPort, ...(options.onRequest && { onRequest: options.onRequest }) });
+    const authorizerCacheTtl = options.authorizerCacheTtlSeconds ?? Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || authorizerCacheTtlSeconds);
+    const gateway = await startGateway({ port: gatewayPort, authorizerCacheTtlSeconds: authorizerCacheTtl, ...(options.onRequest && { onRequest: options.onRequest }) });
     stops.push(gateway.stop);
     process.env.API_BASE_URL = gateway.baseUrl;
 
     const info: StackInfo = {
       baseUrl: gateway.baseUrl,
+      authorizerCacheTtlSeconds: authorizerCacheTtl,
       authUrl: identityProvider.tokenUrl,
       ...seedData,
       internal: {

@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
-  CfnAuthorizer,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -29,6 +28,7 @@ import { documentsBucketName } from './stateful-stack';
 import { documentsObjectPrefix, pendingUploadsPrefix } from '../../shared/documents/keys';
 import type { QueueDefinition } from '../../shared/queues';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
+import { authorizerCacheTtlSeconds, authorizerIdentityHeader } from '../../shared/identity/authorizer-cache';
 import {
   authorizerDynamoGrants,
   checkControlAccess,
@@ -268,15 +268,16 @@ export class ApiStack extends Stack {
       },
     });
 
-    // A bad or missing token must still reach the handler, which answers problem+json 401:
-    // the authorizer always allows and says `authenticated: false` in its context. So it has
-    // no identity source (API Gateway would answer a request lacking one with its own 401),
-    // which HTTP APIs allow only with caching off.
+    // The authorizer always allows and says `authenticated: false` in its context, so a bad token
+    // still reaches the handler, which answers problem+json 401. Its answers are cached per
+    // Authorization header (the identity source) for authorizerCacheTtlSeconds, the bound within
+    // which a revoked client or a withdrawn scope stops working (shared/identity/authorizer-cache.ts);
+    // a request without the header is answered 401 by API Gateway itself.
     const authorizer = new HttpLambdaAuthorizer('TokenAuthorizer', this.authorizerFunction, {
       authorizerName: 'token',
       responseTypes: [HttpLambdaResponseType.SIMPLE],
-      resultsCacheTtl: Duration.seconds(0),
-      identitySource: [],
+      resultsCacheTtl: Duration.seconds(authorizerCacheTtlSeconds),
+      identitySource: [`$request.header.${authorizerIdentityHeader}`],
     });
 
     const integrations = Object.fromEntries(
@@ -307,10 +308,6 @@ export class ApiStack extends Stack {
     );
     this.routes = builtRoutes;
 
-    // Omit IdentitySource altogether rather than sending an empty list (see above).
-    for (const child of this.node.findAll()) {
-      if (child instanceof CfnAuthorizer) child.addPropertyDeletionOverride('IdentitySource');
-    }
 
     // ---- Queue workers: SQS-triggered, partial batch failures redelivered, DLQ after maxReceiveCount.
     const workers: Record<string, NodejsFunction> = {};

@@ -17,6 +17,7 @@ import type { Operation, OperationResult } from './operation';
 import { ProblemError, problemBody, problems } from '../platform/problem';
 import { consumeRateLimit } from '../platform/rate-limit';
 import { parseInput } from '../platform/validation';
+import { timed } from '../platform/stage-timing';
 
 /** A rendered answer: what HTTP sends and what idempotency stores and replays. */
 export type OperationResponse = StoredResponse;
@@ -95,14 +96,21 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
       const operation = operations[call.operationId];
       if (!route || !operation) throw new Error(`Unknown operation ${call.operationId}`);
       const principal = route.auth === 'token' ? authenticate(call.authentication) : undefined;
+      let owner: unknown;
       if (principal) {
         logger.appendKeys({ clientId: principal.clientId, organizationId: principal.organizationId ?? undefined });
-        rateHeaders = await rateLimit(principal);
+        // Reach only reads, so it runs alongside the rate limit's write (one round trip, not two);
+        // its answer counts only once the rate limit has let the request through (429 before 404).
+        const reach = timed('runner: reach (owner resolution)', () => resolveOwner(dependencies.owners, route, operation, call.params, principal));
+        reach.catch(() => undefined); // a 429 leaves it unobserved
+        owner = await timed('runner: rate limit + reach (side by side)', async () => {
+          rateHeaders = await timed('runner: rate limit', () => rateLimit(principal));
+          return reach;
+        });
       }
-      const owner = principal ? await resolveOwner(dependencies.owners, route, operation, call.params, principal) : undefined;
       if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
       if (call.bodyProblem) throw call.bodyProblem;
-      const execute = () => executeOperation(operation, route, call, principal, owner);
+      const execute = () => timed('runner: operation', () => executeOperation(operation, route, call, principal, owner));
       const response = route.mutation && principal ? await idempotent(idempotency, principal.clientId, route, call, execute) : await execute();
       return withHeaders(response, rateHeaders);
     } catch (error) {

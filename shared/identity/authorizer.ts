@@ -1,6 +1,7 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { config } from '../platform/config';
+import { timed } from '../platform/stage-timing';
 import { apiClientRepository } from './api-client-repository';
 import { organizationRepository } from './organization-repository';
 import { toAuthorizerContext, type AuthorizerContext } from './principal';
@@ -45,12 +46,12 @@ export const authenticate = async (authorization: string | undefined): Promise<A
   verifier ??= createVerifier();
   let payload: Record<string, unknown>;
   try {
-    payload = (await verifier.verify(match[1])) as Record<string, unknown>;
+    payload = (await timed('authorizer: token verification', () => verifier!.verify(match[1]!))) as Record<string, unknown>;
   } catch {
     return failure('invalid or expired token');
   }
 
-  const client = await apiClientRepository.get(payload.client_id as string);
+  const client = await timed('authorizer: client read', () => apiClientRepository.get(payload.client_id as string));
   if (!client || client.status !== 'active') return failure('unknown or revoked client');
   // An active client implies an active organization: deleting one revokes its clients first.
   const organization = client.organizationPath

@@ -51,6 +51,8 @@ export interface ChunkPosition {
   index: number;
   /** 0-based position of the chunk's first row in the request array. */
   firstRow: number;
+  /** Each row id of the whole import -> the position of its first row (the worker passes it). */
+  firstRowOfId?: ReadonlyMap<string, number>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -120,10 +120,11 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
   }
 
   const chunkCount = Math.ceil(rows.length / kind.chunkSize);
+  const firstRowOfId = firstRowsOfIds(rows);
   for (let index = progress.nextChunk; index < chunkCount; index++) {
     const firstRow = index * kind.chunkSize;
     const chunk = rows.slice(firstRow, firstRow + kind.chunkSize);
-    const outcomes = await kind.applyChunk(context, chunk, { index, firstRow }).catch((error: unknown) => {
+    const outcomes = await kind.applyChunk(context, chunk, { index, firstRow, firstRowOfId }).catch((error: unknown) => {
       throw new ChunkFailure(firstRow, firstRow + chunk.length - 1, error);
     });
     const next = { ...tally(progress, outcomes, chunk, firstRow), nextChunk: index + 1 };
@@ -168,6 +169,16 @@ const tally = (progress: ImportProgress, outcomes: RowOutcome[], rows: unknown[]
     }
   });
   return next;
+};
+
+/** Each row id -> the position of its first row (ChunkPosition.firstRowOfId). */
+export const firstRowsOfIds = (rows: readonly unknown[]): Map<string, number> => {
+  const first = new Map<string, number>();
+  rows.forEach((row, i) => {
+    const id = rowId(row);
+    if (!first.has(id)) first.set(id, i);
+  });
+  return first;
 };
 
 const rowId = (row: unknown): string => {

@@ -49,7 +49,7 @@ const header = (description: string, type: 'string' | 'integer' = 'string') => (
 const platformProblems = (route: RouteDefinition, contract: OperationContract): Partial<Record<number, string>> => ({
   400: 'validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor',
   ...(route.auth === 'token' && {
-    401: 'invalid_token: the bearer token is missing, invalid or expired',
+    401: 'invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway\'s own 401 {"message":"Unauthorized"})',
     403: 'insufficient_scope: the token lacks the scope of this operation',
     429: 'rate_limited: the quota of the client is used up; honour Retry-After',
   }),

@@ -1,3 +1,4 @@
+import { authorizerCacheTtlSeconds } from '../../shared/identity/authorizer-cache';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,14 +193,14 @@ describe('HTTP API routes', () => {
     );
   });
 
-  it('has one Lambda authorizer: simple responses, no caching, no identity source', () => {
+  it('has one Lambda authorizer: simple responses, cached per Authorization header for the shared TTL (the revocation bound)', () => {
     api.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
     api.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'REQUEST',
       AuthorizerPayloadFormatVersion: '2.0',
       EnableSimpleResponses: true,
-      AuthorizerResultTtlInSeconds: 0,
-      IdentitySource: Match.absent(),
+      AuthorizerResultTtlInSeconds: authorizerCacheTtlSeconds,
+      IdentitySource: ['$request.header.authorization'],
       AuthorizerUri: {
         'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [logicalId(built.api, built.api.authorizerFunction), 'Arn'] }])],
       },

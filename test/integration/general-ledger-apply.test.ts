@@ -9,6 +9,7 @@ import { createCompany } from '../../shared/companies/service';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import type { Principal } from '../../shared/identity/principal';
 import type { ImportContext, ImportKind, RowOutcome } from '../../shared/imports/kind';
+import { firstRowsOfIds } from '../../shared/imports/worker';
 import { generalLedgerContracts } from '../../shared/ledger/general-ledger/contracts';
 import {
   generalLedgerLineDeletions,
@@ -90,9 +91,10 @@ const runImport = async (kind: ImportKind, text: string, chunkSize = kind.chunkS
   const rows = kind.rows(body);
   const context = contextFor(kind, kind.year(body)!);
   const outcomes: RowOutcome[] = [];
+  const firstRowOfId = firstRowsOfIds(rows); // as the worker passes it
   for (let index = 0; index * chunkSize < rows.length; index++) {
     const firstRow = index * chunkSize;
-    outcomes.push(...(await kind.applyChunk(context, rows.slice(firstRow, firstRow + chunkSize), { index, firstRow })));
+    outcomes.push(...(await kind.applyChunk(context, rows.slice(firstRow, firstRow + chunkSize), { index, firstRow, firstRowOfId })));
   }
   return { context, outcomes };
 };
@@ -352,6 +354,35 @@ describe('GL line import: merge by id (rule 9)', () => {
     const deletion = generalLedgerLineDeletions.bodySchema.safeParse(parse(`{"year": ${year}, "ids": ["a", "b", "a"]}`));
     expect(deletion.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([['ids.2', 'duplicate id (also at index 0)']]);
     expect(generalLedgerLineDeletions.bodySchema.safeParse(parse(`{"year": ${year}, "ids": []}`)).success).toBe(false);
+  });
+});
+
+describe('a year nothing was imported into: its rows are not read before they are written', () => {
+  const year = 2041;
+  beforeAll(() => chart(year));
+
+  it('answers as a year with lines does: a duplicate of an earlier chunk, a redelivered chunk, then a second import updating', async () => {
+    const lines = [
+      { id: 'u-1', accountCode: '1920', amount: '1', period: 1 },
+      { id: 'u-2', accountCode: '1920', amount: '2', period: 1 },
+      { id: 'u-1', accountCode: '1920', amount: '3', period: 1 }, // the id of a row of chunk 0
+      { id: 'u-3', accountCode: '3000', amount: '4', period: 2 },
+    ];
+    const run = await importLines(year, lines, 2);
+    expect(outcomesOf(run)).toEqual(['inserted', 'inserted', 'failed', 'inserted']);
+    expect(run.outcomes[2]).toEqual({ outcome: 'failed', message: 'duplicate id "u-1" in this request (first at line 1)' });
+    // Chunk 1 delivered again (a crash before it was recorded): a chunk started before is read, so it answers the same and counts once.
+    const rows = generalLedgerLinesImport.rows(generalLedgerLinesImport.bodySchema.parse(parse(JSON.stringify({ year, lines }))));
+    const again = await generalLedgerLinesImport.applyChunk(run.context, rows.slice(2), { index: 1, firstRow: 2, firstRowOfId: firstRowsOfIds(rows) });
+    expect(again).toEqual(run.outcomes.slice(2));
+    const balance = await trialBalance(year);
+    expect(accountOf(balance, '1920')!.movements[0]!.amount.toString()).toBe('3');
+    expect(accountOf(balance, '3000')!.movements[1]!.amount.toString()).toBe('4');
+    // The next import of the year reads its rows: a known id is an update.
+    const second = await importLines(year, [{ id: 'u-1', accountCode: '1920', amount: '5', period: 1 }]);
+    expect(outcomesOf(second)).toEqual(['updated']);
+    expect(accountOf(await trialBalance(year), '1920')!.movements[0]!.amount.toString()).toBe('7');
+    expect((await allLines({ year, period: 1 })).map((line) => line.amount.toString()).sort()).toEqual(['2', '5']);
   });
 });
 

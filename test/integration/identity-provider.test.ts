@@ -6,6 +6,9 @@ import { localCredentialIssuer } from '../../shared/identity/credential-issuers'
 import { api, expectProblem, fetchToken, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
 
+/** Waits out the gateway's authorizer cache (the test stack shortens it to a second): afterwards no answer cached before can be served. */
+const authorizerCacheExpired = () => new Promise((done) => setTimeout(done, testStack().authorizerCacheTtlSeconds * 1000 + 50));
+
 const tokenRequest = (init: { body: string; headers?: Record<string, string> }) =>
   fetch(testStack().authUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...init.headers }, body: init.body });
 
@@ -121,11 +124,28 @@ describe('token verification by the authorizer', () => {
 
     const result = await deleteOrganization(parent.id, 'test', localCredentialIssuer);
     expect(result).toEqual({ companiesDeleted: 1, organizationsDeleted: 2, clientsRevoked: 1 });
+    // The revocation bound: the gateway may answer from its authorizer cache for one TTL at most.
+    await authorizerCacheExpired();
     expectProblem(await api('GET', '/v1/whoami', { token }), 401, 'invalid_token');
     const again = await fetchToken(client.clientId, clientSecret);
     expect(again.status).toBe(401);
     expect(((await again.json()) as { error: string }).error).toBe('invalid_client');
     await expect(createOrganization({ name: 'Under a deleted parent', parentId: child.id })).rejects.toThrow(/not found/);
+  });
+
+  it('a scope withdrawn from a client stops working within the authorizer cache TTL, in tokens already issued', async () => {
+    const { dynamo, tableName } = await import('../../shared/platform/aws');
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { apiClientKeys } = await import('../../shared/identity/keys');
+    const organization = await createOrganization({ name: 'Narrowing firm' });
+    const { client, clientSecret } = await createApiClient({ name: 'narrowed', organizationId: organization.id }, localCredentialIssuer);
+    const token = await tokenFor(client.clientId, clientSecret);
+    expect((await api('GET', '/v1/companies', { token })).status).toBe(200);
+    const kept = client.scopes.filter((scope) => scope !== 'companies:read');
+    await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: apiClientKeys(client.clientId), UpdateExpression: 'SET scopes = :scopes', ExpressionAttributeValues: { ':scopes': kept } }));
+    await authorizerCacheExpired();
+    expectProblem(await api('GET', '/v1/companies', { token }), 403, 'insufficient_scope');
+    expect((await api('GET', '/v1/whoami', { token })).body.scopes).toEqual(kept);
   });
 
   it('refuses a token for an unknown route with 404 before anything else, and a bad token on a public route is ignored', async () => {

@@ -19,7 +19,8 @@ let dataDir: string | undefined;
 /** Starts the whole local stack once per test run, on free ports (a running `npm start` does not collide). */
 export default async function setup(project: TestProject) {
   dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
-  stack = await startLocalStack({ port: 0, authPort: 0, dataDir });
+  // A short authorizer cache (API Gateway's, emulated by the gateway) so the revocation tests wait seconds, not minutes.
+  stack = await startLocalStack({ port: 0, authPort: 0, dataDir, authorizerCacheTtlSeconds: 1 });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);
   return async () => {

@@ -117,6 +117,22 @@ describe('operation runner (transport-neutral)', () => {
     expect(rateLimitCalls).toEqual([]);
   });
 
+  it('reach runs alongside the rate limit, yet a 429 still wins over whatever reach met (a failing read included)', async () => {
+    let reads = 0;
+    const run = createOperationRunner(operations, {
+      routes,
+      idempotency: memoryIdempotency(),
+      rateLimit: async () => {
+        await new Promise((done) => setTimeout(done, 5)); // the read fails first
+        throw problems.rateLimited(3);
+      },
+      owners: { thingId: { noun: 'thing', resolve: async () => { reads++; throw new Error('the table is unreachable'); } } },
+    });
+    const response = await run(call('getThing'));
+    expect(parsed(response).body).toMatchObject({ status: 429, error: 'rate_limited' });
+    expect(reads).toBe(1);
+  });
+
   it('429 from the rate limit comes before reach', async () => {
     const { run } = setup(true);
     const response = await run(call('getThing', { params: { thingId: foreign } }));

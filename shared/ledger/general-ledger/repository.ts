@@ -124,6 +124,34 @@ export const touchLedgerYear = async (companyId: string, year: number, lane: str
   });
 };
 
+/**
+ * Whether a chunk may skip reading the current items of its rows: no item of this lane and year
+ * exists but this import's own. The lane's year summary is claimed for the import by its first
+ * chunk (only when the summary does not exist yet: nothing was ever imported into the year), and
+ * each later chunk renews the claim once; one conditional update, made before any row of the chunk
+ * is written. A year imported before, another import, or a chunk started before (a redelivery,
+ * whose rows may be written already) answers false, and the chunk reads as always. The lane lock
+ * keeps every other import of the lane out meanwhile.
+ */
+export const claimUnreadChunk = async (companyId: string, year: number, lane: string, importId: string, chunk: number): Promise<boolean> => {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: ledgerYearKeys(companyId, year, lane),
+        UpdateExpression: 'SET unreadImportId = :import, unreadChunk = :chunk, entity = :entity, #year = :year, lane = :lane',
+        ConditionExpression: 'attribute_not_exists(PK) OR (unreadImportId = :import AND unreadChunk < :chunk)',
+        ExpressionAttributeNames: { '#year': 'year' },
+        ExpressionAttributeValues: { ':import': importId, ':chunk': chunk, ':entity': 'ledgerYear', ':year': year, ':lane': lane },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+};
+
 /** Every trial-balance aggregate of a year: one Query of O(accounts x 13) items. */
 export const balanceItems = (companyId: string, year: number): Promise<Item[]> =>
   queryAll({

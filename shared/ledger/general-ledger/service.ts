@@ -20,6 +20,7 @@ import {
 } from '../keys';
 import {
   balanceItems,
+  claimUnreadChunk,
   ensureKeysExist,
   getAccounts,
   lineIdOf,
@@ -238,10 +239,14 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
   const { companyId, importId, appliedAt } = context;
   const year = yearOf(context);
   const keys = rows.map((row) => book.currentKey(companyId, year, row.id));
-  const [current, accounts] = await Promise.all([
-    batchGet(keys),
-    getAccounts(companyId, year, rows.map((row) => row.accountCode)),
-  ]);
+  // A year that holds only this import's rows needs no read of them, except of ids that an earlier
+  // chunk of the import had (the only ones that can exist); any other chunk reads every row.
+  const readAll = async () => {
+    const earlier = chunk.firstRowOfId;
+    const unread = earlier !== undefined && (await claimUnreadChunk(companyId, year, book.lane, importId, chunk.index));
+    return batchGet(unread ? keys.filter((_, i) => earlier.get(rows[i]!.id)! < chunk.firstRow) : keys);
+  };
+  const [current, accounts] = await Promise.all([readAll(), getAccounts(companyId, year, rows.map((row) => row.accountCode))]);
 
   const outcomes: RowOutcome[] = [];
   const transitions: Transition[] = [];

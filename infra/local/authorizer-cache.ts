@@ -1,0 +1,34 @@
+/**
+ * The local gateway's copy of API Gateway's authorizer results cache (HTTP API, Lambda authorizer
+ * with an identity source): one entry per value of the identity source, kept `ttlMs` from when the
+ * authorizer answered; an entry is never refreshed by a hit. API Gateway caches only answers, not
+ * authorizer failures. Bounded, so a flood of distinct tokens cannot grow it without limit.
+ */
+export interface AuthorizerCache<V> {
+  get(identity: string): V | undefined;
+  set(identity: string, value: V): void;
+}
+
+export const createAuthorizerCache = <V>(ttlMs: number, clock: () => number = Date.now, maxEntries = 10_000): AuthorizerCache<V> => {
+  const entries = new Map<string, { value: V; expiresAt: number }>();
+  return {
+    get: (identity) => {
+      const entry = entries.get(identity);
+      if (!entry) return undefined;
+      if (clock() >= entry.expiresAt) {
+        entries.delete(identity);
+        return undefined;
+      }
+      return entry.value;
+    },
+    set: (identity, value) => {
+      if (ttlMs <= 0) return;
+      if (entries.size >= maxEntries) {
+        // Drop the oldest entry (Map keeps insertion order).
+        entries.delete(entries.keys().next().value!);
+      }
+      entries.delete(identity);
+      entries.set(identity, { value, expiresAt: clock() + ttlMs });
+    },
+  };
+};
