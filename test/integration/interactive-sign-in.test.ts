@@ -187,6 +187,17 @@ describe('interactive sign-in', () => {
     expect(wider.landing.kind === 'page' && wider.landing.html).not.toContain('<li>companies:read</li>');
   });
 
+  it('counts the rate limit per person, not per shared public client', async () => {
+    const other = await createPerson(testStack().organizations[0]!.id, 'Second Person');
+    const [mine, theirs] = [await signInAs(['companies:read']), await signIn(other, { scopes: ['companies:read'] })];
+    const remaining = async (token: string) => Number((await api('GET', '/v1/whoami', { token })).headers.get('ratelimit-remaining'));
+    const first = await remaining(mine.access_token);
+    await remaining(mine.access_token);
+    expect(await remaining(mine.access_token)).toBeLessThan(first);
+    const limit = Number((await api('GET', '/v1/whoami', { token: theirs.access_token })).headers.get('ratelimit-limit'));
+    expect(await remaining(theirs.access_token)).toBe(limit - 2);
+  });
+
   it('refuses an interactive token once the person is deleted', async () => {
     const other = await createPerson(testStack().organizations[0]!.id, 'Short-lived');
     const tokens = await signIn(other, { scopes: ['companies:read'] });
