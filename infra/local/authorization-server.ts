@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JWK } from 'jose';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
 import { personRepository } from '../../shared/people/repository';
 import { verifySecret } from '../../shared/identity/client-secrets';
 import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
@@ -42,6 +43,9 @@ export const createAuthorizationServer = (options: {
   const grantableScopes = interactiveScopes.map((scope) => `${options.scopePrefix}${scope}`);
 
   const configuration: Configuration = {
+    // Sessions, grants, codes, refresh tokens and registered clients: memory, chosen on purpose for
+    // this local stand-in (a restart signs everyone out); the library's own adapter, one store per provider.
+    adapter: createMemoryAdapter(),
     clients: [
       {
         client_id: localInteractiveClient.clientId,
