@@ -115,6 +115,7 @@ export const startIdentityProvider = async (options: {
     })();
     work.catch(() => send(response, 500, { error: 'server_error' }));
   });
+  server.keepAliveTimeout = 60_000; // as the gateway's (infra/local/gateway.ts)
   await listenOnLoopback(server, options.port, 'identity provider');
 
   return {
@@ -127,7 +128,11 @@ export const startIdentityProvider = async (options: {
       clientId: localInteractiveClient.clientId,
       redirectUris: [...localInteractiveClient.redirectUris],
     },
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 };
 
