@@ -206,6 +206,10 @@ export const startGateway = async (options: GatewayOptions): Promise<Gateway> =>
       if (!response.headersSent) answer(500, { 'Content-Type': 'application/json' }, '{"message":"Internal Server Error"}');
     });
   });
+  // Idle keep-alive connections stay open a minute (Node's default is 5 s): a client busy longer
+  // than that between two requests (a test linting the OpenAPI document on a loaded machine) would
+  // otherwise reuse a connection the server is closing and fail with "other side closed".
+  server.keepAliveTimeout = 60_000;
   await listenOnLoopback(server, options.port, 'API gateway');
   return {
     baseUrl,

@@ -41,6 +41,7 @@ console.log(`
 Accounting Ledger Integration Service — local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s
   API        ${stack.info.baseUrl}/v1   (OpenAPI: ${stack.info.baseUrl}/v1/openapi.json)
   Token URL  ${stack.info.authUrl}
+  Sign-in    ${stack.info.interactive.authorizationUrl}   (authorization code + PKCE; public client ${stack.info.interactive.clientId}, redirect ${stack.info.interactive.redirectUris.join(', ')} on any port)
   Data       ${values.persist ? 'persisted under .local/data' : 'in memory (use --persist to keep it)'}
   Contract   ${stackFile}
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Principal } from '../identity/principal';
+import { callerKey, type Principal } from '../identity/principal';
 import { routes, type RouteDefinition } from '../routes';
 import {
   claimIdempotencyKey,
@@ -85,7 +85,7 @@ export type Operations = Record<string, Operation<any>>;
  * outside the reach answers 404 whatever else is wrong with the request.
  */
 export const createOperationRunner = (operations: Operations, dependencies: RunnerDependencies) => {
-  const rateLimit = dependencies.rateLimit ?? ((principal: Principal) => consumeRateLimit(principal.clientId, principal.plan));
+  const rateLimit = dependencies.rateLimit ?? ((principal: Principal) => consumeRateLimit(callerKey(principal), principal.plan));
   const idempotency = dependencies.idempotency ?? dynamoIdempotency;
   const routeOf = new Map((dependencies.routes ?? routes).filter((route) => operations[route.operationId]).map((route) => [route.operationId, route]));
 
@@ -111,7 +111,7 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
       if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
       if (call.bodyProblem) throw call.bodyProblem;
       const execute = () => timed('runner: operation', () => executeOperation(operation, route, call, principal, owner));
-      const response = route.mutation && principal ? await idempotent(idempotency, principal.clientId, route, call, execute) : await execute();
+      const response = route.mutation && principal ? await idempotent(idempotency, callerKey(principal), route, call, execute) : await execute();
       return withHeaders(response, rateHeaders);
     } catch (error) {
       return withHeaders(renderError(error, call.requestId), rateHeaders);

@@ -40,6 +40,13 @@ export type AuthorizerContext =
     }
   | { authenticated: false; failure: string };
 
+/**
+ * Whose rate limit and idempotency keys a request uses: the client, or for an interactive session
+ * the person within the client (every person signs in through the same few public clients).
+ */
+export const callerKey = (principal: Principal): string =>
+  principal.mode === 'INTERACTIVE' && principal.userId ? `${principal.clientId}/${principal.userId}` : principal.clientId;
+
 /** An administrator acting in an organization (the admin tooling and the demo seed). */
 export const administratorOf = (organization: { id: string; path: string }, actor: string, scopes: Scope[]): Principal => ({
   clientId: actor,

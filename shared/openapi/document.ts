@@ -7,7 +7,7 @@ import { jobContracts } from '../jobs/contracts';
 import { chartContracts } from '../ledger/chart/contracts';
 import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
 import { identityContracts } from '../identity/schemas';
-import { allScopes } from '../identity/scopes';
+import { interactiveScopes, systemClientScopes } from '../identity/scopes';
 import type { OperationContract } from '../api/operation';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { publicBaseUrl } from '../platform/config';
@@ -98,11 +98,19 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
-    description: 'OAuth 2.0 client credentials; send the access token as `Authorization: Bearer <token>`.',
+    description:
+      'OAuth 2.0: client credentials for API clients; authorization code with PKCE (S256) for a person signing in to an interactive tool (never `users:read`, `access:manage`, `webhooks:manage`, `imports:write`; only it gets `context:read`). Send the access token as `Authorization: Bearer <token>`.',
     flows: {
       clientCredentials: {
         tokenUrl,
-        scopes: Object.fromEntries(allScopes.map((scope) => [scope, scope])),
+        scopes: Object.fromEntries(systemClientScopes.map((scope) => [scope, scope])),
+      },
+      authorizationCode: {
+        // The authorization endpoint sits next to the token endpoint, on Cognito and locally.
+        authorizationUrl: tokenUrl.replace(/\/oauth2\/token$/, '/oauth2/authorize'),
+        tokenUrl,
+        refreshUrl: tokenUrl,
+        scopes: Object.fromEntries(interactiveScopes.map((scope) => [scope, scope])),
       },
     },
   });

@@ -102,6 +102,13 @@ describe('the document as YAML and on disk', () => {
       const written = parseYaml(readFileSync(summary.file, 'utf8'));
       expect(written.servers).toEqual([{ url: 'https://api.example.com', description: 'This API' }]);
       expect(written.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe('https://auth.example.com/oauth2/token');
+      // People sign in at the authorization endpoint next to it (Cognito managed login, the local provider).
+      expect(written.components.securitySchemes.oauth2.flows.authorizationCode).toMatchObject({
+        authorizationUrl: 'https://auth.example.com/oauth2/authorize',
+        tokenUrl: 'https://auth.example.com/oauth2/token',
+      });
+      expect(Object.keys(written.components.securitySchemes.oauth2.flows.authorizationCode.scopes)).toContain('context:read');
+      expect(Object.keys(written.components.securitySchemes.oauth2.flows.authorizationCode.scopes)).not.toContain('users:read');
       expect(() => writeOpenApiDocument(join(dir, 'x.json'), { tokenUrl: '/oauth2/token' })).toThrow(/absolute/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
