@@ -57,6 +57,7 @@ export const authenticate = async (authorization: string | undefined): Promise<A
     ? { id: client.organizationId, path: client.organizationPath, status: 'active' }
     : await organizationRepository.get(client.organizationId);
   if (!organization || organization.status !== 'active') return failure('organization not active');
+  if (client.mode === 'USER' && !client.userId) return failure('per-user client without a person');
 
   const prefix = config().scopePrefix;
   const tokenScopes = String(payload.scope ?? '')
@@ -71,7 +72,8 @@ export const authenticate = async (authorization: string | undefined): Promise<A
     mode: client.mode,
     organizationId: organization.id,
     organizationPath: organization.path,
-    userId: null,
+    // A per-user client runs as its person (reach: the person's effective access).
+    userId: client.mode === 'USER' ? (client.userId ?? null) : null,
     organizationIds: [],
     scopes,
     plan: client.plan,

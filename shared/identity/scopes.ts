@@ -24,3 +24,9 @@ export const systemClientScopes: readonly Scope[] = allScopes.filter((s) => s !=
 export const readOnlyScopes: readonly Scope[] = systemClientScopes.filter((s) => s.endsWith(':read'));
 
 export const isScope = (value: string): value is Scope => (allScopes as readonly string[]).includes(value);
+
+/** Scopes only system clients use (users, access management, webhooks, imports): a per-user client cannot hold them. */
+export const systemOnlyScopes: readonly Scope[] = ['users:read', 'access:manage', 'webhooks:manage', 'imports:write'];
+
+/** What a per-user (USER) client may hold: never more than its person may do, and never system-only scopes. */
+export const userClientScopes: readonly Scope[] = systemClientScopes.filter((s) => !systemOnlyScopes.includes(s));
