@@ -208,3 +208,19 @@ describe('per-user principals (USER)', () => {
     expect(seen.sort()).toEqual([companies.a, companies.c, companies.child].sort());
   });
 });
+
+describe('the demo people of .local/stack.json', () => {
+  it('the accountant\'s per-user client sees exactly her two companies; the auditor and the person of B are seeded with passwords', async () => {
+    const stack = testStack();
+    expect(stack.people.map((p) => p.email)).toEqual(['kari.nordmann@nordlys.example', 'ola.hansen@nordlys.example', 'ingrid.berg@fjordtall.example']);
+    for (const p of stack.people) expect(p.password.length).toBeGreaterThanOrEqual(8);
+    const accountant = stack.clients.find((c) => c.name === 'a-accountant')!;
+    expect(accountant).toMatchObject({ mode: 'USER', userId: stack.people[0]!.userId, organizationId: stack.organizations[0]!.id });
+    const listed = ((await api('GET', '/v1/companies', { as: 'a-accountant' })).body.data as { id: string }[]).map((c) => c.id).sort();
+    expect(listed).toEqual([stack.companies[0]!.id, stack.companies[2]!.id].sort());
+    const auditor = await api('GET', `/v1/users/${stack.people[1]!.userId}/access`, { as: 'a-system' });
+    expect(auditor.body.data).toEqual([{ companyId: stack.companies[0]!.id, actions: ['companies:read', 'ledger:read', 'vat:read', 'bank:read', 'reconciliation:read', 'documents:read'] }]);
+    expectProblem(await api('GET', `/v1/users/${stack.people[2]!.userId}`, { as: 'a-system' }), 404, 'not_found');
+    expect((await api('GET', `/v1/users/${stack.people[2]!.userId}/access`, { as: 'b-system' })).body.data).toEqual([]);
+  });
+});
