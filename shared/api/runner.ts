@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { callerKey, type Principal } from '../identity/principal';
+import { loadReach, type ReachingPrincipal } from '../identity/reach';
 import { routes, type RouteDefinition } from '../routes';
 import {
   claimIdempotencyKey,
@@ -38,6 +39,8 @@ export interface OperationCall {
   /** The query as sent (part of the idempotency fingerprint); defaults to the query parameters in order. */
   rawQuery?: string;
   idempotencyKey?: string;
+  /** The If-Match header (replacements with optimistic concurrency). */
+  ifMatch?: string;
   requestId: string;
 }
 
@@ -79,7 +82,7 @@ export type Operations = Record<string, Operation<any>>;
 
 /**
  * The one pipeline of every operation, whatever carried the call (HTTP, MCP):
- * principal (401) -> rate limit (429) -> reach (404) -> scope (403) -> idempotency (mutations)
+ * principal (401) -> rate limit (429) -> system clients only (403) -> reach (404) -> scope (403) -> idempotency (mutations)
  * -> input validation (400/415/422) -> operation -> answer or problem+json.
  * Reach comes before scope and before anything about the request is judged, so a resource
  * outside the reach answers 404 whatever else is wrong with the request.
@@ -97,20 +100,30 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
       if (!route || !operation) throw new Error(`Unknown operation ${call.operationId}`);
       const principal = route.auth === 'token' ? authenticate(call.authentication) : undefined;
       let owner: unknown;
+      let reaching: ReachingPrincipal | undefined;
       if (principal) {
         logger.appendKeys({ clientId: principal.clientId, organizationId: principal.organizationId ?? undefined });
+        const systemClientRequired = route.systemOnly === true && principal.mode !== 'SYSTEM';
         // Reach only reads, so it runs alongside the rate limit's write (one round trip, not two);
         // its answer counts only once the rate limit has let the request through (429 before 404).
-        const reach = timed('runner: reach (owner resolution)', () => resolveOwner(dependencies.owners, route, operation, call.params, principal));
+        const reach = systemClientRequired
+          ? Promise.resolve(undefined)
+          : timed('runner: reach (owner resolution)', async () => {
+              const loaded = route.decidesNoReach ? principal : await loadReach(principal);
+              return { loaded, owner: await resolveOwner(dependencies.owners, route, operation, call.params, loaded) };
+            });
         reach.catch(() => undefined); // a 429 leaves it unobserved
-        owner = await timed('runner: rate limit + reach (side by side)', async () => {
+        const reached = await timed('runner: rate limit + reach (side by side)', async () => {
           rateHeaders = await timed('runner: rate limit', () => rateLimit(principal));
+          if (systemClientRequired) throw problems.systemClientRequired();
           return reach;
         });
+        reaching = reached?.loaded;
+        owner = reached?.owner;
       }
       if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
       if (call.bodyProblem) throw call.bodyProblem;
-      const execute = () => timed('runner: operation', () => executeOperation(operation, route, call, principal, owner));
+      const execute = () => timed('runner: operation', () => executeOperation(operation, route, call, reaching, owner));
       const response = route.mutation && principal ? await idempotent(idempotency, callerKey(principal), route, call, execute) : await execute();
       return withHeaders(response, rateHeaders);
     } catch (error) {
@@ -204,6 +217,7 @@ const executeOperation = async (
         return principal;
       },
       owner,
+      ...(call.ifMatch !== undefined && { ifMatch: call.ifMatch }),
       requestId: call.requestId,
       operationId: route.operationId,
     });

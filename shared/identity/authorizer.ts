@@ -7,7 +7,7 @@ import { organizationRepository } from './organization-repository';
 import { personRepository } from '../people/repository';
 import { toAuthorizerContext, type AuthorizerContext } from './principal';
 import { resourceOfPath } from './resources';
-import { interactiveForbiddenScopes, isScope, type Scope } from './scopes';
+import { systemOnlyScopes, isScope, type Scope } from './scopes';
 
 /** aws-jwt-verify's default fetcher refuses http:// (the local identity provider); fetch works for both. */
 const jwksFetcher = {
@@ -71,7 +71,7 @@ const authenticateInteractive = async (payload: Record<string, unknown>, path: s
     organizationPath: null,
     userId,
     organizationIds: memberships.map((membership) => membership.organizationId),
-    scopes: scopesOf(payload).filter((scope) => !interactiveForbiddenScopes.includes(scope)),
+    scopes: scopesOf(payload).filter((scope) => !systemOnlyScopes.includes(scope)),
     plan: 'standard',
   });
 };
@@ -102,6 +102,7 @@ export const authenticate = async (authorization: string | undefined, path = '/'
     ? { id: client.organizationId, path: client.organizationPath, status: 'active' }
     : await organizationRepository.get(client.organizationId);
   if (!organization || organization.status !== 'active') return failure('organization not active');
+  if (client.mode === 'USER' && !client.userId) return failure('per-user client without a person');
 
   const tokenScopes = scopesOf(payload);
   // The registry is authoritative: a scope withdrawn from a client stops working at once.
@@ -112,7 +113,8 @@ export const authenticate = async (authorization: string | undefined, path = '/'
     mode: client.mode,
     organizationId: organization.id,
     organizationPath: organization.path,
-    userId: null,
+    // A per-user client runs as its person (reach: the person's effective access).
+    userId: client.mode === 'USER' ? (client.userId ?? null) : null,
     organizationIds: [],
     scopes,
     plan: client.plan,

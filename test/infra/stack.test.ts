@@ -13,7 +13,7 @@ import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
-import { allScopes, interactiveForbiddenScopes, interactiveScopes } from '../../shared/identity/scopes';
+import { allScopes, systemOnlyScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues } from '../../shared/queues';
 import { functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 
@@ -290,18 +290,18 @@ describe('least privilege', () => {
     }
   });
 
-  it('only companies, bank, imports and documents can write the table; every group with a token route can write the control table', () => {
+  it('only companies, bank, imports, documents and access can write the table; every group with a token route can write the control table', () => {
     for (const group of groups) {
       const statements = grantsOfFunction(built.api.functions[group]);
       const writesTable = statements.some((g) => / table$/.test(g) && DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
-      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents'].includes(group));
+      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents', 'access'].includes(group));
       const writesControl = statements.some((g) => g.includes(' controlTable'));
       expect(writesControl, group).toBe(routes.some((r) => r.group === group && r.auth === 'token'));
     }
   });
 
   it('only the groups with cursor lists read the cursor secret; only the import and document paths touch queues and the bucket', () => {
-    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents];
+    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents, built.api.functions.users, built.api.functions.access];
     for (const fn of [built.api.authorizerFunction, ...groups.map((g) => built.api.functions[g])]) {
       const actions = actionsOfFunction(fn);
       expect(actions.includes('secretsmanager:GetSecretValue'), fn.node.id).toBe(cursorReaders.includes(fn));
@@ -352,6 +352,8 @@ describe('least privilege', () => {
       ...sendTo('imports'),
     ],
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
+    users: [...tableRead, ...rateLimit, ...cursorSecret],
+    access: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
     documents: [
       ...tableRead,
       ...tableWrite,
@@ -581,7 +583,7 @@ describe('stateful resources', () => {
     });
     const scopes = JSON.stringify(client.Properties?.AllowedOAuthScopes);
     for (const scope of interactiveScopes) expect(scopes).toContain(`/${scope}`);
-    for (const scope of interactiveForbiddenScopes) expect(scopes).not.toContain(`/${scope}`);
+    for (const scope of systemOnlyScopes) expect(scopes).not.toContain(`/${scope}`);
     expect(scopes).toContain('/context:read');
     stateful.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
     stateful.hasResourceProperties('AWS::Cognito::ManagedLoginBranding', { ClientId: { Ref: clientId }, UseCognitoProvidedValues: true });
