@@ -3,7 +3,7 @@ import type { Scope } from './identity/scopes';
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'openapi' | 'fallback';
+export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'openapi' | 'mcp' | 'fallback';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -22,6 +22,8 @@ export interface RouteDefinition {
   ownerMayBeDeleted?: boolean;
   /** The document the path names may still be a pending upload declaration (completion). */
   ownerMayBePending?: boolean;
+  /** RFC 9728: the path of this resource's protected-resource metadata, named by its 401 challenge (`resource_metadata`). */
+  resourceMetadataPath?: string;
 }
 
 export interface FunctionGroupDefinition {
@@ -43,12 +45,16 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   // Completion streams up to 50 MiB from S3 to hash it: more memory buys network and CPU.
   documents: { entry: 'functions/documents/handler.ts', description: 'Documents: declare and complete signed uploads, metadata, download URLs, soft delete, restore', memoryMb: 1024, timeoutSeconds: 29 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document, the API reference and the problem pages', memoryMb: 512, timeoutSeconds: 10 },
+  mcp: { entry: 'functions/mcp/handler.ts', description: 'MCP endpoint (beta): read-only tools over the operations of the other groups, protected-resource metadata', memoryMb: 1024, timeoutSeconds: 29 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
 
 export const authorizerEntry = 'functions/authorizer/handler.ts';
 
 const companyPath = '/v1/companies/{companyId}';
+
+/** RFC 9728 path-based location of the MCP endpoint's protected-resource metadata. */
+export const mcpResourceMetadataPath = '/.well-known/oauth-protected-resource/mcp';
 
 export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/openapi.json', group: 'openapi', operationId: 'getOpenApiDocument', summary: 'The OpenAPI 3.0.3 document of this API', auth: 'public', mutation: false },
@@ -111,6 +117,10 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/documents/{documentId}/restore', group: 'documents', operationId: 'restoreDocument', summary: 'Restore a soft-deleted document', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
 
   { method: 'GET', path: '/v1/jobs/{jobId}', group: 'jobs', operationId: 'getJob', summary: 'One job (poll until terminal)', auth: 'token', mutation: false },
+
+  { method: 'POST', path: '/mcp', group: 'mcp', operationId: 'callMcp', summary: 'Model Context Protocol (beta): read-only tools over stateless streamable HTTP', auth: 'token', mutation: false, resourceMetadataPath: mcpResourceMetadataPath },
+  { method: 'GET', path: mcpResourceMetadataPath, group: 'mcp', operationId: 'getMcpResourceMetadata', summary: 'Protected-resource metadata of the MCP endpoint (RFC 9728)', auth: 'public', mutation: false },
+  { method: 'GET', path: '/.well-known/oauth-protected-resource', group: 'mcp', operationId: 'getResourceMetadata', summary: 'Protected-resource metadata at the root location (RFC 9728), where MCP clients fall back', auth: 'public', mutation: false },
 ];
 
 /** API Gateway's route key, e.g. "GET /v1/companies/{companyId}". */

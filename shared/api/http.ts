@@ -73,6 +73,7 @@ const callOf = (operationId: string, event: HttpEvent): OperationCall => {
     rawQuery: event.rawQueryString,
     idempotencyKey: event.headers['idempotency-key'],
     requestId: event.requestContext.requestId,
+    headers: event.headers,
   };
 };
 

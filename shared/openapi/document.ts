@@ -18,6 +18,7 @@ import { vatContracts } from '../vat/contracts';
 import { describeDocument } from './describe';
 import { problemCatalogueMarkdown } from './problem-catalogue';
 import { docsContracts } from './docs-contracts';
+import { mcpContracts } from '../composition/mcp-contracts';
 import { addExamples } from './examples';
 import { operationDocs } from './operation-docs';
 
@@ -36,6 +37,7 @@ export const contracts: Record<string, OperationContract> = {
   ...importContracts,
   ...jobContracts,
   ...documentContracts,
+  ...mcpContracts,
 };
 
 const problemResponse = (description: string) => ({

@@ -300,7 +300,7 @@ describe('least privilege', () => {
   });
 
   it('only the groups with cursor lists read the cursor secret; only the import and document paths touch queues and the bucket', () => {
-    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents];
+    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents, built.api.functions.mcp];
     for (const fn of [built.api.authorizerFunction, ...groups.map((g) => built.api.functions[g])]) {
       const actions = actionsOfFunction(fn);
       expect(actions.includes('secretsmanager:GetSecretValue'), fn.node.id).toBe(cursorReaders.includes(fn));
@@ -351,6 +351,7 @@ describe('least privilege', () => {
       ...sendTo('imports'),
     ],
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
+    mcp: [...tableRead, ...rateLimit, ...cursorSecret],
     documents: [
       ...tableRead,
       ...tableWrite,

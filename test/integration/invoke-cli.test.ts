@@ -157,6 +157,9 @@ const expected: [file: string, fn: string, status: number][] = [
   ['documents/getDocumentDownload.json', 'documents', 200],
   ['documents/deleteDocument.json', 'documents', 200],
   ['documents/restoreDocument.json', 'documents', 200],
+  ['mcp/callMcp.json', 'mcp', 200],
+  ['mcp/getMcpResourceMetadata.json', 'mcp', 200],
+  ['mcp/getResourceMetadata.json', 'mcp', 200],
 ];
 
 /** The document events act on a company of this organization and the document declared by declareDocumentUpload.json. */
