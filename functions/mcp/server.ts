@@ -109,7 +109,6 @@ export const createMcpServer = (principal: Principal, requestId: string): Server
     const entry = toolsByName.get(request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = request.params.arguments ?? {};
-    if (entry.scope && !principal.scopes.includes(entry.scope)) return toolError(`insufficient_scope: this tool needs the scope ${entry.scope}.`);
     if (entry.kind === 'twin') return callTwin(entry.tool, args, principal, requestId);
     return entry.tool.call(args, principal, requestId);
   });
