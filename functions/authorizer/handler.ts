@@ -11,5 +11,5 @@ export const handler = async (
   event: APIGatewayRequestAuthorizerEventV2,
 ): Promise<{ isAuthorized: true; context: AuthorizerContext }> => ({
   isAuthorized: true,
-  context: await authenticate(event.headers?.authorization),
+  context: await authenticate(event.headers?.authorization, event.rawPath),
 });

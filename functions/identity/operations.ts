@@ -10,6 +10,7 @@ export const identityOperations = {
       mode: principal.mode,
       organizationId: principal.organizationId,
       userId: principal.userId,
+      ...(principal.mode === 'INTERACTIVE' ? { organizationIds: principal.organizationIds } : {}),
       scopes: principal.scopes,
     },
   })),

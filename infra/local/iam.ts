@@ -61,6 +61,15 @@ const partitionKeyOf = (key: Input | undefined): string | undefined => {
   return undefined;
 };
 
+/** A table Query's partition key value (its dynamodb:LeadingKeys), from `PK = :value` in the key condition. */
+const queriedPartitionKey = (input: Input): string | undefined => {
+  const match = /^\s*(#?\w+)\s*=\s*(:\w+)/.exec(String(input.KeyConditionExpression ?? ''));
+  if (!match) return undefined;
+  const name = match[1]!.startsWith('#') ? input.ExpressionAttributeNames?.[match[1]!] : match[1];
+  if (name !== tableDefinition.partitionKey) return undefined;
+  return partitionKeyOf({ [name]: input.ExpressionAttributeValues?.[match[2]!] });
+};
+
 /** The IAM actions a request needs, one per item for batches and transactions (as IAM evaluates them). */
 export const accessesOf = (commandName: string, input: Input): Access[] => {
   const operation = commandName.replace(/Command$/, '');
@@ -72,6 +81,7 @@ export const accessesOf = (commandName: string, input: Input): Access[] => {
     case 'PutItem':
       return [{ action: operation, table: input.TableName, partitionKey: partitionKeyOf(input.Item) }];
     case 'Query':
+      return [{ action: operation, table: input.TableName, ...(input.IndexName ? { index: input.IndexName } : { partitionKey: queriedPartitionKey(input) }) }];
     case 'Scan':
       return [{ action: operation, table: input.TableName, ...(input.IndexName && { index: input.IndexName }) }];
     case 'BatchGetItem':

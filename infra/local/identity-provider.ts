@@ -4,18 +4,28 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { verifySecret } from '../../shared/identity/client-secrets';
+import { createAuthorizationServer, localInteractiveClient } from './authorization-server';
 import { readBody } from './http-body';
 import { listenOnLoopback } from './ports';
 
 /**
- * A local stand-in for Cognito's token endpoint: OAuth 2.0 client credentials (form body or
- * HTTP Basic), RS256 access tokens shaped like Cognito M2M tokens, JWKS and OpenID discovery.
- * Secrets are checked against the hash in the client registry, so a rotation takes effect at once.
+ * A local stand-in for Cognito: OAuth 2.0 client credentials (form body or HTTP Basic) for API
+ * clients, with RS256 access tokens shaped like Cognito M2M tokens, and interactive sign-in
+ * (authorization code + PKCE, refresh, registration: ./authorization-server.ts) for people. One
+ * signing key and one JWKS for both. Secrets are checked against the hash in the client
+ * registry, so a rotation takes effect at once.
  */
 export interface IdentityProvider {
   issuer: string;
   tokenUrl: string;
   jwksUri: string;
+  /** Interactive sign-in: endpoints and the seeded public client. */
+  interactive: {
+    authorizationUrl: string;
+    registrationUrl: string;
+    clientId: string;
+    redirectUris: string[];
+  };
   stop(): Promise<void>;
 }
 
@@ -25,12 +35,20 @@ export const accessTokenLifetimeSeconds = 3600;
 export const startIdentityProvider = async (options: {
   port: number;
   scopePrefix: string;
+  /** The API's base URL: the audience of interactive tokens (and its /mcp resource). */
+  apiBaseUrl: string;
   /** Keeps the signing key across restarts (with --persist), so issued tokens stay valid. */
   keyFile?: string;
 }): Promise<IdentityProvider> => {
-  const { privateKey, publicJwk } = await signingKey(options.keyFile);
+  const { privateKey, privateJwk, publicJwk } = await signingKey(options.keyFile);
   const issuer = `http://127.0.0.1:${options.port}`;
-  const jwks = { keys: [publicJwk] };
+  const authorizationServer = createAuthorizationServer({
+    issuer,
+    apiBaseUrl: options.apiBaseUrl,
+    scopePrefix: options.scopePrefix,
+    privateJwk,
+    accessTokenLifetimeSeconds,
+  });
 
   const issueToken = async (clientId: string, scopes: string[]) => {
     const now = Math.floor(Date.now() / 1000);
@@ -56,7 +74,13 @@ export const startIdentityProvider = async (options: {
     if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
       return oauthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded');
     }
-    const form = new URLSearchParams(await readBody(request));
+    const raw = await readBody(request);
+    const form = new URLSearchParams(raw);
+    if (interactiveGrants.has(form.get('grant_type') ?? '')) {
+      // oidc-provider reads an already-consumed body from request.body.
+      Object.assign(request, { body: raw });
+      return authorizationServer.handle(request, response);
+    }
     const basic = parseBasic(request.headers.authorization);
     const clientId = basic?.id ?? form.get('client_id') ?? '';
     const clientSecret = basic?.secret ?? form.get('client_secret') ?? '';
@@ -84,20 +108,10 @@ export const startIdentityProvider = async (options: {
     const route = `${request.method} ${path}`;
     const work = (async () => {
       if (route === 'POST /oauth2/token') return tokenEndpoint(request, response);
-      if (route === 'GET /.well-known/jwks.json') return send(response, 200, jwks);
-      if (route === 'GET /.well-known/openid-configuration') {
-        return send(response, 200, {
-          issuer,
-          jwks_uri: `${issuer}/.well-known/jwks.json`,
-          token_endpoint: `${issuer}/oauth2/token`,
-          grant_types_supported: ['client_credentials'],
-          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-          id_token_signing_alg_values_supported: ['RS256'],
-          response_types_supported: ['token'],
-          subject_types_supported: ['public'],
-        });
-      }
-      return send(response, 404, { error: 'not_found' });
+      if (path.startsWith('/interaction/')) return authorizationServer.interaction(request, response);
+      // RFC 8414 metadata: the same document as OpenID discovery.
+      if (route === 'GET /.well-known/oauth-authorization-server') request.url = '/.well-known/openid-configuration';
+      return authorizationServer.handle(request, response);
     })();
     work.catch(() => send(response, 500, { error: 'server_error' }));
   });
@@ -107,21 +121,29 @@ export const startIdentityProvider = async (options: {
     issuer,
     tokenUrl: `${issuer}/oauth2/token`,
     jwksUri: `${issuer}/.well-known/jwks.json`,
+    interactive: {
+      authorizationUrl: `${issuer}/oauth2/authorize`,
+      registrationUrl: `${issuer}/oauth2/register`,
+      clientId: localInteractiveClient.clientId,
+      redirectUris: [...localInteractiveClient.redirectUris],
+    },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };
 
+const interactiveGrants = new Set(['authorization_code', 'refresh_token']);
+
 const signingKey = async (keyFile?: string) => {
+  let privateJwk: JWK;
   if (keyFile && existsSync(keyFile)) {
-    const privateJwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
-    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = privateJwk;
-    return { privateKey: await importJWK(privateJwk, 'RS256'), publicJwk };
+    privateJwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
+  } else {
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+    privateJwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: 'RS256', use: 'sig' };
+    if (keyFile) writeFileSync(keyFile, JSON.stringify(privateJwk), { mode: 0o600 });
   }
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-  const kid = randomUUID();
-  const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
-  if (keyFile) writeFileSync(keyFile, JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' }), { mode: 0o600 });
-  return { privateKey, publicJwk };
+  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = privateJwk;
+  return { privateKey: await importJWK(privateJwk, 'RS256'), privateJwk, publicJwk };
 };
 
 const parseBasic = (header: string | undefined): { id: string; secret: string } | undefined => {

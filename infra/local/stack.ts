@@ -26,6 +26,16 @@ import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poll
 export interface StackInfo extends SeedData {
   baseUrl: string;
   authUrl: string;
+  /** Interactive sign-in (authorization code + PKCE): the seeded public client and the endpoints. */
+  interactive: {
+    issuer: string;
+    authorizationUrl: string;
+    tokenUrl: string;
+    registrationUrl: string;
+    clientId: string;
+    /** Loopback redirects; any port is accepted (RFC 8252). */
+    redirectUris: string[];
+  };
   /** Where the stand-ins listen, for tools (admin CLI, tests) that talk to them directly. */
   internal: {
     region: string;
@@ -114,6 +124,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const identityProvider = await startIdentityProvider({
       port: authPort,
       scopePrefix,
+      apiBaseUrl: `http://127.0.0.1:${gatewayPort}`,
       ...(options.persist && { keyFile: join(dataDir, 'signing-key.json') }),
     });
     stops.push(identityProvider.stop);
@@ -128,6 +139,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       JWT_ISSUER: identityProvider.issuer,
       JWKS_URI: identityProvider.jwksUri,
       SCOPE_PREFIX: scopePrefix,
+      API_AUDIENCE: `http://127.0.0.1:${gatewayPort}`,
       CURSOR_SECRET: secrets.cursorSecret,
       TOKEN_URL: identityProvider.tokenUrl,
       ...Object.fromEntries(queues.map((queue) => [queue.urlEnv, queueUrls[queue.name].url])),
@@ -179,6 +191,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const info: StackInfo = {
       baseUrl: gateway.baseUrl,
       authUrl: identityProvider.tokenUrl,
+      interactive: { issuer: identityProvider.issuer, tokenUrl: identityProvider.tokenUrl, ...identityProvider.interactive },
       ...seedData,
       internal: {
         region: localAwsRegion(),

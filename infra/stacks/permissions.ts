@@ -1,4 +1,5 @@
 import { identityPartitionPrefixes } from '../../shared/identity/keys';
+import { peoplePartitionPrefixes } from '../../shared/people/keys';
 import { controlPartitionPrefixes } from '../../shared/platform/keys';
 import type { QueueDefinition } from '../../shared/queues';
 import { routesOfGroup, type FunctionGroup } from '../../shared/routes';
@@ -172,7 +173,9 @@ export const documentsGrants = (permissions: Permissions): DocumentsGrant[] => {
 /**
  * The authorizer reads the client item, and the organization item for clients stored before they
  * carried their organization's path (shared/identity/authorizer.ts): GetItem on those two kinds only.
+ * For a signed-in person it reads the person's partition (the person and their memberships).
  */
 export const authorizerDynamoGrants: readonly DynamoGrant[] = [
   { actions: ['dynamodb:GetItem'], resource: 'table', leadingKeyPrefixes: [identityPartitionPrefixes.apiClient, identityPartitionPrefixes.organization] },
+  { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resource: 'table', leadingKeyPrefixes: [peoplePartitionPrefixes.person] },
 ];

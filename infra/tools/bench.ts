@@ -693,7 +693,7 @@ const main = async (): Promise<number> => {
       const organization = info.organizations[0]!;
       const { companyRepository } = await import('../../shared/companies/repository');
       const accepted = await submitImport(
-        { clientId: 'bench', mode: 'SYSTEM', organizationId: organization.id, organizationPath: organization.id, userId: null, scopes: ['imports:write'], plan: 'premium' },
+        { clientId: 'bench', mode: 'SYSTEM', organizationId: organization.id, organizationPath: organization.id, userId: null, organizationIds: [], scopes: ['imports:write'], plan: 'premium' },
         (await companyRepository.get(company))!,
         importKind('general_ledger_lines'),
         parse(glBody('alone', linesPerImport)),

@@ -3,8 +3,10 @@ import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { config } from '../platform/config';
 import { apiClientRepository } from './api-client-repository';
 import { organizationRepository } from './organization-repository';
+import { personRepository } from '../people/repository';
 import { toAuthorizerContext, type AuthorizerContext } from './principal';
-import { isScope } from './scopes';
+import { resourceOfPath } from './resources';
+import { interactiveForbiddenScopes, isScope, type Scope } from './scopes';
 
 /** aws-jwt-verify's default fetcher refuses http:// (the local identity provider); fetch works for both. */
 const jwksFetcher = {
@@ -20,7 +22,7 @@ const createVerifier = () =>
     {
       issuer: config().jwtIssuer,
       jwksUri: config().jwksUri,
-      audience: null, // Cognito access tokens carry client_id, not aud.
+      audience: null, // Cognito access tokens carry client_id, not aud; interactive audiences are checked below.
       customJwtCheck: ({ payload }) => {
         if (payload.token_use !== 'access') throw new Error('not an access token');
         if (typeof payload.client_id !== 'string') throw new Error('no client_id');
@@ -33,12 +35,53 @@ let verifier: ReturnType<typeof createVerifier> | undefined;
 
 const failure = (reason: string): AuthorizerContext => ({ authenticated: false, failure: reason });
 
+/** The token's scopes known to the service, without the resource-server prefix. */
+const scopesOf = (payload: Record<string, unknown>): Scope[] => {
+  const prefix = config().scopePrefix;
+  return String(payload.scope ?? '')
+    .split(' ')
+    .map((scope) => (scope.startsWith(prefix) ? scope.slice(prefix.length) : scope))
+    .filter(isScope);
+};
+
+/**
+ * A person signed in interactively (authorization code + PKCE): a user access token, whose
+ * `username` is the person's userId (Cognito's username, or the local provider's). The token must
+ * be bound to the resource the request is for: its `aud` (RFC 8707, the local provider) or, for
+ * Cognito tokens that carry none, an interactive app client of the pool. The person must be
+ * active; their memberships are read on every request, so removing one takes effect at once.
+ */
+const authenticateInteractive = async (payload: Record<string, unknown>, path: string): Promise<AuthorizerContext> => {
+  const { apiAudience, interactiveClientIds } = config();
+  const clientId = payload.client_id as string;
+  if (payload.aud !== undefined) {
+    const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (!apiAudience || !audiences.includes(resourceOfPath(apiAudience, path))) return failure('token issued for another audience');
+  } else if (!interactiveClientIds.includes(clientId)) {
+    return failure('not an interactive client');
+  }
+  const userId = payload.username as string;
+  const [person, memberships] = await Promise.all([personRepository.get(userId), personRepository.memberships(userId)]);
+  if (!person || person.status !== 'active') return failure('unknown or deleted person');
+  return toAuthorizerContext({
+    clientId,
+    mode: 'INTERACTIVE',
+    organizationId: null,
+    organizationPath: null,
+    userId,
+    organizationIds: memberships.map((membership) => membership.organizationId),
+    scopes: scopesOf(payload).filter((scope) => !interactiveForbiddenScopes.includes(scope)),
+    plan: 'standard',
+  });
+};
+
 /**
  * Resolves the principal of a request from its Authorization header: a valid Cognito-shaped
- * access token whose client is active in the registry (and so its organization: deleting an
- * organization revokes its clients first). One DynamoDB read per request.
+ * access token, either a person's (interactive sign-in) or an API client's whose client is active
+ * in the registry (and so its organization: deleting an organization revokes its clients first).
+ * One DynamoDB read per request for a client, two (person and memberships) for a person.
  */
-export const authenticate = async (authorization: string | undefined): Promise<AuthorizerContext> => {
+export const authenticate = async (authorization: string | undefined, path = '/'): Promise<AuthorizerContext> => {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
   if (!match?.[1]) return failure(authorization ? 'malformed Authorization header' : 'missing bearer token');
 
@@ -49,6 +92,7 @@ export const authenticate = async (authorization: string | undefined): Promise<A
   } catch {
     return failure('invalid or expired token');
   }
+  if (typeof payload.username === 'string') return authenticateInteractive(payload, path);
 
   const client = await apiClientRepository.get(payload.client_id as string);
   if (!client || client.status !== 'active') return failure('unknown or revoked client');
@@ -58,11 +102,7 @@ export const authenticate = async (authorization: string | undefined): Promise<A
     : await organizationRepository.get(client.organizationId);
   if (!organization || organization.status !== 'active') return failure('organization not active');
 
-  const prefix = config().scopePrefix;
-  const tokenScopes = String(payload.scope ?? '')
-    .split(' ')
-    .map((scope) => (scope.startsWith(prefix) ? scope.slice(prefix.length) : scope))
-    .filter(isScope);
+  const tokenScopes = scopesOf(payload);
   // The registry is authoritative: a scope withdrawn from a client stops working at once.
   const scopes = tokenScopes.filter((scope) => client.scopes.includes(scope));
 
@@ -72,6 +112,7 @@ export const authenticate = async (authorization: string | undefined): Promise<A
     organizationId: organization.id,
     organizationPath: organization.path,
     userId: null,
+    organizationIds: [],
     scopes,
     plan: client.plan,
   });

@@ -15,6 +15,8 @@ export interface Principal {
   organizationPath: string | null;
   /** The person authorization runs as; null for SYSTEM. */
   userId: string | null;
+  /** INTERACTIVE: every organization the person belongs to; empty for SYSTEM and USER. */
+  organizationIds: string[];
   scopes: Scope[];
   plan: RatePlan;
 }
@@ -31,6 +33,8 @@ export type AuthorizerContext =
       organizationId: string;
       organizationPath: string;
       userId: string;
+      /** Space-separated organization ids (INTERACTIVE). */
+      organizationIds: string;
       scopes: string;
       plan: RatePlan;
     }
@@ -43,6 +47,7 @@ export const administratorOf = (organization: { id: string; path: string }, acto
   organizationId: organization.id,
   organizationPath: organization.path,
   userId: null,
+  organizationIds: [],
   scopes,
   plan: 'premium',
 });
@@ -54,6 +59,7 @@ export const toAuthorizerContext = (principal: Principal): AuthorizerContext => 
   organizationId: principal.organizationId ?? '',
   organizationPath: principal.organizationPath ?? '',
   userId: principal.userId ?? '',
+  organizationIds: principal.organizationIds.join(' '),
   scopes: principal.scopes.join(' '),
   plan: principal.plan,
 });
@@ -64,6 +70,7 @@ export const fromAuthorizerContext = (context: Extract<AuthorizerContext, { auth
   organizationId: context.organizationId || null,
   organizationPath: context.organizationPath || null,
   userId: context.userId || null,
+  organizationIds: context.organizationIds ? context.organizationIds.split(' ') : [],
   scopes: (context.scopes ? context.scopes.split(' ') : []) as Scope[],
   plan: context.plan,
 });

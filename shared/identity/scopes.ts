@@ -24,3 +24,9 @@ export const systemClientScopes: readonly Scope[] = allScopes.filter((s) => s !=
 export const readOnlyScopes: readonly Scope[] = systemClientScopes.filter((s) => s.endsWith(':read'));
 
 export const isScope = (value: string): value is Scope => (allScopes as readonly string[]).includes(value);
+
+/** Never on an interactive (signed-in person's) token: administration and bulk writes are for system clients. */
+export const interactiveForbiddenScopes: readonly Scope[] = ['users:read', 'access:manage', 'webhooks:manage', 'imports:write'];
+
+/** What an interactive session may be granted (the only principals that may hold context:read). */
+export const interactiveScopes: readonly Scope[] = allScopes.filter((s) => !interactiveForbiddenScopes.includes(s));

@@ -23,6 +23,14 @@ export interface ServiceConfig {
   jwksUri: string;
   /** Cognito prefixes custom scopes with the resource-server id, e.g. "ledger-api/". */
   scopePrefix: string;
+  /**
+   * Audience of interactive access tokens that carry one (the local identity provider, RFC 8707):
+   * the API's base URL; its MCP endpoint is `<audience>/mcp`. Unset on AWS, where Cognito user
+   * tokens carry no audience and are bound by their app client instead (interactiveClientIds).
+   */
+  apiAudience?: string;
+  /** Cognito app clients for interactive sign-in (authorization code + PKCE) whose user tokens the API accepts. */
+  interactiveClientIds: string[];
   /** HMAC key for pagination cursors, given directly (local) or read from Secrets Manager (AWS). */
   cursorSecret?: string;
   cursorSecretArn?: string;
@@ -48,6 +56,8 @@ export const config = (): ServiceConfig => {
     jwtIssuer: required('JWT_ISSUER'),
     jwksUri: process.env.JWKS_URI ?? `${required('JWT_ISSUER')}/.well-known/jwks.json`,
     scopePrefix: process.env.SCOPE_PREFIX ?? 'ledger-api/',
+    apiAudience: process.env.API_AUDIENCE?.replace(/\/+$/, '') || undefined,
+    interactiveClientIds: (process.env.INTERACTIVE_CLIENT_IDS ?? '').split(',').filter(Boolean),
     cursorSecret: process.env.CURSOR_SECRET || undefined,
     cursorSecretArn: process.env.CURSOR_SECRET_ARN || undefined,
   };

@@ -370,8 +370,8 @@ describe('least privilege', () => {
     uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
   };
 
-  it('the authorizer may only GetItem clients and organizations', () => {
-    expect(grantsOfFunction(built.api.authorizerFunction)).toEqual(['dynamodb:GetItem table if CLIENT#*,ORG#*']);
+  it('the authorizer may only GetItem clients and organizations, and read people (person and memberships)', () => {
+    expect(grantsOfFunction(built.api.authorizerFunction)).toEqual(['dynamodb:GetItem table if CLIENT#*,ORG#*', 'dynamodb:GetItem table if USER#*', 'dynamodb:Query table if USER#*']);
   });
 
   it.each(groups.map((g) => [g] as const))('function group %s has exactly its grants', (group) => {

@@ -52,6 +52,7 @@ beforeAll(async () => {
     organizationId: organization!.id,
     organizationPath: organization!.path,
     userId: null,
+    organizationIds: [],
     scopes: ['companies:read', 'companies:write', 'ledger:read', 'imports:write'],
     plan: 'premium',
   };

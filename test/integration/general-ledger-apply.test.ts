@@ -61,6 +61,7 @@ beforeAll(async () => {
     organizationId: organization.id,
     organizationPath: organization.path,
     userId: null,
+    organizationIds: [],
     scopes: ['ledger:read', 'companies:write'],
     plan: 'premium',
   };

@@ -66,7 +66,7 @@ let queueUrl: string;
 let originalQueueUrl: string | undefined;
 const principal = (): Principal => {
   const organization = testStack().organizations[0]!;
-  return { clientId: 'redelivery-test', mode: 'SYSTEM', organizationId: organization.id, organizationPath: organization.id, userId: null, scopes: [...systemClientScopes], plan: 'premium' };
+  return { clientId: 'redelivery-test', mode: 'SYSTEM', organizationId: organization.id, organizationPath: organization.id, userId: null, organizationIds: [], scopes: [...systemClientScopes], plan: 'premium' };
 };
 
 beforeAll(async () => {

@@ -42,6 +42,7 @@ const event = (method: string, path: string, routeKey: string, extra: Record<str
         organizationId: testStack().organizations[0]!.id,
         organizationPath: testStack().organizations[0]!.id,
         userId: null,
+        organizationIds: [],
         scopes: [...systemClientScopes],
         plan: 'premium',
       }),

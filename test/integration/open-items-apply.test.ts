@@ -32,6 +32,7 @@ beforeAll(async () => {
     organizationId: organization.id,
     organizationPath: stored!.path,
     userId: null,
+    organizationIds: [],
     scopes: [...systemClientScopes],
     plan: 'standard',
   };

@@ -3,6 +3,7 @@ import { accessesOf, isAllowed } from '../../infra/local/iam';
 import { authorizerDynamoGrants, dynamoGrants, groupPermissions, workerPermissions, type DynamoGrant } from '../../infra/stacks/permissions';
 import { companyKeys } from '../../shared/companies/keys';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
+import { personKeys } from '../../shared/people/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 
 /** The local stand-in for IAM (infra/local/iam.ts) judges requests by the same grants the stacks deploy. */
@@ -54,7 +55,12 @@ describe('local IAM', () => {
     expect(allowed(worker, 'UpdateItemCommand', { TableName: 'control', Key: rateLimitKeys('client') })).toBe(false);
   });
 
-  it('the authorizer gets clients and organizations, nothing else', () => {
+  it('the authorizer gets clients and organizations, and reads a person\'s partition, nothing else', () => {
+    const personQuery = (pk: string) => ({ TableName: 'books', KeyConditionExpression: 'PK = :pk AND begins_with(SK, :m)', ExpressionAttributeValues: { ':pk': pk, ':m': 'MEMBER#' } });
+    expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'books', Key: personKeys('u') })).toBe(true);
+    expect(allowed(authorizerDynamoGrants, 'QueryCommand', personQuery(personKeys('u').PK))).toBe(true);
+    expect(allowed(authorizerDynamoGrants, 'QueryCommand', { ...personQuery('COMPANY#c'), KeyConditionExpression: '#p = :pk', ExpressionAttributeNames: { '#p': 'PK' } })).toBe(false);
+    expect(allowed(authorizerDynamoGrants, 'QueryCommand', { ...personQuery(personKeys('u').PK), IndexName: 'GSI1' })).toBe(false);
     expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'books', Key: apiClientKeys('client') })).toBe(true);
     expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'books', Key: organizationKeys('o') })).toBe(true);
     expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'books', Key: companyKeys('c') })).toBe(false);

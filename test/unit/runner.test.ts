@@ -24,6 +24,7 @@ const principal = (scopes: Principal['scopes']): Principal => ({
   organizationId: 'org',
   organizationPath: 'org',
   userId: null,
+  organizationIds: [],
   scopes,
   plan: 'standard',
 });

@@ -67,6 +67,7 @@ beforeAll(async () => {
     organizationId: organization.id,
     organizationPath: organization.path,
     userId: null,
+    organizationIds: [],
     scopes: [],
     plan: 'premium' as const,
   };

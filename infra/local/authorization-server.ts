@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JWK } from 'jose';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { personRepository } from '../../shared/people/repository';
+import { verifySecret } from '../../shared/identity/client-secrets';
+import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
+import { apiResource, mcpResource } from '../../shared/identity/resources';
+import { readBody } from './http-body';
+
+/**
+ * Interactive sign-in for the local identity provider: OAuth 2.1 authorization code with PKCE
+ * (S256), refresh tokens, dynamic client registration (RFC 7591) and resource indicators
+ * (RFC 8707), by oidc-provider (an OpenID-certified implementation). The login and consent pages
+ * are plain HTML forms; people and their passwords come from the people repository. Access tokens
+ * are RS256 JWTs shaped like Cognito user access tokens (token_use, client_id, username = userId,
+ * prefixed scopes) plus the audience of the resource they were issued for.
+ */
+
+/** The public client the local stack seeds for scripts, tests and desktop tools (no registration needed). */
+export const localInteractiveClient = {
+  clientId: 'local-interactive-sign-in',
+  /** Loopback redirect of a native app: any port is accepted (RFC 8252 section 7.3). */
+  redirectUris: ['http://127.0.0.1/callback'],
+} as const;
+
+export interface AuthorizationServer {
+  /** Answers everything oidc-provider serves (authorize, token grants, registration, JWKS, discovery). */
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** Answers the login and consent pages under /interaction/. */
+  interaction(request: IncomingMessage, response: ServerResponse): Promise<void>;
+}
+
+export const createAuthorizationServer = (options: {
+  issuer: string;
+  apiBaseUrl: string;
+  scopePrefix: string;
+  privateJwk: JWK;
+  accessTokenLifetimeSeconds: number;
+}): AuthorizationServer => {
+  const resources = [apiResource(options.apiBaseUrl), mcpResource(options.apiBaseUrl)];
+  const grantableScopes = interactiveScopes.map((scope) => `${options.scopePrefix}${scope}`);
+
+  const configuration: Configuration = {
+    clients: [
+      {
+        client_id: localInteractiveClient.clientId,
+        client_name: 'Local interactive sign-in',
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        redirect_uris: [...localInteractiveClient.redirectUris],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
+    jwks: { keys: [options.privateJwk as never] },
+    findAccount: async (_ctx, accountId) => {
+      const person = await personRepository.get(accountId);
+      if (!person || person.status !== 'active') return undefined;
+      return { accountId, claims: () => ({ sub: accountId, email: person.email, name: person.name }) };
+    },
+    claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+    scopes: ['openid', 'offline_access'],
+    // Every client proves possession with PKCE; oidc-provider supports S256 only.
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resources[0]!,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (!resources.includes(indicator)) throw new errors.InvalidTarget();
+          return {
+            // Forbidden scopes are not offered, so they are never consented to nor granted.
+            scope: grantableScopes.join(' '),
+            audience: indicator,
+            accessTokenTTL: options.accessTokenLifetimeSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    routes: {
+      authorization: '/oauth2/authorize',
+      token: '/oauth2/token',
+      jwks: '/.well-known/jwks.json',
+      registration: '/oauth2/register',
+      revocation: '/oauth2/revoke',
+      userinfo: '/oauth2/userInfo',
+      end_session: '/logout',
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // Tokens outlive the browser session, as Cognito's do; refresh tokens for every client allowed the grant.
+    expiresWithSession: () => false,
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    extraTokenClaims: (_ctx, token) =>
+      token.kind === 'AccessToken' && 'accountId' in token && token.accountId ? { token_use: 'access', username: token.accountId } : undefined,
+    ttl: {
+      AccessToken: options.accessTokenLifetimeSeconds,
+      AuthorizationCode: 60,
+      RefreshToken: 30 * 24 * 3600,
+      Grant: 30 * 24 * 3600,
+      Interaction: 3600,
+      Session: 14 * 24 * 3600,
+    },
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    renderError: (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = page('Sign-in failed', `<p>${escape(out.error)}: ${escape(String(out.error_description ?? ''))}</p>`);
+    },
+  };
+
+  const provider = new Provider(options.issuer, configuration);
+
+  provider.use(async (ctx, next) => {
+    await next();
+    await burnCodeAfterFailedExchange(provider, ctx as KoaContextWithOIDC);
+    if (ctx.path === '/.well-known/openid-configuration' && ctx.status === 200) {
+      const metadata = ctx.body as Record<string, string[]>;
+      // The same server also issues client-credentials tokens to registered API clients.
+      ctx.body = {
+        ...metadata,
+        grant_types_supported: [...new Set([...(metadata.grant_types_supported ?? []), 'client_credentials'])],
+        token_endpoint_auth_methods_supported: [...new Set([...(metadata.token_endpoint_auth_methods_supported ?? []), 'client_secret_basic', 'client_secret_post'])],
+        code_challenge_methods_supported: ['S256'],
+        scopes_supported: [...(metadata.scopes_supported ?? []), ...allScopes.map((scope) => `${options.scopePrefix}${scope}`)],
+      };
+    }
+  });
+
+  const callback = provider.callback();
+
+  return {
+    handle: async (request, response) => {
+      await callback(request, response);
+    },
+    interaction: (request, response) => interaction(provider, request, response, options.scopePrefix),
+  };
+};
+
+/**
+ * oidc-provider checks PKCE before it consumes the code, so a code survives a failed verifier;
+ * OAuth 2.1 wants one redemption attempt per code. Any failed exchange by the code's own client burns it.
+ */
+const burnCodeAfterFailedExchange = async (provider: Provider, ctx: KoaContextWithOIDC) => {
+  const params = ctx.oidc?.params as Record<string, unknown> | undefined;
+  if (ctx.oidc?.route !== 'token' || params?.grant_type !== 'authorization_code' || typeof params.code !== 'string') return;
+  if (ctx.status !== 400 || (ctx.body as { error?: string } | undefined)?.error !== 'invalid_grant') return;
+  const code = await provider.AuthorizationCode.find(params.code, { ignoreExpiration: true });
+  if (code && !(code as { consumed?: number }).consumed && code.clientId === ctx.oidc.client?.clientId) await code.consume();
+};
+
+const interaction = async (provider: Provider, request: IncomingMessage, response: ServerResponse, scopePrefix: string) => {
+  const url = new URL(request.url ?? '/', 'http://local');
+  const [, , uid, action] = url.pathname.split('/');
+  let details;
+  try {
+    details = await provider.interactionDetails(request, response);
+  } catch {
+    return html(response, 400, page('Sign-in expired', '<p>This sign-in is no longer valid. Start again from your application.</p>'));
+  }
+  if (details.uid !== uid) return html(response, 400, page('Sign-in expired', '<p>This sign-in is no longer valid.</p>'));
+  const client = await provider.Client.find(String(details.params.client_id));
+  const clientName = client?.clientName ?? String(details.params.client_id);
+
+  if (request.method === 'GET') {
+    if (details.prompt.name === 'login') return html(response, 200, loginPage(uid, clientName));
+    if (details.prompt.name === 'consent') return html(response, 200, consentPage(uid, clientName, requestedScopes(details, scopePrefix)));
+    return html(response, 400, page('Sign-in', '<p>Nothing to do here.</p>'));
+  }
+  if (request.method !== 'POST') return html(response, 405, page('Method not allowed', ''));
+  const form = new URLSearchParams(await readBody(request));
+
+  if (action === 'login' && details.prompt.name === 'login') {
+    const person = await personRepository.findByEmail(form.get('email') ?? '');
+    const password = form.get('password') ?? '';
+    const valid = person?.status === 'active' && person.passwordHash !== undefined && (await verifySecret(password, person.passwordHash));
+    if (!person || !valid) return html(response, 401, loginPage(uid, clientName, 'Wrong e-mail address or password.'));
+    return provider.interactionFinished(request, response, { login: { accountId: person.userId } }, { mergeWithLastSubmission: false });
+  }
+
+  if (action === 'consent' && details.prompt.name === 'consent') {
+    const decision = form.get('decision');
+    if (decision === 'deny') {
+      return provider.interactionFinished(request, response, { error: 'access_denied', error_description: 'The person declined the request' }, { mergeWithLastSubmission: false });
+    }
+    if (decision !== 'allow') return html(response, 400, consentPage(uid, clientName, requestedScopes(details, scopePrefix), 'Choose allow or deny.'));
+    const accountId = details.session!.accountId;
+    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    if (!grant) return html(response, 400, page('Sign-in expired', '<p>This sign-in is no longer valid.</p>'));
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    // Exactly what was asked for: the missing OIDC scopes and, per resource, the missing resource scopes.
+    if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId = await grant.save();
+    return provider.interactionFinished(request, response, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  }
+  return html(response, 400, page('Sign-in', '<p>This step does not match the sign-in in progress.</p>'));
+};
+
+const requestedScopes = (details: { prompt: { details: Record<string, unknown> } }, scopePrefix: string) => {
+  const missing = details.prompt.details as { missingResourceScopes?: Record<string, string[]>; missingOIDCScope?: string[] };
+  const scopes = [...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()];
+  return [...new Set(scopes.map((scope) => (scope.startsWith(scopePrefix) ? scope.slice(scopePrefix.length) : scope)))];
+};
+
+const loginPage = (uid: string, clientName: string, error?: string) =>
+  page(
+    'Sign in',
+    `<p>${escape(clientName)} asks you to sign in to the Accounting Ledger.</p>
+${error ? `<p role="alert">${escape(error)}</p>` : ''}
+<form method="post" action="/interaction/${escape(uid)}/login">
+<label>E-mail <input type="email" name="email" autocomplete="username" required autofocus></label>
+<label>Password <input type="password" name="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+
+const consentPage = (uid: string, clientName: string, scopes: string[], error?: string) =>
+  page(
+    'Allow access',
+    `<p>${escape(clientName)} asks for:</p>
+<ul>${scopes.map((scope) => `<li>${escape(scope)}</li>`).join('')}</ul>
+${error ? `<p role="alert">${escape(error)}</p>` : ''}
+<form method="post" action="/interaction/${escape(uid)}/consent">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  );
+
+const page = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${body}</body></html>`;
+
+const html = (response: ServerResponse, status: number, body: string) => {
+  response.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+  response.end(body);
+};
+
+const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

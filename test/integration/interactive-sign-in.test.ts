@@ -1,0 +1,192 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, expectProblem } from '../support/api';
+import { testStack } from '../support/stack';
+import { personKeys } from '../../shared/people/keys';
+import { membershipItem, personRepository } from '../../shared/people/repository';
+import { dynamo, tableName } from '../../shared/platform/aws';
+import { Browser, codeOf, createPerson, exchangeCode, loopbackRedirect, prefixed, signIn, startAuthorization, submit, tokenRequest, type Tokens } from '../support/sign-in';
+
+/** Interactive sign-in (authorization code + PKCE) through the local login and consent pages, over HTTP. */
+describe('interactive sign-in', () => {
+  let person: Awaited<ReturnType<typeof createPerson>>;
+  let organizationIds: string[];
+
+  beforeAll(async () => {
+    const [first, second] = testStack().organizations;
+    person = await createPerson(first!.id, 'Ingrid Interactive');
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: membershipItem({ userId: person.userId, organizationId: second!.id, createdAt: new Date().toISOString() }) }));
+    organizationIds = (await personRepository.memberships(person.userId)).map((m) => m.organizationId);
+    expect(organizationIds.sort()).toEqual([first!.id, second!.id].sort());
+  });
+
+  const signInAs = (scopes: string[], extra: { resource?: string; clientId?: string; redirectUri?: string } = {}, browser?: Browser) =>
+    signIn(person, { scopes, ...extra }, browser);
+
+  it('publishes RFC 8414 metadata and OpenID discovery with PKCE S256, registration and every grant', async () => {
+    const { interactive } = testStack();
+    const metadata = async (name: string) => (await (await fetch(`${interactive.issuer}/.well-known/${name}`)).json()) as Record<string, any>;
+    const [oauth, openid] = [await metadata('oauth-authorization-server'), await metadata('openid-configuration')];
+    expect(oauth).toEqual(openid);
+    expect(oauth).toMatchObject({
+      issuer: interactive.issuer,
+      authorization_endpoint: interactive.authorizationUrl,
+      token_endpoint: interactive.tokenUrl,
+      registration_endpoint: interactive.registrationUrl,
+      jwks_uri: testStack().internal.jwksUri,
+      code_challenge_methods_supported: ['S256'],
+    });
+    expect(oauth.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']));
+    expect(oauth.scopes_supported).toEqual(expect.arrayContaining(prefixed(['context:read', 'companies:read'])));
+    expect(interactive.redirectUris).toEqual(['http://127.0.0.1/callback']);
+  });
+
+  it('signs a person in: login, consent, code + verifier, and whoami answers INTERACTIVE with the person and their organizations', async () => {
+    const tokens = await signInAs(['companies:read', 'context:read']);
+    expect(tokens.token_type).toBe('Bearer');
+    expect(tokens.scope.split(' ').sort()).toEqual(prefixed(['companies:read', 'context:read']).sort());
+    const claims = decodeJwt(tokens.access_token);
+    expect(claims).toMatchObject({ iss: testStack().interactive.issuer, aud: testStack().baseUrl, token_use: 'access', username: person.userId, client_id: testStack().interactive.clientId });
+
+    const whoami = await api('GET', '/v1/whoami', { token: tokens.access_token });
+    expect(whoami.status).toBe(200);
+    expect({ ...whoami.body, organizationIds: [...whoami.body.organizationIds].sort() }).toEqual({
+      clientId: testStack().interactive.clientId,
+      mode: 'INTERACTIVE',
+      organizationId: null,
+      userId: person.userId,
+      organizationIds: [...organizationIds].sort(),
+      scopes: ['companies:read', 'context:read'],
+    });
+  });
+
+  it('refuses a wrong password on the login page and signs in with the right one', async () => {
+    const browser = new Browser();
+    const started = await startAuthorization(browser, { scopes: ['companies:read'] });
+    const refused = await submit(browser, started.landing, { email: person.email, password: 'not-the-password' }, started.redirectUri);
+    expect(refused).toMatchObject({ kind: 'page', status: 401 });
+    expect(refused.kind === 'page' && refused.html).toContain('Wrong e-mail address or password');
+    const consent = await submit(browser, refused, { email: person.email, password: person.password }, started.redirectUri);
+    expect(consent.kind === 'page' && consent.html).toContain('name="decision"');
+  });
+
+  const codeFor = async (scopes: string[]) => {
+    const browser = new Browser();
+    const started = await startAuthorization(browser, { scopes });
+    const consent = await submit(browser, started.landing, { email: person.email, password: person.password }, started.redirectUri);
+    return { ...started, code: codeOf(await submit(browser, consent, { decision: 'allow' }, started.redirectUri), started.state) };
+  };
+
+  it('refuses a wrong code verifier, and the failed attempt burns the code', async () => {
+    const { code, pkce, redirectUri } = await codeFor(['companies:read']);
+    const wrong = await exchangeCode(code, `${pkce.verifier}x`, redirectUri);
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: string }).error).toBe('invalid_grant');
+    const right = await exchangeCode(code, pkce.verifier, redirectUri);
+    expect(right.status).toBe(400);
+    expect(((await right.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('redeems a code once: a second exchange is refused', async () => {
+    const { code, pkce, redirectUri } = await codeFor(['companies:read']);
+    expect((await exchangeCode(code, pkce.verifier, redirectUri)).status).toBe(200);
+    const again = await exchangeCode(code, pkce.verifier, redirectUri);
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('accepts S256 only', async () => {
+    const browser = new Browser();
+    const started = await startAuthorization(browser, { scopes: ['companies:read'], codeChallengeMethod: 'plain' });
+    expect(started.landing.kind).toBe('callback');
+    expect(started.landing.kind === 'callback' && started.landing.url.searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('sends access_denied to the application when the person denies consent', async () => {
+    const browser = new Browser();
+    const started = await startAuthorization(browser, { scopes: ['ledger:read'] });
+    const consent = await submit(browser, started.landing, { email: person.email, password: person.password }, started.redirectUri);
+    const denied = await submit(browser, consent, { decision: 'deny' }, started.redirectUri);
+    expect(denied.kind).toBe('callback');
+    if (denied.kind !== 'callback') return;
+    expect(denied.url.searchParams.get('error')).toBe('access_denied');
+    expect(denied.url.searchParams.get('code')).toBeNull();
+    expect(denied.url.searchParams.get('state')).toBe(started.state);
+  });
+
+  it('never grants the scopes reserved for system clients, even when asked for them', async () => {
+    const browser = new Browser();
+    const asked = ['companies:read', 'users:read', 'access:manage', 'webhooks:manage', 'imports:write'];
+    const started = await startAuthorization(browser, { scopes: asked });
+    const consent = await submit(browser, started.landing, { email: person.email, password: person.password }, started.redirectUri);
+    expect(consent.kind === 'page' && consent.html).toContain('<li>companies:read</li>');
+    for (const scope of asked.slice(1)) expect(consent.kind === 'page' && consent.html).not.toContain(scope);
+    const code = codeOf(await submit(browser, consent, { decision: 'allow' }, started.redirectUri), started.state);
+    const tokens = (await (await exchangeCode(code, started.pkce.verifier, started.redirectUri)).json()) as Tokens;
+    expect(tokens.scope).toBe(prefixed(['companies:read'])[0]);
+    expect((await api('GET', '/v1/whoami', { token: tokens.access_token })).body.scopes).toEqual(['companies:read']);
+  });
+
+  it('refreshes with the same scopes and refuses a refresh that asks for more', async () => {
+    const tokens = await signInAs(['companies:read', 'ledger:read']);
+    expect(tokens.refresh_token).toBeTruthy();
+    const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: testStack().interactive.clientId });
+    expect(refreshed.status).toBe(200);
+    const body = (await refreshed.json()) as Tokens;
+    expect(body.scope.split(' ').sort()).toEqual(prefixed(['companies:read', 'ledger:read']).sort());
+    expect((await api('GET', '/v1/whoami', { token: body.access_token })).body.scopes).toEqual(['companies:read', 'ledger:read']);
+
+    const wider = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: body.refresh_token!,
+      client_id: testStack().interactive.clientId,
+      scope: prefixed(['companies:read', 'ledger:read', 'vat:read']).join(' '),
+    });
+    expect(wider.status).toBe(400);
+    expect(((await wider.json()) as { error: string }).error).toBe('invalid_scope');
+  });
+
+  it('binds tokens to their resource: an MCP token is refused by the REST API, an unknown resource is refused', async () => {
+    const mcp = await signInAs(['companies:read'], { resource: `${testStack().baseUrl}/mcp` });
+    expect(decodeJwt(mcp.access_token).aud).toBe(`${testStack().baseUrl}/mcp`);
+    expectProblem(await api('GET', '/v1/whoami', { token: mcp.access_token }), 401, 'invalid_token');
+
+    const browser = new Browser();
+    const started = await startAuthorization(browser, { scopes: ['companies:read'], resource: 'https://elsewhere.example/api' });
+    expect(started.landing.kind === 'callback' && started.landing.url.searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('registers a client dynamically (RFC 7591); it signs in, and a new scope needs consent again', async () => {
+    const redirectUri = loopbackRedirect();
+    const registration = await fetch(testStack().interactive.registrationUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Registered connector', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+    });
+    expect(registration.status).toBe(201);
+    const client = (await registration.json()) as { client_id: string };
+
+    const browser = new Browser();
+    const first = await signInAs(['companies:read'], { clientId: client.client_id, redirectUri }, browser);
+    expect((await api('GET', '/v1/whoami', { token: first.access_token })).body).toMatchObject({ clientId: client.client_id, mode: 'INTERACTIVE', userId: person.userId });
+
+    // The same scopes again in the same browser: no login, no consent.
+    const again = await startAuthorization(browser, { clientId: client.client_id, redirectUri, scopes: ['companies:read'] });
+    expect(again.landing.kind).toBe('callback');
+    codeOf(again.landing, again.state);
+
+    // One more scope: the consent page asks for exactly the new one.
+    const wider = await startAuthorization(browser, { clientId: client.client_id, redirectUri, scopes: ['companies:read', 'documents:read'] });
+    expect(wider.landing.kind === 'page' && wider.landing.html).toContain('<li>documents:read</li>');
+    expect(wider.landing.kind === 'page' && wider.landing.html).not.toContain('<li>companies:read</li>');
+  });
+
+  it('refuses an interactive token once the person is deleted', async () => {
+    const other = await createPerson(testStack().organizations[0]!.id, 'Short-lived');
+    const tokens = await signIn(other, { scopes: ['companies:read'] });
+    expect((await api('GET', '/v1/whoami', { token: tokens.access_token })).status).toBe(200);
+    await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: personKeys(other.userId), UpdateExpression: 'SET #s = :d', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':d': 'deleted' } }));
+    expectProblem(await api('GET', '/v1/whoami', { token: tokens.access_token }), 401, 'invalid_token');
+  });
+});
