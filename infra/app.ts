@@ -40,6 +40,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     terminationProtection: true,
     resourcePrefix,
     cognitoDomainPrefix: contextString(app, 'cognitoDomainPrefix'),
+    interactiveCallbackUrls: contextString(app, 'interactiveCallbackUrls')?.split(',').map((url) => url.trim()).filter(Boolean),
   });
 
   const api = new ApiStack(app, 'LedgerApi', {
@@ -56,6 +57,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     serviceName: contextString(app, 'serviceName') ?? 'ledger-api',
     problemTypeBase: contextString(app, 'problemTypeBase'),
     tokenUrl: stateful.tokenUrl,
+    interactiveClientIds: [stateful.interactiveClient.userPoolClientId],
     throttle: { rateLimit: 50, burstLimit: 100 },
     resolveEntry: options.resolveEntry,
   });
@@ -76,12 +78,12 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
     {
       id: 'AwsSolutions-COG2',
       reason:
-        'Machine-to-machine pool: no human users sign in; clients use the OAuth client-credentials grant, which has no MFA step.',
+        'MFA is optional (TOTP), not required: API clients use the client-credentials grant, which has no MFA step, and Cognito can only require MFA on a pool created so; people enrol TOTP in managed login.',
     },
     {
       id: 'AwsSolutions-COG8',
       reason:
-        'Plus-tier threat protection (compromised credentials, adaptive authentication) acts on user sign-ins; this pool only issues client-credentials tokens.',
+        'Essentials tier: Plus-tier threat protection (compromised credentials, adaptive authentication) is priced per monthly active user; people are created by administrators only (no self sign-up) and every API decision is made by the service\'s own access rules.',
     },
   );
 

@@ -84,6 +84,8 @@ export interface ApiStackProps extends StackProps {
   readonly problemTypeBase?: string;
   /** The absolute OAuth 2.0 token URL, named by the OpenAPI document the API serves. */
   readonly tokenUrl?: string;
+  /** App clients people sign in through; the authorizer accepts their user access tokens (INTERACTIVE). */
+  readonly interactiveClientIds?: readonly string[];
   /**
    * Maps a handler entry (relative to the repository root) to the file to build.
    * Defaults to the file in the repository; tests that skip bundling point it at any existing file.
@@ -123,6 +125,7 @@ export class ApiStack extends Stack {
       ...Object.fromEntries(props.queues.map(({ definition, queue }) => [definition.urlEnv, queue.queueUrl])),
       ...(props.problemTypeBase ? { PROBLEM_TYPE_BASE: props.problemTypeBase } : {}),
       ...(props.tokenUrl ? { TOKEN_URL: props.tokenUrl } : {}),
+      ...(props.interactiveClientIds?.length ? { INTERACTIVE_CLIENT_IDS: props.interactiveClientIds.join(',') } : {}),
     };
 
     // DynamoDB grants (infra/stacks/permissions.ts) as explicit statements: exact actions, the

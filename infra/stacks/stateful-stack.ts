@@ -6,15 +6,22 @@ import { pendingUploadsPrefix } from '../../shared/documents/keys';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import {
   AccountRecovery,
+  CfnManagedLoginBranding,
+  FeaturePlan,
+  ManagedLoginVersion,
+  Mfa,
+  OAuthScope,
   ResourceServerScope,
   UserPool,
+  UserPoolClient,
+  UserPoolClientIdentityProvider,
   UserPoolDomain,
   type UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
-import { allScopes } from '../../shared/identity/scopes';
+import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues, type QueueDefinition } from '../../shared/queues';
 
 /** Identifier of the Cognito resource server; Cognito prefixes every custom scope with `<identifier>/`. */
@@ -32,6 +39,12 @@ export interface StatefulStackProps extends StackProps {
    * @default `<resourcePrefix>-api-<account id>`
    */
   readonly cognitoDomainPrefix?: string;
+  /**
+   * Redirect URIs of the interactive sign-in app client (authorization code + PKCE): the MCP
+   * connectors' and desktop tools' callbacks. Cognito matches them exactly; http only for localhost.
+   * @default ['http://localhost/callback']
+   */
+  readonly interactiveCallbackUrls?: readonly string[];
 }
 
 export interface ServiceQueue {
@@ -67,6 +80,8 @@ export class StatefulStack extends Stack {
   readonly userPool: UserPool;
   readonly userPoolDomain: UserPoolDomain;
   readonly resourceServer: UserPoolResourceServer;
+  /** The public app client people sign in through (managed login, authorization code + PKCE). */
+  readonly interactiveClient: UserPoolClient;
   readonly cursorSecret: Secret;
   /** `https://cognito-idp.<region>.amazonaws.com/<poolId>`: the `iss` of the pool's access tokens. */
   readonly jwtIssuer: string;
@@ -164,10 +179,14 @@ export class StatefulStack extends Stack {
     if (!uploadsQueue) throw new Error('shared/queues.ts has no uploads queue');
     this.documentsBucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(uploadsQueue.queue), { prefix: pendingUploadsPrefix });
 
-    // ---- Cognito: machine-to-machine user pool ---------------------------------------------
+    // ---- Cognito: API clients (client credentials) and people (managed login) ----------------
+    // A person's username is their userId; they sign in with their e-mail address (an alias).
     this.userPool = new UserPool(this, 'UserPool', {
       selfSignUpEnabled: false,
-      signInAliases: { username: true },
+      signInAliases: { username: true, email: true },
+      featurePlan: FeaturePlan.ESSENTIALS,
+      mfa: Mfa.OPTIONAL,
+      mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.NONE,
       passwordPolicy: {
         minLength: 16,
@@ -181,14 +200,42 @@ export class StatefulStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    const scopes = new Map(allScopes.map((scopeName) => [scopeName, new ResourceServerScope({ scopeName, scopeDescription: `Grants ${scopeName}` })]));
     this.resourceServer = this.userPool.addResourceServer('ResourceServer', {
       identifier: resourceServerIdentifier,
       userPoolResourceServerName: resourceServerIdentifier,
-      scopes: allScopes.map((scopeName) => new ResourceServerScope({ scopeName, scopeDescription: `Grants ${scopeName}` })),
+      scopes: [...scopes.values()],
     });
 
     this.userPoolDomain = this.userPool.addDomain('Domain', {
       cognitoDomain: { domainPrefix: props.cognitoDomainPrefix ?? `${props.resourcePrefix}-api-${this.account}` },
+      managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
+    });
+
+    // Cognito has no dynamic client registration: MCP connectors and desktop tools use this
+    // pre-registered public client. Only the scopes interactive sessions may hold (never
+    // users:read, access:manage, webhooks:manage, imports:write; context:read only here).
+    this.interactiveClient = this.userPool.addClient('InteractiveClient', {
+      userPoolClientName: 'interactive-sign-in',
+      generateSecret: false,
+      authFlows: {},
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: [OAuthScope.OPENID, OAuthScope.EMAIL, ...interactiveScopes.map((scope) => OAuthScope.resourceServer(this.resourceServer, scopes.get(scope)!))],
+        callbackUrls: [...(props.interactiveCallbackUrls ?? ['http://localhost/callback'])],
+      },
+      supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
+      preventUserExistenceErrors: true,
+      enableTokenRevocation: true,
+      accessTokenValidity: Duration.hours(1),
+      idTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.days(30),
+    });
+    this.interactiveClient.node.addDependency(this.resourceServer);
+    new CfnManagedLoginBranding(this, 'InteractiveLoginBranding', {
+      userPoolId: this.userPool.userPoolId,
+      clientId: this.interactiveClient.userPoolClientId,
+      useCognitoProvidedValues: true,
     });
 
     this.jwtIssuer = `https://cognito-idp.${this.region}.amazonaws.com/${this.userPool.userPoolId}`;
@@ -204,6 +251,8 @@ export class StatefulStack extends Stack {
     // ---- Outputs ---------------------------------------------------------------------------
     new CfnOutput(this, 'TokenUrl', { value: this.tokenUrl, description: 'OAuth 2.0 token endpoint (client credentials)' });
     new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPoolId });
+    new CfnOutput(this, 'InteractiveClientId', { value: this.interactiveClient.userPoolClientId, description: 'Public app client for interactive sign-in (authorization code + PKCE)' });
+    new CfnOutput(this, 'AuthorizationUrl', { value: `${this.userPoolDomain.baseUrl()}/oauth2/authorize`, description: 'Managed login: OAuth 2.0 authorization endpoint' });
     new CfnOutput(this, 'JwtIssuer', { value: this.jwtIssuer });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'ControlTableName', { value: this.controlTable.tableName, description: 'Rate-limit state and idempotency records' });

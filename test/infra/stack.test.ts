@@ -12,7 +12,7 @@ import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
-import { allScopes } from '../../shared/identity/scopes';
+import { allScopes, interactiveForbiddenScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues } from '../../shared/queues';
 import { functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 
@@ -565,6 +565,30 @@ describe('stateful resources', () => {
       Properties: Match.objectLike({ AdminCreateUserConfig: { AllowAdminCreateUserOnly: true }, DeletionProtection: 'ACTIVE' }),
     });
     stateful.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
+  });
+
+  it('people sign in through managed login with a public app client: authorization code (PKCE), interactive scopes only', () => {
+    const clients = ofType(statefulResources, 'AWS::Cognito::UserPoolClient');
+    const [clientId, client] = only(clients);
+    expect(client.Properties).toMatchObject({
+      ClientName: 'interactive-sign-in',
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      SupportedIdentityProviders: ['COGNITO'],
+      CallbackURLs: ['http://localhost/callback'],
+      EnableTokenRevocation: true,
+    });
+    const scopes = JSON.stringify(client.Properties?.AllowedOAuthScopes);
+    for (const scope of interactiveScopes) expect(scopes).toContain(`/${scope}`);
+    for (const scope of interactiveForbiddenScopes) expect(scopes).not.toContain(`/${scope}`);
+    expect(scopes).toContain('/context:read');
+    stateful.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
+    stateful.hasResourceProperties('AWS::Cognito::ManagedLoginBranding', { ClientId: { Ref: clientId }, UseCognitoProvidedValues: true });
+    stateful.hasResourceProperties('AWS::Cognito::UserPool', { AliasAttributes: ['email'], UserPoolTier: 'ESSENTIALS' });
+    // The authorizer accepts user tokens of that client only.
+    const env = apiResources[logicalId(built.api, built.api.authorizerFunction)]?.Properties?.Environment?.Variables ?? {};
+    expect(JSON.stringify(env.INTERACTIVE_CLIENT_IDS)).toContain(clientId);
   });
 
   it('the cursor secret is a generated 64-character string', () => {

@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -189,4 +194,18 @@ describe('interactive sign-in', () => {
     await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: personKeys(other.userId), UpdateExpression: 'SET #s = :d', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':d': 'deleted' } }));
     expectProblem(await api('GET', '/v1/whoami', { token: tokens.access_token }), 401, 'invalid_token');
   });
+
+  it('npm run sign-in prints an access token of the person (the scripted sign-in of the README)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sign-in-'));
+    try {
+      writeFileSync(join(dir, 'stack.json'), JSON.stringify(testStack()));
+      const run = (args: string[]) => promisify(execFile)('node_modules/.bin/tsx', ['infra/tools/sign-in.ts', '--stack-file', join(dir, 'stack.json'), ...args]);
+      const { stdout } = await run(['--email', person.email, '--password', person.password, '--scope', 'companies:read,context:read']);
+      const whoami = await api('GET', '/v1/whoami', { token: stdout.trim() });
+      expect(whoami.body).toMatchObject({ mode: 'INTERACTIVE', userId: person.userId, scopes: ['companies:read', 'context:read'] });
+      await expect(run(['--email', person.email, '--password', 'wrong'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('Wrong e-mail address or password') });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
