@@ -34,8 +34,9 @@ const resourceMetadataUrl = () => `${publicBaseUrl() ?? ''}${mcpResourceMetadata
 
 /**
  * A tools/call of a tool whose scope the token lacks: 403 insufficient_scope for the whole request,
- * the scope in WWW-Authenticate, as the MCP authorization rules (2025-11-25, scope challenge
- * handling) say, so that a client can ask the user to consent to it (step-up).
+ * the scope in WWW-Authenticate (as the authorization server names it), as the MCP authorization
+ * rules (2025-11-25, scope challenge handling) say, so that a client can ask the person to consent
+ * to it (step-up).
  */
 const checkToolScope = (message: Record<string, unknown>, scopes: readonly string[]): void => {
   if (message.method !== 'tools/call') return;
@@ -45,14 +46,15 @@ const checkToolScope = (message: Record<string, unknown>, scopes: readonly strin
   const base = problems.insufficientScope(scope);
   throw new ProblemError(
     { ...base.problem, detail: `The tool ${name as string} needs the scope ${scope}.` },
-    { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl()}"` },
+    { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${config().scopePrefix}${scope}", resource_metadata="${resourceMetadataUrl()}"` },
   );
 };
 
 const metadata = () => ({
   resource: `${publicBaseUrl() ?? ''}/mcp`,
   authorization_servers: [config().jwtIssuer],
-  scopes_supported: [...mcpScopes],
+  // As the authorization server names them (Cognito prefixes custom scopes with the resource server's id).
+  scopes_supported: mcpScopes.map((scope) => `${config().scopePrefix}${scope}`),
   bearer_methods_supported: ['header'],
   resource_name: 'Accounting Ledger MCP endpoint (read-only)',
   resource_documentation: `${publicBaseUrl() ?? ''}/docs`,

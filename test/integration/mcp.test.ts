@@ -75,7 +75,7 @@ describe('MCP endpoint', () => {
 
   it('lists the read-only tools, each annotated, with input and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(twinNames));
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...twinNames, 'get_company_context', 'get_account_context'].sort());
     for (const tool of tools) {
       expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       expect(tool.inputSchema.type).toBe('object');
@@ -170,7 +170,7 @@ describe('MCP endpoint', () => {
     expect(raw.status).toBe(403);
     expect(raw.body.error).toBe('insufficient_scope');
     expect(raw.headers.get('www-authenticate')).toBe(
-      `Bearer error="insufficient_scope", scope="vat:read", resource_metadata="${testStack().baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer error="insufficient_scope", scope="${testStack().internal.scopePrefix}vat:read", resource_metadata="${testStack().baseUrl}/.well-known/oauth-protected-resource/mcp"`,
     );
   });
 
@@ -200,8 +200,9 @@ describe('MCP endpoint', () => {
         authorization_servers: [testStack().authUrl.replace(/\/oauth2\/token$/, '')],
         bearer_methods_supported: ['header'],
       });
-      expect(metadata.body.scopes_supported).toEqual(expect.arrayContaining(['companies:read', 'ledger:read', 'context:read']));
-      expect(metadata.body.scopes_supported).not.toContain('companies:write');
+      const prefix = testStack().internal.scopePrefix;
+      expect(metadata.body.scopes_supported).toEqual(expect.arrayContaining([`${prefix}companies:read`, `${prefix}ledger:read`, `${prefix}context:read`]));
+      expect(metadata.body.scopes_supported).not.toContain(`${prefix}companies:write`);
     }
   });
 
