@@ -162,6 +162,8 @@ describe('MCP endpoint', () => {
     } finally {
       await limited.close();
     }
+    // The context tools need context:read, which only interactive sessions hold.
+    await expect(call(client, 'get_company_context', { companyId: ids.companyId })).rejects.toThrow(/403/);
     const raw = await api('POST', '/mcp', {
       token,
       headers: { accept: 'application/json, text/event-stream' },
