@@ -15,6 +15,8 @@ import { functionGroups } from '../../shared/routes';
  * Writes .local/bench/mcp.json.
  */
 const calls = Number(process.env.BENCH_MCP_CALLS ?? 50);
+// One JSON log line per request would bury the results.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
