@@ -3,7 +3,7 @@ import type { Scope } from './identity/scopes';
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'users' | 'access' | 'openapi' | 'fallback';
+export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'users' | 'access' | 'openapi' | 'mcp' | 'fallback';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -29,6 +29,8 @@ export interface RouteDefinition {
   ownerMayBeDeleted?: boolean;
   /** The document the path names may still be a pending upload declaration (completion). */
   ownerMayBePending?: boolean;
+  /** RFC 9728: the path of this resource's protected-resource metadata, named by its 401 challenge (`resource_metadata`). */
+  resourceMetadataPath?: string;
 }
 
 export interface FunctionGroupDefinition {
@@ -52,12 +54,16 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   users: { entry: 'functions/users/handler.ts', description: 'People: members of the organization subtree, their effective access and its explanation', memoryMb: 512, timeoutSeconds: 10 },
   access: { entry: 'functions/access/handler.ts', description: 'Access policies and their assignments; recomputes the effective access of the people concerned', memoryMb: 512, timeoutSeconds: 29 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document, the API reference and the problem pages', memoryMb: 512, timeoutSeconds: 10 },
+  mcp: { entry: 'functions/mcp/handler.ts', description: 'MCP endpoint (beta): read-only tools over the operations of the other groups, protected-resource metadata', memoryMb: 1024, timeoutSeconds: 29 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
 
 export const authorizerEntry = 'functions/authorizer/handler.ts';
 
 const companyPath = '/v1/companies/{companyId}';
+
+/** RFC 9728 path-based location of the MCP endpoint's protected-resource metadata. */
+export const mcpResourceMetadataPath = '/.well-known/oauth-protected-resource/mcp';
 
 export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/openapi.json', group: 'openapi', operationId: 'getOpenApiDocument', summary: 'The OpenAPI 3.0.3 document of this API', auth: 'public', mutation: false },
@@ -132,6 +138,10 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/access/assignments', group: 'access', operationId: 'listAccessAssignments', summary: 'Assignments of the policies of your subtree (filters user_id, policy_id)', auth: 'token', scope: 'access:manage', mutation: false, systemOnly: true },
   { method: 'DELETE', path: '/v1/access/assignments/{assignmentId}', group: 'access', operationId: 'deleteAccessAssignment', summary: 'Revoke an assignment (in force on the person\'s next request)', auth: 'token', scope: 'access:manage', mutation: true, systemOnly: true },
   { method: 'GET', path: '/v1/jobs/{jobId}', group: 'jobs', operationId: 'getJob', summary: 'One job (poll until terminal)', auth: 'token', mutation: false },
+
+  { method: 'POST', path: '/mcp', group: 'mcp', operationId: 'callMcp', summary: 'Model Context Protocol (beta): read-only tools over stateless streamable HTTP', auth: 'token', mutation: false, resourceMetadataPath: mcpResourceMetadataPath },
+  { method: 'GET', path: mcpResourceMetadataPath, group: 'mcp', operationId: 'getMcpResourceMetadata', summary: 'Protected-resource metadata of the MCP endpoint (RFC 9728)', auth: 'public', mutation: false },
+  { method: 'GET', path: '/.well-known/oauth-protected-resource', group: 'mcp', operationId: 'getResourceMetadata', summary: 'Protected-resource metadata at the root location (RFC 9728), where MCP clients fall back', auth: 'public', mutation: false },
 ];
 
 /** API Gateway's route key, e.g. "GET /v1/companies/{companyId}". */

@@ -140,6 +140,7 @@ export const createAuthorizationServer = (options: {
 
   return {
     handle: async (request, response) => {
+      if (request.method === 'POST' && new URL(request.url ?? '/', 'http://local').pathname === configuration.routes!.registration) await dropRegistrationScope(request);
       await callback(request, response);
     },
     interaction: (request, response) => interaction(provider, request, response, options.scopePrefix),
@@ -245,3 +246,22 @@ const html = (response: ServerResponse, status: number, body: string) => {
 };
 
 const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Dynamic registration (RFC 7591) takes `scope` as a wish the server may ignore; oidc-provider
+ * refuses any scope it does not know as an OpenID scope, resource scopes included, which MCP
+ * clients send (the SDK's client registers with the scopes of the protected-resource metadata).
+ * The registered scope restricts nothing here (consent grants per request), so it is dropped
+ * before oidc-provider reads the body (it then takes the parsed body from `request.body`).
+ */
+const dropRegistrationScope = async (request: IncomingMessage): Promise<void> => {
+  const text = await readBody(request, 56 * 1024);
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse(text);
+  } catch {
+    metadata = undefined;
+  }
+  if (metadata && typeof metadata === 'object' && !Array.isArray(metadata)) delete (metadata as { scope?: unknown }).scope;
+  (request as IncomingMessage & { body?: Buffer }).body = Buffer.from(metadata === undefined ? text : JSON.stringify(metadata));
+};

@@ -241,6 +241,9 @@ export class ApiStack extends Stack {
       createDefaultStage: false,
     });
 
+    // DNS rebinding protection of the MCP endpoint: the Host (and a browser's Origin) must name this API.
+    this.functions.mcp.addEnvironment('MCP_ALLOWED_HOSTS', `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`);
+
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,

@@ -57,6 +57,8 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   users: { table: 'read', control: 'rateLimit', cursorSecret: true },
   access: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
   openapi: { table: 'none', control: 'none', cursorSecret: false },
+  // The MCP tools run the read operations of the groups above, and read the context service's pictures.
+  mcp: { table: 'read', control: 'rateLimit', cursorSecret: true },
   fallback: { table: 'none', control: 'none', cursorSecret: false },
 };
 

@@ -74,6 +74,7 @@ const callOf = (operationId: string, event: HttpEvent): OperationCall => {
     idempotencyKey: event.headers['idempotency-key'],
     ...(event.headers['if-match'] !== undefined && { ifMatch: event.headers['if-match'] }),
     requestId: event.requestContext.requestId,
+    headers: event.headers,
   };
 };
 

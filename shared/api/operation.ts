@@ -45,6 +45,8 @@ export interface OperationRequest<C extends OperationContract> {
   ifMatch?: string;
   requestId: string;
   operationId: string;
+  /** Request headers, lower-case names; empty when the transport has none. */
+  headers: Record<string, string | undefined>;
 }
 
 export interface OperationResult {

@@ -12,6 +12,7 @@ import {
   type StoredResponse,
 } from '../platform/idempotency';
 import { stringifyJson } from '../platform/json';
+import { publicBaseUrl } from '../platform/config';
 import { logger } from '../platform/logger';
 import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import type { Operation, OperationResult } from './operation';
@@ -42,6 +43,8 @@ export interface OperationCall {
   /** The If-Match header (replacements with optimistic concurrency). */
   ifMatch?: string;
   requestId: string;
+  /** Request headers, lower-case names (operations that speak a protocol of their own read them: MCP). */
+  headers?: Record<string, string | undefined>;
 }
 
 /**
@@ -98,7 +101,7 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
       const route = routeOf.get(call.operationId);
       const operation = operations[call.operationId];
       if (!route || !operation) throw new Error(`Unknown operation ${call.operationId}`);
-      const principal = route.auth === 'token' ? authenticate(call.authentication) : undefined;
+      const principal = route.auth === 'token' ? authenticate(call.authentication, route) : undefined;
       let owner: unknown;
       let reaching: ReachingPrincipal | undefined;
       if (principal) {
@@ -132,9 +135,11 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
   };
 };
 
-const authenticate = (authentication: Authentication | undefined): Principal => {
+const authenticate = (authentication: Authentication | undefined, route: RouteDefinition): Principal => {
   if (!authentication?.authenticated) {
-    throw problems.unauthorized(`A valid bearer access token is required (${authentication?.failure ?? 'missing bearer token'}).`);
+    const failure = authentication?.failure ?? 'missing bearer token';
+    const resourceMetadata = route.resourceMetadataPath && `${publicBaseUrl() ?? ''}${route.resourceMetadataPath}`;
+    throw problems.unauthorized(`A valid bearer access token is required (${failure}).`, resourceMetadata ? { resourceMetadata, tokenSent: failure !== 'missing bearer token' } : undefined);
   }
   return authentication.principal;
 };
@@ -220,6 +225,7 @@ const executeOperation = async (
       ...(call.ifMatch !== undefined && { ifMatch: call.ifMatch }),
       requestId: call.requestId,
       operationId: route.operationId,
+      headers: call.headers ?? {},
     });
     return renderResult(result);
   } catch (error) {

@@ -19,6 +19,7 @@ import { vatContracts } from '../vat/contracts';
 import { describeDocument } from './describe';
 import { problemCatalogueMarkdown } from './problem-catalogue';
 import { docsContracts } from './docs-contracts';
+import { mcpContracts } from '../composition/mcp-contracts';
 import { addExamples } from './examples';
 import { operationDocs } from './operation-docs';
 
@@ -39,6 +40,7 @@ export const contracts: Record<string, OperationContract> = {
   ...userContracts,
   ...accessContracts,
   ...documentContracts,
+  ...mcpContracts,
 };
 
 const problemResponse = (description: string) => ({

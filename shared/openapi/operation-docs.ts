@@ -236,4 +236,16 @@ export const operationDocs: Record<string, OperationDoc> = {
     description: 'Soft delete: the document answers 404 everywhere afterwards; the bytes stay in storage. Deleting again answers the same deletion.',
   },
   restoreDocument: { description: 'Brings a soft-deleted document back; restoring a live document answers it unchanged. **404** for an unknown id or outside the reach.' },
+  callMcp: {
+    description:
+      'The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope` naming the scope. Outside the reach a tool answers a tool error (`isError`) that says not found.',
+    requestExample: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_companies', arguments: { page_size: 10 } } },
+  },
+  getMcpResourceMetadata: {
+    description:
+      'The protected-resource metadata of the MCP endpoint (RFC 9728), named by its 401 challenge: the resource, the authorization server to sign in at (its RFC 8414 metadata lists the endpoints), the scopes the tools need. Public.',
+  },
+  getResourceMetadata: {
+    description: 'The same protected-resource metadata at the root location, where MCP clients look when the challenge names none. Public.',
+  },
 };

@@ -53,6 +53,12 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     condition: 'The token is valid but lacks the scope the operation needs (named in `detail` and in `WWW-Authenticate`).',
     action: 'Ask the firm\'s administrator to grant the scope to the API client, then fetch a new token.',
   },
+  origin_not_allowed: {
+    status: 403,
+    title: 'Origin not allowed',
+    condition: 'A request to the MCP endpoint named a `Host` or an `Origin` other than this API (protection against DNS rebinding: a web page must not reach a local server through a name it controls).',
+    action: 'Call the endpoint by its own address; a browser-based client must be served from an origin the deployment allows (`MCP_ALLOWED_HOSTS`).',
+  },
   system_client_required: {
     status: 403,
     title: 'System client required',

@@ -44,10 +44,18 @@ export const problems = {
   malformedJson: (detail: string) => problem(400, 'malformed_json', 'Malformed JSON body', detail),
   unsupportedMediaType: (detail: string) => problem(415, 'unsupported_media_type', 'Unsupported media type', detail),
   invalidCursor: (detail: string) => problem(400, 'invalid_cursor', 'Invalid cursor', detail),
-  unauthorized: (detail: string) =>
+  /**
+   * With resourceMetadata (RFC 9728, the MCP endpoint) the challenge names the metadata URL; a
+   * request that sent no token gets no error code in it (RFC 6750 section 3.1).
+   */
+  unauthorized: (detail: string, challenge?: { resourceMetadata: string; tokenSent: boolean }) =>
     new ProblemError(
       { status: 401, error: 'invalid_token', title: 'Unauthorized', detail },
-      { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+      {
+        'WWW-Authenticate': challenge
+          ? `Bearer ${[challenge.tokenSent && 'error="invalid_token"', `resource_metadata="${challenge.resourceMetadata}"`].filter(Boolean).join(', ')}`
+          : 'Bearer error="invalid_token"',
+      },
     ),
   insufficientScope: (scope: string) =>
     new ProblemError(
@@ -56,6 +64,7 @@ export const problems = {
     ),
   systemClientRequired: () =>
     problem(403, 'system_client_required', 'System client required', 'This operation is for system clients (integrations) only, not for per-user or interactive principals.'),
+  originNotAllowed: (detail: string) => problem(403, 'origin_not_allowed', 'Origin not allowed', detail),
   notFound: (what = 'resource') => problem(404, 'not_found', 'Not found', `The ${what} does not exist or is outside your reach.`),
   routeNotFound: (path: string) => problem(404, 'route_not_found', 'Not found', `No operation is served at ${path}.`),
   methodNotAllowed: (method: string, path: string, allowed: string[]) =>

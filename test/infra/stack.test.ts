@@ -301,7 +301,7 @@ describe('least privilege', () => {
   });
 
   it('only the groups with cursor lists read the cursor secret; only the import and document paths touch queues and the bucket', () => {
-    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents, built.api.functions.users, built.api.functions.access];
+    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents, built.api.functions.users, built.api.functions.access, built.api.functions.mcp];
     for (const fn of [built.api.authorizerFunction, ...groups.map((g) => built.api.functions[g])]) {
       const actions = actionsOfFunction(fn);
       expect(actions.includes('secretsmanager:GetSecretValue'), fn.node.id).toBe(cursorReaders.includes(fn));
@@ -354,6 +354,7 @@ describe('least privilege', () => {
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
     users: [...tableRead, ...rateLimit, ...cursorSecret],
     access: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
+    mcp: [...tableRead, ...rateLimit, ...cursorSecret],
     documents: [
       ...tableRead,
       ...tableWrite,

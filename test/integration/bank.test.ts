@@ -577,6 +577,7 @@ describe('auto-reconciliation', () => {
         status: 'completed',
         detail: expect.stringMatching(/^matched 1 of 5 unreconciled bank transactions in 2026 \(1 bank account, 5 open GL lines, 2 ambiguous left\) in \d+ ms$/),
       }),
+      expect.objectContaining({ name: 'context', status: 'completed' }),
     ]);
     const statuses = await transactionsByReference(companyId, bankAccountId);
     expect(Object.fromEntries([...statuses].map(([reference, t]) => [reference, t.reconciliationStatus]))).toEqual({

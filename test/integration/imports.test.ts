@@ -154,7 +154,10 @@ describe('imports: the asynchronous part', () => {
       importId: done.id,
       kind: 'general_ledger_lines',
       year: 2025,
-      engines: [expect.objectContaining({ name: 'auto_reconciliation', status: 'completed', detail: expect.stringMatching(/^matched 0 of 0 unreconciled bank transactions in 2025 \(0 bank accounts/) })],
+      engines: [
+        expect.objectContaining({ name: 'auto_reconciliation', status: 'completed', detail: expect.stringMatching(/^matched 0 of 0 unreconciled bank transactions in 2025 \(0 bank accounts/) }),
+        expect.objectContaining({ name: 'context', status: 'completed' }),
+      ],
     });
     expect(run.postFetchCompletedAt).toEqual(expect.any(String));
 

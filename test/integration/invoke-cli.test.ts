@@ -171,6 +171,9 @@ const expected: [file: string, fn: string, status: number][] = [
   ['users/explainUserAccess.json', 'users', 200],
   ['access/deleteAccessAssignment.json', 'access', 200],
   ['access/deleteAccessPolicy.json', 'access', 200],
+  ['mcp/callMcp.json', 'mcp', 200],
+  ['mcp/getMcpResourceMetadata.json', 'mcp', 200],
+  ['mcp/getResourceMetadata.json', 'mcp', 200],
 ];
 
 /** The document events act on a company of this organization and the document declared by declareDocumentUpload.json. */

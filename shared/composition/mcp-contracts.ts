@@ -1,0 +1,63 @@
+import type { OperationContract } from '../api/operation';
+import { allScopes } from '../identity/scopes';
+import { z } from '../platform/zod';
+
+/** The scopes the MCP tools need: the read scopes of their REST twins and context:read. */
+export const mcpScopes = allScopes.filter((scope) => scope.endsWith(':read') && scope !== 'users:read');
+
+const JsonRpcMessageSchema = z
+  .looseObject({
+    jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
+    id: z.union([z.string(), z.number()]).optional().openapi({ description: 'Request id; absent on notifications' }),
+    method: z.string().optional().openapi({ description: 'MCP method: initialize, ping, tools/list, tools/call, notifications/initialized' }),
+    params: z.looseObject({}).optional().openapi({ additionalProperties: true, description: 'Method parameters (tools/call: name and arguments)' }),
+  })
+  .openapi('McpMessage', { additionalProperties: true, description: 'One JSON-RPC 2.0 message of the Model Context Protocol (revision 2025-11-25)' });
+
+const JsonRpcResponseSchema = z
+  .looseObject({
+    jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
+    id: z.union([z.string(), z.number()]).openapi({ description: 'The id of the request answered' }),
+    result: z.looseObject({}).optional().openapi({ additionalProperties: true, description: 'The answer (tools/call: content, structuredContent, isError)' }),
+    error: z
+      .looseObject({
+        code: z.number().int().openapi({ description: 'JSON-RPC error code' }),
+        message: z.string().openapi({ description: 'What went wrong' }),
+      })
+      .optional()
+      .openapi({ additionalProperties: true, description: 'A protocol error (unknown method or tool, malformed message)' }),
+  })
+  .openapi('McpResponse', { additionalProperties: true, description: 'The JSON-RPC 2.0 response to one MCP request' });
+
+export const ProtectedResourceMetadataSchema = z
+  .object({
+    resource: z.string().openapi({ description: 'The protected resource: the absolute URL of the MCP endpoint', example: 'http://127.0.0.1:3000/mcp' }),
+    authorization_servers: z.array(z.string()).openapi({ description: 'Issuer URLs of the authorization servers; their RFC 8414 metadata tells clients how to sign in', example: ['http://127.0.0.1:3001'] }),
+    scopes_supported: z.array(z.string()).openapi({ description: 'Scopes the tools need', example: ['companies:read', 'ledger:read', 'context:read'] }),
+    bearer_methods_supported: z.array(z.string()).openapi({ description: 'How the access token is sent: the Authorization header only', example: ['header'] }),
+    resource_name: z.string().openapi({ description: 'Human-readable name of the resource' }),
+    resource_documentation: z.string().openapi({ description: 'Where the endpoint is documented' }),
+  })
+  .openapi('ProtectedResourceMetadata', { description: 'OAuth 2.0 protected-resource metadata (RFC 9728) of the MCP endpoint' });
+
+const metadataContract = {
+  responses: { 200: { description: 'The protected-resource metadata', schema: ProtectedResourceMetadataSchema } },
+} satisfies OperationContract;
+
+/** Contracts of the MCP group: the endpoint itself and its protected-resource metadata. */
+export const mcpContracts = {
+  callMcp: {
+    description:
+      'The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors (unknown method or tool, malformed message, a missing `Accept`) are JSON-RPC error objects as MCP defines them, not problem documents.',
+    body: JsonRpcMessageSchema,
+    responses: {
+      200: { description: 'The JSON-RPC response', schema: JsonRpcResponseSchema },
+      202: { description: 'A notification or response was accepted (no body)' },
+    },
+    problems: {
+      403: 'origin_not_allowed: the Host or Origin header names a site other than this API (DNS rebinding protection); insufficient_scope: tools/call of a tool whose scope the token lacks (the scope is in WWW-Authenticate)',
+    },
+  },
+  getMcpResourceMetadata: metadataContract,
+  getResourceMetadata: metadataContract,
+} satisfies Record<string, OperationContract>;

@@ -1,0 +1,102 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { contextTools } from '../../functions/mcp/context-tools';
+import { refreshContext } from '../../shared/context/service';
+import { ledgerStateKeys } from '../../shared/imports/keys';
+import { administratorOf } from '../../shared/identity/principal';
+import { allScopes } from '../../shared/identity/scopes';
+import { dynamo, tableName } from '../../shared/platform/aws';
+import { api } from '../support/api';
+import { waitForPostFetch } from '../support/bank';
+import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
+import { testStack } from '../support/stack';
+
+/**
+ * The context tools as the MCP server runs them, in-process with a principal holding context:read
+ * (over HTTP only interactive sessions hold it: test/integration/mcp-sign-in.test.ts).
+ */
+const tool = (name: string) => contextTools.find((candidate) => candidate.name === name)!;
+const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const organization = (index: number) => {
+  const { id } = testStack().organizations[index]!;
+  return { id, path: id };
+};
+const principalOf = (index: number) => administratorOf(organization(index), 'context-test', [...allScopes]);
+
+describe('MCP context tools and the context service', () => {
+  it('answer service_unavailable until the context service caught up with the ledger, then the picture; not found outside the reach', async () => {
+    const companyId = await newApiCompany();
+    const principal = principalOf(0);
+    const companyContext = () => tool('get_company_context').call({ companyId }, principal, 'test');
+    const accountContext = (accountNumber: string) => tool('get_account_context').call({ companyId, accountNumber, year: 2026 }, principal, 'test');
+
+    // Nothing built yet: retry, never not found.
+    const before = await companyContext();
+    expect(before.isError).toBe(true);
+    expect(text(before)).toMatch(/^service_unavailable: .*Retry/);
+
+    await importAndWait(companyId, 'accounts', chartOf(2026, ['1920', '2700', '3000']));
+    const done = await importAndWait(companyId, 'general-ledger-lines', {
+      year: 2026,
+      lines: [
+        { id: 'L1', accountCode: '1920', amount: '1250.00', period: 1, transactionId: 'V-1', transactionDate: '2026-01-15', description: 'Cash sale' },
+        { id: 'L2', accountCode: '3000', amount: '-1000.00', period: 1, transactionId: 'V-1', transactionDate: '2026-01-15', taxCode: '3' },
+        { id: 'L3', accountCode: '2700', amount: '-250.00', period: 1, transactionId: 'V-1', transactionDate: '2026-01-15' },
+        { id: 'L4', accountCode: '1920', amount: '-99.50', period: 3, transactionId: 'V-2', transactionDate: '2026-03-02', description: 'Bank fee' },
+        { id: 'L5', accountCode: '3000', amount: '99.50', period: 3, transactionId: 'V-2', transactionDate: '2026-03-02' },
+      ],
+    });
+    const run = await waitForPostFetch(companyId, done.body.id);
+    expect(run.engines.map((engine: { name: string; status: string }) => `${engine.name} ${engine.status}`)).toEqual(['auto_reconciliation completed', 'context completed']);
+
+    const company = await companyContext();
+    expect(company.isError, text(company)).toBeFalsy();
+    expect(company.structuredContent).toMatchObject({
+      companyId,
+      currentYear: 2026,
+      trialBalance: { accounts: 3, openingBalance: 0, closingBalance: 0 },
+      bankAccounts: [],
+      openItems: { customer: { dueCount: 0, overdueCount: 0 }, supplier: { dueCount: 0, overdueCount: 0 } },
+    });
+    expect((company.structuredContent as { recentImports: { kind: string; status: string }[] }).recentImports.map((i) => `${i.kind} ${i.status}`)).toEqual([
+      'general_ledger_lines succeeded',
+      'accounts succeeded',
+    ]);
+
+    const account = await accountContext('1920');
+    expect(account.isError, text(account)).toBeFalsy();
+    // Amounts as the REST API writes them: exact decimals in the text block.
+    expect(text(account)).toContain('"closingBalance":1150.50');
+    expect(account.structuredContent).toMatchObject({ accountCode: '1920', year: 2026, openingBalance: 0, closingBalance: 1150.5, lineCount: 2, vat: null, reconciliation: null });
+    const { periods, largestMovements, lastLines } = account.structuredContent as { periods: { period: number; movement: number; closingBalance: number }[]; largestMovements: { lineId: string; amount: number }[]; lastLines: { amount: number; description: string }[] };
+    expect(periods).toHaveLength(12);
+    expect(periods[0]).toEqual({ period: 1, movement: 1250, closingBalance: 1250 });
+    expect(periods[2]).toEqual({ period: 3, movement: -99.5, closingBalance: 1150.5 });
+    expect(largestMovements.map((line) => line.amount)).toEqual([1250, -99.5]);
+    expect(lastLines[0]).toMatchObject({ amount: -99.5, description: 'Bank fee' });
+    expect((await accountContext('2700')).structuredContent).toMatchObject({ vat: { direction: 'output' } });
+
+    // An account the chart does not have is not found, not unavailable.
+    const missing = await accountContext('9999');
+    expect(text(missing)).toMatch(/^not found: /);
+
+    // The books move on (a fetch the context service has not seen): unavailable until it catches up.
+    await dynamo().send(
+      new UpdateCommand({ TableName: tableName(), Key: ledgerStateKeys(companyId), UpdateExpression: 'SET lastUpdatedAt = :at', ExpressionAttributeValues: { ':at': new Date(Date.now() + 1000).toISOString() } }),
+    );
+    expect(text(await companyContext())).toMatch(/^service_unavailable: /);
+    expect(text(await accountContext('1920'))).toMatch(/^service_unavailable: /);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await refreshContext(companyId);
+    expect((await companyContext()).isError).toBeFalsy();
+
+    // Outside the reach (organization B): not found, whatever the context service holds.
+    const other = await tool('get_company_context').call({ companyId }, principalOf(2), 'test');
+    expect(text(other)).toMatch(/^not found: /);
+    // Invalid input: a tool error naming the field.
+    expect(text(await tool('get_company_context').call({ companyId: 'x' }, principal, 'test'))).toMatch(/^validation_failed: companyId/);
+    // The REST read of the same company still answers from the books.
+    expect((await api('GET', `/v1/companies/${companyId}/trial-balance?year=2026`, { as: 'a-system' })).body.totals.closingBalance).toBe(0);
+  });
+});
