@@ -8,8 +8,6 @@ import { finalize, pathPattern } from '../../shared/api/http';
 import { renderProblem } from '../../shared/api/runner';
 import { requestBodyTooLarge } from '../../shared/platform/request-body';
 import { timed } from '../../shared/platform/stage-timing';
-import { authorizerCacheTtlSeconds, authorizerIdentityHeader } from '../../shared/identity/authorizer-cache';
-import { createAuthorizerCache } from './authorizer-cache';
 import { readBoundedBody } from './http-body';
 import type { AccessEntry } from './log-format';
 import { listenOnLoopback } from './ports';
@@ -86,8 +84,6 @@ const matchRoute = (method: string, path: string): { route: RouteDefinition; pat
 export interface GatewayOptions {
   port: number;
   onRequest?: (entry: AccessEntry) => void;
-  /** The authorizer results cache's TTL, as CDK configures API Gateway's (default); 0 turns it off. */
-  authorizerCacheTtlSeconds?: number;
 }
 
 export const startGateway = async (options: GatewayOptions): Promise<Gateway> => {
@@ -106,7 +102,6 @@ export const startGateway = async (options: GatewayOptions): Promise<Gateway> =>
   const authorizer: LambdaHandler = (event, context) =>
     runAs({ name: 'authorizer', grants: authorizerDynamoGrants }, () => authorizerHandler(event, context));
   type Decision = { isAuthorized: boolean; context?: unknown };
-  const authorizerCache = createAuthorizerCache<Decision>((options.authorizerCacheTtlSeconds ?? authorizerCacheTtlSeconds) * 1000);
   const baseUrl = `http://127.0.0.1:${options.port}`;
 
   const server: Server = createServer((request, response) => {
@@ -161,14 +156,11 @@ export const startGateway = async (options: GatewayOptions): Promise<Gateway> =>
       if (Buffer.byteLength(JSON.stringify(event)) > lambdaEventBytes) return tooLarge(raw.length);
 
       if (matched?.route.auth === 'token') {
-        // The identity source: without it API Gateway answers 401 itself and never calls the authorizer.
-        const identity = headers[authorizerIdentityHeader];
-        if (!identity?.trim()) return answer(401, { 'Content-Type': 'application/json' }, '{"message":"Unauthorized"}');
         const authorizerEvent: APIGatewayRequestAuthorizerEventV2 = {
           version: '2.0',
           type: 'REQUEST',
           routeArn: `arn:aws:execute-api:${process.env.AWS_REGION}:000000000000:local/$default/${method}${url.pathname}`,
-          identitySource: [identity],
+          identitySource: [],
           routeKey: event.routeKey,
           rawPath: event.rawPath,
           rawQueryString: event.rawQueryString,
@@ -180,11 +172,7 @@ export const startGateway = async (options: GatewayOptions): Promise<Gateway> =>
           stageVariables: {},
         };
         const decision = await timed('gateway: authorizer', async () => {
-          const cached = authorizerCache.get(identity);
-          if (cached) return cached;
-          const answered = (await authorizer(authorizerEvent, lambdaContext('authorizer', 10))) as Decision;
-          authorizerCache.set(identity, answered);
-          return answered;
+          return (await authorizer(authorizerEvent, lambdaContext('authorizer', 10))) as Decision;
         });
         if (!decision.isAuthorized) return answer(403, { 'Content-Type': 'application/json' }, '{"message":"Forbidden"}');
         event.requestContext.authorizer = { lambda: decision.context };

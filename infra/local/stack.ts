@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { queues } from '../../shared/queues';
-import { resetConfig } from '../../shared/platform/config';
+import { defaultAuthorizerCacheTtlSeconds, resetConfig } from '../../shared/platform/config';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import { applyLocalAwsEnv, localAwsRegion } from './aws-env';
 import { controlTableDefinition } from '../../shared/db/table-definition';
@@ -13,7 +13,6 @@ import { configureLocalIam, runAs } from './iam';
 import { dynamoGrants, workerPermissions } from '../stacks/permissions';
 import { startIdentityProvider } from './identity-provider';
 import { freePort } from './ports';
-import { authorizerCacheTtlSeconds } from '../../shared/identity/authorizer-cache';
 import { ensureBucket, startS3, type S3EventNotification } from './s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { pendingUploadsPrefix } from '../../shared/documents/keys';
@@ -69,7 +68,7 @@ export interface StackOptions {
   fresh?: boolean;
   dataDir?: string;
   onProgress?: (message: string) => void;
-  /** The gateway's authorizer cache TTL (default: AUTHORIZER_CACHE_TTL_SECONDS, else what CDK deploys); tests shorten it. */
+  /** How long the authorizer keeps a token's decision (default: AUTHORIZER_CACHE_TTL_SECONDS, else as deployed); tests shorten it. */
   authorizerCacheTtlSeconds?: number;
 }
 
@@ -134,7 +133,9 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     });
     stops.push(identityProvider.stop);
 
+    const authorizerCacheTtl = options.authorizerCacheTtlSeconds ?? Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || defaultAuthorizerCacheTtlSeconds);
     Object.assign(process.env, {
+      AUTHORIZER_CACHE_TTL_SECONDS: String(authorizerCacheTtl),
       TABLE_NAME: tableName,
       CONTROL_TABLE_NAME: controlTableName,
       BUCKET_NAME: bucketName,
@@ -189,8 +190,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       if (seedFile) writeFileSync(seedFile, JSON.stringify(seedData, null, 2), { mode: 0o600 });
     }
 
-    const authorizerCacheTtl = options.authorizerCacheTtlSeconds ?? Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || authorizerCacheTtlSeconds);
-    const gateway = await startGateway({ port: gatewayPort, authorizerCacheTtlSeconds: authorizerCacheTtl, ...(options.onRequest && { onRequest: options.onRequest }) });
+    const gateway = await startGateway({ port: gatewayPort, ...(options.onRequest && { onRequest: options.onRequest }) });
     stops.push(gateway.stop);
     process.env.API_BASE_URL = gateway.baseUrl;
 

@@ -28,7 +28,6 @@ import { documentsBucketName } from './stateful-stack';
 import { documentsObjectPrefix, pendingUploadsPrefix } from '../../shared/documents/keys';
 import type { QueueDefinition } from '../../shared/queues';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
-import { authorizerCacheTtlSeconds, authorizerIdentityHeader } from '../../shared/identity/authorizer-cache';
 import {
   authorizerDynamoGrants,
   checkControlAccess,
@@ -274,16 +273,16 @@ export class ApiStack extends Stack {
       },
     });
 
-    // The authorizer always allows and says `authenticated: false` in its context, so a bad token
-    // still reaches the handler, which answers problem+json 401. Its answers are cached per
-    // Authorization header (the identity source) for authorizerCacheTtlSeconds, the bound within
-    // which a revoked client or a withdrawn scope stops working (shared/identity/authorizer-cache.ts);
-    // a request without the header is answered 401 by API Gateway itself.
+    // The authorizer always allows and says `authenticated: false` in its context, so a missing or
+    // bad token still reaches the handler, which answers problem+json 401 (with the MCP challenge on
+    // /mcp). So it has no identity source (API Gateway would answer a request lacking one with its
+    // own 401), which HTTP APIs allow only with caching off; the authorizer keeps its decisions per
+    // (resource, token) itself (shared/identity/authorizer.ts, defaultAuthorizerCacheTtlSeconds).
     const authorizer = new HttpLambdaAuthorizer('TokenAuthorizer', this.authorizerFunction, {
       authorizerName: 'token',
       responseTypes: [HttpLambdaResponseType.SIMPLE],
-      resultsCacheTtl: Duration.seconds(authorizerCacheTtlSeconds),
-      identitySource: [`$request.header.${authorizerIdentityHeader}`],
+      resultsCacheTtl: Duration.seconds(0),
+      identitySource: [],
     });
 
     const integrations = Object.fromEntries(

@@ -7,6 +7,7 @@ import { organizationRepository } from './organization-repository';
 import { personRepository } from '../people/repository';
 import { toAuthorizerContext, type AuthorizerContext } from './principal';
 import { resourceOfPath } from './resources';
+import { createAuthorizerCache } from './token-decision-cache';
 import { systemOnlyScopes, isScope, type Scope } from './scopes';
 
 /** aws-jwt-verify's default fetcher refuses http:// (the local identity provider); fetch works for both. */
@@ -83,6 +84,26 @@ const authenticateInteractive = async (payload: Record<string, unknown>, path: s
  * One DynamoDB read per request for a client, two (person and memberships) for a person.
  */
 export const authenticate = async (authorization: string | undefined, path = '/'): Promise<AuthorizerContext> => {
+  decisions ??= createAuthorizerCache<AuthorizerContext>(config().authorizerCacheTtlSeconds * 1000);
+  // A token is judged per resource it is presented to (its audience), so the key names both.
+  const key = `${resourceOfPath(config().apiAudience ?? '', path)}\u0000${authorization ?? ''}`;
+  const remembered = decisions.get(key);
+  if (remembered) return remembered;
+  const decided = await decide(authorization, path);
+  // Failures are not kept: a token that becomes valid (a clock skew, a re-created client) works at once.
+  if (decided.authenticated) decisions.set(key, decided);
+  return decided;
+};
+
+/**
+ * Decisions are kept per execution environment for authorizerCacheTtlSeconds (the revocation
+ * bound). Kept here rather than in API Gateway's authorizer cache: that one keys on the
+ * Authorization header alone (a token bound to /mcp would pass on /v1 routes within the TTL) and
+ * needs an identity source, without which API Gateway answers a request its own non-problem 401.
+ */
+let decisions: ReturnType<typeof createAuthorizerCache<AuthorizerContext>> | undefined;
+
+const decide = async (authorization: string | undefined, path: string): Promise<AuthorizerContext> => {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
   if (!match?.[1]) return failure(authorization ? 'malformed Authorization header' : 'missing bearer token');
 

@@ -31,6 +31,8 @@ export interface ServiceConfig {
   apiAudience?: string;
   /** Cognito app clients for interactive sign-in (authorization code + PKCE) whose user tokens the API accepts. */
   interactiveClientIds: string[];
+  /** Seconds the authorizer keeps a decision per (resource, token); see defaultAuthorizerCacheTtlSeconds. */
+  authorizerCacheTtlSeconds: number;
   /** HMAC key for pagination cursors, given directly (local) or read from Secrets Manager (AWS). */
   cursorSecret?: string;
   cursorSecretArn?: string;
@@ -41,6 +43,16 @@ const required = (name: string): string => {
   if (!value) throw new Error(`Missing environment variable ${name}`);
   return value;
 };
+
+/**
+ * How long the authorizer keeps its decision for a token (per execution environment, see
+ * shared/identity/authorizer.ts). It is also the bound of revocation: a revoked client, a deleted
+ * organization or person, a removed membership or a scope withdrawn from a client stops working at
+ * most this long after the change, for tokens already presented within the window. Rate limits,
+ * reach (a person's effective access) and scope checks run on every request whatever it holds.
+ * `AUTHORIZER_CACHE_TTL_SECONDS` overrides it (tests shorten it).
+ */
+export const defaultAuthorizerCacheTtlSeconds = 30;
 
 let cached: ServiceConfig | undefined;
 
@@ -58,6 +70,7 @@ export const config = (): ServiceConfig => {
     scopePrefix: process.env.SCOPE_PREFIX ?? 'ledger-api/',
     apiAudience: process.env.API_AUDIENCE?.replace(/\/+$/, '') || undefined,
     interactiveClientIds: (process.env.INTERACTIVE_CLIENT_IDS ?? '').split(',').filter(Boolean),
+    authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || defaultAuthorizerCacheTtlSeconds),
     cursorSecret: process.env.CURSOR_SECRET || undefined,
     cursorSecretArn: process.env.CURSOR_SECRET_ARN || undefined,
   };

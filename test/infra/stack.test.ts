@@ -1,4 +1,3 @@
-import { authorizerCacheTtlSeconds } from '../../shared/identity/authorizer-cache';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -193,14 +192,14 @@ describe('HTTP API routes', () => {
     );
   });
 
-  it('has one Lambda authorizer: simple responses, cached per Authorization header for the shared TTL (the revocation bound)', () => {
+  it('has one Lambda authorizer: simple responses, no identity source and no API Gateway cache (the authorizer keeps its own per resource and token)', () => {
     api.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
     api.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'REQUEST',
       AuthorizerPayloadFormatVersion: '2.0',
       EnableSimpleResponses: true,
-      AuthorizerResultTtlInSeconds: authorizerCacheTtlSeconds,
-      IdentitySource: ['$request.header.authorization'],
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: [],
       AuthorizerUri: {
         'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [logicalId(built.api, built.api.authorizerFunction), 'Arn'] }])],
       },

@@ -6,7 +6,7 @@ import { localCredentialIssuer } from '../../shared/identity/credential-issuers'
 import { api, expectProblem, fetchToken, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
 
-/** Waits out the gateway's authorizer cache (the test stack shortens it to a second): afterwards no answer cached before can be served. */
+/** Waits out the authorizer's decision cache (the test stack shortens it to a second): afterwards no answer cached before can be served. */
 const authorizerCacheExpired = () => new Promise((done) => setTimeout(done, testStack().authorizerCacheTtlSeconds * 1000 + 50));
 
 const tokenRequest = (init: { body: string; headers?: Record<string, string> }) =>
@@ -124,7 +124,7 @@ describe('token verification by the authorizer', () => {
 
     const result = await deleteOrganization(parent.id, 'test', localCredentialIssuer);
     expect(result).toEqual({ companiesDeleted: 1, organizationsDeleted: 2, clientsRevoked: 1 });
-    // The revocation bound: the gateway may answer from its authorizer cache for one TTL at most.
+    // The revocation bound: the authorizer may answer from its decision cache for one TTL at most.
     await authorizerCacheExpired();
     expectProblem(await api('GET', '/v1/whoami', { token }), 401, 'invalid_token');
     const again = await fetchToken(client.clientId, clientSecret);

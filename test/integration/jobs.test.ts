@@ -143,8 +143,9 @@ describe('job list (GET /v1/jobs)', () => {
     expect((await list(`?company_id=${companies.x}`, tokens.x1)).body.data).toEqual([]);
     expect((await list(`?company_id=${companies.x2}`, tokens.x1)).body.data).toEqual([]);
     expect((await list(`?company_id=${randomUUID()}`)).body.data).toEqual([]);
-    // any valid token may list (no scope), an invalid one may not
+    // any valid token may list (no scope), a missing or invalid one may not
     expect((await api('GET', '/v1/jobs', { as: 'a-readonly' })).status).toBe(200);
+    expectProblem(await api('GET', '/v1/jobs'), 401, 'invalid_token');
     expectProblem(await api('GET', '/v1/jobs', { token: 'not-a-jwt' }), 401, 'invalid_token');
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAuthorizerCache } from '../../infra/local/authorizer-cache';
+import { createAuthorizerCache } from '../../shared/identity/token-decision-cache';
 
 /** The local gateway's copy of API Gateway's authorizer cache, on a fixed clock. */
 describe('authorizer cache (local gateway)', () => {

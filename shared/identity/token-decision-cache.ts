@@ -1,8 +1,6 @@
 /**
- * The local gateway's copy of API Gateway's authorizer results cache (HTTP API, Lambda authorizer
- * with an identity source): one entry per value of the identity source, kept `ttlMs` from when the
- * authorizer answered; an entry is never refreshed by a hit. API Gateway caches only answers, not
- * authorizer failures. Bounded, so a flood of distinct tokens cannot grow it without limit.
+ * The authorizer's decisions per (resource, token), kept `ttlMs` from when they were made; a hit
+ * never extends an entry. Bounded, so a flood of distinct tokens cannot grow it without limit.
  */
 export interface AuthorizerCache<V> {
   get(identity: string): V | undefined;
