@@ -1006,6 +1006,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The people of your organization subtree (filters organization_id, email)
+         * @description The people who are members of an organization of your subtree, with those memberships, sorted by e-mail, in **one page** (`next_cursor` always null: the spec counts users among the small bounded lists). Filters `organization_id` (members of that organization only) and `email`. System clients only: per-user and interactive principals get **403** `system_client_required`.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One person with their memberships
+         * @description One person with their memberships within your reach. **404** when no organization of the person is within your reach. System clients only (**403** `system_client_required`).
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The person's effective access: companies and the actions held on each
+         * @description The person's effective access, company by company: the live companies within your reach on which the person holds at least one action, with those actions (scope names). It is the evaluator's own answer from the person's materialized access (deny wins; only companies within the person's organizations). Filter `company_id`; paginated by cursor.
+         */
+        get: operations["getUserAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/access/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why the person may or may not do an action on a company
+         * @description Why the person may or may not do `action` on `company_id`: `decision` allow or deny, `reason` (`allow_rule`, `deny_rule`, `no_matching_rule`, `not_a_member`) and the policy and rule (0-based `ruleIndex`) that decided. **404** when the company is not within your reach.
+         */
+        get: operations["explainUserAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/access/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Access policies of your organization subtree
+         * @description The access policies owned by organizations of your subtree, paginated by cursor.
+         */
+        get: operations["listAccessPolicies"];
+        put?: never;
+        /**
+         * Create an access policy
+         * @description Creates an access policy owned by your organization (or by `organizationId`, an organization of your subtree). Each rule allows or denies `actions` (scope names, or `resource:*` such as `ledger:*`) on `resources`: `organizations` (each with its whole subtree, companies created later included) and/or single `companies`. **A deny wins** over any allow for the same company and action. Rules may only name resources inside the owning organization's subtree: **422** `resource_outside_organization` names each offending rule and resource. A policy does nothing until assigned.
+         */
+        post: operations["createAccessPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/access/policies/{policyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One access policy
+         * @description One access policy with its `version` (also in `ETag`): send that version in `If-Match` to replace it.
+         */
+        get: operations["getAccessPolicy"];
+        /**
+         * Replace an access policy's document (If-Match: its version)
+         * @description Replaces the policy's document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **412** `version_mismatch` otherwise (read it again). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people), so the new rules decide their very next request.
+         */
+        put: operations["replaceAccessPolicy"];
+        post?: never;
+        /**
+         * Delete an access policy that is not assigned
+         * @description Deletes a policy that is not assigned. While assigned: **409** `policy_in_use` with `inUse` listing the assignments (`id`, `userId`): delete them first.
+         */
+        delete: operations["deleteAccessPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/access/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Assignments of the policies of your subtree (filters user_id, policy_id)
+         * @description The assignments of policies owned within your subtree; filters `user_id` and `policy_id`; paginated by cursor.
+         */
+        get: operations["listAccessAssignments"];
+        put?: never;
+        /**
+         * Assign a policy to a person
+         * @description Assigns a policy to a person; both must be within your reach (else **404**). The person's effective access is recomputed in the same transaction: their next request is decided with the policy. **409** `conflict` (`reason` `already_assigned`) when the person holds the policy already.
+         */
+        post: operations["createAccessAssignment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/access/assignments/{assignmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an assignment (in force on the person's next request)
+         * @description Revokes an assignment: the assignment goes and the person's effective access is recomputed in the same transaction, so their very next request is decided without it (no cache to expire).
+         */
+        delete: operations["deleteAccessAssignment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{jobId}": {
         parameters: {
             query?: never;
@@ -2904,6 +3080,290 @@ export interface components {
              */
             deletedAt: string;
         };
+        /** @description One page of User items and where the next page starts */
+        UserPage: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["User"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description A person of the firm: signs in interactively and may own per-user API clients */
+        User: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /**
+             * @description E-mail address (unique, lower case); the login name
+             * @example kari.nordmann@nordlys.example
+             */
+            email: string;
+            /**
+             * @description Display name
+             * @example Kari Nordmann
+             */
+            name: string;
+            /**
+             * @description State of the resource; see the enumeration
+             * @enum {string}
+             */
+            status: "active";
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
+            createdAt: string;
+            /** @description The organizations the person is a member of (within your reach) */
+            memberships: components["schemas"]["Membership"][];
+        };
+        /** @description A membership of the person in an organization */
+        Membership: {
+            /**
+             * Format: uuid
+             * @description The organization (UUID)
+             */
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
+            createdAt: string;
+        };
+        /** @description One page of UserAccess items and where the next page starts */
+        UserAccessPage: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["UserAccess"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description What the person holds on one company */
+        UserAccess: {
+            /**
+             * Format: uuid
+             * @description The company (UUID)
+             */
+            companyId: string;
+            /**
+             * @description The scopes the person holds on the company
+             * @example [
+             *       "companies:read",
+             *       "ledger:read"
+             *     ]
+             */
+            actions: ("companies:read" | "companies:write" | "ledger:read" | "vat:read" | "bank:read" | "reconciliation:read" | "reconciliation:write" | "documents:read" | "documents:write" | "imports:write" | "users:read" | "access:manage" | "webhooks:manage" | "context:read")[];
+        };
+        /** @description The decision for one company and action, and what decided it */
+        AccessExplanation: {
+            /**
+             * Format: uuid
+             * @description The person (UUID)
+             */
+            userId: string;
+            /**
+             * Format: uuid
+             * @description The company (UUID)
+             */
+            companyId: string;
+            /**
+             * @description The action asked about
+             * @enum {string}
+             */
+            action: "companies:read" | "companies:write" | "ledger:read" | "vat:read" | "bank:read" | "reconciliation:read" | "reconciliation:write" | "documents:read" | "documents:write" | "imports:write" | "users:read" | "access:manage" | "webhooks:manage" | "context:read";
+            /**
+             * @description allow or deny (deny wins; no matching rule denies)
+             * @enum {string}
+             */
+            decision: "allow" | "deny";
+            /**
+             * @description allow_rule / deny_rule: the rule named decided (a deny wins over any allow); no_matching_rule: no rule of the person's policies covers the company and action; not_a_member: the company lies outside every organization the person is a member of
+             * @enum {string}
+             */
+            reason: "allow_rule" | "deny_rule" | "no_matching_rule" | "not_a_member";
+            /** @description The policy of the deciding rule; null when no rule decided */
+            policy: {
+                /**
+                 * Format: uuid
+                 * @description Identifier (UUID) assigned by the API
+                 */
+                id: string;
+                /** @description Name of the policy */
+                name: string;
+            } | null;
+            /** @description 0-based index of the deciding rule in the policy's rules */
+            ruleIndex: number | null;
+            rule: components["schemas"]["PolicyRule"];
+        };
+        /** @description One rule of an access policy: allow or deny actions on organizations (subtrees) and companies */
+        PolicyRule: {
+            /**
+             * @description deny wins over any allow that matches the same company and action
+             * @enum {string}
+             */
+            effect: "allow" | "deny";
+            /**
+             * @description Scope names, or "resource:*" for every action of a resource
+             * @example [
+             *       "ledger:read",
+             *       "bank:*"
+             *     ]
+             */
+            actions: ("companies:read" | "companies:write" | "ledger:read" | "vat:read" | "bank:read" | "reconciliation:read" | "reconciliation:write" | "documents:read" | "documents:write" | "imports:write" | "users:read" | "access:manage" | "webhooks:manage" | "context:read" | "companies:*" | "ledger:*" | "vat:*" | "bank:*" | "reconciliation:*" | "documents:*" | "imports:*" | "users:*" | "access:*" | "webhooks:*" | "context:*")[];
+            /** @description Inside the subtree of the organization that owns the policy (else 422 resource_outside_organization) */
+            resources: {
+                /**
+                 * @description Organizations: each covers its whole subtree, companies added later included
+                 * @example [
+                 *       "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+                 *     ]
+                 */
+                organizations?: string[];
+                /**
+                 * @description Single companies
+                 * @example [
+                 *       "3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f"
+                 *     ]
+                 */
+                companies?: string[];
+            };
+        } | null;
+        /** @description An access policy: named rules owned by an organization, versioned */
+        Policy: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The organization that owns the policy; its rules stay inside its subtree
+             */
+            organizationId: string;
+            /** @description Name of the policy */
+            name: string;
+            /** @description Free text as the source system gives it */
+            description: string;
+            /** @description The rules; a deny wins over any allow */
+            rules: components["schemas"]["PolicyRule"][];
+            /**
+             * @description Starts at 1, +1 on every replacement; send it in If-Match to replace the policy
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed; UTC timestamp (ISO 8601)
+             */
+            updatedAt: string;
+        };
+        /** @description A new access policy */
+        CreatePolicy: {
+            /**
+             * @description Name of the policy
+             * @example Accountant: full access to two clients
+             */
+            name: string;
+            /**
+             * @description Free text as the source system gives it
+             * @default
+             * @example Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri
+             */
+            description: string;
+            /** @description The rules (1 to 50); a deny wins over any allow */
+            rules: components["schemas"]["PolicyRule"][];
+            /**
+             * Format: uuid
+             * @description The organization that owns the policy (default: your client's); within your reach
+             */
+            organizationId?: string;
+        };
+        /** @description One page of Policy items and where the next page starts */
+        PolicyPage: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["Policy"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description The new document of an access policy (replaces name, description and rules) */
+        ReplacePolicy: {
+            /**
+             * @description Name of the policy
+             * @example Accountant: full access to two clients
+             */
+            name: string;
+            /**
+             * @description Free text as the source system gives it
+             * @default
+             * @example Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri
+             */
+            description: string;
+            /** @description The rules (1 to 50); a deny wins over any allow */
+            rules: components["schemas"]["PolicyRule"][];
+        };
+        /** @description What was deleted */
+        Deleted: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /**
+             * @description Always true: the resource is deleted
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /** @description A policy assigned to a person */
+        Assignment: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The policy (UUID)
+             */
+            policyId: string;
+            /**
+             * Format: uuid
+             * @description The person (UUID)
+             */
+            userId: string;
+            /**
+             * Format: uuid
+             * @description The organization that owns the policy
+             */
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
+            createdAt: string;
+            /** @description The client that made the assignment */
+            createdBy: string;
+        };
+        /** @description Assign a policy to a person */
+        CreateAssignment: {
+            /**
+             * Format: uuid
+             * @description The policy to assign (UUID), within your reach
+             */
+            policyId: string;
+            /**
+             * Format: uuid
+             * @description The person (UUID), within your reach
+             */
+            userId: string;
+        };
+        /** @description One page of Assignment items and where the next page starts */
+        AssignmentPage: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["Assignment"][];
+            pagination: components["schemas"]["Pagination"];
+        };
     };
     responses: never;
     parameters: never;
@@ -4575,7 +5035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6462,7 +6922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6625,7 +7085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6813,7 +7273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7001,7 +7461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7195,7 +7655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7397,7 +7857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7603,7 +8063,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7789,7 +8249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7975,7 +8435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8145,7 +8605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8296,7 +8756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8435,7 +8895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8601,7 +9061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description insufficient_scope: the token lacks the scope of this operation */
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9743,6 +10203,1531 @@ export interface operations {
                 };
             };
             /** @description not_found: no such document, or its company is outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Only members of this organization (not of its descendants) */
+                organization_id?: string;
+                /** @description Only the person with this e-mail address (case-insensitive) */
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The people who are members of your organization subtree, in one page (next_cursor is always null) */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "email": "kari.nordmann@nordlys.example",
+                     *           "name": "Kari Nordmann",
+                     *           "status": "active",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "memberships": [
+                     *             {
+                     *               "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *               "createdAt": "2026-01-15T09:30:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserPage"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person (UUID) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person with their memberships within your reach */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "email": "kari.nordmann@nordlys.example",
+                     *       "name": "Kari Nordmann",
+                     *       "status": "active",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "memberships": [
+                     *         {
+                     *           "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUserAccess: {
+        parameters: {
+            query?: {
+                /** @description Only this company (an empty page when the person holds nothing on it) */
+                company_id?: string;
+                /** @description Opaque cursor from pagination.next_cursor of the previous page */
+                cursor?: string;
+                /** @description Items per page, 1 to 200 (default 50) */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The person (UUID) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the companies within your reach the person holds actions on, with those actions */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *           "actions": [
+                     *             "companies:read",
+                     *             "ledger:read"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserAccessPage"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    explainUserAccess: {
+        parameters: {
+            query: {
+                /** @description The company asked about */
+                company_id: string;
+                /** @description The action (a scope name) asked about */
+                action: "companies:read" | "companies:write" | "ledger:read" | "vat:read" | "bank:read" | "reconciliation:read" | "reconciliation:write" | "documents:read" | "documents:write" | "imports:write" | "users:read" | "access:manage" | "webhooks:manage" | "context:read";
+            };
+            header?: never;
+            path: {
+                /** @description The person (UUID) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The decision for the company and action, and the policy rule that decided it */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *       "action": "companies:read",
+                     *       "decision": "allow",
+                     *       "reason": "allow_rule",
+                     *       "policy": {
+                     *         "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *         "name": "Bakeriet Solsiden AS"
+                     *       },
+                     *       "ruleIndex": 1,
+                     *       "rule": {
+                     *         "effect": "allow",
+                     *         "actions": [
+                     *           "ledger:read",
+                     *           "bank:*"
+                     *         ],
+                     *         "resources": {
+                     *           "organizations": [
+                     *             "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+                     *           ],
+                     *           "companies": [
+                     *             "3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessExplanation"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccessPolicies: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from pagination.next_cursor of the previous page */
+                cursor?: string;
+                /** @description Items per page, 1 to 200 (default 50) */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the policies owned by organizations of your subtree */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *           "name": "Bakeriet Solsiden AS",
+                     *           "description": "Bank deposits",
+                     *           "rules": [
+                     *             {
+                     *               "effect": "allow",
+                     *               "actions": [
+                     *                 "ledger:read",
+                     *                 "bank:*"
+                     *               ],
+                     *               "resources": {
+                     *                 "organizations": [
+                     *                   "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+                     *                 ],
+                     *                 "companies": [
+                     *                   "3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f"
+                     *                 ]
+                     *               }
+                     *             }
+                     *           ],
+                     *           "version": 1,
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyPage"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAccessPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Accountant: full access to two clients",
+                 *       "description": "Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri",
+                 *       "rules": [
+                 *         {
+                 *           "effect": "allow",
+                 *           "actions": [
+                 *             "companies:*",
+                 *             "ledger:*",
+                 *             "bank:*",
+                 *             "reconciliation:*",
+                 *             "documents:*"
+                 *           ],
+                 *           "resources": {
+                 *             "companies": [
+                 *               "3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f",
+                 *               "7a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+                 *             ]
+                 *           }
+                 *         },
+                 *         {
+                 *           "effect": "deny",
+                 *           "actions": [
+                 *             "documents:write"
+                 *           ],
+                 *           "resources": {
+                 *             "companies": [
+                 *               "7a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+                 *             ]
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePolicy"];
+            };
+        };
+        responses: {
+            /** @description The policy, at version 1 */
+            201: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *       "name": "Bakeriet Solsiden AS",
+                     *       "description": "Bank deposits",
+                     *       "rules": [
+                     *         {
+                     *           "effect": "allow",
+                     *           "actions": [
+                     *             "ledger:read",
+                     *             "bank:*"
+                     *           ],
+                     *           "resources": {
+                     *             "organizations": [
+                     *               "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+                     *             ],
+                     *             "companies": [
+                     *               "3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "version": 1,
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: organizationId names no organization within your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description resource_outside_organization: a rule names an organization or company outside the owning organization's subtree (errors[] names each) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccessPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The access policy (UUID) */
+                policyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *       "name": "Bakeriet Solsiden AS",
+                     *       "description": "Bank deposits",
+                     *       "rules": [
+                     *         {
+                     *           "effect": "allow",
+                     *           "actions": [
+                     *             "ledger:read",
+                     *             "bank:*"
+                     *           ],
+                     *           "resources": {
+                     *             "organizations": [
+                     *               "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+                     *             ],
+                     *             "companies": [
+                     *               "3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "version": 1,
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replaceAccessPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+                /** @description The policy's current version (e.g. `3` or `"3"`); required */
+                "If-Match": string;
+            };
+            path: {
+                /** @description The access policy (UUID) */
+                policyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Auditor: read one client",
+                 *       "description": "Reads the books of Bakeriet Solsiden",
+                 *       "rules": [
+                 *         {
+                 *           "effect": "allow",
+                 *           "actions": [
+                 *             "companies:read",
+                 *             "ledger:read",
+                 *             "bank:read"
+                 *           ],
+                 *           "resources": {
+                 *             "companies": [
+                 *               "3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f"
+                 *             ]
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplacePolicy"];
+            };
+        };
+        responses: {
+            /** @description The policy with its new version; everyone it is assigned to holds the new rules from their next request */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *       "name": "Bakeriet Solsiden AS",
+                     *       "description": "Bank deposits",
+                     *       "rules": [
+                     *         {
+                     *           "effect": "allow",
+                     *           "actions": [
+                     *             "ledger:read",
+                     *             "bank:*"
+                     *           ],
+                     *           "resources": {
+                     *             "organizations": [
+                     *               "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+                     *             ],
+                     *             "companies": [
+                     *               "3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "version": 1,
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version_mismatch: If-Match is missing or names another version than the current one (read the policy again) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description resource_outside_organization: a rule names an organization or company outside the owning organization's subtree */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAccessPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The access policy (UUID) */
+                policyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description policy_in_use: the policy is assigned; inUse lists the assignments (id, userId). conflict: it changed meanwhile */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccessAssignments: {
+        parameters: {
+            query?: {
+                /** @description Only the assignments of this person */
+                user_id?: string;
+                /** @description Only the assignments of this policy */
+                policy_id?: string;
+                /** @description Opaque cursor from pagination.next_cursor of the previous page */
+                cursor?: string;
+                /** @description Items per page, 1 to 200 (default 50) */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the assignments of policies owned within your subtree */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "policyId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "userId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "createdBy": "auto-reconciliation"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssignmentPage"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAccessAssignment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "policyId": "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e",
+                 *       "userId": "0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAssignment"];
+            };
+        };
+        responses: {
+            /** @description The assignment; the person holds the policy's rules from their next request */
+            201: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "policyId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "userId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdBy": "auto-reconciliation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Assignment"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: the policy or the person is not within your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict (reason already_assigned): the person holds this policy already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAccessAssignment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The assignment (UUID) */
+                assignmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked: the person's very next request is decided without it */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -3,7 +3,7 @@ import type { Scope } from './identity/scopes';
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'openapi' | 'fallback';
+export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'users' | 'access' | 'openapi' | 'fallback';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -18,6 +18,13 @@ export interface RouteDefinition {
   scope?: Scope;
   /** Mutations require an Idempotency-Key header. */
   mutation: boolean;
+  /**
+   * Only system clients may call it (imports, users, access management): any other principal gets
+   * 403 system_client_required, decided by the runner before reach (the answer names no resource).
+   */
+  systemOnly?: boolean;
+  /** Answers from the principal alone (whoami): the runner loads no effective access (the group reads no table). */
+  decidesNoReach?: boolean;
   /** The resource the path names may be soft-deleted (delete and restore answer it); otherwise a deleted one is 404. */
   ownerMayBeDeleted?: boolean;
   /** The document the path names may still be a pending upload declaration (completion). */
@@ -42,6 +49,8 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status and the job list', memoryMb: 512, timeoutSeconds: 10 },
   // Completion streams up to 50 MiB from S3 to hash it: more memory buys network and CPU.
   documents: { entry: 'functions/documents/handler.ts', description: 'Documents: declare and complete signed uploads, metadata, download URLs, soft delete, restore', memoryMb: 1024, timeoutSeconds: 29 },
+  users: { entry: 'functions/users/handler.ts', description: 'People: members of the organization subtree, their effective access and its explanation', memoryMb: 512, timeoutSeconds: 10 },
+  access: { entry: 'functions/access/handler.ts', description: 'Access policies and their assignments; recomputes the effective access of the people concerned', memoryMb: 512, timeoutSeconds: 29 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document, the API reference and the problem pages', memoryMb: 512, timeoutSeconds: 10 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
@@ -56,7 +65,7 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/docs', group: 'openapi', operationId: 'getApiReference', summary: 'The API reference, rendered (HTML)', auth: 'public', mutation: false },
   { method: 'GET', path: '/docs/redoc.standalone.js', group: 'openapi', operationId: 'getApiReferenceScript', summary: 'The renderer script of the API reference', auth: 'public', mutation: false },
   { method: 'GET', path: '/problems/{code}', group: 'openapi', operationId: 'getProblemType', summary: 'What a problem type (error code) means and what to do about it (HTML)', auth: 'public', mutation: false },
-  { method: 'GET', path: '/v1/whoami', group: 'identity', operationId: 'whoami', summary: 'Who the credential is', auth: 'token', mutation: false },
+  { method: 'GET', path: '/v1/whoami', group: 'identity', operationId: 'whoami', summary: 'Who the credential is', auth: 'token', mutation: false, decidesNoReach: true },
   { method: 'GET', path: '/v1/companies', group: 'companies', operationId: 'listCompanies', summary: 'List the companies within reach', auth: 'token', scope: 'companies:read', mutation: false },
   { method: 'POST', path: '/v1/companies', group: 'companies', operationId: 'createCompany', summary: 'Create a company', auth: 'token', scope: 'companies:write', mutation: true },
   { method: 'GET', path: companyPath, group: 'companies', operationId: 'getCompany', summary: 'Read one company', auth: 'token', scope: 'companies:read', mutation: false },
@@ -85,20 +94,20 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: `${companyPath}/reconciliations/{reconciliationId}`, group: 'bank', operationId: 'getReconciliation', summary: 'One reconciliation group with its entries', auth: 'token', scope: 'reconciliation:read', mutation: false },
   { method: 'DELETE', path: `${companyPath}/reconciliations/{reconciliationId}`, group: 'bank', operationId: 'deleteReconciliation', summary: 'Dissolve a reconciliation group', auth: 'token', scope: 'reconciliation:write', mutation: true },
 
-  { method: 'GET', path: `${companyPath}/imports/readiness`, group: 'imports', operationId: 'getImportReadiness', summary: 'What the books hold and what to import next', auth: 'token', scope: 'imports:write', mutation: false },
-  { method: 'POST', path: `${companyPath}/imports/accounts`, group: 'imports', operationId: 'importAccounts', summary: 'Import the chart of accounts of a year', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'POST', path: `${companyPath}/imports/dimensions`, group: 'imports', operationId: 'importDimensions', summary: 'Import dimensions', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'POST', path: `${companyPath}/imports/sub-ledgers`, group: 'imports', operationId: 'importSubLedgers', summary: 'Import sub-ledgers (customers and suppliers)', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'POST', path: `${companyPath}/imports/opening-balances`, group: 'imports', operationId: 'importOpeningBalances', summary: 'Import opening balances of a year', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'POST', path: `${companyPath}/imports/general-ledger-lines`, group: 'imports', operationId: 'importGeneralLedgerLines', summary: 'Import GL lines of a year', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'POST', path: `${companyPath}/imports/open-items`, group: 'imports', operationId: 'importOpenItems', summary: 'Import open items of a sub-ledger type', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'POST', path: `${companyPath}/imports/general-ledger-lines/deletions`, group: 'imports', operationId: 'deleteGeneralLedgerLines', summary: 'Delete imported GL lines (all or nothing)', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'POST', path: `${companyPath}/imports/opening-balances/deletions`, group: 'imports', operationId: 'deleteOpeningBalances', summary: 'Delete imported opening balances (all or nothing)', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'GET', path: `${companyPath}/imports/{importId}`, group: 'imports', operationId: 'getImport', summary: 'One import (poll until succeeded or failed)', auth: 'token', scope: 'imports:write', mutation: false },
-  { method: 'GET', path: `${companyPath}/imports`, group: 'imports', operationId: 'listImports', summary: 'Imports of the company, newest first', auth: 'token', scope: 'imports:write', mutation: false },
-  { method: 'DELETE', path: `${companyPath}/accounts/{accountNumber}`, group: 'imports', operationId: 'deleteAccount', summary: 'Delete an imported account of a year (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'DELETE', path: `${companyPath}/dimensions/{key}`, group: 'imports', operationId: 'deleteDimension', summary: 'Delete an imported dimension (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true },
-  { method: 'DELETE', path: `${companyPath}/sub-ledgers/{key}`, group: 'imports', operationId: 'deleteSubLedger', summary: 'Delete an imported sub-ledger (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true },
+  { method: 'GET', path: `${companyPath}/imports/readiness`, group: 'imports', operationId: 'getImportReadiness', summary: 'What the books hold and what to import next', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/accounts`, group: 'imports', operationId: 'importAccounts', summary: 'Import the chart of accounts of a year', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/dimensions`, group: 'imports', operationId: 'importDimensions', summary: 'Import dimensions', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/sub-ledgers`, group: 'imports', operationId: 'importSubLedgers', summary: 'Import sub-ledgers (customers and suppliers)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/opening-balances`, group: 'imports', operationId: 'importOpeningBalances', summary: 'Import opening balances of a year', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/general-ledger-lines`, group: 'imports', operationId: 'importGeneralLedgerLines', summary: 'Import GL lines of a year', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/open-items`, group: 'imports', operationId: 'importOpenItems', summary: 'Import open items of a sub-ledger type', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/general-ledger-lines/deletions`, group: 'imports', operationId: 'deleteGeneralLedgerLines', summary: 'Delete imported GL lines (all or nothing)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/opening-balances/deletions`, group: 'imports', operationId: 'deleteOpeningBalances', summary: 'Delete imported opening balances (all or nothing)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'GET', path: `${companyPath}/imports/{importId}`, group: 'imports', operationId: 'getImport', summary: 'One import (poll until succeeded or failed)', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
+  { method: 'GET', path: `${companyPath}/imports`, group: 'imports', operationId: 'listImports', summary: 'Imports of the company, newest first', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
+  { method: 'DELETE', path: `${companyPath}/accounts/{accountNumber}`, group: 'imports', operationId: 'deleteAccount', summary: 'Delete an imported account of a year (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'DELETE', path: `${companyPath}/dimensions/{key}`, group: 'imports', operationId: 'deleteDimension', summary: 'Delete an imported dimension (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'DELETE', path: `${companyPath}/sub-ledgers/{key}`, group: 'imports', operationId: 'deleteSubLedger', summary: 'Delete an imported sub-ledger (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
   { method: 'GET', path: `${companyPath}/fetch-runs`, group: 'imports', operationId: 'listFetchRuns', summary: 'Fetch runs (completed GL and opening-balance imports) with their post-fetch engines', auth: 'token', scope: 'ledger:read', mutation: false },
 
   { method: 'GET', path: '/v1/jobs', group: 'jobs', operationId: 'listJobs', summary: 'Jobs of the companies within reach, newest first (filters status, type, company_id)', auth: 'token', mutation: false },
@@ -110,6 +119,18 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'DELETE', path: '/v1/documents/{documentId}', group: 'documents', operationId: 'deleteDocument', summary: 'Soft-delete a document (the bytes stay)', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
   { method: 'POST', path: '/v1/documents/{documentId}/restore', group: 'documents', operationId: 'restoreDocument', summary: 'Restore a soft-deleted document', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
 
+  { method: 'GET', path: '/v1/users', group: 'users', operationId: 'listUsers', summary: 'The people of your organization subtree (filters organization_id, email)', auth: 'token', scope: 'users:read', mutation: false, systemOnly: true },
+  { method: 'GET', path: '/v1/users/{userId}', group: 'users', operationId: 'getUser', summary: 'One person with their memberships', auth: 'token', scope: 'users:read', mutation: false, systemOnly: true },
+  { method: 'GET', path: '/v1/users/{userId}/access', group: 'users', operationId: 'getUserAccess', summary: 'The person\'s effective access: companies and the actions held on each', auth: 'token', scope: 'users:read', mutation: false, systemOnly: true },
+  { method: 'GET', path: '/v1/users/{userId}/access/explain', group: 'users', operationId: 'explainUserAccess', summary: 'Why the person may or may not do an action on a company', auth: 'token', scope: 'users:read', mutation: false, systemOnly: true },
+  { method: 'POST', path: '/v1/access/policies', group: 'access', operationId: 'createAccessPolicy', summary: 'Create an access policy', auth: 'token', scope: 'access:manage', mutation: true, systemOnly: true },
+  { method: 'GET', path: '/v1/access/policies', group: 'access', operationId: 'listAccessPolicies', summary: 'Access policies of your organization subtree', auth: 'token', scope: 'access:manage', mutation: false, systemOnly: true },
+  { method: 'GET', path: '/v1/access/policies/{policyId}', group: 'access', operationId: 'getAccessPolicy', summary: 'One access policy', auth: 'token', scope: 'access:manage', mutation: false, systemOnly: true },
+  { method: 'PUT', path: '/v1/access/policies/{policyId}', group: 'access', operationId: 'replaceAccessPolicy', summary: 'Replace an access policy\'s document (If-Match: its version)', auth: 'token', scope: 'access:manage', mutation: true, systemOnly: true },
+  { method: 'DELETE', path: '/v1/access/policies/{policyId}', group: 'access', operationId: 'deleteAccessPolicy', summary: 'Delete an access policy that is not assigned', auth: 'token', scope: 'access:manage', mutation: true, systemOnly: true },
+  { method: 'POST', path: '/v1/access/assignments', group: 'access', operationId: 'createAccessAssignment', summary: 'Assign a policy to a person', auth: 'token', scope: 'access:manage', mutation: true, systemOnly: true },
+  { method: 'GET', path: '/v1/access/assignments', group: 'access', operationId: 'listAccessAssignments', summary: 'Assignments of the policies of your subtree (filters user_id, policy_id)', auth: 'token', scope: 'access:manage', mutation: false, systemOnly: true },
+  { method: 'DELETE', path: '/v1/access/assignments/{assignmentId}', group: 'access', operationId: 'deleteAccessAssignment', summary: 'Revoke an assignment (in force on the person\'s next request)', auth: 'token', scope: 'access:manage', mutation: true, systemOnly: true },
   { method: 'GET', path: '/v1/jobs/{jobId}', group: 'jobs', operationId: 'getJob', summary: 'One job (poll until terminal)', auth: 'token', mutation: false },
 ];
 

@@ -228,7 +228,7 @@ const loadOrCreateSecrets = (file: string | undefined): { cursorSecret: string }
 const loadSeed = async (file: string | undefined): Promise<SeedData | undefined> => {
   if (!file || !existsSync(file)) return undefined;
   // A seed persisted before the demo books existed reads as one without them.
-  const seed = { bankAccounts: [], reconciliations: [], autoReconciliation: null, ...(JSON.parse(readFileSync(file, 'utf8')) as Partial<SeedData>) } as SeedData;
+  const seed = { bankAccounts: [], reconciliations: [], autoReconciliation: null, people: [], ...(JSON.parse(readFileSync(file, 'utf8')) as Partial<SeedData>) } as SeedData;
   const first = seed.organizations[0];
   return first && (await organizationRepository.get(first.id)) ? seed : undefined;
 };

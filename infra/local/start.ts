@@ -45,6 +45,10 @@ Accounting Ledger Integration Service — local stack ready in ${((Date.now() - 
   Data       ${values.persist ? 'persisted under .local/data' : 'in memory (use --persist to keep it)'}
   Contract   ${stackFile}
 
+People (sign in with e-mail and password):
+${stack.info.people.map((person) => `  ${person.name.padEnd(14)} ${person.email.padEnd(32)} ${person.password.padEnd(20)} ${person.access}`).join('\n')}
+  Per-user API client of ${stack.info.people[0]?.name ?? 'the accountant'}: a-accountant (${stack.info.clients.find((c) => c.name === 'a-accountant')?.clientId ?? '-'}) in ${stackFile}
+
 Try it:
   TOKEN=$(curl -s -X POST ${stack.info.authUrl} -d grant_type=client_credentials -d client_id=${client.clientId} -d client_secret=${client.clientSecret} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
   curl -s ${stack.info.baseUrl}/v1/companies -H "Authorization: Bearer $TOKEN"

@@ -53,6 +53,9 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   imports: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
   jobs: { table: 'read', control: 'rateLimit', cursorSecret: true },
   documents: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, documents: 'api' },
+  // users reads people and effective access; access writes policies, assignments and recomputed effective access.
+  users: { table: 'read', control: 'rateLimit', cursorSecret: true },
+  access: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
   openapi: { table: 'none', control: 'none', cursorSecret: false },
   fallback: { table: 'none', control: 'none', cursorSecret: false },
 };

@@ -18,6 +18,9 @@ import {
   rotateApiClient,
 } from '../../shared/administration/service';
 import type { ApiClient } from '../../shared/identity/api-client-repository';
+import { cognitoPersonDirectory, localPersonDirectory, type PersonDirectory } from '../../shared/people/directories';
+import { personRepository } from '../../shared/people/repository';
+import { addMembership, createUser, deleteUser, removeMembership } from '../../shared/people/service';
 import { cognitoCredentialIssuer, localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import { administratorOf, type RatePlan } from '../../shared/identity/principal';
@@ -56,7 +59,10 @@ type Flag =
   | 'year'
   | 'period'
   | 'status'
-  | 'by';
+  | 'by'
+  | 'email'
+  | 'password'
+  | 'user';
 
 interface CommandSpec {
   required: Flag[];
@@ -85,10 +91,35 @@ const commands: Record<string, CommandSpec> = {
     description: `Create a company in an organization; SYSTEM is one of ${accountingSystems.join('|')} (default Api)`,
   },
   'create-client': {
-    required: ['organization', 'name'],
-    optional: ['scopes', 'plan'],
-    args: '--organization ORG_ID --name NAME [--scopes a,b,c] [--plan standard|premium]',
-    description: 'Create a SYSTEM API client (default: every system scope, plan standard); prints its secret once',
+    required: ['name'],
+    optional: ['organization', 'user', 'scopes', 'plan'],
+    args: '--organization ORG_ID --name NAME [--user USER_ID] [--scopes a,b,c] [--plan standard|premium]',
+    description:
+      'Create an API client (default: every scope its mode may hold, plan standard); prints its secret once. With --user: a per-user (USER) client acting for that person, never seeing more than the person may (--organization defaults to the person\'s first organization)',
+  },
+  'create-user': {
+    required: ['organization', 'email', 'name'],
+    optional: ['password'],
+    args: '--organization ORG_ID --email EMAIL --name NAME [--password PASSWORD]',
+    description: 'Create a person (a member of the organization) with a login; prints the password when it was generated. On AWS also the Cognito user (username = user id)',
+  },
+  'add-membership': {
+    required: ['user', 'organization'],
+    optional: [],
+    args: '--user USER_ID --organization ORG_ID',
+    description: 'Make a person a member of another organization (their access is recomputed at once)',
+  },
+  'remove-membership': {
+    required: ['user', 'organization'],
+    optional: [],
+    args: '--user USER_ID --organization ORG_ID',
+    description: 'End a membership (not the last one: use delete-user); their access is recomputed at once',
+  },
+  'delete-user': {
+    required: ['user'],
+    optional: [],
+    args: '--user USER_ID',
+    description: 'Delete a person: their access ends at once, assignments go, per-user clients are revoked, the login is removed',
   },
   'rotate-client': {
     required: ['client-id'],
@@ -142,6 +173,9 @@ const options = {
   period: { type: 'string' },
   status: { type: 'string' },
   by: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  user: { type: 'string' },
   stack: { type: 'string' },
   table: { type: 'string' },
   'user-pool-id': { type: 'string' },
@@ -178,6 +212,7 @@ type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extend
 
 interface Target {
   issuer: CredentialIssuer;
+  directory: PersonDirectory;
   description: string;
   dynamodb: string;
 }
@@ -199,6 +234,7 @@ const selectTarget = (values: Values): Target => {
     resetConfig();
     return {
       issuer: cognitoCredentialIssuer(userPoolId, awsScopePrefix, region),
+      directory: cognitoPersonDirectory(userPoolId, region),
       description: `AWS table ${values.table} (${region})`,
       dynamodb: `DynamoDB in ${region}`,
     };
@@ -216,6 +252,7 @@ const selectTarget = (values: Values): Target => {
   applyStackEnv(info);
   return {
     issuer: localCredentialIssuer,
+    directory: localPersonDirectory,
     description: `local stack (${info.internal.tableName} at ${info.internal.dynamodbEndpoint})`,
     dynamodb: `DynamoDB Local at ${info.internal.dynamodbEndpoint}`,
   };
@@ -269,6 +306,8 @@ type Run = (values: Values, target: Target, print: Printer) => Promise<void>;
 interface Printer {
   json(value: unknown): void;
   lines(...lines: string[]): void;
+  /** A progress line on stderr (not with --json's stdout). */
+  progress(line: string): void;
 }
 
 const run: Record<string, Run> = {
@@ -327,11 +366,13 @@ const run: Record<string, Run> = {
 
   async 'create-client'(values, target, print) {
     const name = nonBlank(requireFlag(values, 'name'), 'name');
-    const organizationId = requireFlag(values, 'organization');
+    const userId = values.user;
+    const organizationId = values.organization ?? (userId ? (await personRepository.memberships(userId))[0]?.organizationId : undefined);
+    if (!organizationId) throw new UsageError(userId ? `User ${userId} not found` : 'create-client needs --organization');
     const scopes = values.scopes !== undefined ? parseScopes(values.scopes) : undefined;
     const plan = values.plan !== undefined ? parsePlan(values.plan) : undefined;
     const { client, clientSecret } = await createApiClient(
-      { name, organizationId, ...(scopes && { scopes }), ...(plan && { plan }) },
+      { name, organizationId, ...(userId && { userId }), ...(scopes && { scopes }), ...(plan && { plan }) },
       target.issuer,
     );
     print.json({ ...withoutSecret(client), clientSecret });
@@ -339,10 +380,53 @@ const run: Record<string, Run> = {
       `Created API client "${client.name}" in organization ${client.organizationId}`,
       `  client id      ${client.clientId}`,
       `  client secret  ${clientSecret}`,
-      `  mode           ${client.mode}`,
+      `  mode           ${client.mode}${client.userId ? ` (acts for user ${client.userId})` : ''}`,
       `  plan           ${client.plan}`,
       `  scopes         ${client.scopes.join(' ')}`,
       'The client secret will not be shown again: store it now.',
+    );
+  },
+
+  async 'create-user'(values, target, print) {
+    const organizationId = requireFlag(values, 'organization');
+    const email = nonBlank(requireFlag(values, 'email'), 'email');
+    const name = nonBlank(requireFlag(values, 'name'), 'name');
+    print.progress(`Creating user ${email} in organization ${organizationId} on the ${target.description}...`);
+    const { person, password, generated } = await createUser({ organizationId, email, name, ...(values.password !== undefined && { password: values.password }) }, target.directory);
+    print.json({ userId: person.userId, email: person.email, name: person.name, organizationId, ...(generated && { password }) });
+    print.lines(
+      `Created user "${person.name}" (${person.email}), a member of organization ${organizationId}`,
+      `  user id   ${person.userId}`,
+      ...(generated ? [`  password  ${password}`, 'The generated password will not be shown again: hand it over now.'] : ['  password  (as given)']),
+      'Assign access policies (POST /v1/access/assignments) before the person can see any company.',
+    );
+  },
+
+  async 'add-membership'(values, _target, print) {
+    const userId = requireFlag(values, 'user');
+    const organizationId = requireFlag(values, 'organization');
+    await addMembership(userId, organizationId);
+    print.json({ userId, organizationId, member: true });
+    print.lines(`User ${userId} is now a member of organization ${organizationId}; their effective access was recomputed`);
+  },
+
+  async 'remove-membership'(values, _target, print) {
+    const userId = requireFlag(values, 'user');
+    const organizationId = requireFlag(values, 'organization');
+    await removeMembership(userId, organizationId);
+    print.json({ userId, organizationId, member: false });
+    print.lines(`User ${userId} is no longer a member of organization ${organizationId}; their effective access was recomputed`);
+  },
+
+  async 'delete-user'(values, target, print) {
+    const userId = requireFlag(values, 'user');
+    print.progress(`Deleting user ${userId} on the ${target.description}...`);
+    const result = await deleteUser(userId, target.directory, target.issuer);
+    print.json({ userId, deleted: true, ...result });
+    print.lines(
+      `Deleted user ${userId}: their access ended at once`,
+      `  ${result.assignmentsDeleted} assignment${result.assignmentsDeleted === 1 ? ' was' : 's were'} deleted`,
+      `  ${result.clientsRevoked} per-user API client${result.clientsRevoked === 1 ? ' was' : 's were'} revoked`,
     );
   },
 
@@ -494,8 +578,8 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
   if (missing) return usageError(`${command} needs --${missing}`);
 
   const print: Printer = values.json
-    ? { json: (value) => io.out(JSON.stringify(value, null, 2)), lines: () => undefined }
-    : { json: () => undefined, lines: (...lines) => lines.forEach((line) => io.out(line)) };
+    ? { json: (value) => io.out(JSON.stringify(value, null, 2)), lines: () => undefined, progress: () => undefined }
+    : { json: () => undefined, lines: (...lines) => lines.forEach((line) => io.out(line)), progress: (line) => io.err(line) };
 
   let target: Target | undefined;
   try {

@@ -4,7 +4,8 @@ import { apiClientRepository, type ApiClient } from '../identity/api-client-repo
 import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository, type Organization } from '../identity/organization-repository';
 import type { PrincipalMode, RatePlan } from '../identity/principal';
-import { systemClientScopes, type Scope } from '../identity/scopes';
+import { systemClientScopes, userClientScopes, type Scope } from '../identity/scopes';
+import { personRepository } from '../people/repository';
 
 /**
  * What an organization administrator does in the application: organizations and API clients.
@@ -63,6 +64,8 @@ export interface CreateClientInput {
   name: string;
   organizationId: string;
   mode?: PrincipalMode;
+  /** USER clients: the person the client acts for (a member of the client's organization). */
+  userId?: string;
   scopes?: readonly Scope[];
   plan?: RatePlan;
 }
@@ -74,11 +77,21 @@ export const createApiClient = async (
 ): Promise<{ client: ApiClient; clientSecret: string }> => {
   const organization = await organizationRepository.get(input.organizationId);
   if (!organization || organization.status !== 'active') throw new AdministrationError(`Organization ${input.organizationId} not found`);
-  const mode = input.mode ?? 'SYSTEM';
-  if (mode !== 'SYSTEM') throw new AdministrationError('Only SYSTEM clients can be created here; user and interactive principals come with the users feature');
-  const scopes = [...(input.scopes ?? systemClientScopes)];
-  const notAllowed = scopes.filter((scope) => !systemClientScopes.includes(scope));
-  if (notAllowed.length) throw new AdministrationError(`A system client cannot hold: ${notAllowed.join(', ')}`);
+  const mode = input.mode ?? (input.userId ? 'USER' : 'SYSTEM');
+  if (mode === 'INTERACTIVE') throw new AdministrationError('Interactive sessions sign in through the login; they are not API clients created here');
+  if (mode === 'USER') {
+    if (!input.userId) throw new AdministrationError('A per-user client needs the person it acts for (--user)');
+    const person = await personRepository.get(input.userId);
+    if (!person || person.status !== 'active') throw new AdministrationError(`User ${input.userId} not found`);
+    const memberships = await personRepository.memberships(input.userId);
+    if (!memberships.some((membership) => membership.organizationId === organization.id)) {
+      throw new AdministrationError(`User ${input.userId} is not a member of organization ${organization.id}`);
+    }
+  } else if (input.userId) throw new AdministrationError('Only a per-user (USER) client names a user');
+  const allowed = mode === 'USER' ? userClientScopes : systemClientScopes;
+  const scopes = [...(input.scopes ?? allowed)];
+  const notAllowed = scopes.filter((scope) => !allowed.includes(scope));
+  if (notAllowed.length) throw new AdministrationError(`A ${mode === 'USER' ? 'per-user' : 'system'} client cannot hold: ${notAllowed.join(', ')}`);
   const credentials = await issuer.create(input.name, scopes);
   const client: ApiClient = {
     clientId: credentials.clientId,
@@ -86,6 +99,7 @@ export const createApiClient = async (
     organizationId: organization.id,
     organizationPath: organization.path,
     mode,
+    ...(mode === 'USER' && { userId: input.userId }),
     scopes,
     plan: input.plan ?? 'standard',
     status: 'active',

@@ -72,6 +72,7 @@ const callOf = (operationId: string, event: HttpEvent): OperationCall => {
     ...(text !== undefined && { body: { text, contentType: event.headers['content-type'] ?? '' } }),
     rawQuery: event.rawQueryString,
     idempotencyKey: event.headers['idempotency-key'],
+    ...(event.headers['if-match'] !== undefined && { ifMatch: event.headers['if-match'] }),
     requestId: event.requestContext.requestId,
   };
 };

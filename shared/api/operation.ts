@@ -10,6 +10,8 @@ export interface OperationContract<
   /** The operation's description in the OpenAPI document (CommonMark), beside the route's summary. */
   description?: string;
   params?: P;
+  /** Request headers the operation reads beyond the platform's (documented; e.g. If-Match). */
+  headers?: z.ZodObject;
   query?: Q;
   body?: B;
   /** When the body schema is given but a body may be omitted (e.g. DELETE's optional body). */
@@ -39,6 +41,8 @@ export interface OperationRequest<C extends OperationContract> {
    * by the runner's reach step before the operation runs; undefined for routes that name none.
    */
   owner: unknown;
+  /** The If-Match request header, as sent (optimistic concurrency of replacements). */
+  ifMatch?: string;
   requestId: string;
   operationId: string;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { callerKey, type Principal } from '../identity/principal';
+import { loadReach } from '../identity/reach';
 import { routes, type RouteDefinition } from '../routes';
 import {
   claimIdempotencyKey,
@@ -37,6 +38,8 @@ export interface OperationCall {
   /** The query as sent (part of the idempotency fingerprint); defaults to the query parameters in order. */
   rawQuery?: string;
   idempotencyKey?: string;
+  /** The If-Match header (replacements with optimistic concurrency). */
+  ifMatch?: string;
   requestId: string;
 }
 
@@ -78,7 +81,7 @@ export type Operations = Record<string, Operation<any>>;
 
 /**
  * The one pipeline of every operation, whatever carried the call (HTTP, MCP):
- * principal (401) -> rate limit (429) -> reach (404) -> scope (403) -> idempotency (mutations)
+ * principal (401) -> rate limit (429) -> system clients only (403) -> reach (404) -> scope (403) -> idempotency (mutations)
  * -> input validation (400/415/422) -> operation -> answer or problem+json.
  * Reach comes before scope and before anything about the request is judged, so a resource
  * outside the reach answers 404 whatever else is wrong with the request.
@@ -99,10 +102,12 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
         logger.appendKeys({ clientId: principal.clientId, organizationId: principal.organizationId ?? undefined });
         rateHeaders = await rateLimit(principal);
       }
-      const owner = principal ? await resolveOwner(dependencies.owners, route, operation, call.params, principal) : undefined;
+      if (principal && route.systemOnly && principal.mode !== 'SYSTEM') throw problems.systemClientRequired();
+      const reaching = principal && !route.decidesNoReach ? await loadReach(principal) : principal;
+      const owner = reaching ? await resolveOwner(dependencies.owners, route, operation, call.params, reaching) : undefined;
       if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
       if (call.bodyProblem) throw call.bodyProblem;
-      const execute = () => executeOperation(operation, route, call, principal, owner);
+      const execute = () => executeOperation(operation, route, call, reaching, owner);
       const response = route.mutation && principal ? await idempotent(idempotency, callerKey(principal), route, call, execute) : await execute();
       return withHeaders(response, rateHeaders);
     } catch (error) {
@@ -196,6 +201,7 @@ const executeOperation = async (
         return principal;
       },
       owner,
+      ...(call.ifMatch !== undefined && { ifMatch: call.ifMatch }),
       requestId: call.requestId,
       operationId: route.operationId,
     });

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
 import { companyKeys, companyListKeys, companySubtreePrefix, companyTreePartition } from './keys';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
@@ -122,6 +123,33 @@ export const companyRepository = {
   /** Live companies of an organization and its descendants, in key order. */
   listSubtree(rootOrganizationId: string, organizationPath: string, page: PageRequest): Promise<Page<CompanyRecord>> {
     return queryPage(subtreeQuery(rootOrganizationId, organizationPath), page, toRecord);
+  },
+
+  /**
+   * Up to `limit` live companies of a subtree whose list key sorts after `after` (a companyListKey
+   * GSI1SK), in key order; `more` when the subtree holds further ones. Lists that merge several
+   * subtrees (a person's companies) page with it.
+   */
+  async subtreeAfter(rootOrganizationId: string, organizationPath: string, after: string | undefined, limit: number, startKey?: Record<string, unknown>) {
+    const prefix = companySubtreePrefix(organizationPath);
+    const lower = after && after >= prefix ? `${after}\u0000` : prefix;
+    const result = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :lower AND :upper',
+        ExpressionAttributeValues: { ':pk': companyTreePartition(rootOrganizationId), ':lower': lower, ':upper': `${prefix}\uffff` },
+        Limit: limit,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    return { companies: (result.Items ?? []).map(toRecord), lastKey: result.LastEvaluatedKey };
+  },
+
+  /** Companies by id (strongly consistent), deleted ones included. */
+  async many(ids: readonly string[]): Promise<CompanyRecord[]> {
+    const found = await batchGet(ids.map(companyKeys));
+    return [...found.values()].map(toRecord);
   },
 
   async allInSubtree(rootOrganizationId: string, organizationPath: string): Promise<CompanyRecord[]> {

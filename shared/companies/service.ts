@@ -3,7 +3,9 @@ import type { Page } from '../db/query-page';
 import type { Organization } from '../identity/organization-repository';
 import { organizationRepository } from '../identity/organization-repository';
 import type { Principal } from '../identity/principal';
-import { canReach } from '../identity/reach';
+import { canReach, type ReachingPrincipal } from '../identity/reach';
+import { noAccess } from '../access/evaluator';
+import { personCompanies } from '../access/service';
 import { problems } from '../platform/problem';
 import { companyRepository, type CompanyRecord } from './repository';
 import { defaultVatFrequency, type Company, type CompanyDeletion, type CompanyStatus, type CreateCompanyInput, type UpdateCompanyInput } from './schemas';
@@ -38,6 +40,15 @@ export const listCompanies = async (
   principal: Principal,
   page: { pageSize: number; cursor?: string },
 ): Promise<Page<Company>> => {
+  if (principal.mode !== 'SYSTEM') {
+    // A person's companies: the granted subtrees and companies, never a scan of the firm's.
+    const access = (principal as ReachingPrincipal).access ?? noAccess(principal.userId ?? '');
+    const result = await personCompanies(access, 'companies:read', principal.mode === 'USER' ? principal.organizationPath ?? '-' : null, {
+      ...page,
+      binding: { clientId: principal.clientId, operationId: 'listCompanies', filters: {} },
+    });
+    return { ...result, data: result.data.map(toCompany) };
+  }
   if (!principal.organizationPath || !principal.organizationId) {
     return { data: [], pagination: { next_cursor: null, has_more: false } };
   }

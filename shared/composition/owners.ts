@@ -1,3 +1,5 @@
+import { accessRepository, type AssignmentRecord, type PolicyRecord } from '../access/repository';
+import { personWithinReach } from '../access/service';
 import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { documentRepository } from '../documents/repository';
 import type { DocumentOwner } from '../documents/operation';
@@ -46,6 +48,26 @@ export const owners: OwnerResolvers = {
       if (!company || company.deletion) return undefined;
       if (!canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, route.scope)) return undefined;
       return { company, ...(document && { document }), ...(declaration && { declaration }) };
+    },
+  },
+  /** A person is within a system client's reach when one of their organizations is (only system clients call these routes). */
+  userId: {
+    noun: 'user',
+    resolve: (id, principal) => personWithinReach(principal, id),
+  },
+  /** A policy (and an assignment, which sits with its policy) is within reach where its owning organization is. */
+  policyId: {
+    noun: 'policy',
+    resolve: async (id, principal): Promise<PolicyRecord | undefined> => {
+      const policy = await accessRepository.policy(id);
+      return policy && canReach(principal, { organizationPath: policy.organizationPath, companyId: null }) ? policy : undefined;
+    },
+  },
+  assignmentId: {
+    noun: 'assignment',
+    resolve: async (id, principal): Promise<AssignmentRecord | undefined> => {
+      const assignment = await accessRepository.assignment(id);
+      return assignment && canReach(principal, { organizationPath: assignment.organizationPath, companyId: null }) ? assignment : undefined;
     },
   },
 };

@@ -16,6 +16,8 @@ export interface ApiClient {
    */
   organizationPath?: string;
   mode: PrincipalMode;
+  /** USER: the person the client acts for (reach: that person's effective access). */
+  userId?: string;
   scopes: Scope[];
   plan: RatePlan;
   status: 'active' | 'revoked';
@@ -87,6 +89,7 @@ const toApiClient = (item: Record<string, unknown>): ApiClient => ({
   organizationId: item.organizationId as string,
   ...(typeof item.organizationPath === 'string' ? { organizationPath: item.organizationPath } : {}),
   mode: item.mode as PrincipalMode,
+  ...(typeof item.userId === 'string' ? { userId: item.userId } : {}),
   scopes: item.scopes as Scope[],
   plan: item.plan as RatePlan,
   status: item.status as ApiClient['status'],

@@ -101,6 +101,7 @@ export const authenticate = async (authorization: string | undefined, path = '/'
     ? { id: client.organizationId, path: client.organizationPath, status: 'active' }
     : await organizationRepository.get(client.organizationId);
   if (!organization || organization.status !== 'active') return failure('organization not active');
+  if (client.mode === 'USER' && !client.userId) return failure('per-user client without a person');
 
   const tokenScopes = scopesOf(payload);
   // The registry is authoritative: a scope withdrawn from a client stops working at once.
@@ -111,7 +112,8 @@ export const authenticate = async (authorization: string | undefined, path = '/'
     mode: client.mode,
     organizationId: organization.id,
     organizationPath: organization.path,
-    userId: null,
+    // A per-user client runs as its person (reach: the person's effective access).
+    userId: client.mode === 'USER' ? (client.userId ?? null) : null,
     organizationIds: [],
     scopes,
     plan: client.plan,

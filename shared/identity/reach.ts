@@ -1,3 +1,5 @@
+import { isAllowed, noAccess, type EffectiveAccess } from '../access/evaluator';
+import { accessRepository } from '../access/repository';
 import type { Scope } from './scopes';
 import type { Principal } from './principal';
 
@@ -7,13 +9,32 @@ export interface ReachTarget {
   companyId: string | null;
 }
 
+/** A principal with what reach needs loaded: the person's effective access for USER and INTERACTIVE. */
+export type ReachingPrincipal = Principal & { access?: EffectiveAccess };
+
+const within = (path: string, ancestor: string) => path === ancestor || path.startsWith(`${ancestor}/`);
+
+/**
+ * Loads, once per request, what canReach decides on: the person's materialized effective access
+ * (one strongly consistent read). Never cached across requests: a revocation holds at once.
+ */
+export const loadReach = async (principal: Principal): Promise<ReachingPrincipal> => {
+  if (principal.mode === 'SYSTEM') return principal;
+  const access = principal.userId ? await accessRepository.effectiveAccess(principal.userId) : undefined;
+  return { ...principal, access: access ?? noAccess(principal.userId ?? '') };
+};
+
 /**
  * The one reach decision (general rule 2): may this principal act on this resource with this action
- * (the route's scope; undefined for routes any valid token may call)? A system client reaches its
- * organization and every descendant. Outside the reach answers 404, never 403.
+ * (the route's scope; undefined for routes any valid token may call: any action will do)? A system
+ * client reaches its organization and every descendant. A per-user client (USER) reaches what its
+ * person's effective access allows, within the client's organization; an interactive session what
+ * the person's effective access allows (within the person's organizations). Outside the reach
+ * answers 404, never 403.
  */
-export const canReach = (principal: Principal, target: ReachTarget, _action?: Scope): boolean => {
+export const canReach = (principal: ReachingPrincipal, target: ReachTarget, action?: Scope): boolean => {
   const own = principal.organizationPath;
-  if (!own) return false;
-  return target.organizationPath === own || target.organizationPath.startsWith(`${own}/`);
+  if (principal.mode === 'SYSTEM') return own !== null && within(target.organizationPath, own);
+  if (principal.mode === 'USER' && (!own || !within(target.organizationPath, own))) return false;
+  return principal.access !== undefined && isAllowed(principal.access, target, action);
 };

@@ -25,8 +25,14 @@ export const readOnlyScopes: readonly Scope[] = systemClientScopes.filter((s) =>
 
 export const isScope = (value: string): value is Scope => (allScopes as readonly string[]).includes(value);
 
-/** Never on an interactive (signed-in person's) token: administration and bulk writes are for system clients. */
-export const interactiveForbiddenScopes: readonly Scope[] = ['users:read', 'access:manage', 'webhooks:manage', 'imports:write'];
+/** Scopes only system clients use (users, access management, webhooks, imports): a per-user client cannot hold them. */
+export const systemOnlyScopes: readonly Scope[] = ['users:read', 'access:manage', 'webhooks:manage', 'imports:write'];
+
+/** What a per-user (USER) client may hold: never more than its person may do, and never system-only scopes. */
+export const userClientScopes: readonly Scope[] = systemClientScopes.filter((s) => !systemOnlyScopes.includes(s));
+
+/** Never on an interactive (signed-in person's) token: the system-only scopes. */
+export const interactiveForbiddenScopes: readonly Scope[] = systemOnlyScopes;
 
 /** What an interactive session may be granted (the only principals that may hold context:read). */
 export const interactiveScopes: readonly Scope[] = allScopes.filter((s) => !interactiveForbiddenScopes.includes(s));

@@ -20,16 +20,13 @@ import { unbalancedVoucherWarnings } from './warnings';
 
 /**
  * Accepting an import (the synchronous part), in the order an integrator meets the rules:
- * 404 company -> 403 not a system client -> 409 company_not_api_managed -> 413 more than
+ * (the runner: 403 not a system client, 404 company) -> 409 company_not_api_managed -> 413 more than
  * 10,000 rows -> 422 structure (errors[], nothing accepted) -> the kind's checks against stored
  * data (422 unknown_account_codes, 409 *_in_use) -> 409 job_in_flight -> 202 queued.
  * The payload goes to S3 (an SQS message cannot hold 10,000 rows) and a message to the queue.
  */
 export const submitImport = async (principal: Principal, company: CompanyRecord, kind: ImportKind, body: unknown): Promise<ImportRecord> => {
   const companyId = company.id;
-  if (principal.mode !== 'SYSTEM') {
-    throw new ProblemError({ status: 403, error: 'system_client_required', title: 'System client required', detail: 'Imports are for system clients only.' });
-  }
   if (company.accountingSystem !== 'Api') {
     throw problems.conflict(`The company is bound to ${company.accountingSystem}, not to Api; its books cannot be pushed.`, {
       reason: 'company_not_api_managed',

@@ -110,6 +110,17 @@ export const componentDescriptions: Record<string, string> = {
   Document: 'Metadata of a stored document (the bytes are reached through GET /v1/documents/{documentId}/download)',
   DocumentDownload: 'A presigned GET URL of the document\'s bytes and when it expires',
   DocumentDeletion: 'The answer to a soft delete: the document answers 404 until restored; the bytes stay',
+  User: 'A person of the firm: signs in interactively and may own per-user API clients',
+  Membership: 'A membership of the person in an organization',
+  UserAccess: 'What the person holds on one company',
+  AccessExplanation: 'The decision for one company and action, and what decided it',
+  PolicyRule: 'One rule of an access policy: allow or deny actions on organizations (subtrees) and companies',
+  Policy: 'An access policy: named rules owned by an organization, versioned',
+  CreatePolicy: 'A new access policy',
+  ReplacePolicy: 'The new document of an access policy (replaces name, description and rules)',
+  Deleted: 'What was deleted',
+  Assignment: 'A policy assigned to a person',
+  CreateAssignment: 'Assign a policy to a person',
 };
 
 /** By `Schema.property` (nested objects: `Schema.outer.inner`); wins over the name alone. */
@@ -267,6 +278,26 @@ export const propertyDescriptions: Record<string, string> = {
   'PeriodApproval.approvedBy': 'Who approved the period, or null',
   'VatAccountMovement.accountCode': 'The VAT account',
   'getOpenApiDocument.openapi': 'The OpenAPI version of the document (3.0.3)',
+  'User.email': 'E-mail address (unique, lower case); the login name',
+  'User.name': 'Display name',
+  'Membership.organizationId': 'The organization (UUID)',
+  'AccessExplanation.userId': 'The person (UUID)',
+  'AccessExplanation.action': 'The action asked about',
+  'AccessExplanation.decision': 'allow or deny (deny wins; no matching rule denies)',
+  'AccessExplanation.policy': 'The policy of the deciding rule; null when no rule decided',
+  'AccessExplanation.policy.name': 'Name of the policy',
+  'AccessExplanation.rule': 'The deciding rule as it stands; null when no rule decided',
+  'Policy.organizationId': 'The organization that owns the policy; its rules stay inside its subtree',
+  'Policy.name': 'Name of the policy',
+  'Policy.rules': 'The rules; a deny wins over any allow',
+  'CreatePolicy.name': 'Name of the policy',
+  'CreatePolicy.rules': 'The rules (1 to 50); a deny wins over any allow',
+  'ReplacePolicy.name': 'Name of the policy',
+  'ReplacePolicy.rules': 'The rules (1 to 50); a deny wins over any allow',
+  'Assignment.policyId': 'The policy (UUID)',
+  'Assignment.userId': 'The person (UUID)',
+  'CreateAssignment.policyId': 'The policy to assign (UUID), within your reach',
+  'CreateAssignment.userId': 'The person (UUID), within your reach',
 };
 
 /** Parameters by name (path and query), where the schema gives none. */
@@ -286,4 +317,7 @@ export const parameterDescriptions: Record<string, string> = {
   'Idempotency-Key': 'Required on every mutation; scoped to the client; kept at least 24 h',
   documentId: 'The document (UUID), as answered by the upload declaration',
   content_type: 'Only documents of this content type (e.g. application/pdf)',
+  userId: 'The person (UUID)',
+  policyId: 'The access policy (UUID)',
+  assignmentId: 'The assignment (UUID)',
 };

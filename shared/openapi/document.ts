@@ -4,6 +4,7 @@ import { companyContracts } from '../companies/contracts';
 import { importContracts } from '../composition/import-contracts';
 import { documentContracts } from '../documents/contracts';
 import { jobContracts } from '../jobs/contracts';
+import { accessContracts, userContracts } from '../access/contracts';
 import { chartContracts } from '../ledger/chart/contracts';
 import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
 import { identityContracts } from '../identity/schemas';
@@ -35,6 +36,8 @@ export const contracts: Record<string, OperationContract> = {
   ...bankContracts,
   ...importContracts,
   ...jobContracts,
+  ...userContracts,
+  ...accessContracts,
   ...documentContracts,
 };
 
@@ -50,7 +53,9 @@ const platformProblems = (route: RouteDefinition, contract: OperationContract): 
   400: 'validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor',
   ...(route.auth === 'token' && {
     401: 'invalid_token: the bearer token is missing, invalid or expired',
-    403: 'insufficient_scope: the token lacks the scope of this operation',
+    403: route.systemOnly
+      ? 'system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation'
+      : 'insufficient_scope: the token lacks the scope of this operation',
     429: 'rate_limited: the quota of the client is used up; honour Retry-After',
   }),
   ...(route.path.includes('{') && { 404: 'not_found: wrong id, outside your reach, or deleted' }),
@@ -159,9 +164,12 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       request: {
         ...(contract.params && { params: contract.params as z.ZodObject }),
         ...(contract.query && { query: contract.query as z.ZodObject }),
-        ...(route.mutation && {
+        ...((route.mutation || contract.headers) && {
           headers: z.object({
-            'Idempotency-Key': z.string().min(1).max(255).openapi({ description: 'Required on every mutation; scoped to the client; kept at least 24 h' }),
+            ...(route.mutation && {
+              'Idempotency-Key': z.string().min(1).max(255).openapi({ description: 'Required on every mutation; scoped to the client; kept at least 24 h' }),
+            }),
+            ...contract.headers?.shape,
           }),
         }),
         ...(contract.body && {

@@ -153,6 +153,56 @@ export const operationDocs: Record<string, OperationDoc> = {
   deleteDimension: { description: `Deletes an imported dimension, as an import: ${pollImport} Errors: **409** \`dimension_in_use\` when live lines name it or it is the parent of another.` },
   deleteSubLedger: { description: `Deletes an imported sub-ledger, as an import: ${pollImport} Errors: **409** \`sub_ledger_in_use\` when lines, opening balances or open items name it.` },
   listFetchRuns: { description: 'Completed GL-line and opening-balance imports (fetch runs), newest first, each with the outcome of its post-fetch engines (e.g. auto-reconciliation).' },
+  listUsers: {
+    description:
+      'The people who are members of an organization of your subtree, with those memberships, sorted by e-mail, in **one page** (`next_cursor` always null: the spec counts users among the small bounded lists). Filters `organization_id` (members of that organization only) and `email`. System clients only: per-user and interactive principals get **403** `system_client_required`.',
+  },
+  getUser: {
+    description: 'One person with their memberships within your reach. **404** when no organization of the person is within your reach. System clients only (**403** `system_client_required`).',
+  },
+  getUserAccess: {
+    description:
+      'The person\'s effective access, company by company: the live companies within your reach on which the person holds at least one action, with those actions (scope names). It is the evaluator\'s own answer from the person\'s materialized access (deny wins; only companies within the person\'s organizations). Filter `company_id`; paginated by cursor.',
+  },
+  explainUserAccess: {
+    description:
+      'Why the person may or may not do `action` on `company_id`: `decision` allow or deny, `reason` (`allow_rule`, `deny_rule`, `no_matching_rule`, `not_a_member`) and the policy and rule (0-based `ruleIndex`) that decided. **404** when the company is not within your reach.',
+  },
+  createAccessPolicy: {
+    description:
+      'Creates an access policy owned by your organization (or by `organizationId`, an organization of your subtree). Each rule allows or denies `actions` (scope names, or `resource:*` such as `ledger:*`) on `resources`: `organizations` (each with its whole subtree, companies created later included) and/or single `companies`. **A deny wins** over any allow for the same company and action. Rules may only name resources inside the owning organization\'s subtree: **422** `resource_outside_organization` names each offending rule and resource. A policy does nothing until assigned.',
+    requestExample: {
+      name: 'Accountant: full access to two clients',
+      description: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri',
+      rules: [
+        { effect: 'allow', actions: ['companies:*', 'ledger:*', 'bank:*', 'reconciliation:*', 'documents:*'], resources: { companies: ['3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f', '7a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d'] } },
+        { effect: 'deny', actions: ['documents:write'], resources: { companies: ['7a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d'] } },
+      ],
+    },
+  },
+  listAccessPolicies: { description: 'The access policies owned by organizations of your subtree, paginated by cursor.' },
+  getAccessPolicy: { description: 'One access policy with its `version` (also in `ETag`): send that version in `If-Match` to replace it.' },
+  replaceAccessPolicy: {
+    description:
+      'Replaces the policy\'s document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **412** `version_mismatch` otherwise (read it again). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people), so the new rules decide their very next request.',
+    requestExample: {
+      name: 'Auditor: read one client',
+      description: 'Reads the books of Bakeriet Solsiden',
+      rules: [{ effect: 'allow', actions: ['companies:read', 'ledger:read', 'bank:read'], resources: { companies: ['3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f'] } }],
+    },
+  },
+  deleteAccessPolicy: {
+    description: 'Deletes a policy that is not assigned. While assigned: **409** `policy_in_use` with `inUse` listing the assignments (`id`, `userId`): delete them first.',
+  },
+  createAccessAssignment: {
+    description:
+      'Assigns a policy to a person; both must be within your reach (else **404**). The person\'s effective access is recomputed in the same transaction: their next request is decided with the policy. **409** `conflict` (`reason` `already_assigned`) when the person holds the policy already.',
+    requestExample: { policyId: '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e', userId: '0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b' },
+  },
+  listAccessAssignments: { description: 'The assignments of policies owned within your subtree; filters `user_id` and `policy_id`; paginated by cursor.' },
+  deleteAccessAssignment: {
+    description: 'Revokes an assignment: the assignment goes and the person\'s effective access is recomputed in the same transaction, so their very next request is decided without it (no cache to expire).',
+  },
   getJob: { description: 'A job (the background work of an import): poll until `succeeded` or `failed`. Any valid token; **404** outside the reach.' },
   listJobs: {
     description:

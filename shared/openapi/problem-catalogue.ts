@@ -56,8 +56,28 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
   system_client_required: {
     status: 403,
     title: 'System client required',
-    condition: 'Imports are for system clients (integrations), and this token belongs to another kind of client.',
+    condition:
+      'Imports, users and access management are for system clients (integrations), and this token belongs to a per-user client or an interactive session. Decided before reach, whatever the path names.',
     action: 'Use the credentials of a system client.',
+  },
+  version_mismatch: {
+    status: 412,
+    title: 'Version mismatch',
+    condition: 'A replacement (PUT of an access policy) without `If-Match`, or with a version that is no longer the current one: someone changed the resource since you read it.',
+    action: 'Read the resource again, reapply your change to it and send it with `If-Match` set to the version you read.',
+  },
+  policy_in_use: {
+    status: 409,
+    title: 'Policy in use',
+    condition: 'An access policy that is assigned to people cannot be deleted; `inUse` lists the assignments (`id`, `userId`).',
+    action: 'Delete the assignments listed in `inUse` (DELETE /v1/access/assignments/{assignmentId}), then delete the policy.',
+  },
+  resource_outside_organization: {
+    status: 422,
+    title: 'Resource outside the organization',
+    condition:
+      'A rule of an access policy names an organization or company outside the subtree of the organization that owns the policy (or one that does not exist). `errors[]` names each one (`index` is the rule, `field` the resource).',
+    action: 'Name only organizations and companies of the owning organization\'s subtree, or create the policy in a higher organization.',
   },
   not_found: {
     status: 404,

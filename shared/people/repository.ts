@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
-import { unitOfWork } from '../db/unit-of-work';
+import { unitOfWork, type TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import { membershipKeys, membershipListKeys, membershipSortKeyPrefix, normalizeEmail, organizationMembersPartition, personEmailKeys, personKeys } from './keys';
 
@@ -32,9 +32,11 @@ export const personRepository = {
     return Item ? this.get(Item.userId as string) : undefined;
   },
 
-  /** The person, the e-mail claim and the first membership in one transaction (an address is unique). */
-  async create(person: Person, organizationId: string): Promise<void> {
-    await unitOfWork()
+  /** The person, the e-mail claim and the first membership in one transaction (an address is unique), with the caller's further writes. */
+  async create(person: Person, organizationId: string, writes: TransactionWrite[] = []): Promise<void> {
+    const work = unitOfWork();
+    writes.forEach((write, index) => work.add(`write ${index}`, write));
+    await work
       .add('person', { Put: { TableName: tableName(), Item: { ...personKeys(person.userId), entity: 'person', ...person, email: normalizeEmail(person.email) }, ConditionExpression: 'attribute_not_exists(PK)' } })
       .add('email', { Put: { TableName: tableName(), Item: { ...personEmailKeys(person.email), entity: 'personEmail', userId: person.userId }, ConditionExpression: 'attribute_not_exists(PK)' } })
       .add('membership', { Put: { TableName: tableName(), Item: membershipItem({ userId: person.userId, organizationId, createdAt: person.createdAt }) } })
@@ -45,6 +47,7 @@ export const personRepository = {
     const { Items = [] } = await dynamo().send(
       new QueryCommand({
         TableName: tableName(),
+        ConsistentRead: true,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :member)',
         ExpressionAttributeValues: { ':pk': personKeys(userId).PK, ':member': membershipSortKeyPrefix },
       }),

@@ -54,6 +54,8 @@ export const problems = {
       { status: 403, error: 'insufficient_scope', title: 'Insufficient scope', detail: `This operation needs the scope ${scope}.` },
       { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
     ),
+  systemClientRequired: () =>
+    problem(403, 'system_client_required', 'System client required', 'This operation is for system clients (integrations) only, not for per-user or interactive principals.'),
   notFound: (what = 'resource') => problem(404, 'not_found', 'Not found', `The ${what} does not exist or is outside your reach.`),
   routeNotFound: (path: string) => problem(404, 'route_not_found', 'Not found', `No operation is served at ${path}.`),
   methodNotAllowed: (method: string, path: string, allowed: string[]) =>

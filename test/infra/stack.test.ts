@@ -289,18 +289,18 @@ describe('least privilege', () => {
     }
   });
 
-  it('only companies, bank, imports and documents can write the table; every group with a token route can write the control table', () => {
+  it('only companies, bank, imports, documents and access can write the table; every group with a token route can write the control table', () => {
     for (const group of groups) {
       const statements = grantsOfFunction(built.api.functions[group]);
       const writesTable = statements.some((g) => / table$/.test(g) && DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
-      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents'].includes(group));
+      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents', 'access'].includes(group));
       const writesControl = statements.some((g) => g.includes(' controlTable'));
       expect(writesControl, group).toBe(routes.some((r) => r.group === group && r.auth === 'token'));
     }
   });
 
   it('only the groups with cursor lists read the cursor secret; only the import and document paths touch queues and the bucket', () => {
-    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents];
+    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents, built.api.functions.users, built.api.functions.access];
     for (const fn of [built.api.authorizerFunction, ...groups.map((g) => built.api.functions[g])]) {
       const actions = actionsOfFunction(fn);
       expect(actions.includes('secretsmanager:GetSecretValue'), fn.node.id).toBe(cursorReaders.includes(fn));
@@ -351,6 +351,8 @@ describe('least privilege', () => {
       ...sendTo('imports'),
     ],
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
+    users: [...tableRead, ...rateLimit, ...cursorSecret],
+    access: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
     documents: [
       ...tableRead,
       ...tableWrite,

@@ -208,3 +208,40 @@ describe('admin CLI: organizations, companies, clients', () => {
     expect(run.err).toBe('');
   });
 });
+
+describe('admin CLI: people and per-user clients', () => {
+  it('create-user (generated password), memberships, create-client --user (a USER principal), delete-user ends it all', async () => {
+    const organization = await adminJson('create-organization', '--name', `CLI People ${randomUUID().slice(0, 8)}`);
+    const other = await adminJson('create-organization', '--name', 'CLI People Bergen', '--parent', organization.id);
+    const email = `kari-${randomUUID().slice(0, 8)}@example.test`;
+
+    const human = await admin('create-user', '--organization', organization.id, '--email', email, '--name', 'Kari Nordmann', '--stack', stackFile);
+    expect(human.code).toBe(0);
+    expect(human.err).toContain(`Creating user ${email}`);
+    expect(human.out).toContain(`Created user "Kari Nordmann" (${email})`);
+    const userId = /user id\s+([0-9a-f-]{36})/.exec(human.out)![1]!;
+    expect(/password\s+(\S{20,})/.exec(human.out)).not.toBeNull();
+    expectFailure(await admin('create-user', '--organization', organization.id, '--email', email.toUpperCase(), '--name', 'Again', '--stack', stackFile, '--json'), /exists already/);
+    expect(await adminJson('create-user', '--organization', organization.id, '--email', `given-${email}`, '--name', 'Ola', '--password', 'correct-horse-1')).not.toHaveProperty('password');
+
+    expect(await adminJson('add-membership', '--user', userId, '--organization', other.id)).toEqual({ userId, organizationId: other.id, member: true });
+    expect(await adminJson('remove-membership', '--user', userId, '--organization', other.id)).toEqual({ userId, organizationId: other.id, member: false });
+    expectFailure(await admin('remove-membership', '--user', userId, '--organization', organization.id, '--stack', stackFile), /last membership/);
+
+    const client = await adminJson('create-client', '--user', userId, '--name', 'Kari CLI');
+    expect(client).toMatchObject({ mode: 'USER', userId, organizationId: organization.id });
+    expect(client.scopes).not.toContain('imports:write');
+    expectFailure(await admin('create-client', '--user', userId, '--name', 'x', '--scopes', 'access:manage', '--stack', stackFile), /per-user client cannot hold: access:manage/);
+    const token = await tokenFor(client.clientId, client.clientSecret);
+    expect((await api('GET', '/v1/whoami', { token })).body).toMatchObject({ mode: 'USER', userId, organizationId: organization.id });
+
+    expect(await adminJson('delete-user', '--user', userId)).toEqual({ userId, deleted: true, assignmentsDeleted: 0, clientsRevoked: 1 });
+    expect((await api('GET', '/v1/whoami', { token })).status).toBe(401);
+    expectFailure(await admin('delete-user', '--user', userId, '--stack', stackFile, '--json'), /not found/);
+  });
+
+  it('--help lists the people commands', async () => {
+    const help = await admin('--help');
+    for (const command of ['create-user', 'add-membership', 'remove-membership', 'delete-user', '--user USER_ID']) expect(help.out).toContain(command);
+  });
+});

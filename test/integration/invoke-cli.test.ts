@@ -7,6 +7,8 @@ import { runInvoke } from '../../infra/tools/invoke';
 import { createApiClient, createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { lineIdOf } from '../../shared/ledger/general-ledger/repository';
+import { localPersonDirectory } from '../../shared/people/directories';
+import { createUser } from '../../shared/people/service';
 import { api, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
 
@@ -157,6 +159,18 @@ const expected: [file: string, fn: string, status: number][] = [
   ['documents/getDocumentDownload.json', 'documents', 200],
   ['documents/deleteDocument.json', 'documents', 200],
   ['documents/restoreDocument.json', 'documents', 200],
+  ['access/createAccessPolicy.json', 'access', 201],
+  ['access/listAccessPolicies.json', 'access', 200],
+  ['access/getAccessPolicy.json', 'access', 200],
+  ['access/replaceAccessPolicy.json', 'access', 200],
+  ['access/createAccessAssignment.json', 'access', 201],
+  ['access/listAccessAssignments.json', 'access', 200],
+  ['users/listUsers.json', 'users', 200],
+  ['users/getUser.json', 'users', 200],
+  ['users/getUserAccess.json', 'users', 200],
+  ['users/explainUserAccess.json', 'users', 200],
+  ['access/deleteAccessAssignment.json', 'access', 200],
+  ['access/deleteAccessPolicy.json', 'access', 200],
 ];
 
 /** The document events act on a company of this organization and the document declared by declareDocumentUpload.json. */
@@ -170,6 +184,23 @@ const documentArgs = (file: string): string[] => [
 
 /** The bank events act on a company of this organization with one bank account (see their describe). */
 const bank = { companyId: '', bankAccountId: '', bankTransactionId: '', lineId: '', reconciliationId: '' };
+
+/** The users and access events act on a person of this organization and the policy (and assignment) the events create. */
+const access = { userId: '', policyId: '', version: 1, assignmentId: '' };
+
+const accessArgs = (): string[] => [
+  ...asClient,
+  ...['--set', `companyId=${booksCompanyId}`, '--set', `userId=${access.userId}`],
+  ...(access.policyId ? ['--set', `policyId=${access.policyId}`, '--set', `version=${access.version}`] : []),
+  ...(access.assignmentId ? ['--set', `assignmentId=${access.assignmentId}`] : []),
+];
+
+/** What the users and access events answer feeds the next ones (the policy, its version, the assignment). */
+const track = (file: string, body: any) => {
+  if (file === 'access/createAccessPolicy.json') Object.assign(access, { policyId: body.id, version: body.version });
+  if (file === 'access/replaceAccessPolicy.json') access.version = body.version;
+  if (file === 'access/createAccessAssignment.json') access.assignmentId = body.id;
+};
 
 const bankArgs = (file: string): string[] => {
   const set = (name: keyof typeof bank) => ['--set', `${name}=${bank[name]}`];
@@ -211,6 +242,7 @@ const argsFor = (file: string): string[] => {
   if (/^(ledger|imports|jobs)\//.test(file)) return booksArgs(file);
   if (file.startsWith('bank/')) return bankArgs(file);
   if (file.startsWith('documents/')) return documentArgs(file);
+  if (/^(users|access)\//.test(file)) return accessArgs();
   return [];
 };
 
@@ -623,12 +655,27 @@ describe('npm run invoke: every sample event', () => {
     });
   });
 
+  describe('users and access', () => {
+    it('access/*.json and users/*.json: create a policy, replace it (If-Match), assign it, read the person\'s access, revoke, delete', async () => {
+      access.userId = (await createUser({ organizationId, email: `invoke-${randomUUID().slice(0, 8)}@example.test`, name: 'Invoke Person' }, localPersonDirectory)).person.userId;
+      for (const [file, fn, status] of expected.filter(([file]) => /^(users|access)\//.test(file))) {
+        const result = await invoke(fn, file, ...accessArgs());
+        expect(result.code, result.stderr.join('\n')).toBe(0);
+        expect(result.status, `${file}: ${JSON.stringify(result.body)}`).toBe(status);
+        track(file, result.body);
+        if (file === 'users/getUserAccess.json') expect(result.body.data).toEqual([{ companyId: booksCompanyId, actions: ['companies:read', 'ledger:read', 'bank:read'] }]);
+        if (file === 'users/explainUserAccess.json') expect(result.body).toMatchObject({ decision: 'allow', reason: 'allow_rule', policy: { id: access.policyId } });
+      }
+    });
+  });
+
   it.each(expected)('once more in a row: %s (%s) exits 0 with status %i', async (file, fn, status) => {
     const result = await invoke(fn, file, ...argsFor(file));
     expect(result.code).toBe(0);
     if (fn === 'authorizer') expect(result.body.isAuthorized).toBe(true);
     else expect(result.status, JSON.stringify(result.body)).toBe(status);
     if (file === 'bank/createReconciliation.json') bank.reconciliationId = result.body.id; // the next events read and dissolve it
+    track(file, result.body);
     // The next import of the same kind would meet this one in flight (409 job_in_flight): let it finish.
     if (status === 202) {
       const done = await waitForImport(result.body.id);

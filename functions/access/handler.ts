@@ -1,0 +1,4 @@
+import { httpHandler } from '../../shared/composition/http-handler';
+import { accessOperations } from './operations';
+
+export const handler = httpHandler('access', accessOperations);

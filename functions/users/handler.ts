@@ -1,0 +1,4 @@
+import { httpHandler } from '../../shared/composition/http-handler';
+import { userOperations } from './operations';
+
+export const handler = httpHandler('users', userOperations);

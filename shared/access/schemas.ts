@@ -1,0 +1,142 @@
+import { allScopes } from '../identity/scopes';
+import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { z } from '../platform/zod';
+
+const instant = z.string().openapi({ format: 'date-time' });
+const exampleOrganization = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+const exampleCompany = '3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f';
+
+/** "resource:*" for every resource of the scope names ("ledger:*", "companies:*"). */
+export const actionWildcards = [...new Set(allScopes.map((scope) => `${scope.split(':')[0]}:*`))];
+export const policyActions = [...allScopes, ...actionWildcards] as const;
+
+export const PolicyRuleSchema = z
+  .strictObject({
+    effect: z.enum(['allow', 'deny']).openapi({ description: 'deny wins over any allow that matches the same company and action' }),
+    actions: z
+      .array(z.enum(policyActions as unknown as [string, ...string[]]))
+      .min(1)
+      .max(30)
+      .openapi({ description: 'Scope names, or "resource:*" for every action of a resource', example: ['ledger:read', 'bank:*'] }),
+    resources: z
+      .strictObject({
+        organizations: z.array(UuidSchema).max(100).optional().openapi({ description: 'Organizations: each covers its whole subtree, companies added later included', example: [exampleOrganization] }),
+        companies: z.array(UuidSchema).max(500).optional().openapi({ description: 'Single companies', example: [exampleCompany] }),
+      })
+      .refine((resources) => (resources.organizations?.length ?? 0) + (resources.companies?.length ?? 0) > 0, { message: 'A rule names at least one organization or company' })
+      .openapi({ description: 'Inside the subtree of the organization that owns the policy (else 422 resource_outside_organization)' }),
+  })
+  .openapi('PolicyRule');
+
+export const PolicyDocumentSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).openapi({ example: 'Accountant: full access to two clients' }),
+  description: z.string().max(2000).default('').openapi({ example: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri' }),
+  rules: z.array(PolicyRuleSchema).min(1).max(50),
+});
+
+export const CreatePolicySchema = PolicyDocumentSchema.extend({
+  organizationId: UuidSchema.optional().openapi({ description: 'The organization that owns the policy (default: your client\'s); within your reach' }),
+}).openapi('CreatePolicy');
+
+export const ReplacePolicySchema = PolicyDocumentSchema.openapi('ReplacePolicy');
+
+export const PolicySchema = z
+  .object({
+    id: UuidSchema,
+    organizationId: UuidSchema,
+    name: z.string(),
+    description: z.string(),
+    rules: z.array(PolicyRuleSchema),
+    version: z.number().int().openapi({ description: 'Starts at 1, +1 on every replacement; send it in If-Match to replace the policy', example: 1 }),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .openapi('Policy');
+
+export const PolicyPageSchema = pageOf(PolicySchema, 'PolicyPage');
+
+export const CreateAssignmentSchema = z
+  .strictObject({ policyId: UuidSchema, userId: UuidSchema })
+  .openapi('CreateAssignment');
+
+export const AssignmentSchema = z
+  .object({
+    id: UuidSchema,
+    policyId: UuidSchema,
+    userId: UuidSchema,
+    organizationId: UuidSchema.openapi({ description: 'The organization that owns the policy' }),
+    createdAt: instant,
+    createdBy: z.string().openapi({ description: 'The client that made the assignment' }),
+  })
+  .openapi('Assignment');
+
+export const AssignmentPageSchema = pageOf(AssignmentSchema, 'AssignmentPage');
+
+export const AssignmentListQuerySchema = z.strictObject({
+  user_id: UuidSchema.optional().openapi({ description: 'Only the assignments of this person' }),
+  policy_id: UuidSchema.optional().openapi({ description: 'Only the assignments of this policy' }),
+  ...PageQuerySchema.shape,
+});
+
+export const MembershipSchema = z.object({ organizationId: UuidSchema, createdAt: instant }).openapi('Membership');
+
+export const UserSchema = z
+  .object({
+    id: UuidSchema,
+    email: z.string().openapi({ example: 'kari.nordmann@nordlys.example' }),
+    name: z.string().openapi({ example: 'Kari Nordmann' }),
+    status: z.enum(['active']),
+    createdAt: instant,
+    memberships: z.array(MembershipSchema).openapi({ description: 'The organizations the person is a member of (within your reach)' }),
+  })
+  .openapi('User');
+
+export const UserPageSchema = pageOf(UserSchema, 'UserPage');
+
+export const UserListQuerySchema = z.strictObject({
+  organization_id: UuidSchema.optional().openapi({ description: 'Only members of this organization (not of its descendants)' }),
+  email: z.string().min(1).max(320).optional().openapi({ description: 'Only the person with this e-mail address (case-insensitive)' }),
+});
+
+export const UserAccessSchema = z
+  .object({
+    companyId: UuidSchema,
+    actions: z.array(z.enum(allScopes)).openapi({ description: 'The scopes the person holds on the company', example: ['companies:read', 'ledger:read'] }),
+  })
+  .openapi('UserAccess');
+
+export const UserAccessPageSchema = pageOf(UserAccessSchema, 'UserAccessPage');
+
+export const UserAccessQuerySchema = z.strictObject({
+  company_id: UuidSchema.optional().openapi({ description: 'Only this company (an empty page when the person holds nothing on it)' }),
+  ...PageQuerySchema.shape,
+});
+
+export const ExplainQuerySchema = z.strictObject({
+  company_id: UuidSchema.openapi({ description: 'The company asked about', example: exampleCompany }),
+  action: z.enum(allScopes).openapi({ description: 'The action (a scope name) asked about', example: 'ledger:read' }),
+});
+
+export const AccessExplanationSchema = z
+  .object({
+    userId: UuidSchema,
+    companyId: UuidSchema,
+    action: z.enum(allScopes),
+    decision: z.enum(['allow', 'deny']),
+    reason: z.enum(['allow_rule', 'deny_rule', 'no_matching_rule', 'not_a_member']).openapi({
+      description:
+        'allow_rule / deny_rule: the rule named decided (a deny wins over any allow); no_matching_rule: no rule of the person\'s policies covers the company and action; not_a_member: the company lies outside every organization the person is a member of',
+    }),
+    policy: z.object({ id: UuidSchema, name: z.string() }).nullable(),
+    ruleIndex: z.number().int().openapi({ description: '0-based index of the deciding rule in the policy\'s rules' }).nullable(),
+    rule: PolicyRuleSchema.nullable(),
+  })
+  .openapi('AccessExplanation');
+
+export type PolicyDocument = z.infer<typeof PolicyDocumentSchema>;
+export type CreatePolicyInput = z.infer<typeof CreatePolicySchema>;
+export type Policy = z.infer<typeof PolicySchema>;
+export type Assignment = z.infer<typeof AssignmentSchema>;
+export type User = z.infer<typeof UserSchema>;
+
+export const DeletedSchema = z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('Deleted');

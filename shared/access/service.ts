@@ -1,0 +1,398 @@
+import { randomUUID } from 'node:crypto';
+import { batchGet } from '../db/batch';
+import type { Page } from '../db/query-page';
+import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-of-work';
+import { companyListKeys } from '../companies/keys';
+import { companyRepository, type CompanyRecord } from '../companies/repository';
+import { organizationKeys } from '../identity/keys';
+import { organizationRepository } from '../identity/organization-repository';
+import type { Principal } from '../identity/principal';
+import { canReach } from '../identity/reach';
+import type { Scope } from '../identity/scopes';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../platform/cursor';
+import { ProblemError, problems, type FieldError } from '../platform/problem';
+import { personRepository } from '../people/repository';
+import { policyKeys } from './keys';
+import { allowedActions, decide, grantedCompanies, grantedOrganizations, isAllowed, noAccess, type EffectiveAccess, type GrantedRule } from './evaluator';
+import { accessRepository, accessWrites, type AssignmentRecord, type Placement, type PolicyRecord } from './repository';
+import type { Assignment, CreatePolicyInput, Policy, PolicyDocument } from './schemas';
+
+/**
+ * Access policies, their assignments and each person's materialized effective access. Every
+ * change that alters what a person may do rewrites that person's effective access in the same
+ * transaction (a policy replaced while assigned to more people than one transaction holds: the
+ * first ones in its transaction, the rest before the request answers), so a revocation is in
+ * force for the person's very next request.
+ */
+
+/** Persons recomputed in the transaction of a policy replacement (DynamoDB: 100 writes a transaction). */
+export const personsPerTransaction = 98;
+
+export interface AccessChange {
+  addAssignment?: { id: string; policyId: string };
+  removeAssignment?: string;
+  /** A policy document about to be committed, used instead of the stored one. */
+  policy?: PolicyRecord;
+  /** The person's memberships after the change. */
+  memberships?: string[];
+}
+
+/**
+ * The person's effective access after a change, as the write that stores it over the revision it
+ * was computed from (a concurrent recomputation makes the transaction fail; the caller retries).
+ */
+export const effectiveAccessWrite = async (userId: string, change: AccessChange = {}): Promise<TransactionWrite> =>
+  accessWrites.putEffectiveAccess(await computeEffectiveAccess(userId, change));
+
+export const computeEffectiveAccess = async (userId: string, change: AccessChange = {}): Promise<EffectiveAccess> => {
+  const previous = await accessRepository.effectiveAccess(userId);
+  let assignments = previous?.assignments ?? [];
+  if (change.addAssignment) assignments = [...assignments, change.addAssignment];
+  if (change.removeAssignment) assignments = assignments.filter((assignment) => assignment.id !== change.removeAssignment);
+  const memberships = change.memberships ?? (await personRepository.memberships(userId)).map((membership) => membership.organizationId);
+  const policyIds = [...new Set(assignments.map((assignment) => assignment.policyId))];
+  const stored = await batchGet(policyIds.filter((id) => id !== change.policy?.id).map(policyKeys));
+  const policies = new Map<string, { id: string; name: string; rules: PolicyDocument['rules'] }>([...stored.values()].map((item) => [String(item.id), item as unknown as Policy]));
+  if (change.policy && policyIds.includes(change.policy.id)) policies.set(change.policy.id, change.policy);
+  const rules: GrantedRule[] = policyIds.flatMap((id) => {
+    const policy = policies.get(id);
+    return policy ? policy.rules.map((rule, ruleIndex) => ({ ...rule, policyId: policy.id, policyName: policy.name, ruleIndex })) : [];
+  });
+  const organizationIds = [...new Set([...memberships, ...rules.flatMap((rule) => rule.resources.organizations ?? [])])];
+  const organizations = await batchGet(organizationIds.map(organizationKeys), ['id', 'path']);
+  return {
+    userId,
+    memberships,
+    assignments,
+    rules,
+    organizationPaths: Object.fromEntries([...organizations.values()].map((item) => [String(item.id), String(item.path)])),
+    revision: (previous?.revision ?? 0) + 1,
+    computedAt: new Date().toISOString(),
+  };
+};
+
+/** Commits a unit of work built from fresh reads; a cancelled transaction (a concurrent change) is built and tried again. */
+export const commitWithRetry = async (build: () => Promise<ReturnType<typeof unitOfWork>>, explain: (failed: readonly string[]) => ProblemError | undefined, attempts = 5): Promise<void> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (await build()).commit();
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      const problem = explain(error.names);
+      if (problem) throw problem;
+      if (attempt >= attempts) throw error;
+    }
+  }
+};
+
+const placementOf = (principal: Principal): Placement => {
+  const path = principal.organizationPath;
+  if (!path) throw problems.notFound();
+  return { rootOrganizationId: path.split('/')[0]!, organizationPath: path };
+};
+
+const within = (path: string, ancestorPath: string) => path === ancestorPath || path.startsWith(`${ancestorPath}/`);
+
+const versionMismatch = (detail: string) => new ProblemError({ status: 412, error: 'version_mismatch', title: 'Version mismatch', detail });
+
+/**
+ * Rules may only name organizations and companies inside the subtree of the organization that owns
+ * the policy: 422 naming each offending rule and resource.
+ */
+const checkResources = async (owner: { path: string }, document: PolicyDocument): Promise<void> => {
+  const errors: FieldError[] = [];
+  const organizationIds = [...new Set(document.rules.flatMap((rule) => rule.resources.organizations ?? []))];
+  const companyIds = [...new Set(document.rules.flatMap((rule) => rule.resources.companies ?? []))];
+  const organizations = new Map([...(await batchGet(organizationIds.map(organizationKeys), ['id', 'path', 'status'])).values()].map((item) => [String(item.id), item]));
+  const companies = new Map((await companyRepository.many(companyIds)).map((company) => [company.id, company]));
+  document.rules.forEach((rule, index) => {
+    (rule.resources.organizations ?? []).forEach((id, position) => {
+      const organization = organizations.get(id);
+      if (!organization || organization.status !== 'active' || !within(String(organization.path), owner.path)) {
+        errors.push({ index, field: `rules[${index}].resources.organizations[${position}]`, message: `Organization ${id} is not inside the subtree of the organization that owns the policy` });
+      }
+    });
+    (rule.resources.companies ?? []).forEach((id, position) => {
+      const company = companies.get(id);
+      if (!company || company.deletion || !within(company.organizationPath, owner.path)) {
+        errors.push({ index, field: `rules[${index}].resources.companies[${position}]`, message: `Company ${id} is not inside the subtree of the organization that owns the policy` });
+      }
+    });
+  });
+  if (errors.length) {
+    const first = errors[0]!;
+    throw new ProblemError({
+      status: 422,
+      error: 'resource_outside_organization',
+      title: 'Resource outside the organization',
+      detail: `Rule ${first.index} names a resource outside the subtree of the organization that owns the policy (${first.field}).`,
+      errors: errors.slice(0, 100),
+    });
+  }
+};
+
+export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, assignmentCount: _count, ...policy }: PolicyRecord): Policy => policy;
+export const toAssignment = ({ rootOrganizationId: _root, organizationPath: _path, ...assignment }: AssignmentRecord): Assignment => assignment;
+
+export const createPolicy = async (principal: Principal, input: CreatePolicyInput): Promise<Policy> => {
+  const organizationId = input.organizationId ?? principal.organizationId;
+  const organization = organizationId ? await organizationRepository.get(organizationId) : undefined;
+  if (!organization || organization.status !== 'active' || !canReach(principal, { organizationPath: organization.path, companyId: null })) throw problems.notFound('organization');
+  const { organizationId: _owner, ...document } = input;
+  await checkResources(organization, document);
+  const now = new Date().toISOString();
+  const record: PolicyRecord = {
+    id: randomUUID(),
+    organizationId: organization.id,
+    ...document,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    rootOrganizationId: organization.rootId,
+    organizationPath: organization.path,
+    assignmentCount: 0,
+  };
+  await unitOfWork().add('policy', accessWrites.putPolicy(record, null)).commit();
+  return toPolicy(record);
+};
+
+/** The version an If-Match header names: `3`, `"3"` or `W/"3"`. */
+export const parseIfMatch = (header: string | undefined): number | undefined => {
+  const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(header?.trim() ?? '');
+  return match ? Number(match[1]) : undefined;
+};
+
+/**
+ * Replaces a policy's document (If-Match: its current version) and recomputes the effective
+ * access of everyone it is assigned to.
+ */
+export const replacePolicy = async (current: PolicyRecord, ifMatch: string | undefined, document: PolicyDocument): Promise<Policy> => {
+  const expected = parseIfMatch(ifMatch);
+  if (expected === undefined) throw versionMismatch(`Send If-Match with the policy's current version (${current.version}) to replace it.`);
+  await checkResources({ path: current.organizationPath }, document);
+  let replaced: PolicyRecord | undefined;
+  let later: string[] = [];
+  await commitWithRetry(
+    async () => {
+      const policy = await accessRepository.policy(current.id);
+      if (!policy) throw problems.notFound('policy');
+      if (policy.version !== expected) throw versionMismatch(`If-Match names version ${expected}; the policy is at version ${policy.version}.`);
+      const assignments = await settledAssignments(policy);
+      replaced = { ...policy, ...document, version: policy.version + 1, updatedAt: new Date().toISOString() };
+      const persons = [...new Set(assignments.map((assignment) => assignment.userId))];
+      later = persons.slice(personsPerTransaction);
+      const work = unitOfWork().add('policy', accessWrites.putPolicy(replaced, policy.version));
+      for (const userId of persons.slice(0, personsPerTransaction)) work.add(`access ${userId}`, await effectiveAccessWrite(userId, { policy: replaced }));
+      return work;
+    },
+    () => undefined,
+  );
+  for (const userId of later) await recompute(userId);
+  return toPolicy(replaced!);
+};
+
+/** Recomputes one person's effective access from what is stored now. */
+export const recompute = (userId: string): Promise<void> =>
+  commitWithRetry(async () => unitOfWork().add('access', await effectiveAccessWrite(userId)), () => undefined);
+
+/** The policy's assignments, once the index shows as many as the policy counts (GSI reads are eventually consistent). */
+const settledAssignments = async (policy: PolicyRecord): Promise<AssignmentRecord[]> => {
+  for (let attempt = 0; ; attempt++) {
+    const assignments = await accessRepository.assignmentsOfPolicy(policy);
+    if (assignments.length === policy.assignmentCount || attempt >= 20) return assignments;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+export const deletePolicy = async (policy: PolicyRecord): Promise<void> => {
+  if (policy.assignmentCount > 0) {
+    const assignments = await settledAssignments(policy);
+    throw new ProblemError({
+      status: 409,
+      error: 'policy_in_use',
+      title: 'Policy in use',
+      detail: `The policy is assigned ${policy.assignmentCount} time${policy.assignmentCount === 1 ? '' : 's'}; delete its assignments first.`,
+      inUse: assignments.map((assignment) => ({ id: assignment.id, userId: assignment.userId })),
+    });
+  }
+  try {
+    await unitOfWork().add('policy', accessWrites.deletePolicy(policy)).commit();
+  } catch (error) {
+    if (error instanceof ConditionsFailed) throw problems.conflict('The policy changed or was assigned meanwhile; read it again.');
+    throw error;
+  }
+};
+
+export const listPolicies = async (principal: Principal, page: { pageSize: number; cursor?: string }): Promise<Page<Policy>> => {
+  const result = await accessRepository.listPolicies(placementOf(principal), { ...page, binding: { clientId: principal.clientId, operationId: 'listAccessPolicies', filters: {} } });
+  return { ...result, data: result.data.map(toPolicy) };
+};
+
+/** A person is within a system client's reach when one of their organizations is. */
+export const personWithinReach = async (principal: Principal, userId: string) => {
+  const person = await personRepository.get(userId);
+  if (!person || person.status !== 'active') return undefined;
+  const memberships = await personRepository.memberships(userId);
+  const organizations = await batchGet(memberships.map((membership) => organizationKeys(membership.organizationId)), ['id', 'path']);
+  const reachable = memberships.filter((membership) => {
+    const organization = [...organizations.values()].find((item) => item.id === membership.organizationId);
+    return organization && canReach(principal, { organizationPath: String(organization.path), companyId: null });
+  });
+  return reachable.length ? { person, memberships: reachable } : undefined;
+};
+
+export const createAssignment = async (principal: Principal, input: { policyId: string; userId: string }): Promise<Assignment> => {
+  const policy = await accessRepository.policy(input.policyId);
+  if (!policy || !canReach(principal, { organizationPath: policy.organizationPath, companyId: null })) throw problems.notFound('policy');
+  if (!(await personWithinReach(principal, input.userId))) throw problems.notFound('user');
+  const assignment: AssignmentRecord = {
+    id: randomUUID(),
+    policyId: policy.id,
+    userId: input.userId,
+    organizationId: policy.organizationId,
+    createdAt: new Date().toISOString(),
+    createdBy: principal.clientId,
+    rootOrganizationId: policy.rootOrganizationId,
+    organizationPath: policy.organizationPath,
+  };
+  await commitWithRetry(
+    async () => {
+      const current = await accessRepository.policy(policy.id);
+      if (!current) throw problems.notFound('policy');
+      const access = await computeEffectiveAccess(input.userId, { addAssignment: { id: assignment.id, policyId: policy.id } });
+      if (access.assignments.filter((existing) => existing.policyId === policy.id).length > 1) {
+        throw problems.conflict('The policy is already assigned to this person.', { reason: 'already_assigned' });
+      }
+      return unitOfWork()
+        .add('assignment', accessWrites.putAssignment(assignment))
+        .add('policy', accessWrites.countAssignment(current, 1))
+        .add('access', accessWrites.putEffectiveAccess(access));
+    },
+    () => undefined,
+  );
+  return toAssignment(assignment);
+};
+
+/** Revocation: the assignment goes and the person's effective access is recomputed in the same transaction. */
+export const deleteAssignment = async (assignment: AssignmentRecord): Promise<void> => {
+  await commitWithRetry(
+    async () => {
+      const policy = await accessRepository.policy(assignment.policyId);
+      const work = unitOfWork()
+        .add('assignment', accessWrites.deleteAssignment(assignment))
+        .add('access', await effectiveAccessWrite(assignment.userId, { removeAssignment: assignment.id }));
+      if (policy) work.add('policy', accessWrites.countAssignment(policy, -1));
+      return work;
+    },
+    (failed) => (failed.includes('assignment') ? problems.notFound('assignment') : undefined),
+  );
+};
+
+export const listAssignments = async (principal: Principal, query: { user_id?: string; policy_id?: string; page_size: number; cursor?: string }): Promise<Page<Assignment>> => {
+  const filters = { ...(query.user_id && { userId: query.user_id }), ...(query.policy_id && { policyId: query.policy_id }) };
+  const result = await accessRepository.listAssignments(placementOf(principal), filters, {
+    pageSize: query.page_size,
+    ...(query.cursor && { cursor: query.cursor }),
+    binding: { clientId: principal.clientId, operationId: 'listAccessAssignments', filters: { user_id: query.user_id ?? null, policy_id: query.policy_id ?? null } },
+  });
+  return { ...result, data: result.data.map(toAssignment) };
+};
+
+
+const deepest = (a: string, b: string): string | undefined => (within(a, b) ? a : within(b, a) ? b : undefined);
+
+/**
+ * The subtrees whose companies the person may hold the action on: each granted organization
+ * within one of the person's organizations (and within `limit`, a per-user client's organization),
+ * nested ones dropped.
+ */
+const grantedSubtrees = (access: EffectiveAccess, action: Scope | undefined, limit: string | null): string[] => {
+  const paths = (ids: string[]) => ids.map((id) => access.organizationPaths[id]).filter((path): path is string => Boolean(path));
+  const members = paths(access.memberships);
+  const found = new Set<string>();
+  for (const granted of paths(grantedOrganizations(access, action))) {
+    for (const member of members) {
+      const inner = deepest(granted, member);
+      const bounded = inner && (limit ? deepest(inner, limit) : inner);
+      if (bounded) found.add(bounded);
+    }
+  }
+  return [...found].filter((path) => ![...found].some((other) => other !== path && within(path, other))).sort();
+};
+
+const target = (company: CompanyRecord) => ({ organizationPath: company.organizationPath, companyId: company.id });
+
+const sortKey = (company: CompanyRecord) => companyListKeys(company.rootOrganizationId, company.organizationPath, company.id).GSI1SK;
+
+/**
+ * A page of the live companies a person may act on with the action (undefined: any action), in
+ * list-key order, optionally within an organization path. It reads the granted subtrees (a begins_with
+ * Query each) and the granted single companies, never the firm's other companies.
+ */
+export const personCompanies = async (
+  access: EffectiveAccess,
+  action: Scope | undefined,
+  limit: string | null,
+  page: { pageSize: number; cursor?: string; binding: CursorBinding },
+): Promise<Page<CompanyRecord>> => {
+  const after = page.cursor ? String((await decodeCursor(page.cursor, page.binding)).after ?? '') : undefined;
+  const admits = (company: CompanyRecord) =>
+    !company.deletion && (!limit || within(company.organizationPath, limit)) && isAllowed(access, target(company), action) && (!after || sortKey(company) > after);
+  const found: CompanyRecord[] = [];
+  for (const path of grantedSubtrees(access, action, limit)) {
+    let startKey: Record<string, unknown> | undefined;
+    let taken = 0;
+    do {
+      const result = await companyRepository.subtreeAfter(path.split('/')[0]!, path, after, page.pageSize + 1, startKey);
+      for (const company of result.companies) if (admits(company)) (found.push(company), taken++);
+      startKey = result.lastKey;
+    } while (startKey && taken <= page.pageSize);
+  }
+  const singles = grantedCompanies(access, action).filter((id) => !found.some((company) => company.id === id));
+  found.push(...(await companyRepository.many(singles)).filter(admits));
+  const unique = [...new Map(found.map((company) => [company.id, company])).values()].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1));
+  const data = unique.slice(0, page.pageSize);
+  const more = unique.length > page.pageSize;
+  return { data, pagination: { next_cursor: more ? await encodeCursor({ after: sortKey(data.at(-1)!) }, page.binding) : null, has_more: more } };
+};
+
+/** GET /v1/users/{userId}/access: what the person holds, company by company, within the caller's reach. */
+export const userAccess = async (
+  principal: Principal,
+  userId: string,
+  query: { company_id?: string; page_size: number; cursor?: string },
+): Promise<Page<{ companyId: string; actions: Scope[] }>> => {
+  const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
+  const entry = (company: CompanyRecord) => ({ companyId: company.id, actions: allowedActions(access, target(company)) });
+  if (query.company_id) {
+    const company = await companyRepository.get(query.company_id);
+    const visible = company && !company.deletion && canReach(principal, { organizationPath: company.organizationPath, companyId: company.id });
+    const held = visible ? entry(company) : undefined;
+    return { data: held?.actions.length ? [held] : [], pagination: { next_cursor: null, has_more: false } };
+  }
+  const page = await personCompanies(access, undefined, principal.organizationPath, {
+    pageSize: query.page_size,
+    ...(query.cursor && { cursor: query.cursor }),
+    binding: { clientId: principal.clientId, operationId: 'getUserAccess', filters: { userId } },
+  });
+  return { ...page, data: page.data.map(entry) };
+};
+
+/** GET /v1/users/{userId}/access/explain: the decision and the policy rule that made it. */
+export const explainAccess = async (principal: Principal, userId: string, companyId: string, action: Scope) => {
+  const company = await companyRepository.get(companyId);
+  if (!company || company.deletion || !canReach(principal, { organizationPath: company.organizationPath, companyId: company.id })) throw problems.notFound('company');
+  const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
+  const decision = decide(access, target(company), action);
+  const rule = 'rule' in decision ? decision.rule : undefined;
+  return {
+    userId,
+    companyId,
+    action,
+    decision: decision.decision,
+    reason: decision.reason,
+    policy: rule ? { id: rule.policyId, name: rule.policyName } : null,
+    ruleIndex: rule ? rule.ruleIndex : null,
+    rule: rule ? { effect: rule.effect, actions: rule.actions, resources: rule.resources } : null,
+  };
+};

@@ -1,0 +1,52 @@
+import {
+  AdminCreateUserCommand,
+  AdminDeleteUserCommand,
+  AdminSetUserPasswordCommand,
+  CognitoIdentityProviderClient,
+  UserNotFoundException,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { hashSecret } from '../identity/client-secrets';
+
+/** Where people sign in: the local identity provider (a password hash kept on the person) or Cognito. */
+export interface PersonDirectory {
+  /** Registers the person's login; answers what to keep on the person (the local password hash). */
+  create(person: { userId: string; email: string; name: string }, password: string): Promise<{ passwordHash?: string }>;
+  remove(userId: string): Promise<void>;
+}
+
+export const localPersonDirectory: PersonDirectory = {
+  async create(_person, password) {
+    return { passwordHash: await hashSecret(password) };
+  },
+  async remove() {},
+};
+
+/** Cognito: the username is the userId (the authorizer maps the Cognito user to the person by it). */
+export const cognitoPersonDirectory = (userPoolId: string, region?: string): PersonDirectory => {
+  const cognito = new CognitoIdentityProviderClient({ region });
+  return {
+    async create(person, password) {
+      await cognito.send(
+        new AdminCreateUserCommand({
+          UserPoolId: userPoolId,
+          Username: person.userId,
+          MessageAction: 'SUPPRESS',
+          UserAttributes: [
+            { Name: 'email', Value: person.email },
+            { Name: 'email_verified', Value: 'true' },
+            { Name: 'name', Value: person.name },
+          ],
+        }),
+      );
+      await cognito.send(new AdminSetUserPasswordCommand({ UserPoolId: userPoolId, Username: person.userId, Password: password, Permanent: true }));
+      return {};
+    },
+    async remove(userId) {
+      try {
+        await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: userId }));
+      } catch (error) {
+        if (!(error instanceof UserNotFoundException)) throw error;
+      }
+    },
+  };
+};

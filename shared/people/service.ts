@@ -1,0 +1,178 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
+import { accessWrites } from '../access/repository';
+import { accessRepository } from '../access/repository';
+import { commitWithRetry, computeEffectiveAccess, effectiveAccessWrite, personWithinReach } from '../access/service';
+import type { User } from '../access/schemas';
+import { batchGet } from '../db/batch';
+import type { Page } from '../db/query-page';
+import type { Principal } from '../identity/principal';
+import { AdministrationError } from '../administration/service';
+import { apiClientRepository } from '../identity/api-client-repository';
+import type { CredentialIssuer } from '../identity/credential-issuers';
+import { organizationRepository } from '../identity/organization-repository';
+import { tableName } from '../platform/aws';
+import { membershipKeys, normalizeEmail, personEmailKeys, personKeys } from './keys';
+import type { PersonDirectory } from './directories';
+import { membershipItem, personRepository, type Membership, type Person } from './repository';
+
+/**
+ * People of the firm, as an administrator manages them (admin CLI, demo seed): a person, their
+ * memberships and their login. Every change of memberships recomputes the person's effective
+ * access in the same transaction.
+ */
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** A generated login password: 20 characters, with the classes Cognito's default policy asks for. */
+export const generatePassword = (): string => `${randomBytes(15).toString('base64url')}aA1!`;
+
+const activeOrganization = async (organizationId: string) => {
+  const organization = await organizationRepository.get(organizationId);
+  if (!organization || organization.status !== 'active') throw new AdministrationError(`Organization ${organizationId} not found`);
+  return organization;
+};
+
+const activePerson = async (userId: string): Promise<Person> => {
+  const person = await personRepository.get(userId);
+  if (!person || person.status !== 'active') throw new AdministrationError(`User ${userId} not found`);
+  return person;
+};
+
+export const createUser = async (
+  input: { organizationId: string; email: string; name: string; password?: string },
+  directory: PersonDirectory,
+): Promise<{ person: Person; password: string; generated: boolean }> => {
+  const organization = await activeOrganization(input.organizationId);
+  const email = normalizeEmail(input.email);
+  if (!emailPattern.test(email) || email.length > 320) throw new AdministrationError(`${input.email} is not an e-mail address`);
+  const name = input.name.trim();
+  if (!name) throw new AdministrationError('The name must not be blank');
+  if (input.password !== undefined && input.password.length < 8) throw new AdministrationError('A password has at least 8 characters');
+  if (await personRepository.findByEmail(email)) throw new AdministrationError(`A user with e-mail ${email} exists already`);
+  const password = input.password ?? generatePassword();
+  const userId = randomUUID();
+  const login = await directory.create({ userId, email, name }, password);
+  const person: Person = { userId, email, name, status: 'active', createdAt: new Date().toISOString(), ...login };
+  const access = await computeEffectiveAccess(userId, { memberships: [organization.id] });
+  try {
+    await personRepository.create(person, organization.id, [accessWrites.putEffectiveAccess(access)]);
+  } catch (error) {
+    await directory.remove(userId);
+    if (error instanceof ConditionsFailed) throw new AdministrationError(`A user with e-mail ${email} exists already`);
+    throw error;
+  }
+  return { person, password, generated: input.password === undefined };
+};
+
+export const addMembership = async (userId: string, organizationId: string): Promise<void> => {
+  await activePerson(userId);
+  const organization = await activeOrganization(organizationId);
+  await commitWithRetry(
+    async () => {
+      const memberships = (await personRepository.memberships(userId)).map((membership) => membership.organizationId);
+      if (memberships.includes(organization.id)) throw new AdministrationError(`User ${userId} is a member of organization ${organization.id} already`);
+      return unitOfWork()
+        .add('membership', { Put: { TableName: tableName(), Item: membershipItem({ userId, organizationId: organization.id, createdAt: new Date().toISOString() }), ConditionExpression: 'attribute_not_exists(PK)' } })
+        .add('access', await effectiveAccessWrite(userId, { memberships: [...memberships, organization.id] }));
+    },
+    () => undefined,
+  );
+};
+
+/** A person keeps at least one membership (delete-user removes a person altogether). */
+export const removeMembership = async (userId: string, organizationId: string): Promise<void> => {
+  await activePerson(userId);
+  await commitWithRetry(
+    async () => {
+      const memberships = (await personRepository.memberships(userId)).map((membership) => membership.organizationId);
+      if (!memberships.includes(organizationId)) throw new AdministrationError(`User ${userId} is not a member of organization ${organizationId}`);
+      if (memberships.length === 1) throw new AdministrationError(`Organization ${organizationId} is the last membership of user ${userId}; use delete-user instead`);
+      return unitOfWork()
+        .add('membership', { Delete: { TableName: tableName(), Key: membershipKeys(userId, organizationId), ConditionExpression: 'attribute_exists(PK)' } })
+        .add('access', await effectiveAccessWrite(userId, { memberships: memberships.filter((id) => id !== organizationId) }));
+    },
+    () => undefined,
+  );
+};
+
+/**
+ * Deletes a person: their access goes first (effective access, assignments), then their per-user
+ * API clients are revoked, their login removed, memberships and e-mail claim deleted.
+ */
+export const deleteUser = async (userId: string, directory: PersonDirectory, issuer: CredentialIssuer): Promise<{ assignmentsDeleted: number; clientsRevoked: number }> => {
+  const person = await activePerson(userId);
+  const memberships = await personRepository.memberships(userId);
+  const access = await accessRepository.effectiveAccess(userId);
+  // Access ends at once: one transaction drops the effective access and marks the person deleted.
+  await unitOfWork()
+    .add('access', accessWrites.deleteEffectiveAccess(userId))
+    .add('person', { Update: { TableName: tableName(), Key: personKeys(userId), UpdateExpression: 'SET #status = :deleted REMOVE passwordHash', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':deleted': 'deleted' } } })
+    .commit();
+  let assignmentsDeleted = 0;
+  for (const { id } of access?.assignments ?? []) {
+    const assignment = await accessRepository.assignment(id);
+    const policy = assignment && (await accessRepository.policy(assignment.policyId));
+    if (!assignment) continue;
+    const work = unitOfWork().add('assignment', accessWrites.deleteAssignment(assignment));
+    if (policy) work.add('policy', accessWrites.countAssignment(policy, -1));
+    await work.commit();
+    assignmentsDeleted++;
+  }
+  let clientsRevoked = 0;
+  const now = new Date().toISOString();
+  for (const { organizationId } of memberships) {
+    for (const client of await apiClientRepository.listByOrganization(organizationId)) {
+      if (client.userId !== userId || client.status !== 'active') continue;
+      await issuer.revoke(client.clientId);
+      await apiClientRepository.revoke(client.clientId, now);
+      clientsRevoked++;
+    }
+  }
+  await directory.remove(userId);
+  const work = unitOfWork().add('email', { Delete: { TableName: tableName(), Key: personEmailKeys(person.email) } });
+  memberships.forEach((membership, index) => work.add(`membership ${index}`, { Delete: { TableName: tableName(), Key: membershipKeys(userId, membership.organizationId) } }));
+  await work.commit();
+  return { assignmentsDeleted, clientsRevoked };
+};
+
+/** A person as a system client sees them: with the memberships within its reach. */
+export interface ReachablePerson {
+  person: Person;
+  memberships: Membership[];
+}
+
+export const toUser = ({ person, memberships }: ReachablePerson): User => ({
+  id: person.userId,
+  email: person.email,
+  name: person.name,
+  status: 'active',
+  createdAt: person.createdAt,
+  memberships: memberships.map(({ organizationId, createdAt }) => ({ organizationId, createdAt })).sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
+});
+
+/**
+ * GET /v1/users: the members of the caller's organization subtree (one Query per organization of
+ * the subtree, one BatchGet of the people), in one page: the spec counts users among the small lists.
+ */
+export const listUsers = async (principal: Principal, query: { organization_id?: string; email?: string }): Promise<Page<User>> => {
+  const page = (users: User[]): Page<User> => ({ data: users.sort((a, b) => a.email.localeCompare(b.email)), pagination: { next_cursor: null, has_more: false } });
+  if (query.email) {
+    const person = await personRepository.findByEmail(query.email);
+    const reachable = person && (await personWithinReach(principal, person.userId));
+    const shown = reachable && (!query.organization_id || reachable.memberships.some((m) => m.organizationId === query.organization_id));
+    return page(shown ? [toUser(reachable)] : []);
+  }
+  const own = principal.organizationId ? await organizationRepository.get(principal.organizationId) : undefined;
+  if (!own) return page([]);
+  const organizations = (await organizationRepository.subtree(own)).filter((organization) => !query.organization_id || organization.id === query.organization_id);
+  const memberships = (await Promise.all(organizations.map((organization) => personRepository.membersOf(organization.id)))).flat();
+  const byUser = new Map<string, Membership[]>();
+  for (const membership of memberships) byUser.set(membership.userId, [...(byUser.get(membership.userId) ?? []), membership]);
+  const people = await batchGet([...byUser.keys()].map(personKeys));
+  return page(
+    [...people.values()]
+      .filter((item) => item.status === 'active')
+      .map((item) => toUser({ person: item as unknown as Person, memberships: byUser.get(String(item.userId))! })),
+  );
+};

@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, expectProblem } from '../support/api';
+import { newFirm, newPerson } from '../support/people';
+import { seededClient, testStack } from '../support/stack';
+
+/** Users, access policies and assignments over HTTP (system clients only), and USER principals. */
+let firm: Awaited<ReturnType<typeof newFirm>>;
+let companies: { a: string; b: string; c: string; child: string };
+let person: Awaited<ReturnType<typeof newPerson>>;
+
+const as = () => ({ token: firm.systemToken });
+const allowAll = (resources: { organizations?: string[]; companies?: string[] }) => ({ effect: 'allow', actions: ['companies:*', 'ledger:*', 'bank:*'], resources });
+
+beforeAll(async () => {
+  testStack();
+  firm = await newFirm('Access');
+  companies = { a: await firm.company(), b: await firm.company(), c: await firm.company(), child: await firm.company(firm.child) };
+  person = await newPerson(firm.root.id);
+});
+
+const createPolicy = async (rules: unknown[], name = 'Policy') => {
+  const response = await api('POST', '/v1/access/policies', { ...as(), body: { name, rules } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+};
+const assign = async (policyId: string, userId = person.person.userId) => {
+  const response = await api('POST', '/v1/access/assignments', { ...as(), body: { policyId, userId } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+};
+const listedCompanies = async (token: string) => ((await api('GET', '/v1/companies?page_size=200', { token })).body.data as { id: string }[]).map((c) => c.id).sort();
+
+describe('policies', () => {
+  it('create, read, list, replace with If-Match, delete', async () => {
+    const policy = await createPolicy([allowAll({ companies: [companies.a] })], 'Lifecycle');
+    expect(policy).toMatchObject({ organizationId: firm.root.id, name: 'Lifecycle', description: '', version: 1 });
+    const read = await api('GET', `/v1/access/policies/${policy.id}`, as());
+    expect(read.body).toEqual(policy);
+    expect(read.headers.get('etag')).toBe('"1"');
+    const list = await api('GET', '/v1/access/policies?page_size=200', as());
+    expect(list.body.data.map((p: { id: string }) => p.id)).toContain(policy.id);
+
+    const document = { name: 'Lifecycle v2', rules: [allowAll({ organizations: [firm.child.id] })] };
+    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document }), 412, 'version_mismatch');
+    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '"7"' } }), 412, 'version_mismatch');
+    const replaced = await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '"1"' } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ name: 'Lifecycle v2', version: 2, rules: document.rules });
+    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '1' } }), 412, 'version_mismatch');
+
+    expect((await api('DELETE', `/v1/access/policies/${policy.id}`, as())).status).toBe(200);
+    expectProblem(await api('GET', `/v1/access/policies/${policy.id}`, as()), 404, 'not_found');
+  });
+
+  it('422 names each rule resource outside the owning organization\'s subtree', async () => {
+    const foreign = testStack().companies.find((c) => c.organizationId === seededClient('b-system').organizationId)!.id;
+    const response = await api('POST', '/v1/access/policies', {
+      ...as(),
+      body: { name: 'Too wide', rules: [allowAll({ companies: [companies.a] }), allowAll({ companies: [foreign], organizations: [randomUUID()] })] },
+    });
+    expectProblem(response, 422, 'resource_outside_organization');
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toEqual(['rules[1].resources.organizations[0]', 'rules[1].resources.companies[0]']);
+    // A policy owned by the child cannot name the root's company.
+    const owned = await api('POST', '/v1/access/policies', { ...as(), body: { name: 'Child', organizationId: firm.child.id, rules: [allowAll({ companies: [companies.a] })] } });
+    expectProblem(owned, 422, 'resource_outside_organization');
+    expectProblem(await api('POST', '/v1/access/policies', { ...as(), body: { name: 'Empty', rules: [{ effect: 'allow', actions: ['ledger:read'], resources: {} }] } }), 400, 'validation_failed');
+    expectProblem(await api('POST', '/v1/access/policies', { ...as(), body: { name: 'Bad action', rules: [{ effect: 'allow', actions: ['ledger:write'], resources: { companies: [companies.a] } }] } }), 400, 'validation_failed');
+  });
+
+  it('a policy in use cannot be deleted: 409 policy_in_use lists the assignments', async () => {
+    const policy = await createPolicy([allowAll({ companies: [companies.c] })], 'In use');
+    const assignment = await assign(policy.id);
+    const refused = await api('DELETE', `/v1/access/policies/${policy.id}`, as());
+    expectProblem(refused, 409, 'policy_in_use');
+    expect(refused.body.inUse).toEqual([{ id: assignment.id, userId: person.person.userId }]);
+    expectProblem(await api('POST', '/v1/access/assignments', { ...as(), body: { policyId: policy.id, userId: person.person.userId } }), 409, 'conflict');
+    const listed = await api('GET', `/v1/access/assignments?policy_id=${policy.id}`, as());
+    expect(listed.body.data).toEqual([assignment]);
+    expect((await api('GET', `/v1/access/assignments?user_id=${person.person.userId}&page_size=200`, as())).body.data.map((a: { id: string }) => a.id)).toContain(assignment.id);
+    expect((await api('DELETE', `/v1/access/assignments/${assignment.id}`, as())).status).toBe(200);
+    expectProblem(await api('DELETE', `/v1/access/assignments/${assignment.id}`, as()), 404, 'not_found');
+    expect((await api('DELETE', `/v1/access/policies/${policy.id}`, as())).status).toBe(200);
+  });
+
+  it('policies, assignments and people of another firm answer 404; body references too', async () => {
+    const other = { as: 'b-system' };
+    const policy = await createPolicy([allowAll({ companies: [companies.a] })], 'Private');
+    const assignment = await assign(policy.id);
+    expectProblem(await api('GET', `/v1/access/policies/${policy.id}`, other), 404, 'not_found');
+    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...other, body: { name: 'x', rules: [allowAll({ companies: [companies.a] })] }, headers: { 'if-match': '1' } }), 404, 'not_found');
+    expectProblem(await api('DELETE', `/v1/access/policies/${policy.id}`, other), 404, 'not_found');
+    expectProblem(await api('DELETE', `/v1/access/assignments/${assignment.id}`, other), 404, 'not_found');
+    expectProblem(await api('GET', `/v1/users/${person.person.userId}`, other), 404, 'not_found');
+    expectProblem(await api('GET', `/v1/users/${person.person.userId}/access`, other), 404, 'not_found');
+    expectProblem(await api('POST', '/v1/access/assignments', { ...other, body: { policyId: policy.id, userId: person.person.userId } }), 404, 'not_found');
+    expect((await api('GET', `/v1/access/assignments?policy_id=${policy.id}`, other)).body.data).toEqual([]);
+    expect((await api('GET', '/v1/users', other)).body.data.map((u: { id: string }) => u.id)).not.toContain(person.person.userId);
+    await api('DELETE', `/v1/access/assignments/${assignment.id}`, as());
+  });
+});
+
+describe('users', () => {
+  it('lists the members of the subtree in one page, with filters; reads one with memberships', async () => {
+    const list = await api('GET', '/v1/users', as());
+    expect(list.status).toBe(200);
+    expect(list.body.pagination).toEqual({ next_cursor: null, has_more: false });
+    expect(list.body.data).toContainEqual(expect.objectContaining({ id: person.person.userId, email: person.person.email, memberships: [expect.objectContaining({ organizationId: firm.root.id })] }));
+    expect((await api('GET', `/v1/users?email=${encodeURIComponent(person.person.email.toUpperCase())}`, as())).body.data.map((u: { id: string }) => u.id)).toEqual([person.person.userId]);
+    expect((await api('GET', `/v1/users?organization_id=${firm.child.id}`, as())).body.data).toEqual([]);
+    const one = await api('GET', `/v1/users/${person.person.userId}`, as());
+    expect(one.body).toMatchObject({ id: person.person.userId, name: 'Test Person', status: 'active' });
+    expectProblem(await api('GET', `/v1/users/${randomUUID()}`, as()), 404, 'not_found');
+  });
+
+  it('effective access and its explanation follow the rules: deny wins, no rule, member only', async () => {
+    const who = await newPerson(firm.root.id);
+    const policy = await createPolicy([
+      allowAll({ organizations: [firm.root.id] }),
+      { effect: 'deny', actions: ['ledger:read'], resources: { companies: [companies.b] } },
+      { effect: 'deny', actions: ['companies:*', 'ledger:*', 'bank:*'], resources: { companies: [companies.c] } },
+    ]);
+    await assign(policy.id, who.person.userId);
+    const access = await api('GET', `/v1/users/${who.person.userId}/access?page_size=200`, as());
+    const byCompany = Object.fromEntries(access.body.data.map((e: { companyId: string; actions: string[] }) => [e.companyId, e.actions]));
+    expect(byCompany[companies.a]).toEqual(['companies:read', 'companies:write', 'ledger:read', 'bank:read']);
+    expect(byCompany[companies.b]).toEqual(['companies:read', 'companies:write', 'bank:read']);
+    expect(byCompany[companies.c]).toBeUndefined();
+    expect(byCompany[companies.child]).toHaveLength(4);
+    expect((await api('GET', `/v1/users/${who.person.userId}/access?company_id=${companies.c}`, as())).body.data).toEqual([]);
+    expect((await api('GET', `/v1/users/${who.person.userId}/access?company_id=${companies.a}`, as())).body.data).toEqual([{ companyId: companies.a, actions: byCompany[companies.a] }]);
+
+    const explain = (companyId: string, action: string) => api('GET', `/v1/users/${who.person.userId}/access/explain?company_id=${companyId}&action=${action}`, as());
+    expect((await explain(companies.a, 'ledger:read')).body).toMatchObject({ decision: 'allow', reason: 'allow_rule', policy: { id: policy.id }, ruleIndex: 0 });
+    expect((await explain(companies.b, 'ledger:read')).body).toMatchObject({ decision: 'deny', reason: 'deny_rule', policy: { id: policy.id }, ruleIndex: 1, rule: { effect: 'deny' } });
+    expect((await explain(companies.a, 'documents:read')).body).toMatchObject({ decision: 'deny', reason: 'no_matching_rule', policy: null, ruleIndex: null, rule: null });
+    expectProblem(await explain(testStack().companies[3]!.id, 'ledger:read'), 404, 'not_found');
+    expectProblem(await api('GET', `/v1/users/${who.person.userId}/access/explain?company_id=${companies.a}`, as()), 400, 'validation_failed');
+  });
+});
+
+describe('system clients only', () => {
+  it('per-user clients get 403 system_client_required on users and access management, whatever the path names', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/users'],
+      ['GET', `/v1/users/${person.person.userId}`],
+      ['GET', `/v1/users/${randomUUID()}/access`],
+      ['GET', `/v1/users/${person.person.userId}/access/explain?company_id=${companies.a}&action=ledger:read`],
+      ['GET', '/v1/access/policies'],
+      ['POST', '/v1/access/policies'],
+      ['GET', `/v1/access/policies/${randomUUID()}`],
+      ['PUT', `/v1/access/policies/${randomUUID()}`],
+      ['DELETE', `/v1/access/policies/${randomUUID()}`],
+      ['POST', '/v1/access/assignments'],
+      ['GET', '/v1/access/assignments'],
+      ['DELETE', `/v1/access/assignments/${randomUUID()}`],
+    ] as const) {
+      expectProblem(await api(method, path, { token: person.token, body: method === 'GET' || method === 'DELETE' ? undefined : {} }), 403, 'system_client_required');
+    }
+  });
+
+  it('a system client without the scope gets 403 insufficient_scope (a-readonly holds users:read, not access:manage)', async () => {
+    expectProblem(await api('GET', '/v1/access/policies', { as: 'a-readonly' }), 403, 'insufficient_scope');
+  });
+});
+
+describe('per-user principals (USER)', () => {
+  it('whoami: mode USER, the person, the client\'s organization', async () => {
+    const whoami = await api('GET', '/v1/whoami', { token: person.token });
+    expect(whoami.body).toMatchObject({ clientId: person.client.clientId, mode: 'USER', userId: person.person.userId, organizationId: firm.root.id });
+  });
+
+  it('sees exactly the allowed companies; assignments, revocations and policy edits hold on the next request', async () => {
+    const who = await newPerson(firm.root.id);
+    expect(await listedCompanies(who.token)).toEqual([]);
+    expectProblem(await api('GET', `/v1/companies/${companies.a}`, { token: who.token }), 404, 'not_found');
+
+    const policy = await createPolicy([allowAll({ companies: [companies.a, companies.b] })], 'Two companies');
+    const assignment = await assign(policy.id, who.person.userId);
+    expect(await listedCompanies(who.token)).toEqual([companies.a, companies.b].sort());
+    expect((await api('GET', `/v1/companies/${companies.a}`, { token: who.token })).status).toBe(200);
+
+    const edited = await api('PUT', `/v1/access/policies/${policy.id}`, {
+      ...as(),
+      body: { name: 'Subtree but b', rules: [allowAll({ organizations: [firm.root.id] }), { effect: 'deny', actions: ['companies:read'], resources: { companies: [companies.b] } }] },
+      headers: { 'if-match': '1' },
+    });
+    expect(edited.status).toBe(200);
+    expect(await listedCompanies(who.token)).toEqual([companies.a, companies.c, companies.child].sort());
+    expectProblem(await api('GET', `/v1/companies/${companies.b}`, { token: who.token }), 404, 'not_found');
+
+    expect((await api('DELETE', `/v1/access/assignments/${assignment.id}`, as())).status).toBe(200);
+    expectProblem(await api('GET', `/v1/companies/${companies.a}`, { token: who.token }), 404, 'not_found');
+    expect(await listedCompanies(who.token)).toEqual([]);
+  });
+
+  it('lists page through the allowed companies with a cursor', async () => {
+    const who = await newPerson(firm.root.id);
+    await assign((await createPolicy([allowAll({ organizations: [firm.root.id] }), { effect: 'deny', actions: ['companies:read'], resources: { companies: [companies.b] } }])).id, who.person.userId);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await api('GET', `/v1/companies?page_size=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: who.token });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.map((c: { id: string }) => c.id));
+      cursor = page.body.pagination.next_cursor;
+    } while (cursor);
+    expect(seen.sort()).toEqual([companies.a, companies.c, companies.child].sort());
+  });
+});
+
+describe('the demo people of .local/stack.json', () => {
+  it('the accountant\'s per-user client sees exactly her two companies; the auditor and the person of B are seeded with passwords', async () => {
+    const stack = testStack();
+    expect(stack.people.map((p) => p.email)).toEqual(['kari.nordmann@nordlys.example', 'ola.hansen@nordlys.example', 'ingrid.berg@fjordtall.example']);
+    for (const p of stack.people) expect(p.password.length).toBeGreaterThanOrEqual(8);
+    const accountant = stack.clients.find((c) => c.name === 'a-accountant')!;
+    expect(accountant).toMatchObject({ mode: 'USER', userId: stack.people[0]!.userId, organizationId: stack.organizations[0]!.id });
+    const listed = ((await api('GET', '/v1/companies', { as: 'a-accountant' })).body.data as { id: string }[]).map((c) => c.id).sort();
+    expect(listed).toEqual([stack.companies[0]!.id, stack.companies[2]!.id].sort());
+    const auditor = await api('GET', `/v1/users/${stack.people[1]!.userId}/access`, { as: 'a-system' });
+    expect(auditor.body.data).toEqual([{ companyId: stack.companies[0]!.id, actions: ['companies:read', 'ledger:read', 'vat:read', 'bank:read', 'reconciliation:read', 'documents:read'] }]);
+    expectProblem(await api('GET', `/v1/users/${stack.people[2]!.userId}`, { as: 'a-system' }), 404, 'not_found');
+    expect((await api('GET', `/v1/users/${stack.people[2]!.userId}/access`, { as: 'b-system' })).body.data).toEqual([]);
+  });
+});
