@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { routes, type RouteDefinition } from '../../shared/routes';
 import { api } from '../support/api';
 import { newFirm, newPerson } from '../support/people';
+import { signIn } from '../support/sign-in';
+import { interactiveScopes } from '../../shared/identity/scopes';
 import { testStack } from '../support/stack';
 
 /**
@@ -60,6 +62,9 @@ beforeAll(async () => {
     { name: 'SYSTEM', token: firm.systemToken, reaches: (column) => column !== 'other organization', systemClient: true },
     { name: 'USER', token: person.token, reaches: (column) => column === 'allowed', systemClient: false },
   ];
+  // The same person signed in interactively (authorization code + PKCE through the login page).
+  const interactive = await signIn({ email: person.person.email, password: person.password }, { scopes: [...interactiveScopes] });
+  principals.push({ name: 'INTERACTIVE', token: interactive.access_token, reaches: (column) => column === 'allowed', systemClient: false });
 });
 
 /** Mutations go without an Idempotency-Key: within reach they answer 400 and change nothing. */

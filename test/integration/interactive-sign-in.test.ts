@@ -219,4 +219,23 @@ describe('interactive sign-in', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+});
+
+describe('the seeded accountant, signed in interactively', () => {
+  it('sees only her companies; users and access management answer 403 system_client_required', async () => {
+    const kari = testStack().people[0]!;
+    const tokens = await signIn(kari, { scopes: ['companies:read', 'ledger:read'] });
+    const token = tokens.access_token;
+    const whoami = await api('GET', '/v1/whoami', { token });
+    expect(whoami.body).toEqual({ clientId: testStack().interactive.clientId, mode: 'INTERACTIVE', organizationId: null, userId: kari.userId, organizationIds: [kari.organizationId], scopes: ['companies:read', 'ledger:read'] });
+    const listed = (await api('GET', '/v1/companies?page_size=200', { token })).body.data.map((c: { name: string }) => c.name).sort();
+    expect(listed).toEqual(['Bakeriet Solsiden AS', 'Havbris Fiskeri AS']);
+    const others = testStack().companies.filter((c) => !listed.includes(c.name));
+    expect(others.length).toBeGreaterThan(0);
+    for (const company of others) expectProblem(await api('GET', `/v1/companies/${company.id}`, { token }), 404, 'not_found');
+    for (const path of ['/v1/users', `/v1/users/${kari.userId}/access`, '/v1/access/policies', '/v1/access/assignments']) {
+      expectProblem(await api('GET', path, { token }), 403, 'system_client_required');
+    }
+  });
 });

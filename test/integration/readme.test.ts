@@ -62,8 +62,12 @@ describe('README walkthrough', () => {
     expect(out).toContain('"description": "Bank deposits"');
     // After the correction account 1920 closes at 50,000.00 + 1,250.00.
     expect(out).toContain('"closingBalance": 51250.00');
-    // The typed client's trial balance, last.
-    expect(out.trimEnd().split('\n').at(-1)).toMatch(/^total\s+0$/);
+    // The typed client's trial balance.
+    expect(out).toMatch(/^total\s+0$/m);
+    // Last, the seeded accountant signed in interactively: her session and exactly her two companies.
+    const session = out.slice(out.lastIndexOf('"mode": "INTERACTIVE"'));
+    expect(session).toContain('"organizationId": null');
+    expect([...session.matchAll(/"name": "([^"]+)"/g)].map((m) => m[1]).sort()).toEqual(['Bakeriet Solsiden AS', 'Havbris Fiskeri AS']);
     // Nothing on stderr but npm's own notes about the machine's npm configuration.
     expect(result.stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'))).toEqual([]);
   }, 300_000);
