@@ -1026,6 +1026,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol (beta): read-only tools over stateless streamable HTTP
+         * @description The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope` naming the scope. Outside the reach a tool answers a tool error (`isError`) that says not found.
+         *
+         *     The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors (unknown method or tool, malformed message, a missing `Accept`) are JSON-RPC error objects as MCP defines them, not problem documents.
+         */
+        post: operations["callMcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected-resource metadata of the MCP endpoint (RFC 9728)
+         * @description The protected-resource metadata of the MCP endpoint (RFC 9728), named by its 401 challenge: the resource, the authorization server to sign in at (its RFC 8414 metadata lists the endpoints), the scopes the tools need. Public.
+         */
+        get: operations["getMcpResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected-resource metadata at the root location (RFC 9728), where MCP clients fall back
+         * @description The same protected-resource metadata at the root location, where MCP clients look when the challenge names none. Public.
+         */
+        get: operations["getResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2903,6 +2965,84 @@ export interface components {
              * @description When it was deleted; UTC timestamp (ISO 8601)
              */
             deletedAt: string;
+        };
+        /** @description The JSON-RPC 2.0 response to one MCP request */
+        McpResponse: {
+            /**
+             * @description Always "2.0"
+             * @enum {string}
+             */
+            jsonrpc: "2.0";
+            /** @description The id of the request answered */
+            id: string | number;
+            /** @description The answer (tools/call: content, structuredContent, isError) */
+            result?: {
+                [key: string]: unknown;
+            };
+            /** @description A protocol error (unknown method or tool, malformed message) */
+            error?: {
+                /** @description JSON-RPC error code */
+                code: number;
+                /** @description What went wrong */
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One JSON-RPC 2.0 message of the Model Context Protocol (revision 2025-11-25) */
+        McpMessage: {
+            /**
+             * @description Always "2.0"
+             * @enum {string}
+             */
+            jsonrpc: "2.0";
+            /** @description Request id; absent on notifications */
+            id?: string | number;
+            /** @description MCP method: initialize, ping, tools/list, tools/call, notifications/initialized */
+            method?: string;
+            /** @description Method parameters (tools/call: name and arguments) */
+            params?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description OAuth 2.0 protected-resource metadata (RFC 9728) of the MCP endpoint */
+        ProtectedResourceMetadata: {
+            /**
+             * @description The protected resource: the absolute URL of the MCP endpoint
+             * @example http://127.0.0.1:3000/mcp
+             */
+            resource: string;
+            /**
+             * @description Issuer URLs of the authorization servers; their RFC 8414 metadata tells clients how to sign in
+             * @example [
+             *       "http://127.0.0.1:3001"
+             *     ]
+             */
+            authorization_servers: string[];
+            /**
+             * @description Scopes the tools need
+             * @example [
+             *       "companies:read",
+             *       "ledger:read",
+             *       "context:read"
+             *     ]
+             */
+            scopes_supported: string[];
+            /**
+             * @description How the access token is sent: the Authorization header only
+             * @example [
+             *       "header"
+             *     ]
+             */
+            bearer_methods_supported: string[];
+            /** @description Human-readable name of the resource */
+            resource_name: string;
+            /** @description Where the endpoint is documented */
+            resource_documentation: string;
         };
     };
     responses: never;
@@ -9884,6 +10024,256 @@ export interface operations {
             };
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    callMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "list_companies",
+                 *         "arguments": {
+                 *           "page_size": 10
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpMessage"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "result": {},
+                     *       "error": {
+                     *         "code": 1,
+                     *         "message": "Something to know about"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["McpResponse"];
+                };
+            };
+            /** @description A notification or response was accepted (no body) */
+            202: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description origin_not_allowed: the Host or Origin header names a site other than this API (DNS rebinding protection); insufficient_scope: tools/call of a tool whose scope the token lacks (the scope is in WWW-Authenticate) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMcpResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The protected-resource metadata */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resource": "http://127.0.0.1:3000/mcp",
+                     *       "authorization_servers": [
+                     *         "http://127.0.0.1:3001"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "companies:read",
+                     *         "ledger:read",
+                     *         "context:read"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "text",
+                     *       "resource_documentation": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The protected-resource metadata */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resource": "http://127.0.0.1:3000/mcp",
+                     *       "authorization_servers": [
+                     *         "http://127.0.0.1:3001"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "companies:read",
+                     *         "ledger:read",
+                     *         "context:read"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "text",
+                     *       "resource_documentation": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
