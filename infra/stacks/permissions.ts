@@ -57,8 +57,8 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   users: { table: 'read', control: 'rateLimit', cursorSecret: true },
   access: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
   openapi: { table: 'none', control: 'none', cursorSecret: false },
-  // The MCP tools run the read operations of the groups above, and read the context service's pictures.
-  mcp: { table: 'read', control: 'rateLimit', cursorSecret: true },
+  // The MCP tools run the read operations of the groups above, read the context service's pictures and ask for their rebuild.
+  mcp: { table: 'read', control: 'rateLimit', cursorSecret: true, sendTo: ['reconciliation'] },
   fallback: { table: 'none', control: 'none', cursorSecret: false },
 };
 

@@ -1,6 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchPut } from '../db/batch';
+import { bankRepository } from '../bank/repository';
 import { importListPartition, ledgerStateKeys } from '../imports/keys';
+import { outboxCompanyPartition } from '../outbox/keys';
 import { dynamo, tableName } from '../platform/aws';
 import { accountContextKeys, companyContextKeys } from './keys';
 
@@ -34,6 +36,30 @@ export const contextRepository = {
   async ledgerUpdatedAt(companyId: string): Promise<string | null> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: ledgerStateKeys(companyId), ConsistentRead: true }));
     return typeof Item?.lastUpdatedAt === 'string' ? Item.lastUpdatedAt : null;
+  },
+
+  /**
+   * When the company's books last changed as the pictures see them: the ledger's last fetch, the
+   * newest event of the company's outbox (reconciliation groups, documents, imports: written in the
+   * same transaction as the change) and the newest bank account change (statements).
+   */
+  async latestChangeAt(companyId: string): Promise<string | null> {
+    const [ledger, events, accounts] = await Promise.all([
+      contextRepository.ledgerUpdatedAt(companyId),
+      dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },
+          ScanIndexForward: false,
+          Limit: 1,
+        }),
+      ),
+      bankRepository.listAccounts(companyId),
+    ]);
+    const instants = [ledger, ...(events.Items ?? []).map((item) => String(item.occurredAt)), ...accounts.flatMap((item) => [item.updatedAt, item.lastStatementAt])];
+    return instants.filter((value): value is string => typeof value === 'string').sort().at(-1) ?? null;
   },
 
   /** The newest imports of the company (the import list's index), without a cursor. */

@@ -11,6 +11,7 @@ import { stringifyJson } from '../platform/json';
 import { Decimal } from '../platform/money';
 import { listVatTerms, norwegianToday, vatAccountDirection } from '../vat/service';
 import { contextRepository, type StoredPicture } from './repository';
+import { requestContextRefresh } from './refresh-queue';
 
 /** How many movements and lines an account picture keeps, and imports a company picture. */
 export const pictureSizes = { largestMovements: 5, lastLines: 5, recentImports: 5 } as const;
@@ -161,13 +162,22 @@ export const refreshContext = async (companyId: string, year?: number | null): P
 };
 
 /** A picture the service has caught up with, or why not: none yet, or built before the books' last update. */
-export type ContextAnswer = { status: 'ready'; picture: string } | { status: 'unavailable'; reason: 'not_built' | 'behind_ledger' };
+export type ContextAnswer = { status: 'ready'; picture: string } | { status: 'unavailable'; reason: 'not_built' | 'behind_books' };
 
+/**
+ * A picture is current when it was built after the books' latest change (a fetch, a reconciliation
+ * group, a document, a statement). When it is not, a rebuild is queued on the reconciliation
+ * queue (its worker runs refreshContext) and the caller is told to retry.
+ */
 const judge = async (companyId: string, stored: StoredPicture | undefined): Promise<ContextAnswer> => {
-  if (!stored) return { status: 'unavailable', reason: 'not_built' };
-  const ledgerUpdatedAt = await contextRepository.ledgerUpdatedAt(companyId);
-  if (ledgerUpdatedAt && (!stored.ledgerUpdatedAt || stored.ledgerUpdatedAt < ledgerUpdatedAt)) return { status: 'unavailable', reason: 'behind_ledger' };
-  return { status: 'ready', picture: stored.picture };
+  const latestChangeAt = stored ? await contextRepository.latestChangeAt(companyId) : null;
+  const answer: ContextAnswer = !stored
+    ? { status: 'unavailable', reason: 'not_built' }
+    : latestChangeAt && latestChangeAt >= stored.builtAt
+      ? { status: 'unavailable', reason: 'behind_books' }
+      : { status: 'ready', picture: stored.picture };
+  if (answer.status === 'unavailable') await requestContextRefresh(companyId);
+  return answer;
 };
 
 /** The company's picture (the company is within reach: the caller resolved it). */

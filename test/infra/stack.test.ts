@@ -304,7 +304,7 @@ describe('least privilege', () => {
     for (const fn of [built.api.authorizerFunction, ...groups.map((g) => built.api.functions[g])]) {
       const actions = actionsOfFunction(fn);
       expect(actions.includes('secretsmanager:GetSecretValue'), fn.node.id).toBe(cursorReaders.includes(fn));
-      if (fn === built.api.functions.imports || fn === built.api.functions.documents) continue;
+      if (fn === built.api.functions.imports || fn === built.api.functions.documents || fn === built.api.functions.mcp) continue;
       expect(actions.filter((a) => a.startsWith('sqs:') || a.startsWith('s3:')), fn.node.id).toEqual([]);
     }
     const imports = actionsOfFunction(built.api.functions.imports);
@@ -353,7 +353,7 @@ describe('least privilege', () => {
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
     users: [...tableRead, ...rateLimit, ...cursorSecret],
     access: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
-    mcp: [...tableRead, ...rateLimit, ...cursorSecret],
+    mcp: [...tableRead, ...rateLimit, ...cursorSecret, ...sendTo('reconciliation')],
     documents: [
       ...tableRead,
       ...tableWrite,

@@ -91,6 +91,17 @@ describe('MCP context tools and the context service', () => {
     await refreshContext(companyId);
     expect((await companyContext()).isError).toBeFalsy();
 
+    // A change the ledger's fetch does not cover (here a chart import: an outbox event, no fetch run):
+    // the read finds the picture behind the books, answers unavailable and queues a rebuild.
+    await importAndWait(companyId, 'accounts', chartOf(2026, ['1920', '2700', '3000', '1500']));
+    expect(text(await companyContext())).toMatch(/^service_unavailable: /);
+    let caughtUp: CallToolResult | undefined;
+    for (let attempt = 0; attempt < 100 && !(caughtUp && !caughtUp.isError); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      caughtUp = await companyContext();
+    }
+    expect(caughtUp?.isError, caughtUp && text(caughtUp)).toBeFalsy();
+
     // Outside the reach (organization B): not found, whatever the context service holds.
     const other = await tool('get_company_context').call({ companyId }, principalOf(2), 'test');
     expect(text(other)).toMatch(/^not found: /);
