@@ -67,8 +67,10 @@ export const bankRepository = {
     return { created: false };
   },
 
-  putStatement: (companyId: string, bankAccountId: string, statementKey: string, statement: Item) =>
-    dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...bankStatementKeys(companyId, bankAccountId, statementKey), entity: 'bankStatement', ...statement } })),
+  /** The statement record as a write of a unit of work (ingestion commits it with its bank.statement.ingested event). */
+  statementWrite: (companyId: string, bankAccountId: string, statementKey: string, statement: Item): TransactionWrite => ({
+    Put: { TableName: tableName(), Item: { ...bankStatementKeys(companyId, bankAccountId, statementKey), entity: 'bankStatement', ...statement } },
+  }),
 
   /** Inserts a transaction unless it exists; false when it already did. */
   insertTransaction: async (item: Item): Promise<boolean> => {
