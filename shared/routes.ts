@@ -3,7 +3,7 @@ import type { Scope } from './identity/scopes';
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'openapi' | 'fallback';
+export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'webhooks' | 'openapi' | 'fallback';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -42,6 +42,8 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   jobs: { entry: 'functions/jobs/handler.ts', description: 'Job status and the job list', memoryMb: 512, timeoutSeconds: 10 },
   // Completion streams up to 50 MiB from S3 to hash it: more memory buys network and CPU.
   documents: { entry: 'functions/documents/handler.ts', description: 'Documents: declare and complete signed uploads, metadata, download URLs, soft delete, restore', memoryMb: 1024, timeoutSeconds: 29 },
+  // verify runs the handshake (two requests at once, each bounded by the 15 s attempt timeout).
+  webhooks: { entry: 'functions/webhooks/handler.ts', description: 'Webhooks: subscriptions, handshake, secret rotation, deliveries, redelivery, event catalogue, event feed', memoryMb: 512, timeoutSeconds: 29 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document, the API reference and the problem pages', memoryMb: 512, timeoutSeconds: 10 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
 };
@@ -49,6 +51,7 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
 export const authorizerEntry = 'functions/authorizer/handler.ts';
 
 const companyPath = '/v1/companies/{companyId}';
+const webhookPath = '/v1/webhooks/subscriptions/{subscriptionId}';
 
 export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/openapi.json', group: 'openapi', operationId: 'getOpenApiDocument', summary: 'The OpenAPI 3.0.3 document of this API', auth: 'public', mutation: false },
@@ -109,6 +112,19 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/documents/{documentId}/download', group: 'documents', operationId: 'getDocumentDownload', summary: 'A presigned download URL (5 minutes)', auth: 'token', scope: 'documents:read', mutation: false },
   { method: 'DELETE', path: '/v1/documents/{documentId}', group: 'documents', operationId: 'deleteDocument', summary: 'Soft-delete a document (the bytes stay)', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
   { method: 'POST', path: '/v1/documents/{documentId}/restore', group: 'documents', operationId: 'restoreDocument', summary: 'Restore a soft-deleted document', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
+  { method: 'POST', path: '/v1/webhooks/subscriptions', group: 'webhooks', operationId: 'createWebhookSubscription', summary: 'Create a webhook subscription (answers the signing secret once)', auth: 'token', scope: 'webhooks:manage', mutation: true },
+  { method: 'GET', path: '/v1/webhooks/subscriptions', group: 'webhooks', operationId: 'listWebhookSubscriptions', summary: "The organization's webhook subscriptions", auth: 'token', scope: 'webhooks:manage', mutation: false },
+  { method: 'GET', path: webhookPath, group: 'webhooks', operationId: 'getWebhookSubscription', summary: 'One webhook subscription (never its secret)', auth: 'token', scope: 'webhooks:manage', mutation: false },
+  { method: 'PATCH', path: webhookPath, group: 'webhooks', operationId: 'updateWebhookSubscription', summary: 'Change url, filters or description (a new url runs the handshake again)', auth: 'token', scope: 'webhooks:manage', mutation: true },
+  { method: 'DELETE', path: webhookPath, group: 'webhooks', operationId: 'deleteWebhookSubscription', summary: 'Delete a webhook subscription', auth: 'token', scope: 'webhooks:manage', mutation: true },
+  { method: 'POST', path: `${webhookPath}/verify`, group: 'webhooks', operationId: 'verifyWebhookSubscription', summary: 'Run the handshake now (re-enables a disabled subscription when it passes)', auth: 'token', scope: 'webhooks:manage', mutation: true },
+  { method: 'POST', path: `${webhookPath}/rotate-secret`, group: 'webhooks', operationId: 'rotateWebhookSecret', summary: 'A new signing secret; the old one keeps signing for 24 h', auth: 'token', scope: 'webhooks:manage', mutation: true },
+  { method: 'POST', path: `${webhookPath}/test`, group: 'webhooks', operationId: 'testWebhookSubscription', summary: 'Send a webhook.test event now', auth: 'token', scope: 'webhooks:manage', mutation: true },
+  { method: 'GET', path: `${webhookPath}/deliveries`, group: 'webhooks', operationId: 'listWebhookDeliveries', summary: 'Deliveries of a subscription, newest first (filters status, event_type)', auth: 'token', scope: 'webhooks:manage', mutation: false },
+  { method: 'GET', path: '/v1/webhooks/deliveries/{deliveryId}', group: 'webhooks', operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt', auth: 'token', scope: 'webhooks:manage', mutation: false },
+  { method: 'POST', path: '/v1/webhooks/deliveries/{deliveryId}/redeliver', group: 'webhooks', operationId: 'redeliverWebhookDelivery', summary: 'Send the same event (same id) again now', auth: 'token', scope: 'webhooks:manage', mutation: true },
+  { method: 'GET', path: '/v1/webhooks/event-types', group: 'webhooks', operationId: 'listWebhookEventTypes', summary: 'The event catalogue with the payload fields of each type', auth: 'token', scope: 'webhooks:manage', mutation: false },
+  { method: 'GET', path: '/v1/events', group: 'webhooks', operationId: 'listEvents', summary: "The organization's events in order (cursor after, filters type, company_id; kept 30 days)", auth: 'token', scope: 'webhooks:manage', mutation: false },
 
   { method: 'GET', path: '/v1/jobs/{jobId}', group: 'jobs', operationId: 'getJob', summary: 'One job (poll until terminal)', auth: 'token', mutation: false },
 ];

@@ -1,0 +1,34 @@
+import { defineOperation, type Operation, type OperationContract, type OperationRequest, type OperationResult } from '../api/operation';
+import { ProblemError } from '../platform/problem';
+import type { DeliveryRecord, SubscriptionRecord } from './repository';
+
+/** What {deliveryId} resolves to (shared/composition/owners.ts): the delivery and its subscription, within reach. */
+export interface DeliveryOwner {
+  delivery: DeliveryRecord;
+  subscription: SubscriptionRecord;
+}
+
+/** webhooks:manage is for system clients only (the one place that says so). */
+export const defineWebhookOperation = <C extends OperationContract>(contract: C, run: (request: OperationRequest<C>) => Promise<OperationResult>): Operation<C> =>
+  defineOperation(contract, (request) => {
+    if (request.principal.mode !== 'SYSTEM') {
+      throw new ProblemError({ status: 403, error: 'system_client_required', title: 'System client required', detail: 'Webhooks are managed by system clients only.' });
+    }
+    return run(request);
+  });
+
+/** An operation under /v1/webhooks/subscriptions/{subscriptionId}: the reach step resolved the subscription. */
+export const defineSubscriptionOperation = <C extends OperationContract>(
+  contract: C,
+  run: (request: OperationRequest<C> & { subscription: SubscriptionRecord }) => Promise<OperationResult>,
+): Operation<C> =>
+  defineWebhookOperation(contract, (request) => run(Object.assign(Object.create(request) as OperationRequest<C>, { subscription: ownerOf<SubscriptionRecord>(request) })));
+
+/** An operation under /v1/webhooks/deliveries/{deliveryId}. */
+export const defineDeliveryOperation = <C extends OperationContract>(contract: C, run: (request: OperationRequest<C> & DeliveryOwner) => Promise<OperationResult>): Operation<C> =>
+  defineWebhookOperation(contract, (request) => run(Object.assign(Object.create(request) as OperationRequest<C>, ownerOf<DeliveryOwner>(request))));
+
+const ownerOf = <T>(request: OperationRequest<OperationContract>): T => {
+  if (!request.owner) throw new Error(`${request.operationId}: no owner resolved; its path must name it`);
+  return request.owner as T;
+};
