@@ -3,6 +3,7 @@ import { bankContracts } from '../bank/contracts';
 import { companyContracts } from '../companies/contracts';
 import { importContracts } from '../composition/import-contracts';
 import { documentContracts } from '../documents/contracts';
+import { webhookContracts } from '../webhooks/contracts';
 import { jobContracts } from '../jobs/contracts';
 import { chartContracts } from '../ledger/chart/contracts';
 import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
@@ -36,6 +37,7 @@ export const contracts: Record<string, OperationContract> = {
   ...importContracts,
   ...jobContracts,
   ...documentContracts,
+  ...webhookContracts,
 };
 
 const problemResponse = (description: string) => ({

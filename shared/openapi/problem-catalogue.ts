@@ -56,7 +56,7 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
   system_client_required: {
     status: 403,
     title: 'System client required',
-    condition: 'Imports are for system clients (integrations), and this token belongs to another kind of client.',
+    condition: 'Imports and webhooks are for system clients (integrations), and this token belongs to another kind of client.',
     action: 'Use the credentials of a system client.',
   },
   not_found: {
