@@ -3238,7 +3238,10 @@ export interface components {
             nextAttemptAt: string | null;
             /** @description Why it ended without success, or the reason of a webhook.disabled notice */
             notice: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The delivery this one sends again (POST ./redeliver)
+             */
             redeliveryOf: string | null;
             /** @description When it was created; UTC timestamp (ISO 8601) */
             createdAt: string;
@@ -3254,7 +3257,28 @@ export interface components {
         WebhookDeliveryWithAttempts: components["schemas"]["WebhookDelivery"] & {
             /** @description The event as signed and sent */
             event: {
-                [key: string]: unknown;
+                /** @description Identifier (UUID) assigned by the API */
+                id: string;
+                /** @description Kind of the item */
+                type: string;
+                occurredAt: string;
+                /**
+                 * Format: uuid
+                 * @description The company's organization
+                 */
+                organizationId: string;
+                /**
+                 * Format: uuid
+                 * @description The company (UUID)
+                 */
+                companyId: string | null;
+                /** @description The items of this page, in the order the operation states */
+                data: {
+                    ids: {
+                        [key: string]: string;
+                    };
+                    link: string;
+                };
             };
             attempts: components["schemas"]["WebhookAttempt"][];
         };
@@ -11389,7 +11413,17 @@ export interface operations {
                      *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "createdAt": "text",
                      *       "updatedAt": "text",
-                     *       "event": {},
+                     *       "event": {
+                     *         "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *         "type": "bank_transaction",
+                     *         "occurredAt": "text",
+                     *         "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *         "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *         "data": {
+                     *           "ids": {},
+                     *           "link": "text"
+                     *         }
+                     *       },
                      *       "attempts": [
                      *         {
                      *           "at": "text",

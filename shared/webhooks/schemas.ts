@@ -82,14 +82,26 @@ export const DeliverySchema = z
     attemptCount: z.number().int(),
     nextAttemptAt: z.string().nullable(),
     notice: z.string().nullable().openapi({ description: 'Why it ended without success, or the reason of a webhook.disabled notice' }),
-    redeliveryOf: UuidSchema.nullable(),
+    redeliveryOf: z.string().uuid().nullable().openapi({ description: 'The delivery this one sends again (POST ./redeliver)' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
   .openapi('WebhookDelivery');
 
+export const EventSchema = z
+  .object({
+    id: z.string(),
+    sequence: z.number().int().openapi({ description: "Position in the organization's event feed (1, 2, 3, ...)" }),
+    type: z.string(),
+    occurredAt: z.string(),
+    organizationId: UuidSchema.openapi({ description: "The company's organization" }),
+    companyId: z.string().uuid().nullable(),
+    data: z.object({ ids: z.record(z.string(), z.string()), link: z.string() }),
+  })
+  .openapi('Event');
+
 export const DeliveryWithAttemptsSchema = DeliverySchema.extend({
-  event: z.record(z.string(), z.unknown()).openapi({ description: 'The event as signed and sent' }),
+  event: EventSchema.omit({ sequence: true }).openapi({ description: 'The event as signed and sent' }),
   attempts: z.array(AttemptSchema),
 }).openapi('WebhookDeliveryWithAttempts');
 
@@ -110,18 +122,6 @@ export const EventTypeSchema = z
   })
   .openapi('WebhookEventType');
 export const EventTypeListSchema = z.object({ data: z.array(EventTypeSchema) }).openapi('WebhookEventTypeList');
-
-export const EventSchema = z
-  .object({
-    id: z.string(),
-    sequence: z.number().int().openapi({ description: "Position in the organization's event feed (1, 2, 3, ...)" }),
-    type: z.string(),
-    occurredAt: z.string(),
-    organizationId: UuidSchema.openapi({ description: "The company's organization" }),
-    companyId: UuidSchema.nullable(),
-    data: z.object({ ids: z.record(z.string(), z.string()), link: z.string() }),
-  })
-  .openapi('Event');
 
 export const EventPageSchema = z
   .object({
