@@ -3116,6 +3116,7 @@ export interface components {
              */
             deletedAt: string;
         };
+        /** @description A new webhook subscription with its signing secret (shown only here) */
         CreatedWebhookSubscription: components["schemas"]["WebhookSubscription"] & {
             /**
              * @description The signing secret (whsec_...), shown this once: store it now
@@ -3123,16 +3124,23 @@ export interface components {
              */
             secret: string;
         };
+        /** @description A webhook subscription: where events go, which, and its verification status */
         WebhookSubscription: {
             /**
              * Format: uuid
              * @description Identifier (UUID) assigned by the API
              */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The organization the subscription belongs to; it hears the companies of that organization and its descendants
+             */
             organizationId: string;
+            /** @description The receiver the events are POSTed to */
             url: string;
+            /** @description Event types it receives (["*"]: every type) */
             eventTypes: string[];
+            /** @description Only events of these companies; null: every company within reach */
             companyIds: string[] | null;
             /** @description Free text as the source system gives it */
             description: string | null;
@@ -3143,6 +3151,7 @@ export interface components {
             status: "pending_verification" | "active" | "disabled";
             /** @description Why it is pending or disabled: the last handshake failure or what disabled it */
             statusReason: string | null;
+            /** @description When the handshake last passed; UTC timestamp (ISO 8601), or null */
             verifiedAt: string | null;
             /** @description After a rotation: until when the previous secret also signs (two signatures in webhook-signature) */
             previousSecretExpiresAt: string | null;
@@ -3151,6 +3160,7 @@ export interface components {
             /** @description When it last changed; UTC timestamp (ISO 8601) */
             updatedAt: string;
         };
+        /** @description A new webhook subscription: receiver url, event types, optional company filter */
         CreateWebhookSubscription: {
             /**
              * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
@@ -3176,6 +3186,7 @@ export interface components {
             data: components["schemas"]["WebhookSubscription"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Changes to a webhook subscription (patch semantics); a new url runs the handshake again */
         UpdateWebhookSubscription: {
             /**
              * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
@@ -3195,6 +3206,7 @@ export interface components {
             /** @description Your note on what it is for */
             description?: string | null;
         };
+        /** @description The answer to deleting a webhook subscription */
         WebhookSubscriptionDeletion: {
             /**
              * Format: uuid
@@ -3207,6 +3219,7 @@ export interface components {
              */
             deleted: true;
         };
+        /** @description A new signing secret and until when the previous one also signs */
         RotatedWebhookSecret: {
             /**
              * Format: uuid
@@ -3218,23 +3231,30 @@ export interface components {
             /** @description Until then deliveries carry two signatures, one per secret */
             previousSecretExpiresAt: string;
         };
+        /** @description One delivery of one event to one subscription */
         WebhookDelivery: {
             /**
              * Format: uuid
              * @description Identifier (UUID) assigned by the API
              */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The subscription delivered to (UUID)
+             */
             subscriptionId: string;
             /** @description The event id: the webhook-id header, the same on every attempt and redelivery */
             eventId: string;
+            /** @description The type of the event delivered */
             eventType: string;
             /**
              * @description pending (attempts go on), succeeded, failed (subscription disabled or deleted; or a webhook.disabled notice), dead (every attempt failed; on the DLQ)
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed" | "dead";
+            /** @description Attempts made so far */
             attemptCount: number;
+            /** @description When the next attempt is due (pending deliveries); UTC timestamp (ISO 8601), or null */
             nextAttemptAt: string | null;
             /** @description Why it ended without success, or the reason of a webhook.disabled notice */
             notice: string | null;
@@ -3254,6 +3274,7 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description One delivery with the event as sent and every attempt */
         WebhookDeliveryWithAttempts: components["schemas"]["WebhookDelivery"] & {
             /** @description The event as signed and sent */
             event: {
@@ -3261,6 +3282,7 @@ export interface components {
                 id: string;
                 /** @description Kind of the item */
                 type: string;
+                /** @description When the change happened; UTC timestamp (ISO 8601) */
                 occurredAt: string;
                 /**
                  * Format: uuid
@@ -3274,28 +3296,36 @@ export interface components {
                 companyId: string | null;
                 /** @description The items of this page, in the order the operation states */
                 data: {
+                    /** @description The ids of what changed, named as the catalogue lists them */
                     ids: {
                         [key: string]: string;
                     };
+                    /** @description The API path that fetches what changed */
                     link: string;
                 };
             };
+            /** @description Every attempt, oldest first */
             attempts: components["schemas"]["WebhookAttempt"][];
         };
+        /** @description One attempt of a delivery: when, the answer or the error, how long it took */
         WebhookAttempt: {
+            /** @description When the attempt started; UTC timestamp (ISO 8601) */
             at: string;
             /** @description The HTTP status; null on a network error or timeout */
             statusCode: number | null;
             /** @description Network error, timeout or refused address */
             error: string | null;
+            /** @description From sending to the answer (or the error), in milliseconds */
             latencyMs: number;
             /** @description The first 1 KiB of the answer */
             responseBody: string | null;
         };
+        /** @description The event catalogue */
         WebhookEventTypeList: {
             /** @description The items of this page, in the order the operation states */
             data: components["schemas"]["WebhookEventType"][];
         };
+        /** @description One event type: what it means, its ids and its link */
         WebhookEventType: {
             /** @description Kind of the item */
             type: string;
@@ -3313,6 +3343,7 @@ export interface components {
             /** @description Where the next page starts; follow next_cursor until it is null */
             pagination: components["schemas"]["Pagination"] & unknown;
         };
+        /** @description A thin event: what changed (ids) and where to fetch it (link); no ledger data */
         Event: {
             /** @description Identifier (UUID) assigned by the API */
             id: string;
@@ -3320,6 +3351,7 @@ export interface components {
             sequence: number;
             /** @description Kind of the item */
             type: string;
+            /** @description When the change happened; UTC timestamp (ISO 8601) */
             occurredAt: string;
             /**
              * Format: uuid
@@ -3333,9 +3365,11 @@ export interface components {
             companyId: string | null;
             /** @description The items of this page, in the order the operation states */
             data: {
+                /** @description The ids of what changed, named as the catalogue lists them */
                 ids: {
                     [key: string]: string;
                 };
+                /** @description The API path that fetches what changed */
                 link: string;
             };
         };
@@ -10493,6 +10527,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10600,6 +10635,7 @@ export interface operations {
                 "Idempotency-Key": string;
             };
             path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10722,6 +10758,7 @@ export interface operations {
                 "Idempotency-Key": string;
             };
             path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10878,6 +10915,7 @@ export interface operations {
                 "Idempotency-Key": string;
             };
             path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -11014,6 +11052,7 @@ export interface operations {
                 "Idempotency-Key": string;
             };
             path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -11137,6 +11176,7 @@ export interface operations {
                 "Idempotency-Key": string;
             };
             path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -11269,10 +11309,12 @@ export interface operations {
                 page_size?: number;
                 /** @description Only items with this status */
                 status?: "pending" | "succeeded" | "failed" | "dead";
+                /** @description Only deliveries of this event type */
                 event_type?: string;
             };
             header?: never;
             path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -11380,6 +11422,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The delivery (UUID), as listed by GET .../deliveries */
                 deliveryId: string;
             };
             cookie?: never;
@@ -11502,6 +11545,7 @@ export interface operations {
                 "Idempotency-Key": string;
             };
             path: {
+                /** @description The delivery (UUID), as listed by GET .../deliveries */
                 deliveryId: string;
             };
             cookie?: never;
@@ -11719,7 +11763,9 @@ export interface operations {
                 after?: number;
                 /** @description Items per page, 1 to 200 (default 50) */
                 page_size?: number;
+                /** @description Only events of this type */
                 type?: string;
+                /** @description Only events of this company (UUID) */
                 company_id?: string;
             };
             header?: never;

@@ -24,7 +24,8 @@ export const signingSecrets = (subscription: SubscriptionRecord, now = Date.now(
  * configured delay (±10 % jitter, at least Retry-After) by re-sending the message with a delay;
  * after the last one the delivery is dead and goes to the DLQ. 410 disables the subscription. A
  * crash anywhere leaves the message on the queue: it comes back after the visibility timeout and
- * the attempt is made again with the same webhook-id (a lease outlives an attempt by 30 s).
+ * the attempt is made again with the same webhook-id (a lease lasts twice the attempt timeout;
+ * the message of a crashed invocation comes back only after the longer visibility timeout).
  */
 export const deliveryWorker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
@@ -55,7 +56,7 @@ const attempt = async (deliveryId: string): Promise<void> => {
   if (subscription.status !== 'active') return void (await deliveryRepository.end(deliveryId, 'failed', `The subscription is ${subscription.status}: ${subscription.statusReason ?? ''}`.trim()));
 
   const token = randomUUID();
-  const leaseUntil = iso(now + settings.timeoutMs + 30_000);
+  const leaseUntil = iso(now + 2 * settings.timeoutMs);
   const slot = await deliverySlots.acquire(subscription.id, settings.concurrencyPerSubscription, token, leaseUntil, iso(now));
   if (slot === undefined) return sendMessage('webhooks', { deliveryId }, 1 + Math.random() * 2); // the receiver is busy with others
   try {

@@ -164,3 +164,36 @@ describe('webhooks', () => {
     }
   });
 });
+
+describe('webhooks: a crash of the delivery worker', () => {
+  it('mid-batch repeats the deliveries with the same webhook-id once the message comes back (no loss)', async () => {
+    const { deliveryRepository } = await import('../../shared/webhooks/repository');
+    const { sendMessage } = await import('../../shared/webhooks/queue');
+    const { receiver, subscription } = await subscribed(['webhook.test']);
+    // Two pending deliveries with no queue message yet: only the child worker below sees them.
+    const now = new Date().toISOString();
+    const ids = [randomUUID(), randomUUID()];
+    for (const id of ids) {
+      const event = { id: randomUUID(), type: 'webhook.test', occurredAt: now, organizationId: testStack().organizations[0]!.id, companyId: null, data: { ids: { subscriptionId: subscription }, link: `/v1/webhooks/subscriptions/${subscription}` } };
+      await deliveryRepository.create({ id, subscriptionId: subscription, organizationId: event.organizationId, eventId: event.id, eventType: 'webhook.test', payload: JSON.stringify(event), status: 'pending', attempts: [], nextAttemptAt: now, createdAt: now, updatedAt: now, redeliveryOf: null, notice: null });
+    }
+    receiver.state.mode = 'hold';
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/delivery-worker-child.ts', ...ids], {
+      env: { ...process.env, WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TIMEOUT_SECONDS: '2', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      stdio: 'ignore',
+    });
+    await eventually(() => receiver.state.received.length === 2, 20_000, 'both requests of the batch in flight');
+    const inFlight = receiver.state.received.map((r) => r.id).sort();
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    for (const id of ids) expect((await deliveryRepository.get(id))!.attempts).toHaveLength(0); // nothing recorded: it crashed
+
+    // The messages come back (SQS does so after the visibility timeout): the same events are delivered.
+    receiver.state.mode = 'ok';
+    for (const id of ids) await sendMessage('webhooks', { deliveryId: id });
+    await eventually(async () => (await Promise.all(ids.map((id) => deliveryRepository.get(id)))).every((d) => d?.status === 'succeeded'), 30_000, 'the repeats');
+    const delivered = receiver.state.received.slice(2).map((r) => r.id).sort();
+    expect(delivered).toEqual(inFlight);
+  });
+});

@@ -31,7 +31,7 @@ export const cryptoVerifies = (secret: string, headers: IncomingHttpHeaders, bod
  * makes it answer 503 (down), 410 (gone) or hang past the timeout (slow).
  */
 export const startReceiver = async () => {
-  const state = { secrets: [] as string[], mode: 'ok' as 'ok' | 'down' | 'gone' | 'slow', received: [] as Received[], refused: 0, verifications: 0 };
+  const state = { secrets: [] as string[], mode: 'ok' as 'ok' | 'down' | 'gone' | 'slow' | 'hold', received: [] as Received[], refused: 0, verifications: 0 };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -61,6 +61,7 @@ export const startReceiver = async () => {
       if (state.mode === 'down') response.writeHead(503).end('down for maintenance');
       else if (state.mode === 'gone') response.writeHead(410).end('gone');
       else if (state.mode === 'slow') setTimeout(() => response.writeHead(200).end('late'), 4000);
+      else if (state.mode === 'hold') return; // never answers (its sender is killed meanwhile)
       else response.writeHead(204).end();
     });
   });
