@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { storedInteger, storedIntegerOrNull, textOrNull, type Item } from '../db/attributes';
 import { queryAll } from '../db/query-all';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
-import { updateItem } from '../db/update';
+import { putIfAbsent, updateItem } from '../db/update';
 import { outboxEventKeys } from '../outbox/keys';
 import { dynamo, tableName } from '../platform/aws';
 import type { AttemptOutcome } from './outbound';
@@ -69,19 +69,9 @@ export interface DeliveryRecord {
 const get = async (key: { PK: string; SK: string }): Promise<Item | undefined> =>
   (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 
-const putNew = async (item: Item): Promise<boolean> => {
-  try {
-    await dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-};
-
 export const subscriptionRepository = {
   async create(record: SubscriptionRecord): Promise<void> {
-    await putNew({ ...subscriptionKeys(record.id), ...subscriptionListKeys(record.organizationId, record.createdAt, record.id), entity: 'webhookSubscription', ...record });
+    await putIfAbsent({ ...subscriptionKeys(record.id), ...subscriptionListKeys(record.organizationId, record.createdAt, record.id), entity: 'webhookSubscription', ...record });
   },
 
   async get(id: string): Promise<SubscriptionRecord | undefined> {
@@ -125,7 +115,7 @@ export const subscriptionRepository = {
 export const deliveryRepository = {
   /** False when the delivery exists already (fan-out ran again for the same event). */
   create(record: DeliveryRecord): Promise<boolean> {
-    return putNew({ ...deliveryKeys(record.id), ...deliveryListKeys(record.subscriptionId, record.createdAt, record.id), entity: 'webhookDelivery', ...record });
+    return putIfAbsent({ ...deliveryKeys(record.id), ...deliveryListKeys(record.subscriptionId, record.createdAt, record.id), entity: 'webhookDelivery', ...record });
   },
 
   async get(id: string): Promise<(DeliveryRecord & { leaseUntil: string | null }) | undefined> {
