@@ -1006,6 +1006,218 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's webhook subscriptions
+         * @description Your organization's subscriptions, oldest first, without their secrets.
+         */
+        get: operations["listWebhookSubscriptions"];
+        put?: never;
+        /**
+         * Create a webhook subscription (answers the signing secret once)
+         * @description Creates a subscription of your organization (`webhooks:manage`, system clients only). The answer (**201**) holds the signing secret `whsec_...` once: store it. The subscription is `pending_verification` until the **handshake** passes: within seconds a signed `webhook.verification` event carrying `data.challenge` arrives, to be answered 2xx with `{"challenge": "<the same value>"}`, and a second one with a wrong signature, to be refused with a 4xx. A subscription hears the events of the companies within your organization's reach (`companyIds` narrows it). Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
+         */
+        post: operations["createWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/subscriptions/{subscriptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook subscription (never its secret)
+         * @description One subscription: its status and `statusReason` (the last handshake failure, or what disabled it). Never the secret.
+         */
+        get: operations["getWebhookSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes the subscription; nothing more is delivered to it and its pending deliveries end as `failed`.
+         */
+        delete: operations["deleteWebhookSubscription"];
+        options?: never;
+        head?: never;
+        /**
+         * Change url, filters or description (a new url runs the handshake again)
+         * @description Changes `url`, `eventTypes`, `companyIds` (null: every company) or `description`. A new `url` makes the subscription `pending_verification` and runs the handshake again.
+         */
+        patch: operations["updateWebhookSubscription"];
+        trace?: never;
+    };
+    "/v1/webhooks/subscriptions/{subscriptionId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the handshake now (re-enables a disabled subscription when it passes)
+         * @description Runs the handshake now and answers the outcome: `active` when it passed, else `pending_verification` (or still `disabled`) with the reason in `statusReason`. The way to enable a disabled subscription again.
+         */
+        post: operations["verifyWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/subscriptions/{subscriptionId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret; the old one keeps signing for 24 h
+         * @description A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/subscriptions/{subscriptionId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event now
+         * @description Sends a `webhook.test` event now (**202** with the delivery to follow). **409** `subscription_not_active` when the subscription is not active.
+         */
+        post: operations["testWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/subscriptions/{subscriptionId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries of a subscription, newest first (filters status, event_type)
+         * @description Deliveries of the subscription, newest first; filters `status` (`pending`, `succeeded`, `failed`, `dead`) and `event_type`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery with every attempt
+         * @description One delivery with the event as sent and every attempt: time, status code or network error, latency and the first 1 KiB of the answer. Attempts follow the schedule immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±10 % jitter, at least `Retry-After`); after the last the delivery is `dead`.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the same event (same id) again now
+         * @description Sends the same event (same `webhook-id`, same body) again now, as a new delivery (`redeliveryOf` names this one). **409** `subscription_not_active` when the subscription is not active.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event catalogue with the payload fields of each type
+         * @description The event catalogue: each type, what it means, the ids in `data.ids` and the `data.link` to fetch what changed. New types may appear: ignore types you do not know.
+         */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's events in order (cursor after, filters type, company_id; kept 30 days)
+         * @description The organization's events (its own and its descendants' companies) in order of their per-organization `sequence`, kept 30 days: a receiver that was down reads what it missed without waiting for retries. Pass `pagination.next_cursor` as `after` for the next page (it is the last sequence read, also when `has_more` is false: poll with it later). Filters `type`, `company_id`; filtered pages may hold fewer than `page_size`. Sequence numbers are assigned by the relay in the order it takes events from the table's stream; each is committed with its feed entry, so a page never skips a number that appears later.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users": {
         parameters: {
             query?: never;
@@ -1194,6 +1406,68 @@ export interface paths {
          * @description A job (the background work of an import): poll until `succeeded` or `failed`. Any valid token; **404** outside the reach.
          */
         get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol (beta): read-only tools over stateless streamable HTTP
+         * @description The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope` naming the scope. Outside the reach a tool answers a tool error (`isError`) that says not found.
+         *
+         *     The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors (unknown method or tool, malformed message, a missing `Accept`) are JSON-RPC error objects as MCP defines them, not problem documents.
+         */
+        post: operations["callMcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected-resource metadata of the MCP endpoint (RFC 9728)
+         * @description The protected-resource metadata of the MCP endpoint (RFC 9728), named by its 401 challenge: the resource, the authorization server to sign in at (its RFC 8414 metadata lists the endpoints), the scopes the tools need. Public.
+         */
+        get: operations["getMcpResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected-resource metadata at the root location (RFC 9728), where MCP clients fall back
+         * @description The same protected-resource metadata at the root location, where MCP clients look when the challenge names none. Public.
+         */
+        get: operations["getResourceMetadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3080,6 +3354,263 @@ export interface components {
              */
             deletedAt: string;
         };
+        /** @description A new webhook subscription with its signing secret (shown only here) */
+        CreatedWebhookSubscription: components["schemas"]["WebhookSubscription"] & {
+            /**
+             * @description The signing secret (whsec_...), shown this once: store it now
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description A webhook subscription: where events go, which, and its verification status */
+        WebhookSubscription: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The organization the subscription belongs to; it hears the companies of that organization and its descendants
+             */
+            organizationId: string;
+            /** @description The receiver the events are POSTed to */
+            url: string;
+            /** @description Event types it receives (["*"]: every type) */
+            eventTypes: string[];
+            /** @description Only events of these companies; null: every company within reach */
+            companyIds: string[] | null;
+            /** @description Free text as the source system gives it */
+            description: string | null;
+            /**
+             * @description pending_verification until the handshake passes; active; disabled (a 410 answer, 5 days of failures, or a failed handshake while disabled)
+             * @enum {string}
+             */
+            status: "pending_verification" | "active" | "disabled";
+            /** @description Why it is pending or disabled: the last handshake failure or what disabled it */
+            statusReason: string | null;
+            /** @description When the handshake last passed; UTC timestamp (ISO 8601), or null */
+            verifiedAt: string | null;
+            /** @description After a rotation: until when the previous secret also signs (two signatures in webhook-signature) */
+            previousSecretExpiresAt: string | null;
+            /** @description When it was created; UTC timestamp (ISO 8601) */
+            createdAt: string;
+            /** @description When it last changed; UTC timestamp (ISO 8601) */
+            updatedAt: string;
+        };
+        /** @description A new webhook subscription: receiver url, event types, optional company filter */
+        CreateWebhookSubscription: {
+            /**
+             * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
+             * @example https://example.com/webhooks/ledger
+             */
+            url: string;
+            /**
+             * @description Event types to receive, from GET /v1/webhooks/event-types, or ["*"] for every type (including types added later)
+             * @example [
+             *       "job.succeeded",
+             *       "company.updated"
+             *     ]
+             */
+            eventTypes: ("import.requested" | "correction.requested" | "job.succeeded" | "job.failed" | "company.created" | "company.updated" | "company.disabled" | "company.enabled" | "company.deleted" | "company.restored" | "reconciliation.created" | "reconciliation.deleted" | "document.created" | "document.deleted" | "document.restored" | "bank.statement.ingested" | "webhook.test" | "*")[];
+            /** @description Only events of these companies (within your reach); null or omitted: every company within reach */
+            companyIds?: string[] | null;
+            /** @description Your note on what it is for */
+            description?: string | null;
+        };
+        /** @description One page of WebhookSubscription items and where the next page starts */
+        WebhookSubscriptionPage: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["WebhookSubscription"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description Changes to a webhook subscription (patch semantics); a new url runs the handshake again */
+        UpdateWebhookSubscription: {
+            /**
+             * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
+             * @example https://example.com/webhooks/ledger
+             */
+            url?: string;
+            /**
+             * @description Event types to receive, from GET /v1/webhooks/event-types, or ["*"] for every type (including types added later)
+             * @example [
+             *       "job.succeeded",
+             *       "company.updated"
+             *     ]
+             */
+            eventTypes?: ("import.requested" | "correction.requested" | "job.succeeded" | "job.failed" | "company.created" | "company.updated" | "company.disabled" | "company.enabled" | "company.deleted" | "company.restored" | "reconciliation.created" | "reconciliation.deleted" | "document.created" | "document.deleted" | "document.restored" | "bank.statement.ingested" | "webhook.test" | "*")[];
+            /** @description Only events of these companies (within your reach); null or omitted: every company within reach */
+            companyIds?: string[] | null;
+            /** @description Your note on what it is for */
+            description?: string | null;
+        };
+        /** @description The answer to deleting a webhook subscription */
+        WebhookSubscriptionDeletion: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /**
+             * @description Always true: the resource is deleted
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /** @description A new signing secret and until when the previous one also signs */
+        RotatedWebhookSecret: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /** @description The new signing secret, shown this once */
+            secret: string;
+            /** @description Until then deliveries carry two signatures, one per secret */
+            previousSecretExpiresAt: string;
+        };
+        /** @description One delivery of one event to one subscription */
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The subscription delivered to (UUID)
+             */
+            subscriptionId: string;
+            /** @description The event id: the webhook-id header, the same on every attempt and redelivery */
+            eventId: string;
+            /** @description The type of the event delivered */
+            eventType: string;
+            /**
+             * @description pending (attempts go on), succeeded, failed (subscription disabled or deleted; or a webhook.disabled notice), dead (every attempt failed; on the DLQ)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "dead";
+            /** @description Attempts made so far */
+            attemptCount: number;
+            /** @description When the next attempt is due (pending deliveries); UTC timestamp (ISO 8601), or null */
+            nextAttemptAt: string | null;
+            /** @description Why it ended without success, or the reason of a webhook.disabled notice */
+            notice: string | null;
+            /**
+             * Format: uuid
+             * @description The delivery this one sends again (POST ./redeliver)
+             */
+            redeliveryOf: string | null;
+            /** @description When it was created; UTC timestamp (ISO 8601) */
+            createdAt: string;
+            /** @description When it last changed; UTC timestamp (ISO 8601) */
+            updatedAt: string;
+        };
+        /** @description One page of WebhookDelivery items and where the next page starts */
+        WebhookDeliveryPage: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["WebhookDelivery"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description One delivery with the event as sent and every attempt */
+        WebhookDeliveryWithAttempts: components["schemas"]["WebhookDelivery"] & {
+            /** @description The event as signed and sent */
+            event: {
+                /** @description Identifier (UUID) assigned by the API */
+                id: string;
+                /** @description Kind of the item */
+                type: string;
+                /** @description When the change happened; UTC timestamp (ISO 8601) */
+                occurredAt: string;
+                /**
+                 * Format: uuid
+                 * @description The company's organization
+                 */
+                organizationId: string;
+                /**
+                 * Format: uuid
+                 * @description The company (UUID)
+                 */
+                companyId: string | null;
+                /** @description The items of this page, in the order the operation states */
+                data: {
+                    /** @description The ids of what changed, named as the catalogue lists them */
+                    ids: {
+                        [key: string]: string;
+                    };
+                    /** @description The API path that fetches what changed */
+                    link: string;
+                };
+            };
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        /** @description One attempt of a delivery: when, the answer or the error, how long it took */
+        WebhookAttempt: {
+            /** @description When the attempt started; UTC timestamp (ISO 8601) */
+            at: string;
+            /** @description The HTTP status; null on a network error or timeout */
+            statusCode: number | null;
+            /** @description Network error, timeout or refused address */
+            error: string | null;
+            /** @description From sending to the answer (or the error), in milliseconds */
+            latencyMs: number;
+            /** @description The first 1 KiB of the answer */
+            responseBody: string | null;
+        };
+        /** @description The event catalogue */
+        WebhookEventTypeList: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["WebhookEventType"][];
+        };
+        /** @description One event type: what it means, its ids and its link */
+        WebhookEventType: {
+            /** @description Kind of the item */
+            type: string;
+            /** @description Free text as the source system gives it */
+            description: string;
+            /** @description The ids in data.ids */
+            ids: string[];
+            /** @description data.link: the path that fetches what changed */
+            link: string;
+        };
+        /** @description One page of Event items and where the next page starts */
+        EventPage: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["Event"][];
+            /** @description Where the next page starts; follow next_cursor until it is null */
+            pagination: components["schemas"]["Pagination"] & unknown;
+        };
+        /** @description A thin event: what changed (ids) and where to fetch it (link); no ledger data */
+        Event: {
+            /** @description Identifier (UUID) assigned by the API */
+            id: string;
+            /** @description Position in the organization's event feed (1, 2, 3, ...) */
+            sequence: number;
+            /** @description Kind of the item */
+            type: string;
+            /** @description When the change happened; UTC timestamp (ISO 8601) */
+            occurredAt: string;
+            /**
+             * Format: uuid
+             * @description The company's organization
+             */
+            organizationId: string;
+            /**
+             * Format: uuid
+             * @description The company (UUID)
+             */
+            companyId: string | null;
+            /** @description The items of this page, in the order the operation states */
+            data: {
+                /** @description The ids of what changed, named as the catalogue lists them */
+                ids: {
+                    [key: string]: string;
+                };
+                /** @description The API path that fetches what changed */
+                link: string;
+            };
+        };
         /** @description One page of User items and where the next page starts */
         UserPage: {
             /** @description The items of this page, in the order the operation states */
@@ -3363,6 +3894,84 @@ export interface components {
             /** @description The items of this page, in the order the operation states */
             data: components["schemas"]["Assignment"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /** @description The JSON-RPC 2.0 response to one MCP request */
+        McpResponse: {
+            /**
+             * @description Always "2.0"
+             * @enum {string}
+             */
+            jsonrpc: "2.0";
+            /** @description The id of the request answered */
+            id: string | number;
+            /** @description The answer (tools/call: content, structuredContent, isError) */
+            result?: {
+                [key: string]: unknown;
+            };
+            /** @description A protocol error (unknown method or tool, malformed message) */
+            error?: {
+                /** @description JSON-RPC error code */
+                code: number;
+                /** @description What went wrong */
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One JSON-RPC 2.0 message of the Model Context Protocol (revision 2025-11-25) */
+        McpMessage: {
+            /**
+             * @description Always "2.0"
+             * @enum {string}
+             */
+            jsonrpc: "2.0";
+            /** @description Request id; absent on notifications */
+            id?: string | number;
+            /** @description MCP method: initialize, ping, tools/list, tools/call, notifications/initialized */
+            method?: string;
+            /** @description Method parameters (tools/call: name and arguments) */
+            params?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description OAuth 2.0 protected-resource metadata (RFC 9728) of the MCP endpoint */
+        ProtectedResourceMetadata: {
+            /**
+             * @description The protected resource: the absolute URL of the MCP endpoint
+             * @example http://127.0.0.1:3000/mcp
+             */
+            resource: string;
+            /**
+             * @description Issuer URLs of the authorization servers; their RFC 8414 metadata tells clients how to sign in
+             * @example [
+             *       "http://127.0.0.1:3001"
+             *     ]
+             */
+            authorization_servers: string[];
+            /**
+             * @description Scopes the tools need
+             * @example [
+             *       "companies:read",
+             *       "ledger:read",
+             *       "context:read"
+             *     ]
+             */
+            scopes_supported: string[];
+            /**
+             * @description How the access token is sent: the Authorization header only
+             * @example [
+             *       "header"
+             *     ]
+             */
+            bearer_methods_supported: string[];
+            /** @description Human-readable name of the resource */
+            resource_name: string;
+            /** @description Where the endpoint is documented */
+            resource_documentation: string;
         };
     };
     responses: never;
@@ -3652,7 +4261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3751,7 +4360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3854,7 +4463,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3988,7 +4597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4096,7 +4705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4244,7 +4853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4383,7 +4992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4513,7 +5122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4643,7 +5252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4780,7 +5389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4884,7 +5493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5026,7 +5635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5183,7 +5792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5312,7 +5921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5431,7 +6040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5552,7 +6161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5660,7 +6269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5767,7 +6376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5912,7 +6521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6019,7 +6628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6147,7 +6756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6261,7 +6870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6382,7 +6991,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6517,7 +7126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6667,7 +7276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6774,7 +7383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6913,7 +7522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7076,7 +7685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7264,7 +7873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7452,7 +8061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7646,7 +8255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7848,7 +8457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8054,7 +8663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8240,7 +8849,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8426,7 +9035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8596,7 +9205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8747,7 +9356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8886,7 +9495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9052,7 +9661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9196,7 +9805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9316,7 +9925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9436,7 +10045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9563,7 +10172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9712,7 +10321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9856,7 +10465,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9953,7 +10562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10071,7 +10680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10184,7 +10793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10231,6 +10840,1599 @@ export interface operations {
             };
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from pagination.next_cursor of the previous page */
+                cursor?: string;
+                /** @description Items per page, 1 to 200 (default 50) */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your organization's subscriptions, oldest first */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *           "url": "text",
+                     *           "eventTypes": [
+                     *             "text"
+                     *           ],
+                     *           "companyIds": [
+                     *             "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *           ],
+                     *           "description": "Bank deposits",
+                     *           "status": "pending_verification",
+                     *           "statusReason": "text",
+                     *           "verifiedAt": "text",
+                     *           "previousSecretExpiresAt": "text",
+                     *           "createdAt": "text",
+                     *           "updatedAt": "text"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscriptionPage"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/webhooks/ledger",
+                 *       "eventTypes": [
+                 *         "job.succeeded",
+                 *         "company.updated"
+                 *       ],
+                 *       "description": "ERP sync"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookSubscription"];
+            };
+        };
+        responses: {
+            /** @description Created, pending_verification; the signing secret is in this answer only. The handshake follows within seconds. */
+            201: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *       "url": "text",
+                     *       "eventTypes": [
+                     *         "text"
+                     *       ],
+                     *       "companyIds": [
+                     *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *       ],
+                     *       "description": "Bank deposits",
+                     *       "status": "pending_verification",
+                     *       "statusReason": "text",
+                     *       "verifiedAt": "text",
+                     *       "previousSecretExpiresAt": "text",
+                     *       "createdAt": "text",
+                     *       "updatedAt": "text",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookSubscription"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed: url refused (not https, credentials, a private address) or companyIds naming a company outside your reach */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription (never its secret) */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *       "url": "text",
+                     *       "eventTypes": [
+                     *         "text"
+                     *       ],
+                     *       "companyIds": [
+                     *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *       ],
+                     *       "description": "Bank deposits",
+                     *       "status": "pending_verification",
+                     *       "statusReason": "text",
+                     *       "verifiedAt": "text",
+                     *       "previousSecretExpiresAt": "text",
+                     *       "createdAt": "text",
+                     *       "updatedAt": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted: nothing more is delivered (pending deliveries end as failed) */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscriptionDeletion"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventTypes": [
+                 *         "*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookSubscription"];
+            };
+        };
+        responses: {
+            /** @description The subscription; a new url makes it pending_verification until the handshake passes again */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *       "url": "text",
+                     *       "eventTypes": [
+                     *         "text"
+                     *       ],
+                     *       "companyIds": [
+                     *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *       ],
+                     *       "description": "Bank deposits",
+                     *       "status": "pending_verification",
+                     *       "statusReason": "text",
+                     *       "verifiedAt": "text",
+                     *       "previousSecretExpiresAt": "text",
+                     *       "createdAt": "text",
+                     *       "updatedAt": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed: url refused or companyIds outside your reach */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The handshake ran now: active when it passed, else pending_verification (or disabled) with the reason in statusReason */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *       "url": "text",
+                     *       "eventTypes": [
+                     *         "text"
+                     *       ],
+                     *       "companyIds": [
+                     *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *       ],
+                     *       "description": "Bank deposits",
+                     *       "status": "pending_verification",
+                     *       "statusReason": "text",
+                     *       "verifiedAt": "text",
+                     *       "previousSecretExpiresAt": "text",
+                     *       "createdAt": "text",
+                     *       "updatedAt": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown once; the previous one keeps signing until previousSecretExpiresAt */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "secret": "text",
+                     *       "previousSecretExpiresAt": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook.test event is being delivered: follow the delivery */
+            202: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "subscriptionId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "eventId": "text",
+                     *       "eventType": "text",
+                     *       "status": "pending",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": "text",
+                     *       "notice": "text",
+                     *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "createdAt": "text",
+                     *       "updatedAt": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: reason subscription_not_active (pending_verification or disabled: verify it first) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from pagination.next_cursor of the previous page */
+                cursor?: string;
+                /** @description Items per page, 1 to 200 (default 50) */
+                page_size?: number;
+                /** @description Only items with this status */
+                status?: "pending" | "succeeded" | "failed" | "dead";
+                /** @description Only deliveries of this event type */
+                event_type?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook subscription (UUID), as answered on creation */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries, newest first; filtered pages may hold fewer than page_size (follow next_cursor) */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "subscriptionId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "eventId": "text",
+                     *           "eventType": "text",
+                     *           "status": "pending",
+                     *           "attemptCount": 1,
+                     *           "nextAttemptAt": "text",
+                     *           "notice": "text",
+                     *           "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "createdAt": "text",
+                     *           "updatedAt": "text"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery (UUID), as listed by GET .../deliveries */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery with the event and every attempt */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "subscriptionId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "eventId": "text",
+                     *       "eventType": "text",
+                     *       "status": "pending",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": "text",
+                     *       "notice": "text",
+                     *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "createdAt": "text",
+                     *       "updatedAt": "text",
+                     *       "event": {
+                     *         "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *         "type": "bank_transaction",
+                     *         "occurredAt": "text",
+                     *         "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *         "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *         "data": {
+                     *           "ids": {},
+                     *           "link": "text"
+                     *         }
+                     *       },
+                     *       "attempts": [
+                     *         {
+                     *           "at": "text",
+                     *           "statusCode": 1,
+                     *           "error": "validation_failed",
+                     *           "latencyMs": 1,
+                     *           "responseBody": "text"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryWithAttempts"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such delivery, or its subscription is outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The delivery (UUID), as listed by GET .../deliveries */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The same event (same id and body) is being delivered again as a new delivery */
+            202: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    /** @description true when this is the stored response of an earlier request with the same key */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "subscriptionId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "eventId": "text",
+                     *       "eventType": "text",
+                     *       "status": "pending",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": "text",
+                     *       "notice": "text",
+                     *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "createdAt": "text",
+                     *       "updatedAt": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such delivery, or its subscription is outside your reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: reason subscription_not_active (pending_verification or disabled: verify it first) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event catalogue: each type, what it means, its ids and link */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "bank_transaction",
+                     *           "description": "Bank deposits",
+                     *           "ids": [
+                     *             "text"
+                     *           ],
+                     *           "link": "text"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEventTypeList"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Events after this sequence number (0: from the oldest kept, 30 days) */
+                after?: number;
+                /** @description Items per page, 1 to 200 (default 50) */
+                page_size?: number;
+                /** @description Only events of this type */
+                type?: string;
+                /** @description Only events of this company (UUID) */
+                company_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's events after `after`, in sequence order (its own and its descendants' companies, kept 30 days) */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "sequence": 1,
+                     *           "type": "bank_transaction",
+                     *           "occurredAt": "text",
+                     *           "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *           "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *           "data": {
+                     *             "ids": {},
+                     *             "link": "text"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10321,7 +12523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10412,7 +12614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10521,7 +12723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10640,7 +12842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10763,7 +12965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10908,7 +13110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11057,7 +13259,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11202,7 +13404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11343,7 +13545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11479,7 +13681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11577,7 +13779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11709,7 +13911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is missing, invalid or expired */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11840,7 +14042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid_token: the bearer token is malformed, invalid or expired (a request with no Authorization header at all gets API Gateway's own 401 {"message":"Unauthorized"}) */
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11869,6 +14071,256 @@ export interface operations {
             };
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    callMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "list_companies",
+                 *         "arguments": {
+                 *           "page_size": 10
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpMessage"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "result": {},
+                     *       "error": {
+                     *         "code": 1,
+                     *         "message": "Something to know about"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["McpResponse"];
+                };
+            };
+            /** @description A notification or response was accepted (no body) */
+            202: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description origin_not_allowed: the Host or Origin header names a site other than this API (DNS rebinding protection); insufficient_scope: tools/call of a tool whose scope the token lacks (the scope is in WWW-Authenticate) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMcpResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The protected-resource metadata */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resource": "http://127.0.0.1:3000/mcp",
+                     *       "authorization_servers": [
+                     *         "http://127.0.0.1:3001"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "companies:read",
+                     *         "ledger:read",
+                     *         "context:read"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "text",
+                     *       "resource_documentation": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The protected-resource metadata */
+            200: {
+                headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resource": "http://127.0.0.1:3000/mcp",
+                     *       "authorization_servers": [
+                     *         "http://127.0.0.1:3001"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "companies:read",
+                     *         "ledger:read",
+                     *         "context:read"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "text",
+                     *       "resource_documentation": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -51,6 +51,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     controlTable: stateful.controlTable,
     documentsBucket: stateful.documentsBucket,
     queues: stateful.queues,
+    webhookRelayDlq: stateful.webhookRelayDlq,
     cursorSecret: stateful.cursorSecret,
     jwtIssuer: stateful.jwtIssuer,
     scopePrefix: `${resourceServerIdentifier}/`,
@@ -124,7 +125,16 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
     );
   }
 
-  for (const fn of [api.authorizerFunction, ...Object.values(api.functions), ...Object.values(api.workers)]) {
+  Validations.of(api.relayFunction).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: "dynamodb:ListStreams, added by Lambda's DynamoDB event source: the action has no resource-level permissions. The stream reads themselves are granted on the table's stream ARN only.",
+  });
+  Validations.of(stateful.webhookRelayDlq).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason: "It is itself a dead-letter destination: the on-failure destination of the webhook relay's stream event source.",
+  });
+
+  for (const fn of [api.authorizerFunction, api.relayFunction, ...Object.values(api.functions), ...Object.values(api.workers)]) {
     Validations.of(fn).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',

@@ -1,7 +1,7 @@
 /** Queues of the service; CDK and the local stack both create them from this table. Each has a dead-letter queue. */
 export interface QueueDefinition {
   /** Logical name; the queue is `<prefix>-<name>` and its DLQ `<prefix>-<name>-dlq`. */
-  name: 'imports' | 'reconciliation' | 'uploads' | 'webhooks';
+  name: 'imports' | 'reconciliation' | 'uploads' | 'webhook-fanout' | 'webhooks';
   description: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
@@ -11,6 +11,10 @@ export interface QueueDefinition {
   workerEntry?: string;
   /** Messages per worker invocation (SQS event source batch size). */
   batchSize?: number;
+  /** Env var with the DLQ's URL, for a worker that moves messages there itself (webhook deliveries that end dead). */
+  dlqUrlEnv?: string;
+  /** Message retention in days (SQS default 4); the DLQ keeps messages 14 days. */
+  retentionDays?: number;
 }
 
 export const queues: readonly QueueDefinition[] = [
@@ -41,5 +45,26 @@ export const queues: readonly QueueDefinition[] = [
     workerEntry: 'functions/upload-worker/handler.ts',
     batchSize: 5,
   },
-  { name: 'webhooks', description: 'Webhook fan-out and delivery', visibilityTimeoutSeconds: 120, maxReceiveCount: 8, urlEnv: 'WEBHOOKS_QUEUE_URL' },
+  {
+    name: 'webhook-fanout',
+    description: 'Outbox events relayed from the table stream, fanned out to one delivery per matching webhook subscription',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 8,
+    urlEnv: 'WEBHOOK_FANOUT_QUEUE_URL',
+    workerEntry: 'functions/webhook-fanout-worker/handler.ts',
+    batchSize: 10,
+  },
+  {
+    // Retries are new messages with a delay (chained past 15 minutes), so receives count only
+    // crashes: 8 of them move a message to the DLQ; a delivery out of attempts is moved there too.
+    name: 'webhooks',
+    description: 'Webhook deliveries and handshakes: one attempt per message, retries re-sent with a delay',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 8,
+    urlEnv: 'WEBHOOKS_QUEUE_URL',
+    workerEntry: 'functions/webhook-delivery-worker/handler.ts',
+    batchSize: 10,
+    dlqUrlEnv: 'WEBHOOKS_DLQ_URL',
+    retentionDays: 14,
+  },
 ];

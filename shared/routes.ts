@@ -3,7 +3,7 @@ import type { Scope } from './identity/scopes';
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'users' | 'access' | 'openapi' | 'mcp' | 'fallback';
+export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'users' | 'access' | 'webhooks' | 'openapi' | 'mcp' | 'fallback';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -53,6 +53,8 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
   documents: { entry: 'functions/documents/handler.ts', description: 'Documents: declare and complete signed uploads, metadata, download URLs, soft delete, restore', memoryMb: 1024, timeoutSeconds: 29 },
   users: { entry: 'functions/users/handler.ts', description: 'People: members of the organization subtree, their effective access and its explanation', memoryMb: 512, timeoutSeconds: 10 },
   access: { entry: 'functions/access/handler.ts', description: 'Access policies and their assignments; recomputes the effective access of the people concerned', memoryMb: 512, timeoutSeconds: 29 },
+  // verify runs the handshake (two requests at once, each bounded by the 15 s attempt timeout).
+  webhooks: { entry: 'functions/webhooks/handler.ts', description: 'Webhooks: subscriptions, handshake, secret rotation, deliveries, redelivery, event catalogue, event feed', memoryMb: 512, timeoutSeconds: 29 },
   openapi: { entry: 'functions/openapi/handler.ts', description: 'Serves the OpenAPI document, the API reference and the problem pages', memoryMb: 512, timeoutSeconds: 10 },
   mcp: { entry: 'functions/mcp/handler.ts', description: 'MCP endpoint (beta): read-only tools over the operations of the other groups, protected-resource metadata', memoryMb: 1024, timeoutSeconds: 29 },
   fallback: { entry: 'functions/fallback/handler.ts', description: 'Answers unknown routes and methods with problem+json', memoryMb: 256, timeoutSeconds: 5 },
@@ -61,6 +63,7 @@ export const functionGroups: Record<FunctionGroup, FunctionGroupDefinition> = {
 export const authorizerEntry = 'functions/authorizer/handler.ts';
 
 const companyPath = '/v1/companies/{companyId}';
+const webhookPath = '/v1/webhooks/subscriptions/{subscriptionId}';
 
 /** RFC 9728 path-based location of the MCP endpoint's protected-resource metadata. */
 export const mcpResourceMetadataPath = '/.well-known/oauth-protected-resource/mcp';
@@ -124,6 +127,19 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/documents/{documentId}/download', group: 'documents', operationId: 'getDocumentDownload', summary: 'A presigned download URL (5 minutes)', auth: 'token', scope: 'documents:read', mutation: false },
   { method: 'DELETE', path: '/v1/documents/{documentId}', group: 'documents', operationId: 'deleteDocument', summary: 'Soft-delete a document (the bytes stay)', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
   { method: 'POST', path: '/v1/documents/{documentId}/restore', group: 'documents', operationId: 'restoreDocument', summary: 'Restore a soft-deleted document', auth: 'token', scope: 'documents:write', mutation: true, ownerMayBeDeleted: true },
+  { method: 'POST', path: '/v1/webhooks/subscriptions', group: 'webhooks', operationId: 'createWebhookSubscription', summary: 'Create a webhook subscription (answers the signing secret once)', auth: 'token', scope: 'webhooks:manage', mutation: true, systemOnly: true },
+  { method: 'GET', path: '/v1/webhooks/subscriptions', group: 'webhooks', operationId: 'listWebhookSubscriptions', summary: "The organization's webhook subscriptions", auth: 'token', scope: 'webhooks:manage', mutation: false, systemOnly: true },
+  { method: 'GET', path: webhookPath, group: 'webhooks', operationId: 'getWebhookSubscription', summary: 'One webhook subscription (never its secret)', auth: 'token', scope: 'webhooks:manage', mutation: false, systemOnly: true },
+  { method: 'PATCH', path: webhookPath, group: 'webhooks', operationId: 'updateWebhookSubscription', summary: 'Change url, filters or description (a new url runs the handshake again)', auth: 'token', scope: 'webhooks:manage', mutation: true, systemOnly: true },
+  { method: 'DELETE', path: webhookPath, group: 'webhooks', operationId: 'deleteWebhookSubscription', summary: 'Delete a webhook subscription', auth: 'token', scope: 'webhooks:manage', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${webhookPath}/verify`, group: 'webhooks', operationId: 'verifyWebhookSubscription', summary: 'Run the handshake now (re-enables a disabled subscription when it passes)', auth: 'token', scope: 'webhooks:manage', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${webhookPath}/rotate-secret`, group: 'webhooks', operationId: 'rotateWebhookSecret', summary: 'A new signing secret; the old one keeps signing for 24 h', auth: 'token', scope: 'webhooks:manage', mutation: true, systemOnly: true },
+  { method: 'POST', path: `${webhookPath}/test`, group: 'webhooks', operationId: 'testWebhookSubscription', summary: 'Send a webhook.test event now', auth: 'token', scope: 'webhooks:manage', mutation: true, systemOnly: true },
+  { method: 'GET', path: `${webhookPath}/deliveries`, group: 'webhooks', operationId: 'listWebhookDeliveries', summary: 'Deliveries of a subscription, newest first (filters status, event_type)', auth: 'token', scope: 'webhooks:manage', mutation: false, systemOnly: true },
+  { method: 'GET', path: '/v1/webhooks/deliveries/{deliveryId}', group: 'webhooks', operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt', auth: 'token', scope: 'webhooks:manage', mutation: false, systemOnly: true },
+  { method: 'POST', path: '/v1/webhooks/deliveries/{deliveryId}/redeliver', group: 'webhooks', operationId: 'redeliverWebhookDelivery', summary: 'Send the same event (same id) again now', auth: 'token', scope: 'webhooks:manage', mutation: true, systemOnly: true },
+  { method: 'GET', path: '/v1/webhooks/event-types', group: 'webhooks', operationId: 'listWebhookEventTypes', summary: 'The event catalogue with the payload fields of each type', auth: 'token', scope: 'webhooks:manage', mutation: false, systemOnly: true },
+  { method: 'GET', path: '/v1/events', group: 'webhooks', operationId: 'listEvents', summary: "The organization's events in order (cursor after, filters type, company_id; kept 30 days)", auth: 'token', scope: 'webhooks:manage', mutation: false, systemOnly: true },
 
   { method: 'GET', path: '/v1/users', group: 'users', operationId: 'listUsers', summary: 'The people of your organization subtree (filters organization_id, email)', auth: 'token', scope: 'users:read', mutation: false, systemOnly: true },
   { method: 'GET', path: '/v1/users/{userId}', group: 'users', operationId: 'getUser', summary: 'One person with their memberships', auth: 'token', scope: 'users:read', mutation: false, systemOnly: true },

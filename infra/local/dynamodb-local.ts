@@ -287,6 +287,7 @@ export async function ensureTable(endpoint: string, tableName: string, definitio
             ],
             // DynamoDB refuses an empty list: a table without indexes leaves it out.
             ...(definition.globalSecondaryIndexes.length > 0 && { GlobalSecondaryIndexes: gsiSpecs(definition) }),
+            ...(definition.streamViewType && { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.streamViewType } }),
           }),
         );
       } catch (err) {
@@ -308,6 +309,12 @@ export async function ensureTable(endpoint: string, tableName: string, definitio
           GlobalSecondaryIndexUpdates: [{ Create: gsi }],
         }),
       );
+      await waitActive(client, tableName);
+    }
+
+    // A table persisted before it had a stream: enable it.
+    if (definition.streamViewType && !table.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: definition.streamViewType } }));
       await waitActive(client, tableName);
     }
 

@@ -10,7 +10,9 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { loadHandler, startGateway } from './gateway';
 import type { AccessEntry } from './log-format';
 import { configureLocalIam, runAs } from './iam';
-import { dynamoGrants, workerPermissions } from '../stacks/permissions';
+import { dynamoGrants, relayPermissions, workerPermissions } from '../stacks/permissions';
+import { passesRelayFilter } from '../../shared/webhooks/relay';
+import { startStreamPoller, type StreamEventHandler } from './stream-poller';
 import { startIdentityProvider } from './identity-provider';
 import { freePort } from './ports';
 import { ensureBucket, startS3, type S3EventNotification } from './s3';
@@ -149,6 +151,9 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       CURSOR_SECRET: secrets.cursorSecret,
       TOKEN_URL: identityProvider.tokenUrl,
       ...Object.fromEntries(queues.map((queue) => [queue.urlEnv, queueUrls[queue.name].url])),
+      ...Object.fromEntries(queues.flatMap((queue) => (queue.dlqUrlEnv ? [[queue.dlqUrlEnv, queueUrls[queue.name].dlqUrl]] : []))),
+      // Receivers on this machine (tests, examples) are loopback addresses: allowed here, never on AWS.
+      WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
     });
     resetConfig();
 
@@ -181,6 +186,18 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       });
       stops.push(poller.stop);
     }
+
+    // The webhook relay on the table's stream, as Lambda's event source mapping runs it on AWS.
+    const relay = (await loadHandler('functions/webhook-relay/handler.ts')) as StreamEventHandler;
+    const relayCaller = { name: 'webhook-relay', grants: dynamoGrants(relayPermissions) };
+    const streamPoller = await startStreamPoller({
+      endpoint: dynamodb.endpoint,
+      tableName,
+      handler: ((event, context) => runAs(relayCaller, () => relay(event, context))) as StreamEventHandler,
+      filter: passesRelayFilter,
+      functionName: 'webhook-relay',
+    });
+    stops.push(streamPoller.stop);
 
     if (!seed) {
       progress('loading the demo books (bank statements, chart, GL lines, auto-reconciliation)');

@@ -14,10 +14,10 @@ import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-ap
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { bundledAssetHooks } from './bundled-assets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -27,6 +27,7 @@ import { tableDefinition } from '../../shared/db/table-definition';
 import { documentsBucketName } from './stateful-stack';
 import { documentsObjectPrefix, pendingUploadsPrefix } from '../../shared/documents/keys';
 import type { QueueDefinition } from '../../shared/queues';
+import { relayStreamFilter } from '../../shared/webhooks/relay';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 import {
   authorizerDynamoGrants,
@@ -35,6 +36,7 @@ import {
   dynamoGrants,
   groupPermissions,
   workerPermissions,
+  relayPermissions,
   type DynamoGrant,
   type Permissions,
 } from './permissions';
@@ -71,7 +73,9 @@ export interface ApiStackProps extends StackProps {
   /** Rate-limit state and idempotency records (the request pipeline's own table). */
   readonly controlTable: ITable;
   readonly documentsBucket: IBucket;
-  readonly queues: readonly { readonly definition: QueueDefinition; readonly queue: IQueue }[];
+  readonly queues: readonly { readonly definition: QueueDefinition; readonly queue: IQueue; readonly deadLetterQueue: IQueue }[];
+  /** On-failure destination of the webhook relay's stream event source. */
+  readonly webhookRelayDlq: IQueue;
   readonly cursorSecret: ISecret;
   /** Issuer of access tokens (`https://cognito-idp.<region>.amazonaws.com/<poolId>`). */
   readonly jwtIssuer: string;
@@ -103,6 +107,8 @@ export class ApiStack extends Stack {
   readonly functions: Readonly<Record<FunctionGroup, NodejsFunction>>;
   /** SQS-triggered workers by queue name. */
   readonly workers: Readonly<Record<string, NodejsFunction>>;
+  /** The webhook relay (DynamoDB Streams-triggered). */
+  readonly relayFunction: NodejsFunction;
   /** Routes keyed by their route key (`routeKey(route)`), plus `$default`. */
   readonly routes: ReadonlyMap<string, HttpRoute>;
 
@@ -122,6 +128,7 @@ export class ApiStack extends Stack {
       SCOPE_PREFIX: props.scopePrefix,
       CURSOR_SECRET_ARN: props.cursorSecret.secretArn,
       ...Object.fromEntries(props.queues.map(({ definition, queue }) => [definition.urlEnv, queue.queueUrl])),
+      ...Object.fromEntries(props.queues.flatMap(({ definition, deadLetterQueue }) => (definition.dlqUrlEnv ? [[definition.dlqUrlEnv, deadLetterQueue.queueUrl]] : []))),
       ...(props.problemTypeBase ? { PROBLEM_TYPE_BASE: props.problemTypeBase } : {}),
       ...(props.tokenUrl ? { TOKEN_URL: props.tokenUrl } : {}),
       ...(props.interactiveClientIds?.length ? { INTERACTIVE_CLIENT_IDS: props.interactiveClientIds.join(',') } : {}),
@@ -200,6 +207,7 @@ export class ApiStack extends Stack {
     grantDynamo(this.authorizerFunction, authorizerDynamoGrants);
 
     const queueByName = new Map(props.queues.map(({ definition, queue }) => [definition.name, queue]));
+    const deadLetterQueueByName = new Map(props.queues.map(({ definition, deadLetterQueue }) => [definition.name, deadLetterQueue]));
     const grant = (fn: NodejsFunction, access: Permissions): void => {
       grantDynamo(fn, dynamoGrants(access));
       if (access.cursorSecret) props.cursorSecret.grantRead(fn);
@@ -216,6 +224,7 @@ export class ApiStack extends Stack {
         fn.addToRolePolicy(new PolicyStatement({ actions: [...actions], resources: [documentObjectsArn(props.resourcePrefix, prefix)] }));
       }
       for (const name of access.sendTo ?? []) queueByName.get(name)?.grantSendMessages(fn);
+      for (const name of access.sendToDeadLetter ?? []) deadLetterQueueByName.get(name)?.grantSendMessages(fn);
     };
 
     const groups = Object.keys(functionGroups) as FunctionGroup[];
@@ -318,7 +327,7 @@ export class ApiStack extends Stack {
     const workers: Record<string, NodejsFunction> = {};
     for (const { definition, queue } of props.queues) {
       if (!definition.workerEntry) continue;
-      const worker = makeFunction(`${definition.name.charAt(0).toUpperCase()}${definition.name.slice(1)}Worker`, {
+      const worker = makeFunction(`${definition.name.replace(/(^|-)(\w)/g, (_, _dash: string, letter: string) => letter.toUpperCase())}Worker`, {
         entry: definition.workerEntry,
         description: `Worker of the ${definition.name} queue: ${definition.description}`,
         memoryMb: 1024,
@@ -330,6 +339,35 @@ export class ApiStack extends Stack {
       workers[definition.name] = worker;
     }
     this.workers = workers;
+
+    // ---- Webhook relay: the single table's stream (new outbox events only, filtered by Lambda),
+    // in order per shard; a failed record is retried (with the ones after it) until it succeeds or
+    // ages out of the stream (24 h), then its batch's position goes to the relay DLQ. Events not
+    // relayed stay in the outbox's pending index (GSI2), so nothing is lost either way.
+    this.relayFunction = makeFunction('WebhookRelayFunction', {
+      entry: 'functions/webhook-relay/handler.ts',
+      description: 'Webhook relay: outbox events from the table stream, sequenced per organization, queued for fan-out',
+      memoryMb: 512,
+      timeoutSeconds: 60,
+    });
+    this.relayFunction.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.millis(0),
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        retryAttempts: 10_000,
+        onFailure: new SqsDlq(props.webhookRelayDlq),
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual(relayStreamFilter.eventName),
+            dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(relayStreamFilter.entity) } } },
+          }),
+        ],
+      }),
+    );
+    grant(this.relayFunction, relayPermissions);
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
   }

@@ -37,6 +37,8 @@ export interface Permissions {
   documents?: 'api' | 'worker';
   /** Queues the function sends to. */
   sendTo?: readonly QueueName[];
+  /** Dead-letter queues the function sends to itself (the delivery worker moves dead deliveries there). */
+  sendToDeadLetter?: readonly QueueName[];
 }
 
 /**
@@ -56,6 +58,7 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   // users reads people and effective access; access writes policies, assignments and recomputed effective access.
   users: { table: 'read', control: 'rateLimit', cursorSecret: true },
   access: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
+  webhooks: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, sendTo: ['webhooks'] },
   openapi: { table: 'none', control: 'none', cursorSecret: false },
   // The MCP tools run the read operations of the groups above, read the context service's pictures and ask for their rebuild.
   mcp: { table: 'read', control: 'rateLimit', cursorSecret: true, sendTo: ['reconciliation'] },
@@ -67,8 +70,12 @@ export const workerPermissions: Record<QueueName, Permissions> = {
   imports: { table: 'readWrite', control: 'none', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
   reconciliation: { table: 'readWrite', control: 'none', cursorSecret: false },
   uploads: { table: 'readWrite', control: 'none', cursorSecret: false, documents: 'worker' },
-  webhooks: { table: 'readWrite', control: 'none', cursorSecret: false },
+  'webhook-fanout': { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhooks'] },
+  webhooks: { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhooks'], sendToDeadLetter: ['webhooks'] },
 };
+
+/** The relay (DynamoDB Streams on the single table): reads companies and feed counters, writes the feed and marks events, queues fan-out. */
+export const relayPermissions: Permissions = { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhook-fanout'] };
 
 /**
  * What the request pipeline writes for a group's routes: rate limits on every route with a

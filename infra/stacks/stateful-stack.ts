@@ -1,5 +1,5 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { pendingUploadsPrefix } from '../../shared/documents/keys';
@@ -77,6 +77,8 @@ export class StatefulStack extends Stack {
   readonly documentsBucket: Bucket;
   readonly accessLogsBucket: Bucket;
   readonly queues: readonly ServiceQueue[];
+  /** Failed batches of the webhook relay (the on-failure destination of its stream event source). */
+  readonly webhookRelayDlq: Queue;
   readonly userPool: UserPool;
   readonly userPoolDomain: UserPoolDomain;
   readonly resourceServer: UserPoolResourceServer;
@@ -92,7 +94,8 @@ export class StatefulStack extends Stack {
     super(scope, id, props);
 
     // ---- DynamoDB single table -------------------------------------------------------------
-    this.table = retainedTable(this, 'Table', tableDefinition);
+    // The stream feeds the webhook relay (shared/webhooks/relay.ts): new images of outbox events.
+    this.table = retainedTable(this, 'Table', tableDefinition, StreamViewType.NEW_IMAGE);
     for (const gsi of tableDefinition.globalSecondaryIndexes) {
       this.table.addGlobalSecondaryIndex({
         indexName: gsi.indexName,
@@ -166,12 +169,22 @@ export class StatefulStack extends Stack {
       const queue = new Queue(this, baseId, {
         queueName,
         visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        ...(definition.retentionDays && { retentionPeriod: Duration.days(definition.retentionDays) }),
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         removalPolicy: RemovalPolicy.RETAIN,
       });
       return { definition, queue, deadLetterQueue };
+    });
+    // Stream batches the webhook relay could not process (after its retries): their shard and
+    // sequence numbers, to be replayed from the outbox's pending index (GSI2) where the events stay.
+    this.webhookRelayDlq = new Queue(this, 'WebhookRelayDlq', {
+      queueName: `${props.resourcePrefix}-webhook-relay-dlq`,
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
 
     // ---- S3 -> SQS: each upload of a document notifies the completion worker (uploads queue) -----
@@ -269,8 +282,10 @@ const retainedTable = (
   scope: Construct,
   id: string,
   definition: { partitionKey: string; sortKey: string; timeToLiveAttribute: string },
+  stream?: StreamViewType,
 ): Table =>
   new Table(scope, id, {
+    ...(stream && { stream }),
     partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
     sortKey: { name: definition.sortKey, type: AttributeType.STRING },
     billingMode: BillingMode.PAY_PER_REQUEST,

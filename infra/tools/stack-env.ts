@@ -48,8 +48,8 @@ export const stackEnv = (info: StackInfo): Record<string, string> => ({
   API_BASE_URL: info.baseUrl,
   ...Object.fromEntries(
     queues.flatMap((queue) => {
-      const url = info.internal.queues?.[queue.name]?.url;
-      return url ? [[queue.urlEnv, url]] : [];
+      const local = info.internal.queues?.[queue.name];
+      return [...(local?.url ? [[queue.urlEnv, local.url]] : []), ...(queue.dlqUrlEnv && local?.dlqUrl ? [[queue.dlqUrlEnv, local.dlqUrl]] : [])];
     }),
   ),
 });

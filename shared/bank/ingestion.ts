@@ -7,6 +7,8 @@ import { ProblemError } from '../platform/problem';
 import { normalizeIban, normalizeNorwegianAccountNumber, norwegianAccountNumberOfIban } from './account-number';
 import { Camt053Error, parseCamt053, type BankStatement, type StatementEntry } from './camt053';
 import { batchGet } from '../db/batch';
+import { unitOfWork } from '../db/unit-of-work';
+import { outboxEventWrite } from '../outbox/repository';
 import { bankRepository, keyId, type Item } from './repository';
 
 /**
@@ -216,7 +218,8 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
       else unchanged++; // amended concurrently by another run of the same statement
     });
 
-    await bankRepository.putStatement(companyId, bankAccountId, statement.statementId, {
+    // The statement record and its event, in one transaction (the transactions above are idempotent on a re-run).
+    const statementWrite = bankRepository.statementWrite(companyId, bankAccountId, statement.statementId, {
       companyId,
       bankAccountId,
       statementId: statement.statementId,
@@ -230,6 +233,10 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
       source: options.source,
       ingestedAt: at,
     });
+    await unitOfWork()
+      .add('statement', statementWrite)
+      .add('event', outboxEventWrite('bank.statement.ingested', companyId, { bankAccountId, statementId: statement.statementId }, at))
+      .commit();
 
     result.statements.push({
       statementId: statement.statementId,

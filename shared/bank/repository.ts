@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandI
 import type { TransactionWrite } from '../db/unit-of-work';
 import { queryAll } from '../db/query-all';
 import { keyId, type Item, type Key } from '../db/attributes';
-import { updateItem } from '../db/update';
+import { putIfAbsent, updateItem } from '../db/update';
 import { glAccountPartition, glLineKeys } from '../ledger/keys';
 import { dynamo, tableName } from '../platform/aws';
 import {
@@ -67,19 +67,13 @@ export const bankRepository = {
     return { created: false };
   },
 
-  putStatement: (companyId: string, bankAccountId: string, statementKey: string, statement: Item) =>
-    dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...bankStatementKeys(companyId, bankAccountId, statementKey), entity: 'bankStatement', ...statement } })),
+  /** The statement record as a write of a unit of work (ingestion commits it with its bank.statement.ingested event). */
+  statementWrite: (companyId: string, bankAccountId: string, statementKey: string, statement: Item): TransactionWrite => ({
+    Put: { TableName: tableName(), Item: { ...bankStatementKeys(companyId, bankAccountId, statementKey), entity: 'bankStatement', ...statement } },
+  }),
 
   /** Inserts a transaction unless it exists; false when it already did. */
-  insertTransaction: async (item: Item): Promise<boolean> => {
-    try {
-      await dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  },
+  insertTransaction: (item: Item): Promise<boolean> => putIfAbsent(item),
 
   /** An amendment: new content and version in place (a reconciliation marker on the item stays); false when the version moved. */
   amendTransaction: (key: Key, set: Item, remove: string[], expectedVersion: unknown): Promise<boolean> =>

@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
+import type { TransactionWrite } from '../db/unit-of-work';
 import { companyKeys, companyListKeys, companySubtreePrefix, companyTreePartition } from './keys';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import { dynamo, tableName } from '../platform/aws';
@@ -40,84 +40,68 @@ export const companyRepository = {
     return Item ? toRecord(Item) : undefined;
   },
 
-  async create(company: CompanyRecord): Promise<void> {
-    await dynamo().send(
-      new PutCommand({
+  /**
+   * The writes of each change, for a unit of work that also writes the change's event to the
+   * outbox (shared/companies/service.ts commits them together).
+   */
+  createWrite(company: CompanyRecord): TransactionWrite {
+    return {
+      Put: {
         TableName: tableName(),
         Item: { ...companyKeys(company.id), ...listKeys(company), entity: 'company', ...company },
         ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+      },
+    };
   },
 
-  /** Applies changes to a live company; undefined when it does not exist or is deleted. */
-  async update(id: string, changes: CompanyChanges, updatedAt: string): Promise<CompanyRecord | undefined> {
+  /** Applies changes to a live company (the condition fails when it does not exist or is deleted). */
+  updateWrite(id: string, changes: CompanyChanges, updatedAt: string): TransactionWrite {
     const entries = Object.entries({ ...changes, updatedAt }).filter(([, value]) => value !== undefined);
-    try {
-      const { Attributes } = await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: companyKeys(id),
-          UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
-          ConditionExpression: notDeleted,
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toRecord(Attributes!);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: companyKeys(id),
+        UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+        ConditionExpression: notDeleted,
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
+      },
+    };
   },
 
-  /** Soft delete: keeps the item, drops it from list indexes. False when it was already deleted. */
-  async markDeleted(id: string, deletion: CompanyDeletionRecord): Promise<boolean> {
-    try {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: companyKeys(id),
-          UpdateExpression: 'SET deletion = :deletion, updatedAt = :at REMOVE GSI1PK, GSI1SK',
-          ConditionExpression: notDeleted,
-          ExpressionAttributeValues: { ':deletion': deletion, ':at': deletion.deletedAt },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+  /** Soft delete: keeps the item, drops it from list indexes (the condition fails when it is already deleted). */
+  markDeletedWrite(id: string, deletion: CompanyDeletionRecord): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: companyKeys(id),
+        UpdateExpression: 'SET deletion = :deletion, updatedAt = :at REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: notDeleted,
+        ExpressionAttributeValues: { ':deletion': deletion, ':at': deletion.deletedAt },
+      },
+    };
   },
 
-  /** Undoes exactly the given deletion; undefined when the company is no longer in that deletion. */
-  async restore(company: CompanyRecord, restoredAt: string): Promise<CompanyRecord | undefined> {
+  /** Undoes exactly the given deletion (the condition fails when the company is no longer in that deletion). */
+  restoreWrite(company: CompanyRecord, restoredAt: string): TransactionWrite {
     const deletion = company.deletion!;
     const keys = listKeys(company);
-    try {
-      const { Attributes } = await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: companyKeys(company.id),
-          UpdateExpression: 'SET #status = :status, updatedAt = :at, GSI1PK = :gsi1pk, GSI1SK = :gsi1sk REMOVE deletion',
-          ConditionExpression: 'deletion.deletedAt = :deletedAt',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': deletion.priorStatus,
-            ':at': restoredAt,
-            ':gsi1pk': keys.GSI1PK,
-            ':gsi1sk': keys.GSI1SK,
-            ':deletedAt': deletion.deletedAt,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toRecord(Attributes!);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: companyKeys(company.id),
+        UpdateExpression: 'SET #status = :status, updatedAt = :at, GSI1PK = :gsi1pk, GSI1SK = :gsi1sk REMOVE deletion',
+        ConditionExpression: 'deletion.deletedAt = :deletedAt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': deletion.priorStatus,
+          ':at': restoredAt,
+          ':gsi1pk': keys.GSI1PK,
+          ':gsi1sk': keys.GSI1SK,
+          ':deletedAt': deletion.deletedAt,
+        },
+      },
+    };
   },
 
   /** Live companies of an organization and its descendants, in key order. */

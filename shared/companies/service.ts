@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from '../db/query-page';
+import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-of-work';
+import { outboxEventWrite, type EventType } from '../outbox/repository';
 import type { Organization } from '../identity/organization-repository';
 import { organizationRepository } from '../identity/organization-repository';
 import type { Principal } from '../identity/principal';
@@ -32,6 +34,20 @@ const toDeletion = (record: CompanyRecord): CompanyDeletion => ({
 });
 
 const notFound = () => problems.notFound('company');
+
+/**
+ * Commits a company change together with its event in the outbox (one transaction); false when
+ * the change's condition did not hold (the company is gone, or a concurrent change won).
+ */
+const commitWithEvent = async (change: TransactionWrite, type: EventType, companyId: string, at: string): Promise<boolean> => {
+  try {
+    await unitOfWork().add('company', change).add('event', outboxEventWrite(type, companyId, { companyId }, at)).commit();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionsFailed && error.names.includes('company')) return false;
+    throw error;
+  }
+};
 
 /** Companies of an organization; a deleted company "is not visible and answers 404" (the runner's reach step resolves it). */
 export const getCompany = (company: CompanyRecord): Company => toCompany(company);
@@ -80,7 +96,7 @@ export const createCompany = async (principal: Principal, input: CreateCompanyIn
     createdAt: now,
     updatedAt: now,
   };
-  await companyRepository.create(record);
+  await commitWithEvent(companyRepository.createWrite(record), 'company.created', record.id, now);
   return toCompany(record);
 };
 
@@ -93,17 +109,19 @@ export const updateCompany = async (current: CompanyRecord, patch: UpdateCompany
     vatFrequency: patch.vatFrequency,
   };
   if (Object.values(changes).every((value) => value === undefined)) return toCompany(current);
-  const updated = await companyRepository.update(companyId, changes, new Date().toISOString());
-  if (!updated) throw notFound();
-  return toCompany(updated);
+  const at = new Date().toISOString();
+  if (!(await commitWithEvent(companyRepository.updateWrite(companyId, changes, at), 'company.updated', companyId, at))) throw notFound();
+  const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  return toCompany({ ...current, ...defined, updatedAt: at });
 };
 
 /** disable/enable: idempotent, a company already in the target status is answered as it is. */
 export const setCompanyStatus = async (current: CompanyRecord, status: CompanyStatus): Promise<Company> => {
   if (current.status === status) return toCompany(current);
-  const updated = await companyRepository.update(current.id, { status }, new Date().toISOString());
-  if (!updated) throw notFound();
-  return toCompany(updated);
+  const at = new Date().toISOString();
+  const type = status === 'disabled' ? 'company.disabled' : 'company.enabled';
+  if (!(await commitWithEvent(companyRepository.updateWrite(current.id, { status }, at), type, current.id, at))) throw notFound();
+  return toCompany({ ...current, status, updatedAt: at });
 };
 
 /** Soft delete, idempotent: deleting a deleted company answers its existing deletion. */
@@ -117,7 +135,9 @@ export const deleteCompany = async (principal: Principal, current: CompanyRecord
     priorStatus: current.status,
     deletedBy: principal.clientId,
   };
-  if (await companyRepository.markDeleted(companyId, deletion)) return toDeletion({ ...current, deletion });
+  if (await commitWithEvent(companyRepository.markDeletedWrite(companyId, deletion), 'company.deleted', companyId, deletion.deletedAt)) {
+    return toDeletion({ ...current, deletion });
+  }
   return toDeletion((await companyRepository.get(companyId))!); // a concurrent delete won
 };
 
@@ -132,8 +152,11 @@ export const restoreCompany = async (current: CompanyRecord): Promise<Company> =
       reason: 'deleted_by_organization_cascade',
     });
   }
-  const restored = await companyRepository.restore(current, new Date().toISOString());
-  if (restored) return toCompany(restored);
+  const at = new Date().toISOString();
+  if (await commitWithEvent(companyRepository.restoreWrite(current, at), 'company.restored', current.id, at)) {
+    const { deletion, ...rest } = current;
+    return toCompany({ ...rest, status: deletion.priorStatus, updatedAt: at });
+  }
   const winner = await companyRepository.get(current.id); // a concurrent restore won
   if (!winner || winner.deletion) throw notFound();
   return toCompany(winner);
@@ -146,7 +169,7 @@ export const deleteCompaniesOfOrganization = async (organization: Organization, 
   let deleted = 0;
   for (const company of companies) {
     const deletion = { deletedAt, cause: 'organization_cascade' as const, reason: null, priorStatus: company.status, deletedBy };
-    if (await companyRepository.markDeleted(company.id, deletion)) deleted++;
+    if (await commitWithEvent(companyRepository.markDeletedWrite(company.id, deletion), 'company.deleted', company.id, deletedAt)) deleted++;
   }
   return deleted;
 };

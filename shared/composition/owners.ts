@@ -6,6 +6,14 @@ import type { DocumentOwner } from '../documents/operation';
 import { canReach } from '../identity/reach';
 import { jobRepository, type JobRecord } from '../jobs/repository';
 import type { OwnerResolvers } from '../api/runner';
+import { deliveryRepository, subscriptionRepository, type SubscriptionRecord } from '../webhooks/repository';
+import type { DeliveryOwner } from '../webhooks/operation';
+
+/** A subscription is visible within the reach of its organization. */
+const reachableSubscription = async (id: string, principal: Parameters<typeof canReach>[0]): Promise<SubscriptionRecord | undefined> => {
+  const subscription = await subscriptionRepository.get(id);
+  return subscription && canReach(principal, { organizationPath: subscription.organizationPath, companyId: null }) ? subscription : undefined;
+};
 
 /**
  * What each owned path parameter names and how it is found, for the runner's reach step. Adding an
@@ -68,6 +76,19 @@ export const owners: OwnerResolvers = {
     resolve: async (id, principal): Promise<AssignmentRecord | undefined> => {
       const assignment = await accessRepository.assignment(id);
       return assignment && canReach(principal, { organizationPath: assignment.organizationPath, companyId: null }) ? assignment : undefined;
+    },
+  },
+  subscriptionId: {
+    noun: 'subscription',
+    resolve: (id, principal) => reachableSubscription(id, principal),
+  },
+  /** A delivery is visible where its subscription is. */
+  deliveryId: {
+    noun: 'delivery',
+    resolve: async (id, principal): Promise<DeliveryOwner | undefined> => {
+      const delivery = await deliveryRepository.get(id);
+      const subscription = delivery ? await reachableSubscription(delivery.subscriptionId, principal) : undefined;
+      return delivery && subscription ? { delivery, subscription } : undefined;
     },
   },
 };

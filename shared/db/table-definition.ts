@@ -3,6 +3,8 @@ export const tableDefinition = {
   partitionKey: 'PK',
   sortKey: 'SK',
   timeToLiveAttribute: 'expiresAt',
+  /** New images feed the webhook relay (shared/webhooks/relay.ts). */
+  streamViewType: 'NEW_IMAGE',
   globalSecondaryIndexes: [
     { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
     { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
@@ -27,5 +29,6 @@ export interface TableDefinition {
   readonly partitionKey: string;
   readonly sortKey: string;
   readonly timeToLiveAttribute: string;
+  readonly streamViewType?: 'NEW_IMAGE';
   readonly globalSecondaryIndexes: readonly { readonly indexName: string; readonly partitionKey: string; readonly sortKey: string }[];
 }

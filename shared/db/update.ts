@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../platform/aws';
 import type { Item, Key } from './attributes';
 
@@ -36,6 +36,17 @@ export const updateItem = async (key: Key, set: Item, remove: string[], conditio
         ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
       }),
     );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+};
+
+/** Puts an item unless one with its key exists; false when it did. */
+export const putIfAbsent = async (item: Item): Promise<boolean> => {
+  try {
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;

@@ -3,6 +3,7 @@ import { bankContracts } from '../bank/contracts';
 import { companyContracts } from '../companies/contracts';
 import { importContracts } from '../composition/import-contracts';
 import { documentContracts } from '../documents/contracts';
+import { webhookContracts } from '../webhooks/contracts';
 import { jobContracts } from '../jobs/contracts';
 import { accessContracts, userContracts } from '../access/contracts';
 import { chartContracts } from '../ledger/chart/contracts';
@@ -41,6 +42,7 @@ export const contracts: Record<string, OperationContract> = {
   ...accessContracts,
   ...documentContracts,
   ...mcpContracts,
+  ...webhookContracts,
 };
 
 const problemResponse = (description: string) => ({

@@ -248,4 +248,33 @@ export const operationDocs: Record<string, OperationDoc> = {
   getResourceMetadata: {
     description: 'The same protected-resource metadata at the root location, where MCP clients look when the challenge names none. Public.',
   },
+  createWebhookSubscription: {
+    description:
+      'Creates a subscription of your organization (`webhooks:manage`, system clients only). The answer (**201**) holds the signing secret `whsec_...` once: store it. The subscription is `pending_verification` until the **handshake** passes: within seconds a signed `webhook.verification` event carrying `data.challenge` arrives, to be answered 2xx with `{"challenge": "<the same value>"}`, and a second one with a wrong signature, to be refused with a 4xx. A subscription hears the events of the companies within your organization\'s reach (`companyIds` narrows it). Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).',
+    requestExample: { url: 'https://example.com/webhooks/ledger', eventTypes: ['job.succeeded', 'company.updated'], description: 'ERP sync' },
+  },
+  listWebhookSubscriptions: { description: "Your organization's subscriptions, oldest first, without their secrets." },
+  getWebhookSubscription: { description: 'One subscription: its status and `statusReason` (the last handshake failure, or what disabled it). Never the secret.' },
+  updateWebhookSubscription: {
+    description: 'Changes `url`, `eventTypes`, `companyIds` (null: every company) or `description`. A new `url` makes the subscription `pending_verification` and runs the handshake again.',
+    requestExample: { eventTypes: ['*'] },
+  },
+  deleteWebhookSubscription: { description: 'Deletes the subscription; nothing more is delivered to it and its pending deliveries end as `failed`.' },
+  verifyWebhookSubscription: {
+    description: 'Runs the handshake now and answers the outcome: `active` when it passed, else `pending_verification` (or still `disabled`) with the reason in `statusReason`. The way to enable a disabled subscription again.',
+  },
+  rotateWebhookSecret: {
+    description: 'A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery.',
+  },
+  testWebhookSubscription: { description: 'Sends a `webhook.test` event now (**202** with the delivery to follow). **409** `subscription_not_active` when the subscription is not active.' },
+  listWebhookDeliveries: { description: 'Deliveries of the subscription, newest first; filters `status` (`pending`, `succeeded`, `failed`, `dead`) and `event_type`.' },
+  getWebhookDelivery: {
+    description: 'One delivery with the event as sent and every attempt: time, status code or network error, latency and the first 1 KiB of the answer. Attempts follow the schedule immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±10 % jitter, at least `Retry-After`); after the last the delivery is `dead`.',
+  },
+  redeliverWebhookDelivery: { description: 'Sends the same event (same `webhook-id`, same body) again now, as a new delivery (`redeliveryOf` names this one). **409** `subscription_not_active` when the subscription is not active.' },
+  listWebhookEventTypes: { description: 'The event catalogue: each type, what it means, the ids in `data.ids` and the `data.link` to fetch what changed. New types may appear: ignore types you do not know.' },
+  listEvents: {
+    description:
+      "The organization's events (its own and its descendants' companies) in order of their per-organization `sequence`, kept 30 days: a receiver that was down reads what it missed without waiting for retries. Pass `pagination.next_cursor` as `after` for the next page (it is the last sequence read, also when `has_more` is false: poll with it later). Filters `type`, `company_id`; filtered pages may hold fewer than `page_size`. Sequence numbers are assigned by the relay in the order it takes events from the table's stream; each is committed with its feed entry, so a page never skips a number that appears later.",
+  },
 };

@@ -63,7 +63,7 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     status: 403,
     title: 'System client required',
     condition:
-      'Imports, users and access management are for system clients (integrations), and this token belongs to a per-user client or an interactive session. Decided before reach, whatever the path names.',
+      'Imports, users, access management and webhooks are for system clients (integrations), and this token belongs to a per-user client or an interactive session. Decided before reach, whatever the path names.',
     action: 'Use the credentials of a system client.',
   },
   version_mismatch: {

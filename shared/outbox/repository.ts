@@ -5,8 +5,27 @@ import type { TransactionWrite } from '../db/unit-of-work';
 import { tableName } from '../platform/aws';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from './keys';
 
-/** Event types of the specification's catalogue that this service emits so far. */
-export type EventType = 'job.succeeded' | 'job.failed' | 'import.requested' | 'correction.requested' | 'reconciliation.created' | 'reconciliation.deleted' | 'document.created' | 'document.deleted' | 'document.restored';
+/** Event types of the specification's catalogue written to the outbox (the webhook catalogue describes each: shared/webhooks/catalog.ts). */
+export const outboxEventTypes = [
+  'job.succeeded',
+  'job.failed',
+  'import.requested',
+  'correction.requested',
+  'company.created',
+  'company.updated',
+  'company.disabled',
+  'company.enabled',
+  'company.deleted',
+  'company.restored',
+  'reconciliation.created',
+  'reconciliation.deleted',
+  'document.created',
+  'document.deleted',
+  'document.restored',
+  'bank.statement.ingested',
+] as const;
+
+export type EventType = (typeof outboxEventTypes)[number];
 
 export interface OutboxEvent {
   id: string;

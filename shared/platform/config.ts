@@ -96,3 +96,39 @@ export const publicBaseUrl = (): string | undefined => requestBaseUrl.getStore()
  * Needs no other setting, so every function can render problems.
  */
 export const problemTypeBase = (): string => process.env.PROBLEM_TYPE_BASE ?? `${publicBaseUrl() ?? ''}/problems/`;
+
+/** Webhook delivery settings (shared/webhooks/), read per use so that tests can run the schedules in seconds. */
+export interface WebhookSettings {
+  /** Delays before the 2nd, 3rd, ... attempt; the first is immediate. Default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts). */
+  retryDelaysSeconds: number[];
+  /** Per attempt: connect, send and read the (first 1 KiB of the) answer. */
+  timeoutMs: number;
+  /** A subscription whose deliveries have all failed for this long is disabled. */
+  disableAfterSeconds: number;
+  /** How long the previous secret keeps signing after a rotation. */
+  secretOverlapSeconds: number;
+  /** Wait before the handshake of a new subscription or url, so the integrator can store the secret first. */
+  verificationDelaySeconds: number;
+  /** Receivers on loopback addresses (and plain http there) are allowed: the local stack sets it; never on AWS. */
+  allowLoopbackReceivers: boolean;
+  /** Attempts in flight at once per subscription, so that one slow receiver cannot hold up the others. */
+  concurrencyPerSubscription: number;
+}
+
+const numberEnv = (name: string, fallback: number): number => {
+  const value = Number(process.env[name]);
+  return process.env[name] && Number.isFinite(value) && value >= 0 ? value : fallback;
+};
+
+export const webhookSettings = (): WebhookSettings => ({
+  retryDelaysSeconds: (process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? '5,300,1800,7200,18000,36000,36000')
+    .split(',')
+    .map((delay) => Number(delay.trim()))
+    .filter((delay) => Number.isFinite(delay) && delay >= 0),
+  timeoutMs: numberEnv('WEBHOOK_TIMEOUT_SECONDS', 15) * 1000,
+  disableAfterSeconds: numberEnv('WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 24 * 3600),
+  secretOverlapSeconds: numberEnv('WEBHOOK_SECRET_OVERLAP_SECONDS', 24 * 3600),
+  verificationDelaySeconds: numberEnv('WEBHOOK_VERIFICATION_DELAY_SECONDS', 5),
+  allowLoopbackReceivers: process.env.WEBHOOK_ALLOW_LOOPBACK === 'true',
+  concurrencyPerSubscription: Math.max(1, Math.floor(numberEnv('WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION', 4))),
+});

@@ -107,6 +107,7 @@ const statefulNames = (): [logicalId: string, name: string][] => [
     [logicalId(built.stateful, queue), `queue:${definition.name}`],
     [logicalId(built.stateful, deadLetterQueue), `dlq:${definition.name}`],
   ]),
+  [logicalId(built.stateful, built.stateful.webhookRelayDlq), 'webhookRelayDlq'],
 ];
 const nameOfResource = (value: unknown): string => {
   if (typeof value === 'string') return value;
@@ -222,12 +223,13 @@ describe('functions', () => {
 
   it('has one function per group, the authorizer and one worker per queue that declares a worker', () => {
     const workers = queues.filter((queue) => queue.workerEntry);
-    expect(functionIds()).toHaveLength(groups.length + 1 + workers.length);
+    // + the authorizer and the webhook relay
+    expect(functionIds()).toHaveLength(groups.length + 2 + workers.length);
     for (const queue of workers) {
       api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         BatchSize: queue.batchSize ?? 1,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
-        FunctionName: { Ref: Match.stringLikeRegexp(`${queue.name.charAt(0).toUpperCase()}${queue.name.slice(1)}Worker`) },
+        FunctionName: { Ref: Match.stringLikeRegexp(`${queue.name.replace(/(^|-)(\w)/g, (_, _dash: string, letter: string) => letter.toUpperCase())}Worker`) },
       });
     }
   });
@@ -289,22 +291,22 @@ describe('least privilege', () => {
     }
   });
 
-  it('only companies, bank, imports, documents and access can write the table; every group with a token route can write the control table', () => {
+  it('only companies, bank, imports, documents, access and webhooks can write the table; every group with a token route can write the control table', () => {
     for (const group of groups) {
       const statements = grantsOfFunction(built.api.functions[group]);
       const writesTable = statements.some((g) => / table$/.test(g) && DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
-      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents', 'access'].includes(group));
+      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents', 'access', 'webhooks'].includes(group));
       const writesControl = statements.some((g) => g.includes(' controlTable'));
       expect(writesControl, group).toBe(routes.some((r) => r.group === group && r.auth === 'token'));
     }
   });
 
-  it('only the groups with cursor lists read the cursor secret; only the import and document paths touch queues and the bucket', () => {
-    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents, built.api.functions.users, built.api.functions.access, built.api.functions.mcp];
+  it('only the groups with cursor lists read the cursor secret; only the import, document, MCP and webhook paths touch queues and the bucket', () => {
+    const cursorReaders = [built.api.functions.companies, built.api.functions.ledger, built.api.functions.bank, built.api.functions.imports, built.api.functions.jobs, built.api.functions.documents, built.api.functions.users, built.api.functions.access, built.api.functions.mcp, built.api.functions.webhooks];
     for (const fn of [built.api.authorizerFunction, ...groups.map((g) => built.api.functions[g])]) {
       const actions = actionsOfFunction(fn);
       expect(actions.includes('secretsmanager:GetSecretValue'), fn.node.id).toBe(cursorReaders.includes(fn));
-      if (fn === built.api.functions.imports || fn === built.api.functions.documents || fn === built.api.functions.mcp) continue;
+      if (fn === built.api.functions.imports || fn === built.api.functions.documents || fn === built.api.functions.mcp || fn === built.api.functions.webhooks) continue;
       expect(actions.filter((a) => a.startsWith('sqs:') || a.startsWith('s3:')), fn.node.id).toEqual([]);
     }
     const imports = actionsOfFunction(built.api.functions.imports);
@@ -332,6 +334,10 @@ describe('least privilege', () => {
   const pending = (...actions: string[]) => actions.map((a) => `s3:${a} documents/uploads/pending/*`);
   const documentObjects = (...actions: string[]) => actions.map((a) => `s3:${a} documents/companies/*`);
   const sendTo = (queue: string) => ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} queue:${queue}`);
+  const sendToDlq = (queue: string) => ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} dlq:${queue}`);
+  const relayDlq = ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} webhookRelayDlq`);
+  // The stream ARN is an attribute of the table (asserted below); ListStreams has no resource-level permissions.
+  const relayStreamRead = [...['DescribeStream', 'GetRecords', 'GetShardIterator'].map((a) => `dynamodb:${a} table`), 'dynamodb:ListStreams *'];
   const consume = (queue: string) =>
     ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map((a) => `sqs:${a} queue:${queue}`);
 
@@ -363,6 +369,7 @@ describe('least privilege', () => {
       ...pending('DeleteObject', 'GetObject', 'PutObject'),
       ...documentObjects('GetObject', 'PutObject'),
     ],
+    webhooks: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret, ...sendTo('webhooks')],
     openapi: [],
     fallback: [],
   };
@@ -370,7 +377,22 @@ describe('least privilege', () => {
     imports: [...consume('imports'), ...tableRead, ...tableWrite, ...payloads('GetObject'), ...sendTo('reconciliation')],
     reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite],
     uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
+    'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWrite, ...sendTo('webhooks')],
+    webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWrite, ...sendTo('webhooks'), ...sendToDlq('webhooks')])],
   };
+
+  it('the webhook relay reads the table stream, writes the table and sends to the fan-out queue and its failure DLQ', () => {
+    expect(grantsOfFunction(built.api.relayFunction)).toEqual(
+      [...relayStreamRead, ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...relayDlq].sort(),
+    );
+    expect(JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'))).toContain('StreamArn');
+    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['outboxEvent'] } } } }) }] },
+    });
+  });
 
   it('the authorizer may only GetItem clients and organizations, and read people (person and memberships)', () => {
     expect(grantsOfFunction(built.api.authorizerFunction)).toEqual(['dynamodb:GetItem table if CLIENT#*,ORG#*', 'dynamodb:GetItem table if USER#*', 'dynamodb:Query table if USER#*']);

@@ -160,7 +160,7 @@ describe('import worker under crash and redelivery', () => {
     const job = await api('GET', `/v1/jobs/${done.jobId}`, { as: 'a-system' });
     expect(job.body).toMatchObject({ status: 'failed', error: { code: 'internal_error' } });
     const events = await eventsOfCompany(companyId);
-    expect(events.map((event) => event.type)).toEqual(['import.requested', 'job.failed']);
+    expect(events.map((event) => event.type)).toEqual(['company.created', 'import.requested', 'job.failed']);
     // the lane was released: the next import of the kind is accepted and runs on the real worker
     const next = await importAndWait(companyId, 'dimensions', { dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] });
     expect(next.body.status).toBe('succeeded');
@@ -178,7 +178,7 @@ describe('import worker under crash and redelivery', () => {
     const job = await api('GET', `/v1/jobs/${failed.jobId}`, { as: 'a-system' });
     expect(job.body).toMatchObject({ status: 'failed', error: { code: 'internal_error', message: 'The import could not be queued; submit it again.' } });
     const events = await eventsOfCompany(companyId);
-    expect(events.map((event) => event.type)).toEqual(['import.requested', 'job.failed']);
+    expect(events.map((event) => event.type)).toEqual(['company.created', 'import.requested', 'job.failed']);
     const next = await importAndWait(companyId, 'dimensions', { dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] });
     expect(next.body.status).toBe('succeeded');
   });

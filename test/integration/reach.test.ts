@@ -12,11 +12,11 @@ import { seededClient, seededCompanies, testStack } from '../support/stack';
  * General rule 2 as one pipeline step: a resource outside the caller's reach answers 404 on every
  * route that names one, before scope (403), the Idempotency-Key, the body or the query are judged.
  */
-const ownedRoutes = routes.filter((route) => route.auth === 'token' && /\{(companyId|jobId|documentId)\}/.test(route.path));
+const ownedRoutes = routes.filter((route) => route.auth === 'token' && /\{(companyId|jobId|documentId|subscriptionId|deliveryId)\}/.test(route.path));
 
 const concrete = (route: RouteDefinition, owned: string) =>
   route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    if (name === 'companyId' || name === 'jobId' || name === 'documentId') return owned;
+    if (name === 'companyId' || name === 'jobId' || name === 'documentId' || name === 'subscriptionId' || name === 'deliveryId') return owned;
     if (name === 'accountNumber') return '1920';
     if (name === 'key') return 'K1';
     return randomUUID();
@@ -65,7 +65,7 @@ describe('reach before everything else (general rule 2)', () => {
     '%s: another organization\'s resource or a random id answers 404 for every caller and every request',
     async (_, route) => {
       // A foreign document's paths are shown in documents.test.ts; here an id that names nothing.
-      const targets = route.path.includes('{jobId}') ? [foreignJob, randomUUID()] : route.path.includes('{documentId}') ? [randomUUID()] : [foreignCompany, randomUUID()];
+      const targets = route.path.includes('{jobId}') ? [foreignJob, randomUUID()] : route.path.includes('{documentId}') ? [randomUUID()] : /\{(subscriptionId|deliveryId)\}/.test(route.path) ? [randomUUID()] : [foreignCompany, randomUUID()];
       for (const target of targets) {
         for (const token of [systemToken, readOnlyToken]) {
           for (const [variant, { query, options }] of Object.entries(route.mutation ? mutationVariants : readVariants)) {

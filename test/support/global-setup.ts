@@ -19,7 +19,15 @@ let dataDir: string | undefined;
 /** Starts the whole local stack once per test run, on free ports (a running `npm start` does not collide). */
 export default async function setup(project: TestProject) {
   dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
-  // A short authorizer cache (API Gateway's, emulated by the gateway) so the revocation tests wait seconds, not minutes.
+  // Webhook schedules in seconds (the handlers run in this process): 8 attempts 1 s apart, 2 s
+  // timeouts, the handshake 1 s after creation, disabled after 20 s of failures.
+  Object.assign(process.env, {
+    WEBHOOK_RETRY_DELAYS_SECONDS: process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? '1,1,1,1,1,1,1',
+    WEBHOOK_TIMEOUT_SECONDS: process.env.WEBHOOK_TIMEOUT_SECONDS ?? '2',
+    WEBHOOK_VERIFICATION_DELAY_SECONDS: process.env.WEBHOOK_VERIFICATION_DELAY_SECONDS ?? '1',
+    WEBHOOK_DISABLE_AFTER_SECONDS: process.env.WEBHOOK_DISABLE_AFTER_SECONDS ?? '20',
+  });
+  // A short authorizer cache (the authorizer's decisions per token) so the revocation tests wait seconds, not minutes.
   stack = await startLocalStack({ port: 0, authPort: 0, dataDir, authorizerCacheTtlSeconds: 1 });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);

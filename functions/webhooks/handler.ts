@@ -1,0 +1,4 @@
+import { httpHandler } from '../../shared/composition/http-handler';
+import { webhookOperations } from './operations';
+
+export const handler = httpHandler('webhooks', webhookOperations);

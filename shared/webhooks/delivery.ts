@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { webhookSettings } from '../platform/config';
+import { logger } from '../platform/logger';
+import { handshake } from './handshake';
+import { postJson } from './outbound';
+import { sendMessage, sendToDeadLetterQueue } from './queue';
+import { deliveryRepository, deliverySlots, subscriptionRepository, type SubscriptionRecord } from './repository';
+import { signedHeaders } from './signing';
+
+/** Messages of the webhooks queue: one attempt of a delivery, or the handshake of a new subscription or url. */
+export type DeliveryMessage = { deliveryId: string } | { verifySubscriptionId: string; url: string };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The secrets that sign now: the current one and, for the overlap after a rotation, the previous one. */
+export const signingSecrets = (subscription: SubscriptionRecord, now = Date.now()): string[] =>
+  subscription.secrets.filter((secret) => secret.expiresAt === null || Date.parse(secret.expiresAt) > now).map((secret) => secret.secret);
+
+/**
+ * The delivery worker (webhooks queue). Per message, one attempt: it takes one of the
+ * subscription's concurrency slots and the delivery's lease, POSTs the signed body, and records
+ * the attempt. A failure (network error, timeout, non-2xx) schedules the next attempt after the
+ * configured delay (±10 % jitter, at least Retry-After) by re-sending the message with a delay;
+ * after the last one the delivery is dead and goes to the DLQ. 410 disables the subscription. A
+ * crash anywhere leaves the message on the queue: it comes back after the visibility timeout and
+ * the attempt is made again with the same webhook-id (a lease lasts twice the attempt timeout;
+ * the message of a crashed invocation comes back only after the longer visibility timeout).
+ */
+export const deliveryWorker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const message = JSON.parse(record.body) as DeliveryMessage;
+        if ('verifySubscriptionId' in message) await verifyQueued(message.verifySubscriptionId, message.url);
+        else await attempt(message.deliveryId);
+      } catch (error) {
+        logger.error('Webhook delivery failed; the message will be redelivered', error as Error);
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }),
+  );
+  return { batchItemFailures };
+};
+
+const attempt = async (deliveryId: string): Promise<void> => {
+  const settings = webhookSettings();
+  const delivery = await deliveryRepository.get(deliveryId);
+  if (!delivery || delivery.status !== 'pending') return;
+  const now = Date.now();
+  const due = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : now;
+  if (due > now + 500) return sendMessage('webhooks', { deliveryId }, (due - now) / 1000); // early (a chained delay): wait on
+  const subscription = await subscriptionRepository.get(delivery.subscriptionId);
+  if (!subscription) return void (await deliveryRepository.end(deliveryId, 'failed', 'The subscription was deleted.'));
+  if (subscription.status !== 'active') return void (await deliveryRepository.end(deliveryId, 'failed', `The subscription is ${subscription.status}: ${subscription.statusReason ?? ''}`.trim()));
+
+  const token = randomUUID();
+  const leaseUntil = iso(now + 2 * settings.timeoutMs);
+  const slot = await deliverySlots.acquire(subscription.id, settings.concurrencyPerSubscription, token, leaseUntil, iso(now));
+  if (slot === undefined) return sendMessage('webhooks', { deliveryId }, 1 + Math.random() * 2); // the receiver is busy with others
+  try {
+    if (!(await deliveryRepository.claim(deliveryId, delivery.attempts.length, token, leaseUntil, iso(now)))) {
+      // Another message of this delivery holds the lease (or moved it on): look again when the lease ends.
+      const current = await deliveryRepository.get(deliveryId);
+      if (current?.status === 'pending') await sendMessage('webhooks', { deliveryId }, current.leaseUntil ? (Date.parse(current.leaseUntil) - now) / 1000 : 1);
+      return;
+    }
+    const outcome = await postJson(subscription.url, delivery.payload, signedHeaders(signingSecrets(subscription), delivery.eventId, delivery.payload));
+    const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+    if (succeeded) {
+      await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'succeeded', nextAttemptAt: null });
+      if (subscription.failingSince) await subscriptionRepository.update(subscription.id, {}, ['failingSince']);
+      return;
+    }
+    if (outcome.statusCode === 410) {
+      const reason = 'The receiver answered 410 Gone: the subscription was disabled.';
+      await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'failed', nextAttemptAt: null, notice: reason });
+      await disable(subscription, reason);
+      return;
+    }
+    const made = delivery.attempts.length + 1;
+    if (made > settings.retryDelaysSeconds.length) {
+      const notice = `No success after ${made} attempts: the delivery is dead (redeliver it when the receiver is fixed).`;
+      if (await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'dead', nextAttemptAt: null, notice })) {
+        await sendToDeadLetterQueue({ deliveryId, eventId: delivery.eventId, subscriptionId: subscription.id, eventType: delivery.eventType });
+      }
+      await noteFailure(subscription);
+      return;
+    }
+    const scheduled = settings.retryDelaysSeconds[made - 1]! * (0.9 + Math.random() * 0.2);
+    const delaySeconds = Math.min(12 * 3600, Math.max(scheduled, outcome.retryAfterSeconds ?? 0));
+    const next = Date.now() + delaySeconds * 1000;
+    if (await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'pending', nextAttemptAt: iso(next) })) {
+      await sendMessage('webhooks', { deliveryId }, delaySeconds);
+    }
+    await noteFailure(subscription);
+  } finally {
+    await deliverySlots.release(subscription.id, slot, token);
+  }
+};
+
+/** Every attempt since failingSince failed: past the configured window (5 days) the subscription is disabled. */
+const noteFailure = async (subscription: SubscriptionRecord): Promise<void> => {
+  const now = Date.now();
+  if (!subscription.failingSince) {
+    await subscriptionRepository.update(subscription.id, { failingSince: iso(now) });
+    return;
+  }
+  if (now - Date.parse(subscription.failingSince) >= webhookSettings().disableAfterSeconds * 1000) {
+    await disable(subscription, `Every delivery failed since ${subscription.failingSince}: the subscription was disabled (verify it to enable it again).`);
+  }
+};
+
+/** Disables the subscription and leaves a `webhook.disabled` notice in its delivery log. */
+const disable = async (subscription: SubscriptionRecord, reason: string): Promise<void> => {
+  if (!(await subscriptionRepository.update(subscription.id, { status: 'disabled', statusReason: reason, updatedAt: new Date().toISOString() }))) return;
+  const at = new Date().toISOString();
+  const id = randomUUID();
+  const notice = {
+    id,
+    type: 'webhook.disabled',
+    occurredAt: at,
+    organizationId: subscription.organizationId,
+    companyId: null,
+    data: { ids: { subscriptionId: subscription.id }, link: `/v1/webhooks/subscriptions/${subscription.id}` },
+  };
+  await deliveryRepository.create({
+    id,
+    subscriptionId: subscription.id,
+    organizationId: subscription.organizationId,
+    eventId: id,
+    eventType: 'webhook.disabled',
+    payload: JSON.stringify(notice),
+    status: 'failed',
+    attempts: [],
+    nextAttemptAt: null,
+    createdAt: at,
+    updatedAt: at,
+    redeliveryOf: null,
+    notice: reason,
+  });
+};
+
+/** Runs the handshake and records its outcome on the subscription (unless its url changed meanwhile). */
+export const verifySubscription = async (subscription: SubscriptionRecord): Promise<SubscriptionRecord> => {
+  const failure = await handshake(subscription.url, subscription.organizationId, signingSecrets(subscription));
+  const at = new Date().toISOString();
+  const changes: Partial<SubscriptionRecord> = failure
+    ? { status: subscription.status === 'disabled' ? 'disabled' : 'pending_verification', statusReason: failure, updatedAt: at }
+    : { status: 'active', statusReason: null, verifiedAt: at, failingSince: null, updatedAt: at };
+  await subscriptionRepository.update(subscription.id, changes, [], subscription.url);
+  return { ...subscription, ...changes };
+};
+
+const verifyQueued = async (subscriptionId: string, url: string): Promise<void> => {
+  const subscription = await subscriptionRepository.get(subscriptionId);
+  if (!subscription || subscription.url !== url || subscription.status !== 'pending_verification') return;
+  await verifySubscription(subscription);
+};

@@ -1,0 +1,73 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { v5 as uuidv5 } from 'uuid';
+import { logger } from '../platform/logger';
+import { thinEvent } from './catalog';
+import { sendMessages } from './queue';
+import { deliveryRepository, outboxEvent, subscriptionRepository, type SubscriptionRecord } from './repository';
+
+const deliveryNamespace = '3f1c2b9e-6f0a-4d51-9a57-8c1e0d6b2a47';
+
+/** One delivery per (event, subscription): its id is derived from both, so a repeated fan-out finds it. */
+export const deliveryIdOf = (eventId: string, subscriptionId: string): string => uuidv5(`${eventId}:${subscriptionId}`, deliveryNamespace);
+
+/** Does the subscription want this event? Active, the type named (or `*`), the company in its filter (when it has one). */
+export const wants = (subscription: SubscriptionRecord, type: string, companyId: string | null): boolean =>
+  subscription.status === 'active' &&
+  (subscription.eventTypes.includes('*') || subscription.eventTypes.includes(type)) &&
+  (subscription.companyIds === null || (companyId !== null && subscription.companyIds.includes(companyId)));
+
+/**
+ * The fan-out worker (webhook-fanout queue, fed by the relay): creates one pending delivery per
+ * matching subscription of the event's organization and its ancestors (a subscription hears the
+ * companies within its organization's reach) and queues each for the delivery worker. Repeats
+ * are harmless: an existing delivery is queued again only while nothing was attempted yet.
+ */
+export const fanoutWorker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    try {
+      const { eventId } = JSON.parse(record.body) as { eventId: string };
+      await fanOut(eventId);
+    } catch (error) {
+      logger.error('Fan-out failed; the message will be redelivered', error as Error);
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures };
+};
+
+const fanOut = async (eventId: string): Promise<void> => {
+  const item = await outboxEvent(eventId);
+  if (!item?.organizationPath) throw new Error(`Event ${eventId} is not relayed yet`);
+  const companyId = item.companyId as string;
+  const payload = JSON.stringify(thinEvent({ id: eventId, type: item.type as string, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, item.organizationId as string));
+  const subscriptions = (await subscriptionRepository.ofOrganizations((item.organizationPath as string).split('/'))).filter((subscription) =>
+    wants(subscription, item.type as string, companyId),
+  );
+  const queued: { deliveryId: string }[] = [];
+  const now = new Date().toISOString();
+  for (const subscription of subscriptions) {
+    const id = deliveryIdOf(eventId, subscription.id);
+    const created = await deliveryRepository.create({
+      id,
+      subscriptionId: subscription.id,
+      organizationId: subscription.organizationId,
+      eventId,
+      eventType: item.type as string,
+      payload,
+      status: 'pending',
+      attempts: [],
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+      redeliveryOf: null,
+      notice: null,
+    });
+    if (created) queued.push({ deliveryId: id });
+    else {
+      const existing = await deliveryRepository.get(id);
+      if (existing?.status === 'pending' && existing.attempts.length === 0) queued.push({ deliveryId: id });
+    }
+  }
+  await sendMessages('webhooks', queued);
+};

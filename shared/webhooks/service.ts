@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { companyRepository } from '../companies/repository';
+import type { Page } from '../db/query-page';
+import type { Principal } from '../identity/principal';
+import { canReach } from '../identity/reach';
+import { webhookSettings } from '../platform/config';
+import { problems } from '../platform/problem';
+import { eventCatalog, thinEvent } from './catalog';
+import { verifySubscription } from './delivery';
+import { refusedUrl } from './outbound';
+import { sendMessage } from './queue';
+import { deliveryRepository, eventFeed, subscriptionRepository, type DeliveryRecord, type SubscriptionRecord } from './repository';
+import type { CreateSubscriptionInput, Subscription, UpdateSubscriptionInput } from './schemas';
+import { newSigningSecret } from './signing';
+
+/** Webhook subscriptions and their deliveries (webhooks:manage, system clients). */
+export const toSubscription = (record: SubscriptionRecord): Subscription => ({
+  id: record.id,
+  organizationId: record.organizationId,
+  url: record.url,
+  eventTypes: record.eventTypes,
+  companyIds: record.companyIds,
+  description: record.description,
+  status: record.status,
+  statusReason: record.statusReason,
+  verifiedAt: record.verifiedAt,
+  previousSecretExpiresAt: record.secrets.slice(1).find((secret) => secret.expiresAt && Date.parse(secret.expiresAt) > Date.now())?.expiresAt ?? null,
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+});
+
+export const toDelivery = (record: DeliveryRecord) => ({
+  id: record.id,
+  subscriptionId: record.subscriptionId,
+  eventId: record.eventId,
+  eventType: record.eventType,
+  status: record.status,
+  attemptCount: record.attempts.length,
+  nextAttemptAt: record.status === 'pending' ? record.nextAttemptAt : null,
+  notice: record.notice,
+  redeliveryOf: record.redeliveryOf,
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+});
+
+export const toDeliveryWithAttempts = (record: DeliveryRecord) => ({
+  ...toDelivery(record),
+  event: JSON.parse(record.payload) as Record<string, unknown>,
+  attempts: record.attempts.map(({ retryAfterSeconds: _retryAfter, ...attempt }) => attempt),
+});
+
+const checkUrl = (url: string) => {
+  const refused = refusedUrl(url);
+  if (refused) throw problems.validation(refused, [{ field: 'url', message: refused }]);
+};
+
+/** Every named company must exist, be live and within reach (a filter naming others would never match: refused). */
+const checkCompanies = async (principal: Principal, companyIds: readonly string[] | null | undefined) => {
+  for (const [index, id] of (companyIds ?? []).entries()) {
+    const company = await companyRepository.get(id);
+    if (!company || company.deletion || !canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, 'webhooks:manage')) {
+      throw problems.validation('companyIds names a company that does not exist or is outside your reach.', [{ field: 'companyIds', index, message: `No company ${id} within your reach.` }]);
+    }
+  }
+};
+
+const queueHandshake = (subscription: { id: string; url: string }) =>
+  sendMessage('webhooks', { verifySubscriptionId: subscription.id, url: subscription.url }, webhookSettings().verificationDelaySeconds);
+
+const awaitingHandshake = 'Waiting for the handshake (a signed webhook.verification event to the url).';
+
+export const createSubscription = async (principal: Principal, input: CreateSubscriptionInput) => {
+  checkUrl(input.url);
+  await checkCompanies(principal, input.companyIds);
+  const now = new Date().toISOString();
+  const secret = newSigningSecret();
+  const record: SubscriptionRecord = {
+    id: randomUUID(),
+    organizationId: principal.organizationId!,
+    organizationPath: principal.organizationPath!,
+    url: input.url,
+    eventTypes: [...new Set(input.eventTypes)],
+    companyIds: input.companyIds ? [...new Set(input.companyIds)] : null,
+    description: input.description ?? null,
+    status: 'pending_verification',
+    statusReason: awaitingHandshake,
+    secrets: [{ secret, createdAt: now, expiresAt: null }],
+    createdAt: now,
+    updatedAt: now,
+    verifiedAt: null,
+    failingSince: null,
+  };
+  await subscriptionRepository.create(record);
+  await queueHandshake(record);
+  return { ...toSubscription(record), secret };
+};
+
+export const listSubscriptions = async (principal: Principal, page: { pageSize: number; cursor?: string }, operationId: string): Promise<Page<Subscription>> => {
+  const result = await subscriptionRepository.list(principal.organizationId!, { ...page, binding: { clientId: principal.clientId, operationId, filters: {} } });
+  return { ...result, data: result.data.map(toSubscription) };
+};
+
+export const updateSubscription = async (principal: Principal, current: SubscriptionRecord, patch: UpdateSubscriptionInput): Promise<Subscription> => {
+  if (patch.url !== undefined) checkUrl(patch.url);
+  if (patch.companyIds) await checkCompanies(principal, patch.companyIds);
+  const urlChanged = patch.url !== undefined && patch.url !== current.url;
+  const changes: Partial<SubscriptionRecord> = {
+    ...(patch.url !== undefined && { url: patch.url }),
+    ...(patch.eventTypes !== undefined && { eventTypes: [...new Set(patch.eventTypes)] }),
+    ...(patch.companyIds !== undefined && { companyIds: patch.companyIds ? [...new Set(patch.companyIds)] : null }),
+    ...(patch.description !== undefined && { description: patch.description }),
+    ...(urlChanged && { status: 'pending_verification' as const, statusReason: awaitingHandshake, verifiedAt: null }),
+  };
+  if (Object.keys(changes).length === 0) return toSubscription(current);
+  changes.updatedAt = new Date().toISOString();
+  if (!(await subscriptionRepository.update(current.id, changes, [], current.url))) throw problems.conflict('The subscription changed meanwhile; read it and try again.');
+  const updated = { ...current, ...changes };
+  if (urlChanged) await queueHandshake(updated);
+  return toSubscription(updated);
+};
+
+export const deleteSubscription = async (subscription: SubscriptionRecord) => {
+  await subscriptionRepository.delete(subscription.id);
+  return { id: subscription.id, deleted: true as const };
+};
+
+/** The handshake, now; passing it makes the subscription active (also a disabled one). */
+export const verifyNow = async (subscription: SubscriptionRecord): Promise<Subscription> => toSubscription(await verifySubscription(subscription));
+
+export const rotateSecret = async (subscription: SubscriptionRecord) => {
+  const now = Date.now();
+  const secret = newSigningSecret();
+  const previousSecretExpiresAt = new Date(now + webhookSettings().secretOverlapSeconds * 1000).toISOString();
+  const [current] = subscription.secrets;
+  const secrets = [{ secret, createdAt: new Date(now).toISOString(), expiresAt: null }, { ...current!, expiresAt: previousSecretExpiresAt }];
+  if (!(await subscriptionRepository.update(subscription.id, { secrets, updatedAt: new Date(now).toISOString() }))) throw problems.notFound('subscription');
+  return { id: subscription.id, secret, previousSecretExpiresAt };
+};
+
+const requireActive = (subscription: SubscriptionRecord) => {
+  if (subscription.status !== 'active') {
+    throw problems.conflict(`The subscription is ${subscription.status}; verify it first (POST .../verify).`, { reason: 'subscription_not_active' });
+  }
+};
+
+const queueDelivery = async (record: DeliveryRecord) => {
+  await deliveryRepository.create(record);
+  await sendMessage('webhooks', { deliveryId: record.id });
+  return toDelivery(record);
+};
+
+const newDelivery = (subscription: SubscriptionRecord, eventId: string, eventType: string, payload: string, redeliveryOf: string | null): DeliveryRecord => {
+  const now = new Date().toISOString();
+  return { id: randomUUID(), subscriptionId: subscription.id, organizationId: subscription.organizationId, eventId, eventType, payload, status: 'pending', attempts: [], nextAttemptAt: now, createdAt: now, updatedAt: now, redeliveryOf, notice: null };
+};
+
+/** Sends a webhook.test event now (a delivery like any other). */
+export const sendTestEvent = async (subscription: SubscriptionRecord) => {
+  requireActive(subscription);
+  const id = randomUUID();
+  const event = thinEvent({ id, type: 'webhook.test', occurredAt: new Date().toISOString(), companyId: null, data: { subscriptionId: subscription.id } }, subscription.organizationId);
+  return queueDelivery(newDelivery(subscription, id, event.type, JSON.stringify(event), null));
+};
+
+/** The same event (same id, same body) again, now, as a new delivery of the same subscription. */
+export const redeliver = async (delivery: DeliveryRecord, subscription: SubscriptionRecord) => {
+  requireActive(subscription);
+  return queueDelivery(newDelivery(subscription, delivery.eventId, delivery.eventType, delivery.payload, delivery.id));
+};
+
+export const listDeliveries = async (
+  principal: Principal,
+  subscription: SubscriptionRecord,
+  query: { status?: DeliveryRecord['status']; event_type?: string; page_size: number; cursor?: string },
+  operationId: string,
+) => {
+  const filters = { status: query.status, eventType: query.event_type };
+  const page = await deliveryRepository.list(subscription.id, filters, { pageSize: query.page_size, cursor: query.cursor, binding: { clientId: principal.clientId, operationId, filters: { subscriptionId: subscription.id, ...filters } } });
+  return { ...page, data: page.data.map(toDelivery) };
+};
+
+export const eventTypes = () => ({
+  data: eventCatalog.map((entry) => ({ type: entry.type, description: entry.description, ids: [...entry.ids], link: entry.link(Object.fromEntries(entry.ids.map((id) => [id, `{${id}}`])), '{companyId}') })),
+});
+
+/** The organization's feed (its own and its descendants' companies), in sequence order. */
+export const listEvents = async (principal: Principal, query: { after: number; page_size: number; type?: string; company_id?: string }) => {
+  const page = await eventFeed.page(principal.organizationId!, query.after, query.page_size, { type: query.type, companyId: query.company_id });
+  return {
+    data: page.entries.map((entry) => ({ ...(JSON.parse(entry.event) as object), sequence: entry.sequence })),
+    pagination: { next_cursor: String(page.lastRead), has_more: page.hasMore },
+  };
+};
+

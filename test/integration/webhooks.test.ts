@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localSqsClient } from '../../infra/local/sqs';
+import { api, expectProblem } from '../support/api';
+import { eventually, startReceiver } from '../support/webhook-receiver';
+import { testStack } from '../support/stack';
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  for (const receiver of receivers) await receiver.stop();
+});
+
+/** A company of organization A with its own verified subscription to every event of it. */
+const subscribed = async (eventTypes: string[] = ['*']) => {
+  const receiver = await startReceiver();
+  receivers.push(receiver);
+  const company = (await api('POST', '/v1/companies', { as: 'a-system', body: { displayName: `Webhook Co ${randomUUID().slice(0, 6)}`, accountingSystem: 'Api' } })).body.id as string;
+  const created = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url: receiver.url, eventTypes, companyIds: [company] } });
+  expect(created.status).toBe(201);
+  expect(created.body.status).toBe('pending_verification');
+  expect(created.body.secret).toMatch(/^whsec_/);
+  receiver.state.secrets = [created.body.secret];
+  const id = created.body.id as string;
+  await eventually(async () => (await api('GET', `/v1/webhooks/subscriptions/${id}`, { as: 'a-system' })).body.status === 'active', 20_000, 'the handshake');
+  expect((await api('GET', `/v1/webhooks/subscriptions/${id}`, { as: 'a-system' })).body.secret).toBeUndefined();
+  return { receiver, company, subscription: id };
+};
+
+const deliveriesOf = async (subscription: string, query = '') => (await api('GET', `/v1/webhooks/subscriptions/${subscription}/deliveries${query}`, { as: 'a-system' })).body.data as any[];
+
+beforeAll(() => {
+  testStack();
+});
+
+describe('webhooks', () => {
+  it('handshake passes for a verifying receiver and fails for one that accepts anything', async () => {
+    const { receiver } = await subscribed();
+    expect(receiver.state.verifications).toBeGreaterThanOrEqual(1);
+    expect(receiver.state.refused).toBeGreaterThanOrEqual(1); // the wrongly signed one
+
+    const naive = await startReceiver();
+    receivers.push(naive);
+    const created = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url: naive.url, eventTypes: ['company.updated'] } });
+    // This receiver never learns the secret: it refuses the genuine request too.
+    const verified = await api('POST', `/v1/webhooks/subscriptions/${created.body.id}/verify`, { as: 'a-system' });
+    expect(verified.body.status).toBe('pending_verification');
+    expect(verified.body.statusReason).toMatch(/signed verification request was answered 401/);
+  });
+
+  it('refuses receivers that are not https or loopback here, and is 404 for another organization', async () => {
+    const refused = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url: 'http://example.com/hook', eventTypes: ['*'] } });
+    expectProblem(refused, 400, 'validation_failed');
+    const { subscription } = await subscribed(['company.updated']);
+    expectProblem(await api('GET', `/v1/webhooks/subscriptions/${subscription}`, { as: 'b-system' }), 404, 'not_found');
+    expectProblem(await api('GET', '/v1/webhooks/subscriptions', { as: 'a-readonly' }), 403, 'insufficient_scope');
+  });
+
+  it("a company's events and an import's arrive signed, thin, fetchable through their link, and in the event feed in order", async () => {
+    const { receiver, company } = await subscribed();
+    await api('PATCH', `/v1/companies/${company}`, { as: 'a-system', body: { displayName: 'Renamed AS' } });
+    const importRecord = await api('POST', `/v1/companies/${company}/imports/accounts`, {
+      as: 'a-system',
+      body: { year: 2026, accounts: [{ accountCode: '1920', accountDescription: 'Bank', accountCategory: 'Balance' }] },
+    });
+    expect(importRecord.status).toBe(202);
+    const types = ['company.updated', 'import.requested', 'job.succeeded'];
+    await eventually(() => types.every((type) => receiver.state.received.some((r) => r.event.type === type)), 30_000, 'the events');
+    for (const received of receiver.state.received) {
+      expect(received.verifiedBy).toEqual({ library: [true], crypto: [true] });
+      expect(received.id).toBe(received.event.id);
+      expect(Object.keys(received.event).sort()).toEqual(['companyId', 'data', 'id', 'occurredAt', 'organizationId', 'type']);
+      expect(Object.keys(received.event.data).sort()).toEqual(['ids', 'link']);
+      expect(received.event.companyId).toBe(company);
+      const linked = await api('GET', received.event.data.link, { as: 'a-system' });
+      expect(linked.status, received.event.data.link).toBe(200);
+    }
+    const job = receiver.state.received.find((r) => r.event.type === 'job.succeeded')!;
+    expect(job.event.data).toEqual({ ids: { jobId: importRecord.body.jobId, importId: importRecord.body.id }, link: `/v1/jobs/${importRecord.body.jobId}` });
+
+    const feed = await api('GET', `/v1/events?company_id=${company}&page_size=200`, { as: 'a-system' });
+    expect(feed.status).toBe(200);
+    const feedTypes = feed.body.data.map((event: any) => event.type);
+    expect(feedTypes.slice(0, 2)).toEqual(['company.created', 'company.updated']);
+    const sequences = feed.body.data.map((event: any) => event.sequence);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    const after = await api('GET', `/v1/events?company_id=${company}&after=${sequences[0]}`, { as: 'a-system' });
+    expect(after.body.data[0].sequence).toBe(sequences[1]);
+  });
+
+  it('receiver down then up: retried and delivered once per event id; the log shows every attempt', async () => {
+    const { receiver, company, subscription } = await subscribed(['company.disabled']);
+    receiver.state.mode = 'down';
+    await api('POST', `/v1/companies/${company}/actions/disable`, { as: 'a-system' });
+    await eventually(() => receiver.state.received.length >= 2, 20_000, 'two failed attempts');
+    receiver.state.mode = 'ok';
+    const [delivery] = await eventually(async () => {
+      const list = await deliveriesOf(subscription);
+      return list.length === 1 && list[0].status === 'succeeded' && list;
+    }, 20_000, 'the delivery to succeed');
+    expect(new Set(receiver.state.received.map((r) => r.id)).size).toBe(1);
+    const detail = await api('GET', `/v1/webhooks/deliveries/${delivery.id}`, { as: 'a-system' });
+    expect(detail.body.attempts.length).toBe(receiver.state.received.length);
+    expect(detail.body.attempts[0]).toMatchObject({ statusCode: 503, responseBody: 'down for maintenance' });
+    expect(detail.body.attempts.at(-1).statusCode).toBe(204);
+
+    // Redelivery: the same event id again, as a new delivery.
+    const again = await api('POST', `/v1/webhooks/deliveries/${delivery.id}/redeliver`, { as: 'a-system' });
+    expect(again.status).toBe(202);
+    expect(again.body.redeliveryOf).toBe(delivery.id);
+    await eventually(() => receiver.state.received.filter((r) => r.event.type === 'company.disabled').length === detail.body.attempts.length + 1, 20_000, 'the redelivery');
+    expect(receiver.state.received.at(-1)!.id).toBe(delivery.eventId);
+  });
+
+  it('a slow receiver times out and is retried; 410 disables the subscription', async () => {
+    const { receiver, subscription } = await subscribed(['webhook.test']);
+    receiver.state.mode = 'slow';
+    const test = await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
+    expect(test.status).toBe(202);
+    await eventually(() => receiver.state.received.length >= 2, 20_000, 'a retry after the timeout');
+    const detail = await api('GET', `/v1/webhooks/deliveries/${test.body.id}`, { as: 'a-system' });
+    expect(detail.body.attempts[0].error).toMatch(/timeout/);
+    receiver.state.mode = 'gone';
+    await eventually(async () => (await api('GET', `/v1/webhooks/subscriptions/${subscription}`, { as: 'a-system' })).body.status === 'disabled', 20_000, 'the 410 to disable');
+    expectProblem(await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' }), 409, 'conflict');
+    // verify enables it again
+    receiver.state.mode = 'ok';
+    expect((await api('POST', `/v1/webhooks/subscriptions/${subscription}/verify`, { as: 'a-system' })).body.status).toBe('active');
+  });
+
+  it('every attempt failing ends dead and on the DLQ', async () => {
+    const { receiver, subscription } = await subscribed(['webhook.test']);
+    receiver.state.mode = 'down';
+    const test = await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
+    await eventually(async () => (await api('GET', `/v1/webhooks/deliveries/${test.body.id}`, { as: 'a-system' })).body.status === 'dead', 40_000, 'the delivery to die');
+    const detail = await api('GET', `/v1/webhooks/deliveries/${test.body.id}`, { as: 'a-system' });
+    expect(detail.body.attempts).toHaveLength(8);
+    const sqs = localSqsClient(testStack().internal.sqsEndpoint);
+    await eventually(async () => {
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: testStack().internal.queues.webhooks.dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 0 }));
+      return (Messages ?? []).some((message) => JSON.parse(message.Body ?? '{}').deliveryId === test.body.id);
+    }, 10_000, 'the DLQ message');
+    expect((await deliveriesOf(subscription, '?status=dead')).map((d) => d.id)).toContain(test.body.id);
+  });
+
+  it('rotation: two signatures for a day, each verifying with its secret', async () => {
+    const { receiver, subscription } = await subscribed(['webhook.test']);
+    const old = receiver.state.secrets[0]!;
+    const rotated = await api('POST', `/v1/webhooks/subscriptions/${subscription}/rotate-secret`, { as: 'a-system' });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    receiver.state.secrets = [rotated.body.secret, old];
+    await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
+    const received = await eventually(() => receiver.state.received.find((r) => r.event.type === 'webhook.test'), 20_000, 'the test event');
+    expect(String(received.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(received.verifiedBy).toEqual({ library: [true, true], crypto: [true, true] });
+  });
+
+  it('the catalogue lists every type with its ids and link', async () => {
+    const catalogue = await api('GET', '/v1/webhooks/event-types', { as: 'a-system' });
+    const types = catalogue.body.data.map((entry: any) => entry.type);
+    for (const type of ['job.succeeded', 'job.failed', 'import.requested', 'correction.requested', 'company.created', 'company.restored', 'reconciliation.created', 'document.created', 'bank.statement.ingested', 'webhook.test']) {
+      expect(types).toContain(type);
+    }
+  });
+});
+
+describe('webhooks: a crash of the delivery worker', () => {
+  it('mid-batch repeats the deliveries with the same webhook-id once the message comes back (no loss)', async () => {
+    const { deliveryRepository } = await import('../../shared/webhooks/repository');
+    const { sendMessage } = await import('../../shared/webhooks/queue');
+    const { receiver, subscription } = await subscribed(['webhook.test']);
+    // Two pending deliveries with no queue message yet: only the child worker below sees them.
+    const now = new Date().toISOString();
+    const ids = [randomUUID(), randomUUID()];
+    for (const id of ids) {
+      const event = { id: randomUUID(), type: 'webhook.test', occurredAt: now, organizationId: testStack().organizations[0]!.id, companyId: null, data: { ids: { subscriptionId: subscription }, link: `/v1/webhooks/subscriptions/${subscription}` } };
+      await deliveryRepository.create({ id, subscriptionId: subscription, organizationId: event.organizationId, eventId: event.id, eventType: 'webhook.test', payload: JSON.stringify(event), status: 'pending', attempts: [], nextAttemptAt: now, createdAt: now, updatedAt: now, redeliveryOf: null, notice: null });
+    }
+    receiver.state.mode = 'hold';
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/delivery-worker-child.ts', ...ids], {
+      env: { ...process.env, WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TIMEOUT_SECONDS: '2', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      stdio: 'ignore',
+    });
+    await eventually(() => receiver.state.received.length === 2, 20_000, 'both requests of the batch in flight');
+    const inFlight = receiver.state.received.map((r) => r.id).sort();
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    for (const id of ids) expect((await deliveryRepository.get(id))!.attempts).toHaveLength(0); // nothing recorded: it crashed
+
+    // The messages come back (SQS does so after the visibility timeout): the same events are delivered.
+    receiver.state.mode = 'ok';
+    for (const id of ids) await sendMessage('webhooks', { deliveryId: id });
+    await eventually(async () => (await Promise.all(ids.map((id) => deliveryRepository.get(id)))).every((d) => d?.status === 'succeeded'), 30_000, 'the repeats');
+    const delivered = receiver.state.received.slice(2).map((r) => r.id).sort();
+    expect(delivered).toEqual(inFlight);
+  });
+});
