@@ -887,7 +887,7 @@ export interface paths {
         };
         /**
          * Jobs of the companies within reach, newest first (filters status, type, company_id)
-         * @description The jobs of the live companies within the caller's reach, newest first; filters `status`, `type` and `company_id` (a company outside the reach matches nothing). Filtered pages may be shorter than `page_size`: follow `pagination.next_cursor` while `has_more`. Any valid token.
+         * @description The jobs of the live companies within the caller's reach, newest first; filters `status`, `type` and `company_id` (a company outside the reach matches nothing). Filtered pages may be shorter than `page_size`: follow `pagination.next_cursor` while `has_more`. Any valid token. An interactive session (no organization of its own) lists the jobs of one company at a time: without `company_id` its page is empty.
          */
         get: operations["listJobs"];
         put?: never;

@@ -1,6 +1,6 @@
 import { defineOperation } from '../../shared/api/operation';
 import { accessContracts as contracts } from '../../shared/access/contracts';
-import type { AssignmentRecord, PolicyRecord } from '../../shared/access/repository';
+import type { AssignmentRecord, PolicyRecord } from '../../shared/identity/access-repository';
 import {
   createAssignment,
   createPolicy,

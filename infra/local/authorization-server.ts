@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JWK } from 'jose';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
-import { personRepository } from '../../shared/people/repository';
+import { personRepository } from '../../shared/identity/person-repository';
 import { verifySecret } from '../../shared/identity/client-secrets';
 import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { apiResource, mcpResource } from '../../shared/identity/resources';

@@ -7,7 +7,7 @@ import { localCredentialIssuer } from '../../shared/identity/credential-issuers'
 import { administratorOf, type RatePlan } from '../../shared/identity/principal';
 import { readOnlyScopes, systemClientScopes, userClientScopes, type Scope } from '../../shared/identity/scopes';
 import { createAssignment, createPolicy } from '../../shared/access/service';
-import { localPersonDirectory } from '../../shared/people/directories';
+import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { createUser } from '../../shared/people/service';
 
 /** The demo data of a fresh local stack, as written to .local/stack.json. */

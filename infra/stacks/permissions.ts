@@ -1,5 +1,5 @@
 import { identityPartitionPrefixes } from '../../shared/identity/keys';
-import { peoplePartitionPrefixes } from '../../shared/people/keys';
+import { peoplePartitionPrefixes } from '../../shared/identity/person-keys';
 import { controlPartitionPrefixes } from '../../shared/platform/keys';
 import type { QueueDefinition } from '../../shared/queues';
 import { routesOfGroup, type FunctionGroup } from '../../shared/routes';

@@ -18,8 +18,8 @@ import {
   rotateApiClient,
 } from '../../shared/administration/service';
 import type { ApiClient } from '../../shared/identity/api-client-repository';
-import { cognitoPersonDirectory, localPersonDirectory, type PersonDirectory } from '../../shared/people/directories';
-import { personRepository } from '../../shared/people/repository';
+import { cognitoPersonDirectory, localPersonDirectory, type PersonDirectory } from '../../shared/identity/person-directories';
+import { personRepository } from '../../shared/identity/person-repository';
 import { addMembership, createUser, deleteUser, removeMembership } from '../../shared/people/service';
 import { cognitoCredentialIssuer, localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
 import { organizationRepository } from '../../shared/identity/organization-repository';

@@ -39,10 +39,10 @@ const main = async () => {
   const { createApiClient, createOrganization } = await import('../../shared/administration/service');
   const { localCredentialIssuer } = await import('../../shared/identity/credential-issuers');
   const { createUser } = await import('../../shared/people/service');
-  const { localPersonDirectory } = await import('../../shared/people/directories');
+  const { localPersonDirectory } = await import('../../shared/identity/person-directories');
   const { createAssignment, createPolicy } = await import('../../shared/access/service');
-  const { accessRepository } = await import('../../shared/access/repository');
-  const { decide } = await import('../../shared/access/evaluator');
+  const { accessRepository } = await import('../../shared/identity/access-repository');
+  const { decide } = await import('../../shared/identity/access-evaluator');
   const { administratorOf } = await import('../../shared/identity/principal');
   const { userClientScopes } = await import('../../shared/identity/scopes');
   const { companyKeys, companyListKeys } = await import('../../shared/companies/keys');
@@ -137,7 +137,7 @@ const main = async () => {
     }, 3);
     const narrowListMs = await timed(() => get('/v1/companies?page_size=50', narrowUser.token));
 
-    const bundle = await esbuild({ entryPoints: ['shared/access/evaluator.ts'], bundle: true, minify: true, write: false, platform: 'node', format: 'esm' });
+    const bundle = await esbuild({ entryPoints: ['shared/identity/access-evaluator.ts'], bundle: true, minify: true, write: false, platform: 'node', format: 'esm' });
     const bundleBytes = bundle.outputFiles[0]!.contents.length;
     const itemBytes = JSON.stringify(access).length;
 

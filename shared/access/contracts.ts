@@ -18,7 +18,7 @@ import {
   UserListQuerySchema,
   UserPageSchema,
   UserSchema,
-} from './schemas';
+} from '../identity/access-schemas';
 import { PageQuerySchema } from '../platform/schemas';
 
 const userParams = z.object({ userId: UuidSchema });

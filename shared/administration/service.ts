@@ -5,7 +5,7 @@ import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository, type Organization } from '../identity/organization-repository';
 import type { PrincipalMode, RatePlan } from '../identity/principal';
 import { systemClientScopes, userClientScopes, type Scope } from '../identity/scopes';
-import { personRepository } from '../people/repository';
+import { personRepository } from '../identity/person-repository';
 
 /**
  * What an organization administrator does in the application: organizations and API clients.

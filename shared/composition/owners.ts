@@ -1,4 +1,4 @@
-import { accessRepository, type AssignmentRecord, type PolicyRecord } from '../access/repository';
+import { accessRepository, type AssignmentRecord, type PolicyRecord } from '../identity/access-repository';
 import { personWithinReach } from '../access/service';
 import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { documentRepository } from '../documents/repository';

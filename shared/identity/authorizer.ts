@@ -4,7 +4,7 @@ import { config } from '../platform/config';
 import { timed } from '../platform/stage-timing';
 import { apiClientRepository } from './api-client-repository';
 import { organizationRepository } from './organization-repository';
-import { personRepository } from '../people/repository';
+import { personRepository } from './person-repository';
 import { toAuthorizerContext, type AuthorizerContext } from './principal';
 import { resourceOfPath } from './resources';
 import { createAuthorizerCache } from './token-decision-cache';

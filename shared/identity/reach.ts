@@ -1,5 +1,5 @@
-import { isAllowed, noAccess, type EffectiveAccess } from '../access/evaluator';
-import { accessRepository } from '../access/repository';
+import { isAllowed, noAccess, type EffectiveAccess } from './access-evaluator';
+import { accessRepository } from './access-repository';
 import type { Scope } from './scopes';
 import type { Principal } from './principal';
 
@@ -12,7 +12,8 @@ export interface ReachTarget {
 /** A principal with what reach needs loaded: the person's effective access for USER and INTERACTIVE. */
 export type ReachingPrincipal = Principal & { access?: EffectiveAccess };
 
-const within = (path: string, ancestor: string) => path === ancestor || path.startsWith(`${ancestor}/`);
+/** Is `path` the organization `ancestor` or below it? */
+export const within = (path: string, ancestor: string) => path === ancestor || path.startsWith(`${ancestor}/`);
 
 /**
  * Loads, once per request, what canReach decides on: the person's materialized effective access

@@ -43,7 +43,6 @@ export const listJobs = async (principal: Principal, query: JobListQuery, caller
   };
   let startKey = query.cursor ? await decodeCursor(query.cursor, binding) : undefined;
   const own = principal.organizationPath;
-  if (!own) return emptyPage;
 
   let source: JobListSource;
   const filter: JobListFilter = { ...(query.status && { status: query.status }), ...(query.type && { type: query.type }) };
@@ -52,6 +51,8 @@ export const listJobs = async (principal: Principal, query: JobListQuery, caller
     if (!company || company.deletion || !canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, undefined)) return emptyPage;
     source = { companyId: company.id };
   } else {
+    // An interactive session has no organization of its own: its jobs are listed per company (company_id).
+    if (!own) return emptyPage;
     const root = own.split('/')[0]!;
     source = { rootOrganizationId: root };
     if (own !== root) filter.subtreePath = own;

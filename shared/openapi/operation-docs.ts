@@ -206,7 +206,7 @@ export const operationDocs: Record<string, OperationDoc> = {
   getJob: { description: 'A job (the background work of an import): poll until `succeeded` or `failed`. Any valid token; **404** outside the reach.' },
   listJobs: {
     description:
-      'The jobs of the live companies within the caller\'s reach, newest first; filters `status`, `type` and `company_id` (a company outside the reach matches nothing). Filtered pages may be shorter than `page_size`: follow `pagination.next_cursor` while `has_more`. Any valid token.',
+      'The jobs of the live companies within the caller\'s reach, newest first; filters `status`, `type` and `company_id` (a company outside the reach matches nothing). Filtered pages may be shorter than `page_size`: follow `pagination.next_cursor` while `has_more`. Any valid token. An interactive session (no organization of its own) lists the jobs of one company at a time: without `company_id` its page is empty.',
   },
   listGeneralLedgerLineVersions: {
     description:

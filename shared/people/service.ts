@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
-import { accessWrites } from '../access/repository';
-import { accessRepository } from '../access/repository';
+import { accessWrites } from '../identity/access-repository';
+import { accessRepository } from '../identity/access-repository';
 import { commitWithRetry, computeEffectiveAccess, effectiveAccessWrite, personWithinReach } from '../access/service';
-import type { User } from '../access/schemas';
+import type { User } from '../identity/access-schemas';
 import { batchGet } from '../db/batch';
 import type { Page } from '../db/query-page';
 import type { Principal } from '../identity/principal';
@@ -12,9 +12,9 @@ import { apiClientRepository } from '../identity/api-client-repository';
 import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository } from '../identity/organization-repository';
 import { tableName } from '../platform/aws';
-import { membershipKeys, normalizeEmail, personEmailKeys, personKeys } from './keys';
-import type { PersonDirectory } from './directories';
-import { membershipItem, personRepository, type Membership, type Person } from './repository';
+import { membershipKeys, normalizeEmail, personEmailKeys, personKeys } from '../identity/person-keys';
+import type { PersonDirectory } from '../identity/person-directories';
+import { membershipItem, personRepository, type Membership, type Person } from '../identity/person-repository';
 
 /**
  * People of the firm, as an administrator manages them (admin CLI, demo seed): a person, their

@@ -236,6 +236,7 @@ describe('admin CLI: people and per-user clients', () => {
     expect((await api('GET', '/v1/whoami', { token })).body).toMatchObject({ mode: 'USER', userId, organizationId: organization.id });
 
     expect(await adminJson('delete-user', '--user', userId)).toEqual({ userId, deleted: true, assignmentsDeleted: 0, clientsRevoked: 1 });
+    await new Promise((done) => setTimeout(done, testStack().authorizerCacheTtlSeconds * 1000 + 50)); // the authorizer's decision TTL
     expect((await api('GET', '/v1/whoami', { token })).status).toBe(401);
     expectFailure(await admin('delete-user', '--user', userId, '--stack', stackFile, '--json'), /not found/);
   });

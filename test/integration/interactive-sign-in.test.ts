@@ -8,8 +8,8 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, expectProblem } from '../support/api';
 import { testStack } from '../support/stack';
-import { personKeys } from '../../shared/people/keys';
-import { membershipItem, personRepository } from '../../shared/people/repository';
+import { personKeys } from '../../shared/identity/person-keys';
+import { membershipItem, personRepository } from '../../shared/identity/person-repository';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { Browser, codeOf, createPerson, exchangeCode, loopbackRedirect, prefixed, signIn, startAuthorization, submit, tokenRequest, type Tokens } from '../support/sign-in';
 
@@ -198,11 +198,12 @@ describe('interactive sign-in', () => {
     expect(await remaining(theirs.access_token)).toBe(limit - 2);
   });
 
-  it('refuses an interactive token once the person is deleted', async () => {
+  it('refuses an interactive token once the person is deleted (within the authorizer\'s decision TTL)', async () => {
     const other = await createPerson(testStack().organizations[0]!.id, 'Short-lived');
     const tokens = await signIn(other, { scopes: ['companies:read'] });
     expect((await api('GET', '/v1/whoami', { token: tokens.access_token })).status).toBe(200);
     await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: personKeys(other.userId), UpdateExpression: 'SET #s = :d', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':d': 'deleted' } }));
+    await new Promise((done) => setTimeout(done, testStack().authorizerCacheTtlSeconds * 1000 + 50));
     expectProblem(await api('GET', '/v1/whoami', { token: tokens.access_token }), 401, 'invalid_token');
   });
 

@@ -7,7 +7,7 @@ import { runInvoke } from '../../infra/tools/invoke';
 import { createApiClient, createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { lineIdOf } from '../../shared/ledger/general-ledger/repository';
-import { localPersonDirectory } from '../../shared/people/directories';
+import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { createUser } from '../../shared/people/service';
 import { api, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';

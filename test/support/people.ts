@@ -4,7 +4,7 @@ import { createCompany } from '../../shared/companies/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { administratorOf } from '../../shared/identity/principal';
 import { userClientScopes, type Scope } from '../../shared/identity/scopes';
-import { localPersonDirectory } from '../../shared/people/directories';
+import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { createUser } from '../../shared/people/service';
 import { tokenFor } from './api';
 

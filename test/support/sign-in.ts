@@ -10,7 +10,7 @@ import {
   type Tokens,
 } from '../../infra/tools/interactive-sign-in';
 import { hashSecret } from '../../shared/identity/client-secrets';
-import { personRepository } from '../../shared/people/repository';
+import { personRepository } from '../../shared/identity/person-repository';
 import { testStack } from './stack';
 
 export { Browser, loopbackRedirect, submit, type Tokens } from '../../infra/tools/interactive-sign-in';

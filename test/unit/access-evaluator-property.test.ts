@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allowedActions, decide, type EffectiveAccess, type GrantedRule } from '../../shared/access/evaluator';
-import { actionWildcards } from '../../shared/access/schemas';
+import { allowedActions, decide, type EffectiveAccess, type GrantedRule } from '../../shared/identity/access-evaluator';
+import { actionWildcards } from '../../shared/identity/access-schemas';
 import { allScopes } from '../../shared/identity/scopes';
 
 /**

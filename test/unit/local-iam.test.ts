@@ -3,7 +3,7 @@ import { accessesOf, isAllowed } from '../../infra/local/iam';
 import { authorizerDynamoGrants, dynamoGrants, groupPermissions, workerPermissions, type DynamoGrant } from '../../infra/stacks/permissions';
 import { companyKeys } from '../../shared/companies/keys';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
-import { personKeys } from '../../shared/people/keys';
+import { personKeys } from '../../shared/identity/person-keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 
 /** The local stand-in for IAM (infra/local/iam.ts) judges requests by the same grants the stacks deploy. */

@@ -1,4 +1,4 @@
-import { allScopes } from '../identity/scopes';
+import { allScopes } from './scopes';
 import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 

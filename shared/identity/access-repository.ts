@@ -4,7 +4,7 @@ import { queryAll } from '../db/query-all';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
-import type { EffectiveAccess } from './evaluator';
+import type { EffectiveAccess } from './access-evaluator';
 import {
   assignmentKeys,
   assignmentListKeys,
@@ -15,8 +15,8 @@ import {
   policyListKeys,
   policyTreePartition,
   userAssignmentsPartition,
-} from './keys';
-import type { Assignment, Policy } from './schemas';
+} from './access-keys';
+import type { Assignment, Policy } from './access-schemas';
 
 /** Where a policy (and its assignments) sits in the tree: reach and listing go by its owner's path. */
 export interface Placement {

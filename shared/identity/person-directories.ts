@@ -5,7 +5,7 @@ import {
   CognitoIdentityProviderClient,
   UserNotFoundException,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { hashSecret } from '../identity/client-secrets';
+import { hashSecret } from './client-secrets';
 
 /** Where people sign in: the local identity provider (a password hash kept on the person) or Cognito. */
 export interface PersonDirectory {

@@ -1,4 +1,4 @@
-import { allScopes, type Scope } from '../identity/scopes';
+import { allScopes, type Scope } from './scopes';
 
 /** One rule of an access policy document (the API's shape). */
 export interface AccessRule {

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import { unitOfWork, type TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
-import { membershipKeys, membershipListKeys, membershipSortKeyPrefix, normalizeEmail, organizationMembersPartition, personEmailKeys, personKeys } from './keys';
+import { membershipKeys, membershipListKeys, membershipSortKeyPrefix, normalizeEmail, organizationMembersPartition, personEmailKeys, personKeys } from './person-keys';
 
 /** A person of the firm: signs in interactively and may own per-user API clients. */
 export interface Person {
