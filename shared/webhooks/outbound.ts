@@ -26,7 +26,7 @@ for (const [network, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
   ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) forbidden.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['::ffff:0:0', 96]] as const) {
+for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
   forbidden.addSubnet(network, prefix, 'ipv6');
 }
 const loopback = new BlockList();
@@ -35,10 +35,14 @@ loopback.addAddress('::1', 'ipv6');
 
 const familyOf = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
 
-/** Why a resolved address may not be called; undefined when it may. */
-export const refusedAddress = (address: string): string | undefined => {
+/**
+ * Why a resolved address may not be called; undefined when it may. An IPv4-mapped IPv6 address
+ * (::ffff:a.b.c.d) is judged as its IPv4 address (a ::ffff:0:0/96 rule would match every IPv4 address).
+ */
+export const refusedAddress = (candidate: string): string | undefined => {
+  const address = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(candidate)?.[1] ?? candidate;
   if (webhookSettings().allowLoopbackReceivers && loopback.check(address, familyOf(address))) return undefined;
-  return forbidden.check(address, familyOf(address)) ? `the receiver's address ${address} is private, loopback, link-local or reserved` : undefined;
+  return forbidden.check(address, familyOf(address)) ? `the receiver's address ${candidate} is private, loopback, link-local or reserved` : undefined;
 };
 
 /** Why a receiver URL is refused before any request; undefined when it is acceptable. */

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { api, expectProblem } from '../support/api';
 import { admin, ingest, ingestOk, lineIdsOf, statementXml, transactionsByReference, validAccountNumber, waitForPostFetch } from '../support/bank';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
+import { eventsOfCompany } from '../../shared/outbox/repository';
+import { testStack } from '../support/stack';
 
 const year = 2026;
 const fixtures = resolve(import.meta.dirname, '../fixtures/camt053');
@@ -54,6 +56,11 @@ describe('camt.053 ingestion (admin import-bank-statement)', () => {
     expect(accounts.body.data).toHaveLength(1);
     const account = accounts.body.data[0];
     expect(account).toMatchObject({ currency: 'NOK', glAccountCode: '1920', accountNumber: expect.stringMatching(/^\d{11}$/), iban: `NO${account.iban.slice(2, 4)}${account.accountNumber}` });
+
+    // The statement is announced in the same transaction that records it (webhook event bank.statement.ingested).
+    testStack();
+    const ingested = (await eventsOfCompany(companyId)).filter((event) => event.type === 'bank.statement.ingested');
+    expect(ingested).toEqual([expect.objectContaining({ companyId, data: expect.objectContaining({ bankAccountId: account.id, statementId: expect.any(String) }) })]);
 
     const before = await transactionsByReference(companyId, account.id);
     expect(before.size).toBe(8);
