@@ -144,6 +144,23 @@ describe('webhooks', () => {
     expect((await deliveriesOf(subscription, '?status=dead')).map((d) => d.id)).toContain(test.body.id);
   });
 
+  it('a subscription whose deliveries all fail for the whole window is disabled, with a webhook.disabled notice (window 20 s here, 5 days deployed)', async () => {
+    const { receiver, subscription } = await subscribed(['webhook.test']);
+    receiver.state.mode = 'down';
+    const read = async () => (await api('GET', `/v1/webhooks/subscriptions/${subscription}`, { as: 'a-system' })).body;
+    const started = Date.now();
+    // Keep events coming (each delivery retries for about 8 s here) until the failing window has passed.
+    while ((await read()).status !== 'disabled' && Date.now() - started < 60_000) {
+      await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
+      await new Promise((done) => setTimeout(done, 3000));
+    }
+    const disabled = await read();
+    expect(disabled.status).toBe('disabled');
+    expect(disabled.statusReason).toMatch(/^Every delivery failed since /);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(20_000);
+    expect((await deliveriesOf(subscription, '?event_type=webhook.disabled')).length).toBe(1);
+  }, 90_000);
+
   it('rotation: two signatures for a day, each verifying with its secret', async () => {
     const { receiver, subscription } = await subscribed(['webhook.test']);
     const old = receiver.state.secrets[0]!;
