@@ -161,6 +161,17 @@ describe('webhooks', () => {
     expect((await deliveriesOf(subscription, '?event_type=webhook.disabled')).length).toBe(1);
   }, 90_000);
 
+  it('a slow receiver holds at most the per-subscription concurrency (4) of requests at once', async () => {
+    const { receiver, subscription } = await subscribed(['webhook.test']);
+    receiver.state.mode = 'slow';
+    const sent = await Promise.all(Array.from({ length: 10 }, () => api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' })));
+    expect(sent.map((response) => response.status)).toEqual(Array(10).fill(202));
+    await eventually(() => new Set(receiver.state.received.map((r) => r.id)).size === 10, 60_000, 'every event to arrive at least once');
+    expect(receiver.state.maxInFlight).toBeGreaterThanOrEqual(2);
+    expect(receiver.state.maxInFlight).toBeLessThanOrEqual(4);
+    receiver.state.mode = 'ok';
+  }, 90_000);
+
   it('rotation: two signatures for a day, each verifying with its secret', async () => {
     const { receiver, subscription } = await subscribed(['webhook.test']);
     const old = receiver.state.secrets[0]!;

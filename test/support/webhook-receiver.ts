@@ -31,7 +31,7 @@ export const cryptoVerifies = (secret: string, headers: IncomingHttpHeaders, bod
  * makes it answer 503 (down), 410 (gone) or hang past the timeout (slow).
  */
 export const startReceiver = async () => {
-  const state = { secrets: [] as string[], mode: 'ok' as 'ok' | 'down' | 'gone' | 'slow' | 'hold', received: [] as Received[], refused: 0, verifications: 0 };
+  const state = { secrets: [] as string[], mode: 'ok' as 'ok' | 'down' | 'gone' | 'slow' | 'hold', received: [] as Received[], refused: 0, verifications: 0, inFlight: 0, maxInFlight: 0 };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -57,6 +57,9 @@ export const startReceiver = async () => {
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: event.data.challenge }));
         return;
       }
+      state.inFlight++;
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      response.on('close', () => state.inFlight--);
       state.received.push({ id: String(request.headers['webhook-id']), headers: request.headers, body, event, verifiedBy: { library, crypto: state.secrets.map((secret) => cryptoVerifies(secret, request.headers, body)) } });
       if (state.mode === 'down') response.writeHead(503).end('down for maintenance');
       else if (state.mode === 'gone') response.writeHead(410).end('gone');
