@@ -5,6 +5,12 @@ import { localSqsClient } from '../../infra/local/sqs';
 import { api, expectProblem } from '../support/api';
 import { eventually, startReceiver } from '../support/webhook-receiver';
 import { testStack } from '../support/stack';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { outboxEventKeys } from '../../shared/outbox/keys';
+import { dynamo, tableName } from '../../shared/platform/aws';
+import { relayHandler } from '../../shared/webhooks/relay';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 const receivers: Receiver[] = [];
@@ -171,6 +177,21 @@ describe('webhooks', () => {
     expect(receiver.state.maxInFlight).toBeLessThanOrEqual(4);
     receiver.state.mode = 'ok';
   }, 90_000);
+
+  it('a stream record delivered twice (at-least-once) adds no second feed entry and no second delivery', async () => {
+    const { receiver, company, subscription } = await subscribed(['company.updated']);
+    await api('PATCH', `/v1/companies/${company}`, { as: 'a-system', body: { displayName: 'Twice Told AS' } });
+    const first = await eventually(() => receiver.state.received.find((r) => r.event.type === 'company.updated'), 30_000, 'the event');
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: outboxEventKeys(first.id), ConsistentRead: true }));
+    const record = { eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(Item!) } } as DynamoDBStreamEvent['Records'][number];
+    expect(await relayHandler({ Records: [record] })).toEqual({ batchItemFailures: [] });
+    await new Promise((done) => setTimeout(done, 3000)); // a second fan-out, if any, has had time to act
+    const feed = (await api('GET', `/v1/events?company_id=${company}&type=company.updated`, { as: 'a-system' })).body.data as any[];
+    expect(feed.filter((entry) => entry.id === first.id)).toHaveLength(1);
+    const deliveries = await deliveriesOf(subscription, '?event_type=company.updated');
+    expect(deliveries).toHaveLength(1);
+    expect(new Set(receiver.state.received.filter((r) => r.event.type === 'company.updated').map((r) => r.id))).toEqual(new Set([first.id]));
+  }, 60_000);
 
   it('rotation: two signatures for a day, each verifying with its secret', async () => {
     const { receiver, subscription } = await subscribed(['webhook.test']);
