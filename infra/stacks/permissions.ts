@@ -74,8 +74,8 @@ export const workerPermissions: Record<QueueName, Permissions> = {
   webhooks: { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhooks'], sendToDeadLetter: ['webhooks'] },
 };
 
-/** The relay (DynamoDB Streams on the single table): reads companies and feed counters, writes the feed and marks events, queues fan-out. */
-export const relayPermissions: Permissions = { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhook-fanout'] };
+/** The relay (DynamoDB Streams on the single table): reads companies and feed counters, writes the feed and marks events, queues fan-out and context rebuilds. */
+export const relayPermissions: Permissions = { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhook-fanout', 'reconciliation'] };
 
 /**
  * What the request pipeline writes for a group's routes: rate limits on every route with a

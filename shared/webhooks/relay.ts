@@ -11,6 +11,7 @@ import { logger } from '../platform/logger';
 import { thinEvent } from './catalog';
 import { eventFeedCounterKeys, eventFeedEntryKeys } from './keys';
 import { sendMessage } from './queue';
+import { requestContextRefresh } from '../context/refresh-queue';
 
 /** What the relay's event source mapping passes on (CDK's filter criteria; the local stream poller applies the same). */
 export const relayStreamFilter = { eventName: 'INSERT', entity: 'outboxEvent' } as const;
@@ -29,7 +30,8 @@ export const eventRetentionDays = 30;
  *    feed per organization, GET /v1/events), writing the feed entries, the counters and the
  *    event's "relayed" mark in one transaction, conditional on the counters' values: entries
  *    commit in sequence order, so a strongly consistent read never sees n+1 without n;
- * 2. queues the event for fan-out.
+ * 2. queues the event for fan-out (and, for reconciliation, bank and document events, a rebuild
+ *    of the company's context pictures).
  * A failure fails the record (and, on AWS, the records after it in the shard, retried in order);
  * a repeat finds the event relayed and only queues it again: fan-out is idempotent.
  */
@@ -97,7 +99,12 @@ const relay = async (item: Record<string, unknown>): Promise<void> => {
     }
   }
   await sendMessage('webhook-fanout', { eventId });
+  // The MCP context pictures follow the changes the post-fetch engines do not see, asynchronously.
+  if (contextChangingEvents.has(item.type as string)) await requestContextRefresh(companyId);
 };
+
+/** Events after which a company's context pictures (shared/context) are rebuilt. */
+const contextChangingEvents = new Set(['reconciliation.created', 'reconciliation.deleted', 'bank.statement.ingested', 'document.created', 'document.deleted', 'document.restored']);
 
 const readCounter = async (organizationId: string): Promise<number> => {
   const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: eventFeedCounterKeys(organizationId), ConsistentRead: true }));

@@ -381,9 +381,9 @@ describe('least privilege', () => {
     webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWrite, ...sendTo('webhooks'), ...sendToDlq('webhooks')])],
   };
 
-  it('the webhook relay reads the table stream, writes the table and sends to the fan-out queue and its failure DLQ', () => {
+  it('the webhook relay reads the table stream, writes the table and sends to the fan-out queue, the context rebuilds (reconciliation queue) and its failure DLQ', () => {
     expect(grantsOfFunction(built.api.relayFunction)).toEqual(
-      [...relayStreamRead, ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...relayDlq].sort(),
+      [...relayStreamRead, ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...sendTo('reconciliation'), ...relayDlq].sort(),
     );
     expect(JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'))).toContain('StreamArn');
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

@@ -3,7 +3,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api } from '../support/api';
-import { waitForPostFetch } from '../support/bank';
+import { ingestOk, statementXml, validAccountNumber, waitForPostFetch } from '../support/bank';
+import { contextRepository } from '../../shared/context/repository';
+import { eventually } from '../support/webhook-receiver';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { createPerson, signIn } from '../support/sign-in';
 import { testStack } from '../support/stack';
@@ -57,6 +59,17 @@ describe('MCP context tools for a signed-in person', () => {
     const after = await companyContext(granted);
     expect(after.isError, text(after)).toBeFalsy();
     expect(after.structuredContent).toMatchObject({ companyId: granted, currentYear: 2026 });
+
+    // A bank statement is not a fetch: the relay hears its event and queues the rebuild itself, so
+    // the picture is renewed without a reader asking first.
+    const built = (await contextRepository.company(granted))!.builtAt;
+    await ingestOk(granted, statementXml(validAccountNumber('1507' + String(Math.floor(Math.random() * 1e6)).padStart(6, '0')), `ST-CTX-${Date.now()}`, [
+      { reference: 'CTX-1', bookingDate: '2026-02-10', amount: '100.00', description: 'Deposit' },
+    ]), '--gl-account', '1920');
+    await eventually(async () => (await contextRepository.company(granted))!.builtAt !== built, 30_000, 'the rebuild after the bank statement');
+    const renewed = await companyContext(granted);
+    expect(renewed.isError, text(renewed)).toBeFalsy();
+    expect((renewed.structuredContent as { bankAccounts: unknown[] }).bankAccounts).toHaveLength(1);
 
     const account = (await client.callTool({ name: 'get_account_context', arguments: { companyId: granted, accountNumber: '1920', year: 2026 } })) as CallToolResult;
     expect(account.isError, text(account)).toBeFalsy();
