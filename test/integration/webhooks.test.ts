@@ -186,7 +186,14 @@ describe('webhooks', () => {
     const record = { eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(Item!) } } as DynamoDBStreamEvent['Records'][number];
     expect(await relayHandler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     await new Promise((done) => setTimeout(done, 3000)); // a second fan-out, if any, has had time to act
-    const feed = (await api('GET', `/v1/events?company_id=${company}&type=company.updated`, { as: 'a-system' })).body.data as any[];
+    // The whole feed of the company's company.updated events (filtered pages may be short: follow the cursor).
+    const feed: any[] = [];
+    for (let after = '0', pages = 0; pages < 100; pages++) {
+      const page = (await api('GET', `/v1/events?company_id=${company}&type=company.updated&page_size=200&after=${after}`, { as: 'a-system' })).body;
+      feed.push(...page.data);
+      if (!page.pagination.has_more) break;
+      after = page.pagination.next_cursor;
+    }
     expect(feed.filter((entry) => entry.id === first.id)).toHaveLength(1);
     const deliveries = await deliveriesOf(subscription, '?event_type=company.updated');
     expect(deliveries).toHaveLength(1);
