@@ -33,3 +33,19 @@ export const listenOnLoopback = (server: Server, port: number, what: string): Pr
       resolve();
     });
   });
+
+/**
+ * Holds a port on 127.0.0.1 (0: any free one) until release(): for a server that must be known
+ * before it can start (the gateway, whose URL the identity provider and the seed need). A port
+ * only looked up with freePort could meanwhile become the local port of an outgoing connection.
+ */
+export const holdPort = async (port = 0): Promise<{ port: number; release: () => Promise<void> }> => {
+  const holder = createServer();
+  await new Promise<void>((resolve, reject) => {
+    holder.once('error', reject);
+    holder.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve());
+  });
+  const address = holder.address();
+  if (address === null || typeof address !== 'object') throw new Error('holdPort: could not read the assigned port');
+  return { port: address.port, release: () => new Promise<void>((resolve) => holder.close(() => resolve())) };
+};

@@ -14,7 +14,7 @@ import { dynamoGrants, relayPermissions, workerPermissions } from '../stacks/per
 import { passesRelayFilter } from '../../shared/webhooks/relay';
 import { startStreamPoller, type StreamEventHandler } from './stream-poller';
 import { startIdentityProvider } from './identity-provider';
-import { freePort } from './ports';
+import { freePort, holdPort } from './ports';
 import { ensureBucket, startS3, type S3EventNotification } from './s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { pendingUploadsPrefix } from '../../shared/documents/keys';
@@ -98,7 +98,9 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
 
   try {
     const [dynamoPort, sqsPort, s3Port] = [await freePort(), await freePort(), await freePort()];
-    const gatewayPort = options.port || (await freePort());
+    const gatewayPortHeld = options.port ? undefined : await holdPort();
+    const gatewayPort = options.port || gatewayPortHeld!.port;
+    if (gatewayPortHeld) stops.push(gatewayPortHeld.release); // released before the gateway starts; again on a failed start
     const authPort = options.authPort || (await freePort());
 
     // S3 event notifications, as the stateful stack configures them: ObjectCreated under
@@ -207,6 +209,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       if (seedFile) writeFileSync(seedFile, JSON.stringify(seedData, null, 2), { mode: 0o600 });
     }
 
+    await gatewayPortHeld?.release();
     const gateway = await startGateway({ port: gatewayPort, ...(options.onRequest && { onRequest: options.onRequest }) });
     stops.push(gateway.stop);
     process.env.API_BASE_URL = gateway.baseUrl;
