@@ -437,6 +437,7 @@ const main = async (): Promise<number> => {
   const results: Record<string, unknown> = {};
   const rows: Row[] = [];
   const stageRows: { stage: string; p50: string; p90: string; share: string }[] = [];
+  const importStageRows: { stage: string; ms: string; share: string }[] = [];
   const notes: string[] = [];
   let exitCode = 0;
   const ourPorts: string[] = [];
@@ -648,6 +649,9 @@ const main = async (): Promise<number> => {
 
     type Measured = ImportRun & { linesPerSecond: number; cpu: ReturnType<ReturnType<typeof cpuWindow>>; calls?: ReturnType<typeof stopMeter> };
     const imports: Measured[] = [];
+    // Where the first measured import's time goes: every stage the worker reports, summed (shared/platform/stage-timing.ts).
+    const importStages = new Map<string, number>();
+    let firstImportTimes = { postMs: 0, serverMs: 0, totalMs: 0 };
     const rawIndexed: Awaited<ReturnType<typeof rawWrite>>[] = [];
     const rawPlain: Awaited<ReturnType<typeof rawWrite>>[] = [];
     let pageCompany = '';
@@ -655,10 +659,15 @@ const main = async (): Promise<number> => {
       const target = await chartImported(`Bench import ${n}`);
       const body = glBody(`b${n}`, linesPerImport);
       if (n === 1) startMeter();
+      if (n === 1) setStageSink((stage, ms) => importStages.set(stage, (importStages.get(stage) ?? 0) + ms));
       const cpu = cpuWindow(javaPid);
       const run = await runImport(target, 'general-ledger-lines', body, linesPerImport);
       const cpuUsed = cpu();
       const calls = n === 1 ? stopMeter() : undefined;
+      if (n === 1) {
+        setStageSink(undefined);
+        firstImportTimes = { postMs: run.postMs, serverMs: run.serverMs, totalMs: run.totalMs };
+      }
       const linesPerSecond = linesPerImport / (run.totalMs / 1000);
       imports.push({ ...run, linesPerSecond, cpu: cpuUsed, ...(calls && { calls }) });
       log(`import ${n}/${importSamples}: 202 in ${round(run.postMs)} ms, succeeded after ${round(run.totalMs / 1000, 2)} s (${round(linesPerSecond)} lines/s; server ${round(run.serverMs / 1000, 2)} s)`);
@@ -672,6 +681,17 @@ const main = async (): Promise<number> => {
       }
       pageCompany = target;
     }
+    // The worker's stages (chunk stages sum over the chunks; rows and counters of a chunk overlap).
+    const workerStages = ['import: payload (S3 get, parse, validate)', 'import: apply chunks', 'import: record chunk, extend lease', 'import: fetch completion', 'import: finish (import, job, event)'];
+    const workerMs = workerStages.reduce((sum, stage) => sum + (importStages.get(stage) ?? 0), 0);
+    const importStageList: [string, number][] = [
+      ['client: POST to 202', firstImportTimes.postMs],
+      ['server: accepted to succeeded (createdAt -> completedAt)', firstImportTimes.serverMs],
+      ['  queue pickup, job running (the rest)', firstImportTimes.serverMs - workerMs],
+      ...[...importStages].filter(([stage]) => stage.startsWith('import: ')).map(([stage, ms]): [string, number] => [`  ${workerStages.includes(stage) ? '' : '  '}${stage.slice('import: '.length)}`, ms]),
+      ['client: the rest (POST before createdAt, the 202, polls every 250 ms)', firstImportTimes.totalMs - firstImportTimes.serverMs],
+    ];
+    for (const [stage, ms] of importStageList) importStageRows.push({ stage, ms: `${round(ms)} ms`, share: `${Math.round((ms / firstImportTimes.totalMs) * 100)} %` });
     const importRate = median(imports.map((run) => run.linesPerSecond));
     const indexedRate = median(rawIndexed.map((run) => run.itemsPerSecond));
     const plainRate = median(rawPlain.map((run) => run.itemsPerSecond));
@@ -879,6 +899,7 @@ const main = async (): Promise<number> => {
       rateLimitedRetries: rateLimited,
       rows,
       stageRows,
+      importStageRows,
       notes,
     });
   } catch (error) {
@@ -920,6 +941,10 @@ const main = async (): Promise<number> => {
     printTable<Record<keyof Row, string>>({ measure: 'path', value: 'this service', floor: 'floor', ratio: 'ratio', goal: 'goal', verdict: 'pass/fail' }, rows);
     console.log(`\nPer-stage timing of GET /v1/companies/{id} (p50 / p90 over ${readSamples} requests; share of the client's p50)\n`);
     printTable({ stage: 'stage', p50: 'p50', p90: 'p90', share: 'share' }, stageRows);
+    if (importStageRows.length > 0) {
+      console.log(`\nWhere the first measured 10k-line import's time goes (worker stages summed over its chunks; a chunk writes rows and counters side by side)\n`);
+      printTable({ stage: 'stage', ms: 'time', share: 'share of POST -> seen succeeded' }, importStageRows);
+    }
     console.log('');
     for (const note of notes) console.log(`- ${note}`);
   }

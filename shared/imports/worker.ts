@@ -6,6 +6,7 @@ import { ZodError } from 'zod';
 import { jobRepository } from '../jobs/repository';
 import { bucketName, s3 } from '../platform/aws';
 import { logger } from '../platform/logger';
+import { timed } from '../platform/stage-timing';
 import { queues } from '../queues';
 import { failImport, finishImport } from './completion';
 import { completeFetch } from './fetch-completion';
@@ -87,9 +88,10 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
   if (!kind) throw new Error(`No import kind ${item.kind}`);
   await jobRepository.markRunning(item.jobId, new Date().toISOString()).catch(() => undefined);
 
-  const payload = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: item.payloadKey }));
-  const body = kind.bodySchema.parse(parseLossless(await payload.Body!.transformToString()));
-  const rows = kind.rows(body);
+  const rows = await timed('import: payload (S3 get, parse, validate)', async () => {
+    const payload = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: item.payloadKey }));
+    return kind.rows(kind.bodySchema.parse(parseLossless(await payload.Body!.transformToString())));
+  });
   const context: ImportContext = {
     companyId: item.companyId,
     importId: item.id,
@@ -124,13 +126,17 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
   for (let index = progress.nextChunk; index < chunkCount; index++) {
     const firstRow = index * kind.chunkSize;
     const chunk = rows.slice(firstRow, firstRow + kind.chunkSize);
-    const outcomes = await kind.applyChunk(context, chunk, { index, firstRow, firstRowOfId }).catch((error: unknown) => {
+    const outcomes = await timed('import: apply chunks', () => kind.applyChunk(context, chunk, { index, firstRow, firstRowOfId })).catch((error: unknown) => {
       throw new ChunkFailure(firstRow, firstRow + chunk.length - 1, error);
     });
     const next = { ...tally(progress, outcomes, chunk, firstRow), nextChunk: index + 1 };
-    if (!(await importRepository.recordChunk(item.id, index, next, new Date().toISOString()))) return; // another delivery is ahead
+    const recorded = await timed('import: record chunk, extend lease', async () => {
+      if (!(await importRepository.recordChunk(item.id, index, next, new Date().toISOString()))) return false;
+      await jobRepository.extendLease(item.companyId, item.lane, item.jobId, Date.now()).catch(() => undefined);
+      return true;
+    });
+    if (!recorded) return; // another delivery is ahead
     progress = next;
-    await jobRepository.extendLease(item.companyId, item.lane, item.jobId, Date.now()).catch(() => undefined);
   }
 
   if (kind.finish && progress.rowsRetired === null) {
@@ -141,8 +147,8 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
   }
 
   const changed = progress.rowsInserted + progress.rowsUpdated + progress.rowsDeletedFromRequest + (progress.rowsRetired ?? 0);
-  const fetchCompletion = kind.postFetch ? await completeFetch(item, changed, postFetchEngineNames) : undefined;
-  await finishImport(item, { status: 'succeeded', progress, ...(fetchCompletion && { fetchCompletion }) });
+  const fetchCompletion = kind.postFetch ? await timed('import: fetch completion', () => completeFetch(item, changed, postFetchEngineNames)) : undefined;
+  await timed('import: finish (import, job, event)', () => finishImport(item, { status: 'succeeded', progress, ...(fetchCompletion && { fetchCompletion }) }));
 };
 
 /** Adds a chunk's outcomes to the counters; sample errors name the row as "line N" (from 1). */

@@ -41,6 +41,7 @@ import {
   type TrialBalance,
 } from './schemas';
 import { textOrNull } from '../../db/attributes';
+import { timed } from '../../platform/stage-timing';
 
 /** What a live row contributes to the counters: its aggregate cell and the keys it names. */
 interface RowState {
@@ -246,7 +247,9 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
     const unread = earlier !== undefined && (await claimUnreadChunk(companyId, year, book.lane, importId, chunk.index));
     return batchGet(unread ? keys.filter((_, i) => earlier.get(rows[i]!.id)! < chunk.firstRow) : keys);
   };
-  const [current, accounts] = await Promise.all([readAll(), getAccounts(companyId, year, rows.map((row) => row.accountCode))]);
+  const [current, accounts] = await timed('import: chunk read (claim, current rows, accounts)', () =>
+    Promise.all([readAll(), getAccounts(companyId, year, rows.map((row) => row.accountCode))]),
+  );
 
   const outcomes: RowOutcome[] = [];
   const transitions: Transition[] = [];
@@ -317,14 +320,13 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
     }
   });
 
-  await createMissingKeys(context, transitions);
-  await batchPut(history); // the previous versions first: an interrupted chunk never loses one
+  await timed('import: chunk keys (dimensions, sub-ledgers)', () => createMissingKeys(context, transitions));
+  await timed('import: chunk history', () => batchPut(history)); // the previous versions first: an interrupted chunk never loses one
   // Then lines and counters together: a redelivery rebuilds the same deltas from previousState
   // and the counters' chunk markers skip what was applied, so their order does not matter.
   await Promise.all([
-    batchPut(inserts),
-    inParallel(updates, 16, (write) => updateItem(write.key, write.set, write.remove)),
-    applyCounters(book, context, year, transitions, chunk),
+    timed('import: chunk rows', () => Promise.all([batchPut(inserts), inParallel(updates, 16, (write) => updateItem(write.key, write.set, write.remove))])),
+    timed('import: chunk counters', () => applyCounters(book, context, year, transitions, chunk)),
   ]);
   return outcomes;
 };
