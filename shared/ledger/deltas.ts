@@ -1,5 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { inParallel } from '../db/batch';
 import { dynamo, tableName } from '../platform/aws';
 import { Decimal, toStoredNumber } from '../platform/money';
 
@@ -21,18 +23,45 @@ export interface DeltaMarker {
   chunk: number;
 }
 
-const parallelism = 16;
+/** Counter updates per TransactWriteItems (DynamoDB's limit) and transactions in flight. */
+const transactionSize = 100;
+const transactionsInFlight = 4;
+const maxTransactionAttempts = 8;
 
 /**
  * Adds each delta exactly once per (import, chunk): the item remembers the last chunk that
  * touched it, and an addition whose chunk is not newer is skipped. A worker that crashes after
  * some updates and is redelivered therefore never counts twice. Correct because one import lane
  * (job) at a time writes a given counter and applies its chunks in order.
+ *
+ * The conditional additions go 100 to a TransactWriteItems: on DynamoDB Local that halves the
+ * cost of a 10k-line import's ~750 counter updates against one UpdateItem each (npm run bench).
+ * A transaction is all or nothing, so an earlier delivery applied all of its updates or none;
+ * the updates it names as already applied (ConditionalCheckFailed) are dropped and the rest sent
+ * again, as are all of them after a conflict with another transaction (TransactionConflict).
  */
 export const applyDeltasOnce = async (deltas: CounterDelta[], marker: DeltaMarker): Promise<void> => {
   const merged = mergeByKey(deltas.filter((delta) => Object.values(delta.add).some((value) => !isZero(value))));
-  for (let start = 0; start < merged.length; start += parallelism) {
-    await Promise.all(merged.slice(start, start + parallelism).map((delta) => applyOne(delta, marker)));
+  const groups: CounterDelta[][] = [];
+  for (let start = 0; start < merged.length; start += transactionSize) groups.push(merged.slice(start, start + transactionSize));
+  await inParallel(groups, transactionsInFlight, (group) => applyGroup(group, marker));
+};
+
+const applyGroup = async (group: CounterDelta[], marker: DeltaMarker): Promise<void> => {
+  let pending = group;
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    try {
+      await dynamo().send(new TransactWriteCommand({ TransactItems: pending.map((delta) => ({ Update: counterUpdate(delta, marker) })) }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException) || attempt >= maxTransactionAttempts) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
+      const applied = new Set(reasons.flatMap((reason, i) => (reason.Code === 'ConditionalCheckFailed' ? [i] : [])));
+      if (!conflict && applied.size === 0) throw error; // refused for another reason (e.g. ValidationError)
+      pending = pending.filter((_, i) => !applied.has(i));
+      if (conflict) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
+    }
   }
 };
 
@@ -59,7 +88,7 @@ const mergeByKey = (deltas: CounterDelta[]): CounterDelta[] => {
 const add = (a: Decimal | number, b: Decimal | number): Decimal | number =>
   a instanceof Decimal || b instanceof Decimal ? new Decimal(a.toString()).plus(b.toString()) : a + b;
 
-const applyOne = async (delta: CounterDelta, marker: DeltaMarker) => {
+const counterUpdate = (delta: CounterDelta, marker: DeltaMarker) => {
   const names: Record<string, string> = { '#markerImport': 'markerImport', '#markerChunk': 'markerChunk' };
   const values: Record<string, unknown> = { ':import': marker.importId, ':chunk': marker.chunk };
   const sets = ['#markerImport = :import', '#markerChunk = :chunk'];
@@ -74,18 +103,12 @@ const applyOne = async (delta: CounterDelta, marker: DeltaMarker) => {
     values[`:s${i}`] = value;
     sets.push(`#s${i} = :s${i}`);
   });
-  try {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: delta.key,
-        UpdateExpression: `SET ${sets.join(', ')} ADD ${adds.join(', ')}`,
-        ConditionExpression: 'attribute_not_exists(#markerImport) OR #markerImport <> :import OR #markerChunk < :chunk',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error; // already applied by an earlier delivery
-  }
+  return {
+    TableName: tableName(),
+    Key: delta.key,
+    UpdateExpression: `SET ${sets.join(', ')} ADD ${adds.join(', ')}`,
+    ConditionExpression: 'attribute_not_exists(#markerImport) OR #markerImport <> :import OR #markerChunk < :chunk',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 };
