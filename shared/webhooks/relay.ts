@@ -33,8 +33,8 @@ export const eventRetentionDays = 30;
  * 1. assigns the next sequence number of the event's organization and of each ancestor (one
  *    feed per organization, GET /v1/events), writing the feed entries and the counters (single
  *    table) and the event's "relayed" mark (outbox table) in one transaction, conditional on the
- *    counters' values: entries
- *    commit in sequence order, so a strongly consistent read never sees n+1 without n;
+ *    counters' values: entries commit in sequence order, so a strongly consistent read never
+ *    sees n+1 without n;
  * 2. queues the event for fan-out (and, for reconciliation, bank and document events, a rebuild
  *    of the company's context pictures).
  * A failure fails the record (and, on AWS, the records after it in the shard, retried in order);
