@@ -49,6 +49,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     description: 'Accounting ledger integration service: functions and HTTP API',
     table: stateful.table,
     controlTable: stateful.controlTable,
+    outboxTable: stateful.outboxTable,
     documentsBucket: stateful.documentsBucket,
     queues: stateful.queues,
     webhookRelayDlq: stateful.webhookRelayDlq,
@@ -127,7 +128,7 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
 
   Validations.of(api.relayFunction).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: "dynamodb:ListStreams, added by Lambda's DynamoDB event source: the action has no resource-level permissions. The stream reads themselves are granted on the table's stream ARN only.",
+    reason: "dynamodb:ListStreams, added by Lambda's DynamoDB event source: the action has no resource-level permissions. The stream reads themselves are granted on the outbox table's stream ARN only.",
   });
   Validations.of(stateful.webhookRelayDlq).acknowledge({
     id: 'AwsSolutions-SQS3',

@@ -267,8 +267,9 @@ async function waitActive(client: DynamoDBClient, tableName: string, timeoutMs =
 
 /**
  * Creates a table from its definition (default: the single table's `tableDefinition`; the control
- * table passes `controlTableDefinition`) if absent (PAY_PER_REQUEST, GSIs projecting ALL),
- * adds GSIs that a persisted older table lacks, waits for ACTIVE and enables TTL. Idempotent.
+ * and outbox tables pass theirs) if absent (PAY_PER_REQUEST, GSIs projecting ALL), adds GSIs that
+ * a persisted older table lacks, enables or disables its stream as the definition says, waits for
+ * ACTIVE and enables TTL when the definition names an attribute. Idempotent.
  */
 export async function ensureTable(endpoint: string, tableName: string, definition: TableDefinition = tableDefinition): Promise<void> {
   const client = localDynamoClient(endpoint);
@@ -312,12 +313,16 @@ export async function ensureTable(endpoint: string, tableName: string, definitio
       await waitActive(client, tableName);
     }
 
-    // A table persisted before it had a stream: enable it.
+    // A table persisted before it had a stream: enable it; one persisted with a stream it no longer has (the single table before the outbox table): disable it.
     if (definition.streamViewType && !table.StreamSpecification?.StreamEnabled) {
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: definition.streamViewType } }));
       await waitActive(client, tableName);
+    } else if (!definition.streamViewType && table.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: false } }));
+      await waitActive(client, tableName);
     }
 
+    if (!definition.timeToLiveAttribute) return;
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
     const ttlDesc = ttl.TimeToLiveDescription;
     if (!(ttlDesc?.TimeToLiveStatus === 'ENABLED' && ttlDesc.AttributeName === definition.timeToLiveAttribute)) {

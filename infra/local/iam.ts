@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { tableDefinition } from '../../shared/db/table-definition';
+import { outboxTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { dynamo } from '../../shared/platform/aws';
 import type { DynamoGrant } from '../stacks/permissions';
 
@@ -21,6 +21,7 @@ export interface Caller {
 export interface LocalTables {
   readonly table: string;
   readonly controlTable: string;
+  readonly outboxTable: string;
 }
 
 export class AccessDeniedException extends Error {
@@ -109,10 +110,18 @@ export const accessesOf = (commandName: string, input: Input): Access[] => {
 };
 
 const resourceMatches = (grant: DynamoGrant, access: Access, localTables: LocalTables): boolean => {
-  if (grant.resource === 'controlTable') return access.table === localTables.controlTable && !access.index;
-  if (access.table !== localTables.table) return false;
-  if (grant.resource === 'table') return !access.index;
-  return !!access.index && tableDefinition.globalSecondaryIndexes.some((gsi) => gsi.indexName === access.index);
+  switch (grant.resource) {
+    case 'controlTable':
+      return access.table === localTables.controlTable && !access.index;
+    case 'table':
+      return access.table === localTables.table && !access.index;
+    case 'tableIndexes':
+      return access.table === localTables.table && !!access.index && tableDefinition.globalSecondaryIndexes.some((gsi) => gsi.indexName === access.index);
+    case 'outboxTable':
+      return access.table === localTables.outboxTable && !access.index;
+    case 'outboxTableIndexes':
+      return access.table === localTables.outboxTable && !!access.index && outboxTableDefinition.globalSecondaryIndexes.some((gsi) => gsi.indexName === access.index);
+  }
 };
 
 /** Whether one of the grants allows the access (conditions on leading keys need the item's partition key). */

@@ -5,7 +5,7 @@ import { queues } from '../../shared/queues';
 import { defaultAuthorizerCacheTtlSeconds, resetConfig } from '../../shared/platform/config';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import { applyLocalAwsEnv, localAwsRegion } from './aws-env';
-import { controlTableDefinition } from '../../shared/db/table-definition';
+import { controlTableDefinition, outboxTableDefinition } from '../../shared/db/table-definition';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { loadHandler, startGateway } from './gateway';
 import type { AccessEntry } from './log-format';
@@ -46,6 +46,8 @@ export interface StackInfo extends SeedData {
     tableName: string;
     /** The request-control table (rate limits, idempotency records). */
     controlTableName: string;
+    /** The outbox table (events; the relay polls its stream). */
+    outboxTableName: string;
     bucketName: string;
     dynamodbEndpoint: string;
     s3Endpoint: string;
@@ -81,6 +83,7 @@ export interface LocalStack {
 
 const tableName = 'ledger-local';
 const controlTableName = 'ledger-local-control';
+const outboxTableName = 'ledger-local-outbox';
 const bucketName = 'ledger-documents-local';
 const scopePrefix = 'ledger-api/';
 
@@ -125,6 +128,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     ];
     await ensureTable(dynamodb.endpoint, tableName);
     await ensureTable(dynamodb.endpoint, controlTableName, controlTableDefinition);
+    await ensureTable(dynamodb.endpoint, outboxTableName, outboxTableDefinition);
     await ensureBucket(s3.endpoint, bucketName);
     const queueUrls = await ensureQueues({ endpoint: sqs.endpoint, prefix: 'ledger-local' });
 
@@ -142,6 +146,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       AUTHORIZER_CACHE_TTL_SECONDS: String(authorizerCacheTtl),
       TABLE_NAME: tableName,
       CONTROL_TABLE_NAME: controlTableName,
+      OUTBOX_TABLE_NAME: outboxTableName,
       BUCKET_NAME: bucketName,
       DYNAMODB_ENDPOINT: dynamodb.endpoint,
       S3_ENDPOINT: s3.endpoint,
@@ -173,7 +178,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         .send(new SendMessageCommand({ QueueUrl: queueUrls.uploads.url, MessageBody: JSON.stringify({ ...event, Records: created }) }))
         .catch((error: unknown) => console.error('local S3 notification to the uploads queue failed', error));
     };
-    configureLocalIam({ table: tableName, controlTable: controlTableName });
+    configureLocalIam({ table: tableName, controlTable: controlTableName, outboxTable: outboxTableName });
     for (const queue of queues) {
       if (!queue.workerEntry) continue;
       const worker = (await loadHandler(queue.workerEntry)) as SqsEventHandler;
@@ -189,12 +194,12 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       stops.push(poller.stop);
     }
 
-    // The webhook relay on the table's stream, as Lambda's event source mapping runs it on AWS.
+    // The webhook relay on the outbox table's stream, as Lambda's event source mapping runs it on AWS.
     const relay = (await loadHandler('functions/webhook-relay/handler.ts')) as StreamEventHandler;
     const relayCaller = { name: 'webhook-relay', grants: dynamoGrants(relayPermissions) };
     const streamPoller = await startStreamPoller({
       endpoint: dynamodb.endpoint,
-      tableName,
+      tableName: outboxTableName,
       handler: ((event, context) => runAs(relayCaller, () => relay(event, context))) as StreamEventHandler,
       filter: passesRelayFilter,
       functionName: 'webhook-relay',
@@ -224,6 +229,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         region: localAwsRegion(),
         tableName,
         controlTableName,
+        outboxTableName,
         bucketName,
         dynamodbEndpoint: dynamodb.endpoint,
         s3Endpoint: s3.endpoint,

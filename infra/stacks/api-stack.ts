@@ -23,7 +23,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { tableDefinition } from '../../shared/db/table-definition';
+import { outboxTableDefinition, tableDefinition, type TableDefinition } from '../../shared/db/table-definition';
 import { documentsBucketName } from './stateful-stack';
 import { documentsObjectPrefix, pendingUploadsPrefix } from '../../shared/documents/keys';
 import type { QueueDefinition } from '../../shared/queues';
@@ -72,6 +72,8 @@ export interface ApiStackProps extends StackProps {
   readonly table: ITable;
   /** Rate-limit state and idempotency records (the request pipeline's own table). */
   readonly controlTable: ITable;
+  /** Outbox events; its stream (the only one) feeds the webhook relay. */
+  readonly outboxTable: ITable;
   readonly documentsBucket: IBucket;
   readonly queues: readonly { readonly definition: QueueDefinition; readonly queue: IQueue; readonly deadLetterQueue: IQueue }[];
   /** On-failure destination of the webhook relay's stream event source. */
@@ -122,6 +124,7 @@ export class ApiStack extends Stack {
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       TABLE_NAME: props.table.tableName,
       CONTROL_TABLE_NAME: props.controlTable.tableName,
+      OUTBOX_TABLE_NAME: props.outboxTable.tableName,
       BUCKET_NAME: props.documentsBucket.bucketName,
       JWT_ISSUER: props.jwtIssuer,
       JWKS_URI: `${props.jwtIssuer}/.well-known/jwks.json`,
@@ -135,16 +138,18 @@ export class ApiStack extends Stack {
     };
 
     // DynamoDB grants (infra/stacks/permissions.ts) as explicit statements: exact actions, the
-    // single table's GSIs by name (the Table grant helpers would add `<table arn>/index/*`, a
+    // tables' GSIs by name (the Table grant helpers would add `<table arn>/index/*`, a
     // wildcard that cdk-nag reports under a finding id embedding the cross-stack reference), and
     // partition-key prefixes as `dynamodb:LeadingKeys` conditions where a function may touch only
     // some kinds of items.
     checkControlAccess(groupPermissions);
-    const indexArns = tableDefinition.globalSecondaryIndexes.map((gsi) => `${props.table.tableArn}/index/${gsi.indexName}`);
+    const indexArnsOf = (table: ITable, definition: TableDefinition): string[] => definition.globalSecondaryIndexes.map((gsi) => `${table.tableArn}/index/${gsi.indexName}`);
     const resourcesOf: Record<DynamoGrant['resource'], string[]> = {
       table: [props.table.tableArn],
-      tableIndexes: indexArns,
+      tableIndexes: indexArnsOf(props.table, tableDefinition),
       controlTable: [props.controlTable.tableArn],
+      outboxTable: [props.outboxTable.tableArn],
+      outboxTableIndexes: indexArnsOf(props.outboxTable, outboxTableDefinition),
     };
     const grantDynamo = (fn: NodejsFunction, grants: readonly DynamoGrant[]): void => {
       for (const { actions, resource, leadingKeyPrefixes } of grants) {
@@ -340,18 +345,19 @@ export class ApiStack extends Stack {
     }
     this.workers = workers;
 
-    // ---- Webhook relay: the single table's stream (new outbox events only, filtered by Lambda),
-    // in order per shard; a failed record is retried (with the ones after it) until it succeeds or
-    // ages out of the stream (24 h), then its batch's position goes to the relay DLQ. Events not
-    // relayed stay in the outbox's pending index (GSI2), so nothing is lost either way.
+    // ---- Webhook relay: the outbox table's stream (it holds only events; Lambda still filters
+    // INSERTs of events, as defence in depth), in order per shard; a failed record is retried
+    // (with the ones after it) until it succeeds or ages out of the stream (24 h), then its
+    // batch's position goes to the relay DLQ. Events not relayed stay in the outbox's pending
+    // index (GSI2), so nothing is lost either way.
     this.relayFunction = makeFunction('WebhookRelayFunction', {
       entry: 'functions/webhook-relay/handler.ts',
-      description: 'Webhook relay: outbox events from the table stream, sequenced per organization, queued for fan-out',
+      description: 'Webhook relay: outbox events from the outbox table stream, sequenced per organization, queued for fan-out',
       memoryMb: 512,
       timeoutSeconds: 60,
     });
     this.relayFunction.addEventSource(
-      new DynamoEventSource(props.table, {
+      new DynamoEventSource(props.outboxTable, {
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: 100,
         maxBatchingWindow: Duration.millis(0),

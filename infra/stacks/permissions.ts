@@ -25,6 +25,13 @@ export interface Permissions {
    * the group's routes exactly (see controlAccessOfRoutes), which the API stack checks.
    */
   control: 'none' | 'rateLimit' | 'rateLimitAndIdempotency';
+  /**
+   * The outbox table (shared/outbox): `write` is PutItem only (an event is put in the transaction
+   * of the change it announces); `read` is GetItem and Query on the table and Query on its
+   * indexes (fan-out reads an event, the MCP context its company's newest); `relay` is UpdateItem
+   * only (the relayed mark; the stream read comes with the relay's event source).
+   */
+  outbox: 'none' | 'read' | 'write' | 'relay';
   cursorSecret: boolean;
   /** Documents bucket access (import payloads live there as claim checks). */
   bucket?: 'read' | 'readWrite';
@@ -47,35 +54,43 @@ export interface Permissions {
  * groups read them (identity not even that: whoami answers from the authorizer's context).
  */
 export const groupPermissions: Record<FunctionGroup, Permissions> = {
-  identity: { table: 'none', control: 'rateLimit', cursorSecret: false },
-  companies: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
-  ledger: { table: 'read', control: 'rateLimit', cursorSecret: true },
-  vat: { table: 'read', control: 'rateLimit', cursorSecret: false },
-  bank: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
-  imports: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
-  jobs: { table: 'read', control: 'rateLimit', cursorSecret: true },
-  documents: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, documents: 'api' },
+  identity: { table: 'none', control: 'rateLimit', outbox: 'none', cursorSecret: false },
+  companies: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'write', cursorSecret: true },
+  ledger: { table: 'read', control: 'rateLimit', outbox: 'none', cursorSecret: true },
+  vat: { table: 'read', control: 'rateLimit', outbox: 'none', cursorSecret: false },
+  bank: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'write', cursorSecret: true },
+  imports: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'write', cursorSecret: true, bucket: 'readWrite', sendTo: ['imports'] },
+  jobs: { table: 'read', control: 'rateLimit', outbox: 'none', cursorSecret: true },
+  documents: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'write', cursorSecret: true, documents: 'api' },
   // users reads people and effective access; access writes policies, assignments and recomputed effective access.
-  users: { table: 'read', control: 'rateLimit', cursorSecret: true },
-  access: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true },
-  webhooks: { table: 'readWrite', control: 'rateLimitAndIdempotency', cursorSecret: true, sendTo: ['webhooks'] },
-  openapi: { table: 'none', control: 'none', cursorSecret: false },
-  // The MCP tools run the read operations of the groups above, read the context service's pictures and ask for their rebuild.
-  mcp: { table: 'read', control: 'rateLimit', cursorSecret: true, sendTo: ['reconciliation'] },
-  fallback: { table: 'none', control: 'none', cursorSecret: false },
+  users: { table: 'read', control: 'rateLimit', outbox: 'none', cursorSecret: true },
+  access: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'none', cursorSecret: true },
+  webhooks: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'none', cursorSecret: true, sendTo: ['webhooks'] },
+  openapi: { table: 'none', control: 'none', outbox: 'none', cursorSecret: false },
+  // The MCP tools run the read operations of the groups above, read the context service's pictures
+  // (and the company's newest event, to tell whether they are current) and ask for their rebuild.
+  mcp: { table: 'read', control: 'rateLimit', outbox: 'read', cursorSecret: true, sendTo: ['reconciliation'] },
+  fallback: { table: 'none', control: 'none', outbox: 'none', cursorSecret: false },
 };
 
-/** What each queue's worker may touch (only queues that declare a workerEntry get a worker). Workers run no request pipeline. */
+/**
+ * What each queue's worker may touch (only queues that declare a workerEntry get a worker). Workers run no request pipeline.
+ * Event writers: the import worker (job.succeeded / job.failed), the reconciliation worker (automatic
+ * reconciliation groups), the uploads worker (document.created); fan-out reads the event it delivers.
+ */
 export const workerPermissions: Record<QueueName, Permissions> = {
-  imports: { table: 'readWrite', control: 'none', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
-  reconciliation: { table: 'readWrite', control: 'none', cursorSecret: false },
-  uploads: { table: 'readWrite', control: 'none', cursorSecret: false, documents: 'worker' },
-  'webhook-fanout': { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhooks'] },
-  webhooks: { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhooks'], sendToDeadLetter: ['webhooks'] },
+  imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
+  reconciliation: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false },
+  uploads: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, documents: 'worker' },
+  'webhook-fanout': { table: 'readWrite', control: 'none', outbox: 'read', cursorSecret: false, sendTo: ['webhooks'] },
+  webhooks: { table: 'readWrite', control: 'none', outbox: 'none', cursorSecret: false, sendTo: ['webhooks'], sendToDeadLetter: ['webhooks'] },
 };
 
-/** The relay (DynamoDB Streams on the single table): reads companies and feed counters, writes the feed and marks events, queues fan-out and context rebuilds. */
-export const relayPermissions: Permissions = { table: 'readWrite', control: 'none', cursorSecret: false, sendTo: ['webhook-fanout', 'reconciliation'] };
+/**
+ * The relay (DynamoDB Streams on the outbox table): reads companies and feed counters and writes
+ * the feed (single table), marks events relayed (outbox table), queues fan-out and context rebuilds.
+ */
+export const relayPermissions: Permissions = { table: 'readWrite', control: 'none', outbox: 'relay', cursorSecret: false, sendTo: ['webhook-fanout', 'reconciliation'] };
 
 /**
  * What the request pipeline writes for a group's routes: rate limits on every route with a
@@ -113,8 +128,8 @@ export type DynamoAction =
 /** One DynamoDB grant, independent of CDK: which actions on which table, optionally only on items whose partition key starts with one of the prefixes. */
 export interface DynamoGrant {
   actions: readonly DynamoAction[];
-  /** `tableIndexes`: each global secondary index of the single table, by name. */
-  resource: 'table' | 'tableIndexes' | 'controlTable';
+  /** `tableIndexes` / `outboxTableIndexes`: each global secondary index of that table, by name. */
+  resource: 'table' | 'tableIndexes' | 'controlTable' | 'outboxTable' | 'outboxTableIndexes';
   /** IAM `ForAllValues:StringLike` on `dynamodb:LeadingKeys`, each prefix followed by `*`. */
   leadingKeyPrefixes?: readonly string[];
 }
@@ -146,6 +161,18 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
       resource: 'controlTable',
       leadingKeyPrefixes: [controlPartitionPrefixes.idempotency],
     });
+  }
+  if (permissions.outbox === 'write') {
+    // shared/outbox/repository.ts: outboxEventWrite, a Put in the change's transaction.
+    grants.push({ actions: ['dynamodb:PutItem'], resource: 'outboxTable' });
+  }
+  if (permissions.outbox === 'read') {
+    grants.push({ actions: ['dynamodb:GetItem', 'dynamodb:Query'], resource: 'outboxTable' });
+    grants.push({ actions: ['dynamodb:Query'], resource: 'outboxTableIndexes' });
+  }
+  if (permissions.outbox === 'relay') {
+    // shared/webhooks/relay.ts: the conditional "relayed" mark, in the feed's transaction.
+    grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'outboxTable' });
   }
   return grants;
 };

@@ -20,7 +20,7 @@ import {
 } from 'aws-cdk-lib/aws-cognito';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
+import { controlTableDefinition, outboxTableDefinition, tableDefinition, type TableDefinition } from '../../shared/db/table-definition';
 import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues, type QueueDefinition } from '../../shared/queues';
 
@@ -74,6 +74,8 @@ export class StatefulStack extends Stack {
   readonly table: Table;
   /** Rate-limit state and idempotency records (request control), apart from the books. */
   readonly controlTable: Table;
+  /** Outbox events, the only table with a stream (it feeds the webhook relay). */
+  readonly outboxTable: Table;
   readonly documentsBucket: Bucket;
   readonly accessLogsBucket: Bucket;
   readonly queues: readonly ServiceQueue[];
@@ -94,16 +96,8 @@ export class StatefulStack extends Stack {
     super(scope, id, props);
 
     // ---- DynamoDB single table -------------------------------------------------------------
-    // The stream feeds the webhook relay (shared/webhooks/relay.ts): new images of outbox events.
-    this.table = retainedTable(this, 'Table', tableDefinition, StreamViewType.NEW_IMAGE);
-    for (const gsi of tableDefinition.globalSecondaryIndexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: gsi.indexName,
-        partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
-      });
-    }
+    // No stream: bulk imports write here, and the relay reads the outbox table's stream instead.
+    this.table = retainedTable(this, 'Table', tableDefinition);
 
     // ---- DynamoDB request-control table -----------------------------------------------------
     // Rate-limit state and idempotency records: written on every authenticated request by every
@@ -111,6 +105,12 @@ export class StatefulStack extends Stack {
     // write access to the single table. Short-lived items (TTL), but an idempotency record is a
     // promise not to run a mutation twice, so it is kept like the books (PITR, retained).
     this.controlTable = retainedTable(this, 'RequestControlTable', controlTableDefinition);
+
+    // ---- DynamoDB outbox table -------------------------------------------------------------
+    // Outbox events, put in the same transaction as the change they announce (a transaction may
+    // span tables). The only stream: its new images feed the webhook relay (shared/webhooks/relay.ts),
+    // so the relay never wades through bulk-import writes and the single table pays for no stream.
+    this.outboxTable = retainedTable(this, 'OutboxTable', outboxTableDefinition);
 
     // ---- S3: documents + server access logs ------------------------------------------------
     this.accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
@@ -269,6 +269,7 @@ export class StatefulStack extends Stack {
     new CfnOutput(this, 'JwtIssuer', { value: this.jwtIssuer });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'ControlTableName', { value: this.controlTable.tableName, description: 'Rate-limit state and idempotency records' });
+    new CfnOutput(this, 'OutboxTableName', { value: this.outboxTable.tableName, description: 'Outbox events (its stream feeds the webhook relay)' });
     new CfnOutput(this, 'BucketName', { value: this.documentsBucket.bucketName });
     for (const { definition, queue, deadLetterQueue } of this.queues) {
       new CfnOutput(this, `${pascal(definition.name)}QueueUrl`, { value: queue.queueUrl, description: definition.description });
@@ -277,20 +278,25 @@ export class StatefulStack extends Stack {
   }
 }
 
-/** A table kept like the books: on-demand, TTL, point-in-time recovery, deletion-protected and retained. */
-const retainedTable = (
-  scope: Construct,
-  id: string,
-  definition: { partitionKey: string; sortKey: string; timeToLiveAttribute: string },
-  stream?: StreamViewType,
-): Table =>
-  new Table(scope, id, {
-    ...(stream && { stream }),
+/** A table kept like the books, from its definition (keys, GSIs, TTL and stream when it names them): on-demand, point-in-time recovery, deletion-protected and retained. */
+const retainedTable = (scope: Construct, id: string, definition: TableDefinition): Table => {
+  const table = new Table(scope, id, {
+    ...(definition.streamViewType && { stream: StreamViewType[definition.streamViewType] }),
     partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
     sortKey: { name: definition.sortKey, type: AttributeType.STRING },
     billingMode: BillingMode.PAY_PER_REQUEST,
-    timeToLiveAttribute: definition.timeToLiveAttribute,
+    ...(definition.timeToLiveAttribute && { timeToLiveAttribute: definition.timeToLiveAttribute }),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,
   });
+  for (const gsi of definition.globalSecondaryIndexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: gsi.indexName,
+      partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
+  }
+  return table;
+};

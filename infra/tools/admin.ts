@@ -178,6 +178,7 @@ const options = {
   user: { type: 'string' },
   stack: { type: 'string' },
   table: { type: 'string' },
+  'outbox-table': { type: 'string' },
   'user-pool-id': { type: 'string' },
   region: { type: 'string' },
   json: { type: 'boolean' },
@@ -194,9 +195,11 @@ export const adminUsage = (): string => {
     '',
     'Target (default: the local stack described by .local/stack.json, started with npm start):',
     '  --stack FILE                  another local stack file',
-    '  --table NAME --user-pool-id ID [--region REGION]',
+    '  --table NAME --user-pool-id ID [--outbox-table NAME] [--region REGION]',
     '                                AWS: the service table and Cognito user pool; AWS credentials come from',
-    '                                the environment; the region defaults to the user pool\'s',
+    '                                the environment; the region defaults to the user pool\'s. The outbox table',
+    '                                (stack output OutboxTableName) is needed by the commands that write events:',
+    '                                create-company, delete-organization, import-bank-statement, auto-reconcile',
     '',
     'Output:',
     '  --json                        machine-readable JSON on stdout',
@@ -228,6 +231,8 @@ const selectTarget = (values: Values): Target => {
     if (!region) throw new UsageError('Cannot tell the AWS region: pass --region');
     process.env.AWS_REGION = region;
     process.env.TABLE_NAME = values.table;
+    if (values['outbox-table']) process.env.OUTBOX_TABLE_NAME = values['outbox-table'];
+    else delete process.env.OUTBOX_TABLE_NAME;
     delete process.env.DYNAMODB_ENDPOINT;
     process.env.JWT_ISSUER = `https://cognito-idp.${region}.amazonaws.com/${userPoolId}`;
     process.env.SCOPE_PREFIX = awsScopePrefix;
@@ -240,6 +245,7 @@ const selectTarget = (values: Values): Target => {
     };
   }
   if (values.region) throw new UsageError('--region only applies with --table and --user-pool-id');
+  if (values['outbox-table']) throw new UsageError('--outbox-table only applies with --table and --user-pool-id');
   let info;
   try {
     info = readStackFile(values.stack ?? defaultStackFile);

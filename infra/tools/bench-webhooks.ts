@@ -6,7 +6,7 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * `standardwebhooks` package, subscribes it to `company.updated` of one company, then makes N
  * changes (PATCH of the company, one after the other, default 200) and waits for every event.
  * The delay of an event is its arrival at the receiver minus the start of the PATCH that caused it
- * (the whole path: API, transaction with the outbox event, stream, relay, fan-out queue, delivery
+ * (the whole path: API, transaction with the outbox event, the outbox table's stream, relay, fan-out queue, delivery
  * queue, signed POST). Prints p50, p90, p99 and max; writes .local/bench/webhooks.json.
  * Options: --events N.
  */

@@ -36,6 +36,8 @@ export const stackEnv = (info: StackInfo): Record<string, string> => ({
   TABLE_NAME: info.internal.tableName,
   // A stack file written before the control table existed has none; the request pipeline then says so.
   ...(info.internal.controlTableName && { CONTROL_TABLE_NAME: info.internal.controlTableName }),
+  // Likewise before the outbox table existed: writing an event then says so.
+  ...(info.internal.outboxTableName && { OUTBOX_TABLE_NAME: info.internal.outboxTableName }),
   BUCKET_NAME: info.internal.bucketName,
   DYNAMODB_ENDPOINT: info.internal.dynamodbEndpoint,
   S3_ENDPOINT: info.internal.s3Endpoint,

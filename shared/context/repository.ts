@@ -3,7 +3,7 @@ import { batchPut } from '../db/batch';
 import { bankRepository } from '../bank/repository';
 import { importListPartition, ledgerStateKeys } from '../imports/keys';
 import { outboxCompanyPartition } from '../outbox/keys';
-import { dynamo, tableName } from '../platform/aws';
+import { dynamo, outboxTableName, tableName } from '../platform/aws';
 import { accountContextKeys, companyContextKeys } from './keys';
 
 /** A stored picture: its JSON text (amounts exact, as the API writes them) and what it was built from. */
@@ -41,14 +41,15 @@ export const contextRepository = {
   /**
    * When the company's books last changed as the pictures see them: the ledger's last fetch, the
    * newest event of the company's outbox (reconciliation groups, documents, imports: written in the
-   * same transaction as the change) and the newest bank account change (statements).
+   * same transaction as the change; read from the outbox table) and the newest bank account
+   * change (statements).
    */
   async latestChangeAt(companyId: string): Promise<string | null> {
     const [ledger, events, accounts] = await Promise.all([
       contextRepository.ledgerUpdatedAt(companyId),
       dynamo().send(
         new QueryCommand({
-          TableName: tableName(),
+          TableName: outboxTableName(),
           IndexName: 'GSI1',
           KeyConditionExpression: 'GSI1PK = :pk',
           ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },

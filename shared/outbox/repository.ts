@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import type { TransactionWrite } from '../db/unit-of-work';
-import { tableName } from '../platform/aws';
+import { outboxTableName } from '../platform/aws';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from './keys';
 
 /** Event types of the specification's catalogue written to the outbox (the webhook catalogue describes each: shared/webhooks/catalog.ts). */
@@ -38,8 +38,9 @@ export interface OutboxEvent {
 }
 
 /**
- * The durable outbox: events are written in the same transaction as the change they announce,
- * as pending items (GSI2 lists the pending ones per day) that webhook fan-out delivers.
+ * The durable outbox: events are written in the same transaction as the change they announce
+ * (a transaction may span the outbox table and the single table), as pending items (GSI2 lists
+ * the pending ones per day) that the relay picks up from the outbox table's stream.
  */
 export const outboxEventItem = (type: EventType, companyId: string, data: OutboxEvent['data'], occurredAt: string) => {
   const id = randomUUID();
@@ -53,18 +54,21 @@ export const outboxEventItem = (type: EventType, companyId: string, data: Outbox
   };
 };
 
-/** A company's events, oldest first. */
-/** The event as a write of a unit of work: announced in the same transaction as the change. */
+/** The event as a write of a unit of work (a Put in the outbox table): announced in the same transaction as the change. */
 export const outboxEventWrite = (type: EventType, companyId: string, data: OutboxEvent['data'], occurredAt: string): TransactionWrite => ({
-  Put: { TableName: tableName(), Item: outboxEventItem(type, companyId, data, occurredAt) },
+  Put: { TableName: outboxTableName(), Item: outboxEventItem(type, companyId, data, occurredAt) },
 });
 
+/** A company's events, oldest first. */
 export const eventsOfCompany = async (companyId: string): Promise<OutboxEvent[]> => {
-  const items = await queryAll({
-    IndexName: 'GSI1',
-    KeyConditionExpression: 'GSI1PK = :pk',
-    ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },
-  });
+  const items = await queryAll(
+    {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },
+    },
+    outboxTableName(),
+  );
   return items.map((item) => ({
     id: item.id,
     type: item.type,

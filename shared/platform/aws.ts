@@ -35,6 +35,13 @@ export const controlTableName = (): string => {
   return name;
 };
 
+/** The outbox table (events; its stream feeds the webhook relay); never falls back to the single table. */
+export const outboxTableName = (): string => {
+  const name = config().outboxTableName;
+  if (!name) throw new Error('Missing environment variable OUTBOX_TABLE_NAME');
+  return name;
+};
+
 let s3Client: S3Client | undefined;
 let sqsClient: SQSClient | undefined;
 

@@ -13,6 +13,11 @@ export interface ServiceConfig {
    * modules ask for it through controlTableName() and fail clearly without it.
    */
   controlTableName?: string;
+  /**
+   * The outbox table (events, the only table with a stream). Optional for the same reason: tools
+   * that write no events need not name it; the outbox asks through outboxTableName().
+   */
+  outboxTableName?: string;
   bucketName: string;
   /** Endpoint overrides for the local stand-ins; undefined on AWS. */
   dynamodbEndpoint?: string;
@@ -61,6 +66,7 @@ export const config = (): ServiceConfig => {
     region: process.env.AWS_REGION ?? 'eu-north-1',
     tableName: required('TABLE_NAME'),
     controlTableName: process.env.CONTROL_TABLE_NAME || undefined,
+    outboxTableName: process.env.OUTBOX_TABLE_NAME || undefined,
     bucketName: process.env.BUCKET_NAME ?? '',
     dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     s3Endpoint: process.env.S3_ENDPOINT || undefined,

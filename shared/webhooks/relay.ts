@@ -6,14 +6,18 @@ import { companyRepository } from '../companies/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { storedInteger } from '../db/attributes';
 import { outboxEventKeys } from '../outbox/keys';
-import { dynamo, tableName } from '../platform/aws';
+import { dynamo, outboxTableName, tableName } from '../platform/aws';
 import { logger } from '../platform/logger';
 import { thinEvent } from './catalog';
 import { eventFeedCounterKeys, eventFeedEntryKeys } from './keys';
 import { sendMessage } from './queue';
 import { requestContextRefresh } from '../context/refresh-queue';
 
-/** What the relay's event source mapping passes on (CDK's filter criteria; the local stream poller applies the same). */
+/**
+ * What the relay's event source mapping passes on (CDK's filter criteria; the local stream poller
+ * applies the same). The outbox table holds only events; the filter keeps out their updates (the
+ * relay's own "relayed" mark) and anything else that ever lands there.
+ */
 export const relayStreamFilter = { eventName: 'INSERT', entity: 'outboxEvent' } as const;
 
 export const passesRelayFilter = (record: DynamoDBRecord): boolean =>
@@ -23,13 +27,14 @@ export const passesRelayFilter = (record: DynamoDBRecord): boolean =>
 export const eventRetentionDays = 30;
 
 /**
- * The relay: DynamoDB Streams on the single table hand it every new outbox event (on AWS the
- * event source mapping filters INSERTs of outbox events; the local stack polls the same stream
- * and calls this same handler). For each event it
+ * The relay: the outbox table's stream hands it every new outbox event (on AWS the event source
+ * mapping filters INSERTs of outbox events; the local stack polls the same stream and calls this
+ * same handler). For each event it
  * 1. assigns the next sequence number of the event's organization and of each ancestor (one
- *    feed per organization, GET /v1/events), writing the feed entries, the counters and the
- *    event's "relayed" mark in one transaction, conditional on the counters' values: entries
- *    commit in sequence order, so a strongly consistent read never sees n+1 without n;
+ *    feed per organization, GET /v1/events), writing the feed entries and the counters (single
+ *    table) and the event's "relayed" mark (outbox table) in one transaction, conditional on the
+ *    counters' values: entries commit in sequence order, so a strongly consistent read never
+ *    sees n+1 without n;
  * 2. queues the event for fan-out (and, for reconciliation, bank and document events, a rebuild
  *    of the company's context pictures).
  * A failure fails the record (and, on AWS, the records after it in the shard, retried in order);
@@ -63,7 +68,7 @@ const relay = async (item: Record<string, unknown>): Promise<void> => {
     const counters = await Promise.all(organizations.map(readCounter));
     const work = unitOfWork().add('event', {
       Update: {
-        TableName: tableName(),
+        TableName: outboxTableName(),
         Key: outboxEventKeys(eventId),
         UpdateExpression: 'SET relayedAt = :at, organizationId = :org, organizationPath = :path, deliveryStatus = :relayed REMOVE GSI2PK, GSI2SK',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(relayedAt)',

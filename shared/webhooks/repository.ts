@@ -5,7 +5,7 @@ import { queryAll } from '../db/query-all';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import { putIfAbsent, updateItem } from '../db/update';
 import { outboxEventKeys } from '../outbox/keys';
-import { dynamo, tableName } from '../platform/aws';
+import { dynamo, outboxTableName, tableName } from '../platform/aws';
 import type { AttemptOutcome } from './outbound';
 import {
   deliveriesPartition,
@@ -66,8 +66,8 @@ export interface DeliveryRecord {
   notice: string | null;
 }
 
-const get = async (key: { PK: string; SK: string }): Promise<Item | undefined> =>
-  (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+const get = async (key: { PK: string; SK: string }, table: string = tableName()): Promise<Item | undefined> =>
+  (await dynamo().send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
 
 export const subscriptionRepository = {
   async create(record: SubscriptionRecord): Promise<void> {
@@ -219,8 +219,8 @@ export const deliverySlots = {
   },
 };
 
-/** The outbox item of an event, as the relay left it (with its organization). */
-export const outboxEvent = (eventId: string): Promise<Item | undefined> => get(outboxEventKeys(eventId));
+/** The outbox item of an event (outbox table), as the relay left it (with its organization). */
+export const outboxEvent = (eventId: string): Promise<Item | undefined> => get(outboxEventKeys(eventId), outboxTableName());
 
 export interface FeedEntry {
   sequence: number;

@@ -11,7 +11,7 @@ import { buildApp, type BuiltApp } from '../../infra/app';
 import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../../infra/stacks/permissions';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
-import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
+import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { allScopes, systemOnlyScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues } from '../../shared/queues';
 import { functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
@@ -97,11 +97,12 @@ const roleOf = (fnLogicalId: string): string => {
 
 /**
  * A resource of an IAM statement as a name: cross-stack references become the stateful construct
- * they point at (`table`, `controlTable`, `cursorSecret`, `queue:<name>`), pseudo parameters `<...>`.
+ * they point at (`table`, `controlTable`, `outboxTable`, `cursorSecret`, `queue:<name>`), pseudo parameters `<...>`.
  */
 const statefulNames = (): [logicalId: string, name: string][] => [
   [logicalId(built.stateful, built.stateful.table), 'table'],
   [logicalId(built.stateful, built.stateful.controlTable), 'controlTable'],
+  [logicalId(built.stateful, built.stateful.outboxTable), 'outboxTable'],
   [logicalId(built.stateful, built.stateful.cursorSecret), 'cursorSecret'],
   ...built.stateful.queues.flatMap(({ definition, queue, deadLetterQueue }): [string, string][] => [
     [logicalId(built.stateful, queue), `queue:${definition.name}`],
@@ -272,6 +273,13 @@ describe('functions', () => {
       expect(JSON.stringify(env.CONTROL_TABLE_NAME), id).toContain(logicalId(built.stateful, built.stateful.controlTable));
     }
   });
+
+  it('all get the outbox table name (OUTBOX_TABLE_NAME)', () => {
+    for (const id of functionIds()) {
+      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
+      expect(JSON.stringify(env.OUTBOX_TABLE_NAME), id).toContain(logicalId(built.stateful, built.stateful.outboxTable));
+    }
+  });
 });
 
 describe('least privilege', () => {
@@ -298,6 +306,13 @@ describe('least privilege', () => {
       expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents', 'access', 'webhooks'].includes(group));
       const writesControl = statements.some((g) => g.includes(' controlTable'));
       expect(writesControl, group).toBe(routes.some((r) => r.group === group && r.auth === 'token'));
+    }
+  });
+
+  it('only the groups that announce changes (companies, bank, imports, documents) put events in the outbox table, and put only', () => {
+    for (const group of groups) {
+      const outboxWrites = grantsOfFunction(built.api.functions[group]).filter((g) => / outboxTable/.test(g) && DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
+      expect(outboxWrites, group).toEqual(['companies', 'bank', 'imports', 'documents'].includes(group) ? ['dynamodb:PutItem outboxTable'] : []);
     }
   });
 
@@ -329,6 +344,13 @@ describe('least privilege', () => {
   const tableWrite = ['BatchWriteItem', 'ConditionCheckItem', 'DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} table`);
   const rateLimit = ['dynamodb:UpdateItem controlTable if RATE#*'];
   const idempotency = ['DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} controlTable if IDEMPOTENCY#*`);
+  const outboxWrite = ['dynamodb:PutItem outboxTable'];
+  const outboxRead = [
+    'dynamodb:GetItem outboxTable',
+    'dynamodb:Query outboxTable',
+    ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`),
+  ];
+  const outboxRelayed = ['dynamodb:UpdateItem outboxTable'];
   const cursorSecret = ['secretsmanager:DescribeSecret cursorSecret', 'secretsmanager:GetSecretValue cursorSecret'];
   const payloads = (...actions: string[]) => actions.map((a) => `s3:${a} documents/imports/*`);
   const pending = (...actions: string[]) => actions.map((a) => `s3:${a} documents/uploads/pending/*`);
@@ -336,22 +358,23 @@ describe('least privilege', () => {
   const sendTo = (queue: string) => ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} queue:${queue}`);
   const sendToDlq = (queue: string) => ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} dlq:${queue}`);
   const relayDlq = ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} webhookRelayDlq`);
-  // The stream ARN is an attribute of the table (asserted below); ListStreams has no resource-level permissions.
-  const relayStreamRead = [...['DescribeStream', 'GetRecords', 'GetShardIterator'].map((a) => `dynamodb:${a} table`), 'dynamodb:ListStreams *'];
+  // The stream ARN is an attribute of the outbox table (asserted below); ListStreams has no resource-level permissions.
+  const relayStreamRead = [...['DescribeStream', 'GetRecords', 'GetShardIterator'].map((a) => `dynamodb:${a} outboxTable`), 'dynamodb:ListStreams *'];
   const consume = (queue: string) =>
     ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map((a) => `sqs:${a} queue:${queue}`);
 
   const expectedGroupGrants: Record<FunctionGroup, string[]> = {
     identity: [...rateLimit],
-    companies: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
+    companies: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...outboxWrite, ...cursorSecret],
     ledger: [...tableRead, ...rateLimit, ...cursorSecret],
     vat: [...tableRead, ...rateLimit],
-    bank: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
+    bank: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...outboxWrite, ...cursorSecret],
     imports: [
       ...tableRead,
       ...tableWrite,
       ...rateLimit,
       ...idempotency,
+      ...outboxWrite,
       ...cursorSecret,
       ...payloads('DeleteObject', 'GetObject', 'PutObject'),
       ...sendTo('imports'),
@@ -359,12 +382,13 @@ describe('least privilege', () => {
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
     users: [...tableRead, ...rateLimit, ...cursorSecret],
     access: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
-    mcp: [...tableRead, ...rateLimit, ...cursorSecret, ...sendTo('reconciliation')],
+    mcp: [...tableRead, ...rateLimit, ...outboxRead, ...cursorSecret, ...sendTo('reconciliation')],
     documents: [
       ...tableRead,
       ...tableWrite,
       ...rateLimit,
       ...idempotency,
+      ...outboxWrite,
       ...cursorSecret,
       ...pending('DeleteObject', 'GetObject', 'PutObject'),
       ...documentObjects('GetObject', 'PutObject'),
@@ -374,18 +398,22 @@ describe('least privilege', () => {
     fallback: [],
   };
   const expectedWorkerGrants: Record<string, string[]> = {
-    imports: [...consume('imports'), ...tableRead, ...tableWrite, ...payloads('GetObject'), ...sendTo('reconciliation')],
-    reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite],
-    uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
-    'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWrite, ...sendTo('webhooks')],
+    imports: [...consume('imports'), ...tableRead, ...tableWrite, ...outboxWrite, ...payloads('GetObject'), ...sendTo('reconciliation')],
+    reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite, ...outboxWrite],
+    uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...outboxWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
+    'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWrite, ...outboxRead, ...sendTo('webhooks')],
     webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWrite, ...sendTo('webhooks'), ...sendToDlq('webhooks')])],
   };
 
-  it('the webhook relay reads the table stream, writes the table and sends to the fan-out queue, the context rebuilds (reconciliation queue) and its failure DLQ', () => {
+  it('the webhook relay reads the outbox table stream, marks events relayed, writes the table and sends to the fan-out queue, the context rebuilds (reconciliation queue) and its failure DLQ', () => {
     expect(grantsOfFunction(built.api.relayFunction)).toEqual(
-      [...relayStreamRead, ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...sendTo('reconciliation'), ...relayDlq].sort(),
+      [...relayStreamRead, ...outboxRelayed, ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...sendTo('reconciliation'), ...relayDlq].sort(),
     );
     expect(JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'))).toContain('StreamArn');
+    const [, mapping] = only(ofType(apiResources, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => r.Properties?.StartingPosition));
+    const source = JSON.stringify(mapping.Properties?.EventSourceArn);
+    expect(source).toContain('StreamArn');
+    expect(source).toContain(logicalId(built.stateful, built.stateful.outboxTable));
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       StartingPosition: 'TRIM_HORIZON',
       BisectBatchOnFunctionError: true,
@@ -437,13 +465,14 @@ describe('least privilege', () => {
   it('grants no wildcard resources on the table (GSIs are named)', () => {
     const policies = JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'));
     expect(policies).not.toContain('/index/*');
-    for (const gsi of tableDefinition.globalSecondaryIndexes) expect(policies).toContain(`/index/${gsi.indexName}`);
+    for (const gsi of [...tableDefinition.globalSecondaryIndexes, ...outboxTableDefinition.globalSecondaryIndexes]) expect(policies).toContain(`/index/${gsi.indexName}`);
   });
 });
 
 describe('stateful resources', () => {
-  it('the table has the keys, GSIs, PITR and TTL of tableDefinition, and is retained', () => {
-    stateful.resourceCountIs('AWS::DynamoDB::Table', 2);
+  it('the table has the keys, GSIs, PITR and TTL of tableDefinition, no stream, and is retained', () => {
+    stateful.resourceCountIs('AWS::DynamoDB::Table', 3);
+    expect(statefulResources[logicalId(built.stateful, built.stateful.table)]?.Properties?.StreamSpecification).toBeUndefined();
     stateful.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -483,6 +512,33 @@ describe('stateful resources', () => {
       TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
     });
     expect(control?.Properties?.GlobalSecondaryIndexes).toBeUndefined();
+  });
+
+  it('the outbox table has the keys and GSIs of outboxTableDefinition, the only stream (new images), no TTL, PITR, and is retained', () => {
+    const outbox = statefulResources[logicalId(built.stateful, built.stateful.outboxTable)];
+    expect(outbox?.Type).toBe('AWS::DynamoDB::Table');
+    expect(outbox?.DeletionPolicy).toBe('Retain');
+    expect(outbox?.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      DeletionProtectionEnabled: true,
+      KeySchema: [
+        { AttributeName: outboxTableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: outboxTableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      GlobalSecondaryIndexes: outboxTableDefinition.globalSecondaryIndexes.map((gsi) => ({
+        IndexName: gsi.indexName,
+        KeySchema: [
+          { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
+          { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    });
+    expect(outbox?.Properties?.TimeToLiveSpecification).toBeUndefined();
+    const streams = ofType(statefulResources, 'AWS::DynamoDB::Table').filter(([, r]) => r.Properties?.StreamSpecification);
+    expect(streams.map(([id]) => id)).toEqual([logicalId(built.stateful, built.stateful.outboxTable)]);
   });
 
   it.each(queues.map((q) => [q.name, q] as const))('queue %s has a DLQ redrive, encryption and TLS only', (_name, definition) => {

@@ -190,6 +190,7 @@ describe('admin CLI: organizations, companies, clients', () => {
     ['a flag without its value', ['list-clients', '--organization']],
     ['a stray argument', ['list-clients', 'extra', '--organization', 'x']],
     ['--table without --user-pool-id', ['list-clients', '--organization', 'x', '--table', 'ledger']],
+    ['--outbox-table without --table', ['list-clients', '--organization', 'x', '--outbox-table', 'ledger-outbox']],
   ])('prints the usage and exits 2 for %s', async (_case, argv) => {
     const run = await admin(...argv);
     expect(run.code).toBe(2);

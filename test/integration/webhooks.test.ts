@@ -9,7 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { outboxEventKeys } from '../../shared/outbox/keys';
-import { dynamo, tableName } from '../../shared/platform/aws';
+import { dynamo, outboxTableName } from '../../shared/platform/aws';
 import { relayHandler } from '../../shared/webhooks/relay';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -182,7 +182,7 @@ describe('webhooks', () => {
     const { receiver, company, subscription } = await subscribed(['company.updated']);
     await api('PATCH', `/v1/companies/${company}`, { as: 'a-system', body: { displayName: 'Twice Told AS' } });
     const first = await eventually(() => receiver.state.received.find((r) => r.event.type === 'company.updated'), 30_000, 'the event');
-    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: outboxEventKeys(first.id), ConsistentRead: true }));
+    const { Item } = await dynamo().send(new GetCommand({ TableName: outboxTableName(), Key: outboxEventKeys(first.id), ConsistentRead: true }));
     const record = { eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(Item!) } } as DynamoDBStreamEvent['Records'][number];
     expect(await relayHandler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     await new Promise((done) => setTimeout(done, 3000)); // a second fan-out, if any, has had time to act

@@ -13,7 +13,7 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { controlTableDefinition, tableDefinition } from '../../shared/db/table-definition';
+import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { localAwsCredentials, localAwsRegion } from '../../infra/local/aws-env';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local';
 import { freePort } from '../../infra/local/ports';
@@ -110,6 +110,27 @@ describe('DynamoDB Local in memory', { timeout: 60_000 }, () => {
     expect(Table?.GlobalSecondaryIndexes ?? []).toEqual([]);
     const ttl = await raw.send(new DescribeTimeToLiveCommand({ TableName: 'control-test-table' }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ TimeToLiveStatus: 'ENABLED', AttributeName: controlTableDefinition.timeToLiveAttribute });
+  });
+
+  it('ensureTable creates the outbox table from outboxTableDefinition: keys, GSIs and the stream, no TTL; the single table has no stream', async () => {
+    await ensureTable(ddb.endpoint, 'outbox-test-table', outboxTableDefinition);
+    await ensureTable(ddb.endpoint, 'outbox-test-table', outboxTableDefinition);
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: 'outbox-test-table' }));
+    expect(Table?.TableStatus).toBe('ACTIVE');
+    expect((Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName).sort()).toEqual(outboxTableDefinition.globalSecondaryIndexes.map((g) => g.indexName).sort());
+    expect(Table?.StreamSpecification).toMatchObject({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+    const ttl = await raw.send(new DescribeTimeToLiveCommand({ TableName: 'outbox-test-table' }));
+    expect(ttl.TimeToLiveDescription?.TimeToLiveStatus).not.toBe('ENABLED');
+    await ensureTable(ddb.endpoint, TABLE);
+    const single = await raw.send(new DescribeTableCommand({ TableName: TABLE }));
+    expect(single.Table?.StreamSpecification?.StreamEnabled ?? false).toBe(false);
+  });
+
+  it('ensureTable disables the stream of a table persisted with one its definition no longer has', async () => {
+    await ensureTable(ddb.endpoint, 'streamed-before', outboxTableDefinition);
+    await ensureTable(ddb.endpoint, 'streamed-before', tableDefinition);
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: 'streamed-before' }));
+    expect(Table?.StreamSpecification?.StreamEnabled ?? false).toBe(false);
   });
 
   it('puts, gets and queries an item through a GSI', async () => {

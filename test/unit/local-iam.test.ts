@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { accessesOf, isAllowed } from '../../infra/local/iam';
-import { authorizerDynamoGrants, dynamoGrants, groupPermissions, workerPermissions, type DynamoGrant } from '../../infra/stacks/permissions';
+import { authorizerDynamoGrants, dynamoGrants, groupPermissions, relayPermissions, workerPermissions, type DynamoGrant } from '../../infra/stacks/permissions';
 import { companyKeys } from '../../shared/companies/keys';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
 import { personKeys } from '../../shared/identity/person-keys';
+import { outboxEventKeys } from '../../shared/outbox/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 
 /** The local stand-in for IAM (infra/local/iam.ts) judges requests by the same grants the stacks deploy. */
-const tables = { table: 'books', controlTable: 'control' };
+const tables = { table: 'books', controlTable: 'control', outboxTable: 'outbox' };
 const allowed = (grants: readonly DynamoGrant[], commandName: string, input: Record<string, unknown>) =>
   accessesOf(commandName, input).every((access) => isAllowed(grants, access, tables));
 
@@ -53,6 +54,36 @@ describe('local IAM', () => {
     expect(allowed(worker, 'BatchWriteItemCommand', { RequestItems: { books: [{ PutRequest: { Item: companyKeys('c') } }] } })).toBe(true);
     expect(allowed(worker, 'BatchGetItemCommand', { RequestItems: { books: { Keys: [companyKeys('c')] } } })).toBe(true);
     expect(allowed(worker, 'UpdateItemCommand', { TableName: 'control', Key: rateLimitKeys('client') })).toBe(false);
+  });
+
+  it('event writers only put events in the outbox table, in the transaction of their change', () => {
+    const event = outboxEventKeys('e');
+    expect(
+      allowed(companies, 'TransactWriteItemsCommand', {
+        TransactItems: [{ Update: { TableName: 'books', Key: companyKeys('c') } }, { Put: { TableName: 'outbox', Item: event } }],
+      }),
+    ).toBe(true);
+    expect(allowed(companies, 'GetItemCommand', { TableName: 'outbox', Key: event })).toBe(false);
+    expect(allowed(companies, 'UpdateItemCommand', { TableName: 'outbox', Key: event })).toBe(false);
+    expect(allowed(companies, 'QueryCommand', { TableName: 'outbox', IndexName: 'GSI1' })).toBe(false);
+    expect(allowed(worker, 'PutItemCommand', { TableName: 'outbox', Item: event })).toBe(true);
+    // the books' grants do not reach the outbox table, nor the outbox grants the books
+    expect(allowed(ledger, 'GetItemCommand', { TableName: 'outbox', Key: event })).toBe(false);
+    expect(allowed(dynamoGrants({ ...groupPermissions.ledger, table: 'none', outbox: 'write' }), 'PutItemCommand', { TableName: 'books', Item: event })).toBe(false);
+  });
+
+  it('fan-out and the MCP context read events; the relay only marks them relayed', () => {
+    const event = outboxEventKeys('e');
+    const fanout = dynamoGrants(workerPermissions['webhook-fanout']);
+    const mcp = dynamoGrants(groupPermissions.mcp);
+    const relay = dynamoGrants(relayPermissions);
+    expect(allowed(fanout, 'GetItemCommand', { TableName: 'outbox', Key: event })).toBe(true);
+    expect(allowed(fanout, 'PutItemCommand', { TableName: 'outbox', Item: event })).toBe(false);
+    expect(allowed(mcp, 'QueryCommand', { TableName: 'outbox', IndexName: 'GSI1' })).toBe(true);
+    expect(allowed(mcp, 'QueryCommand', { TableName: 'outbox', IndexName: 'GSI9' })).toBe(false);
+    expect(allowed(relay, 'TransactWriteItemsCommand', { TransactItems: [{ Update: { TableName: 'outbox', Key: event } }, { Put: { TableName: 'books', Item: companyKeys('c') } }] })).toBe(true);
+    expect(allowed(relay, 'PutItemCommand', { TableName: 'outbox', Item: event })).toBe(false);
+    expect(allowed(relay, 'GetItemCommand', { TableName: 'outbox', Key: event })).toBe(false);
   });
 
   it('the authorizer gets clients and organizations, and reads a person\'s partition, nothing else', () => {
