@@ -53,6 +53,8 @@ export interface ChunkPosition {
   firstRow: number;
   /** Each row id of the whole import -> the position of its first row (the worker passes it). */
   firstRowOfId?: ReadonlyMap<string, number>;
+  /** Every row of the import, in request order (the worker passes it). */
+  rows?: readonly unknown[];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -126,7 +126,7 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
   for (let index = progress.nextChunk; index < chunkCount; index++) {
     const firstRow = index * kind.chunkSize;
     const chunk = rows.slice(firstRow, firstRow + kind.chunkSize);
-    const outcomes = await timed('import: apply chunks', () => kind.applyChunk(context, chunk, { index, firstRow, firstRowOfId })).catch((error: unknown) => {
+    const outcomes = await timed('import: apply chunks', () => kind.applyChunk(context, chunk, { index, firstRow, firstRowOfId, rows })).catch((error: unknown) => {
       throw new ChunkFailure(firstRow, firstRow + chunk.length - 1, error);
     });
     const next = { ...tally(progress, outcomes, chunk, firstRow), nextChunk: index + 1 };

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { inParallel } from '../db/batch';
+import { batchPut, inParallel } from '../db/batch';
 import { dynamo, tableName } from '../platform/aws';
 import { Decimal, toStoredNumber } from '../platform/money';
 
@@ -45,6 +45,25 @@ export const applyDeltasOnce = async (deltas: CounterDelta[], marker: DeltaMarke
   const groups: CounterDelta[][] = [];
   for (let start = 0; start < merged.length; start += transactionSize) groups.push(merged.slice(start, start + transactionSize));
   await inParallel(groups, transactionsInFlight, (group) => applyGroup(group, marker));
+};
+
+/**
+ * Counters that cannot exist yet are written whole, 25 to a BatchWriteItem, with the same marker
+ * the additions leave (so a redelivered chunk's conditional additions skip them). The caller
+ * knows they cannot exist: cells of a year no import of the lane wrote before (its claim, see
+ * claimUnreadChunk) that no earlier row of the import named. A repeated put writes the same item.
+ */
+export const putNewCounters = async (deltas: CounterDelta[], marker: DeltaMarker): Promise<void> => {
+  const merged = mergeByKey(deltas.filter((delta) => Object.values(delta.add).some((value) => !isZero(value))));
+  await batchPut(
+    merged.map((delta) => ({
+      ...delta.key,
+      ...delta.set,
+      ...Object.fromEntries(Object.entries(delta.add).map(([name, value]) => [name, value instanceof Decimal ? toStoredNumber(value) : value])),
+      markerImport: marker.importId,
+      markerChunk: marker.chunk,
+    })),
+  );
 };
 
 const applyGroup = async (group: CounterDelta[], marker: DeltaMarker): Promise<void> => {

@@ -29,6 +29,7 @@ import {
   openingBalancePartition,
   subLedgerKeys,
   usageKeys,
+  vatCellKeys,
 } from '../../shared/ledger/keys';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { stringifyJson } from '../../shared/platform/json';
@@ -94,7 +95,7 @@ const runImport = async (kind: ImportKind, text: string, chunkSize = kind.chunkS
   const firstRowOfId = firstRowsOfIds(rows); // as the worker passes it
   for (let index = 0; index * chunkSize < rows.length; index++) {
     const firstRow = index * chunkSize;
-    outcomes.push(...(await kind.applyChunk(context, rows.slice(firstRow, firstRow + chunkSize), { index, firstRow, firstRowOfId })));
+    outcomes.push(...(await kind.applyChunk(context, rows.slice(firstRow, firstRow + chunkSize), { index, firstRow, firstRowOfId, rows })));
   }
   return { context, outcomes };
 };
@@ -383,6 +384,37 @@ describe('a year nothing was imported into: its rows are not read before they ar
     expect(outcomesOf(second)).toEqual(['updated']);
     expect(accountOf(await trialBalance(year), '1920')!.movements[0]!.amount.toString()).toBe('7');
     expect((await allLines({ year, period: 1 })).map((line) => line.amount.toString()).sort()).toEqual(['2', '5']);
+  });
+});
+
+describe('the counters of a year nothing was imported into', () => {
+  const year = 2042;
+  beforeAll(() => chart(year));
+
+  it('are written whole where no earlier chunk named the cell and added to where one did, once however often a chunk comes', async () => {
+    const lines = [
+      { id: 'p-1', accountCode: '1920', amount: '10', period: 1, taxCode: '3', taxAmount: '2.5' },
+      { id: 'p-2', accountCode: '3000', amount: '-4', period: 2 },
+      { id: 'p-3', accountCode: '1920', amount: '5', period: 1, taxCode: '3', taxAmount: '1.25' }, // cells chunk 0 named
+      { id: 'p-4', accountCode: '3000', amount: '7', period: 3 }, // a cell no earlier chunk named
+      { id: 'p-5', accountCode: '3000', amount: '1', period: 3 }, // a cell chunk 1 named
+    ];
+    const run = await importLines(year, lines, 2);
+    expect(outcomesOf(run)).toEqual(['inserted', 'inserted', 'inserted', 'inserted', 'inserted']);
+    const cells = await balanceCells(year);
+    expect(cells).toEqual({ '1920#01': '15/2', '3000#02': '-4/1', '3000#03': '8/2' });
+    const vat = (await getItem(vatCellKeys(companyId, year, '3', 1)))!;
+    expect([vat.basis, vat.taxAmount, vat.lineCount].map((value) => new Decimal(String(value)).toString())).toEqual(['15', '3.75', '2']);
+    expect(String((await getItem(ledgerYearKeys(companyId, year, 'general_ledger_lines')))!.generalLedgerLines)).toBe('5');
+
+    // Chunks 1 and 2 delivered again (crashes before they were recorded): nothing counts twice.
+    const rows = generalLedgerLinesImport.rows(generalLedgerLinesImport.bodySchema.parse(parse(JSON.stringify({ year, lines }))));
+    const position = (index: number) => ({ index, firstRow: index * 2, firstRowOfId: firstRowsOfIds(rows), rows });
+    expect(await generalLedgerLinesImport.applyChunk(run.context, rows.slice(2, 4), position(1))).toEqual(run.outcomes.slice(2, 4));
+    expect(await generalLedgerLinesImport.applyChunk(run.context, rows.slice(4), position(2))).toEqual(run.outcomes.slice(4));
+    expect(await balanceCells(year)).toEqual(cells);
+    expect(new Decimal(String((await getItem(vatCellKeys(companyId, year, '3', 1)))!.basis)).toString()).toBe('15');
+    expect(accountOf(await trialBalance(year), '3000')!.closingBalance.toString()).toBe('4');
   });
 });
 

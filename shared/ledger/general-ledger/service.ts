@@ -5,7 +5,7 @@ import { Decimal, fromStoredNumber, fromStoredNumberOrNull, toStoredNumber } fro
 import { ProblemError, problems, type ProblemDetails } from '../../platform/problem';
 import { chartRepository } from '../chart/repository';
 import { currentAccountingYear } from '../chart/service';
-import { applyDeltasOnce, type CounterDelta } from '../deltas';
+import { applyDeltasOnce, putNewCounters, type CounterDelta } from '../deltas';
 import {
   balanceKeys,
   glLineAccountIndexKeys,
@@ -242,10 +242,11 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
   const keys = rows.map((row) => book.currentKey(companyId, year, row.id));
   // A year that holds only this import's rows needs no read of them, except of ids that an earlier
   // chunk of the import had (the only ones that can exist); any other chunk reads every row.
+  let unread = false;
   const readAll = async () => {
     const earlier = chunk.firstRowOfId;
-    const unread = earlier !== undefined && (await claimUnreadChunk(companyId, year, book.lane, importId, chunk.index));
-    return batchGet(unread ? keys.filter((_, i) => earlier.get(rows[i]!.id)! < chunk.firstRow) : keys);
+    unread = earlier !== undefined && (await claimUnreadChunk(companyId, year, book.lane, importId, chunk.index));
+    return batchGet(unread ? keys.filter((_, i) => earlier!.get(rows[i]!.id)! < chunk.firstRow) : keys);
   };
   const [current, accounts] = await timed('import: chunk read (claim, current rows, accounts)', () =>
     Promise.all([readAll(), getAccounts(companyId, year, rows.map((row) => row.accountCode))]),
@@ -326,7 +327,7 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
   // and the counters' chunk markers skip what was applied, so their order does not matter.
   await Promise.all([
     timed('import: chunk rows', () => Promise.all([batchPut(inserts), inParallel(updates, 16, (write) => updateItem(write.key, write.set, write.remove))])),
-    timed('import: chunk counters', () => applyCounters(book, context, year, transitions, chunk)),
+    timed('import: chunk counters', () => applyCounters(book, context, year, transitions, chunk, unread ? cellsNamedBefore(book, companyId, year, chunk) : undefined)),
   ]);
   return outcomes;
 };
@@ -419,6 +420,24 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
   return outcomes;
 };
 
+/** Counter items kept per year and lane (usage counts are not per year). */
+const yearCellEntities = new Set(['trialBalanceCell', 'vatCell']);
+
+/**
+ * In a year the import has to itself (claimUnreadChunk), the year's cells that rows before this
+ * chunk named: only those can exist. Undefined when the import's rows are not at hand.
+ */
+const cellsNamedBefore = <Row extends { id: string; accountCode: string }>(book: Book<Row>, companyId: string, year: number, chunk: ChunkPosition): Set<string> | undefined => {
+  if (!chunk.rows) return undefined;
+  const named = new Set<string>();
+  for (const row of (chunk.rows as readonly Row[]).slice(0, chunk.firstRow)) {
+    const state = book.state(row);
+    named.add(keyId(balanceKeys(companyId, year, state.accountCode, state.period)));
+    if (state.taxCode !== null) named.add(keyId(vatCellKeys(companyId, year, state.taxCode, state.period)));
+  }
+  return named;
+};
+
 /**
  * Counter deltas of a chunk's transitions: the trial-balance aggregate per (account, period), the
  * VAT aggregate per (tax code, period) of GL lines with a tax code, the usage of every dimension
@@ -431,6 +450,8 @@ const applyCounters = async <Row extends { id: string; accountCode: string }>(
   year: number,
   transitions: Transition[],
   chunk: ChunkPosition,
+  /** Only when the import has the year to itself: the year's cells rows before this chunk named. */
+  namedBefore?: ReadonlySet<string>,
 ) => {
   if (transitions.length === 0) return;
   const { companyId } = context;
@@ -467,7 +488,10 @@ const applyCounters = async <Row extends { id: string; accountCode: string }>(
     if (after) count(after, 1);
   }
   deltas.push({ key: ledgerYearKeys(companyId, year, book.lane), add: { [book.summaryField]: liveRows }, set: { entity: 'ledgerYear', year, lane: book.lane } });
-  await applyDeltasOnce(deltas, { importId: context.importId, chunk: chunk.index });
+  // A year cell nothing before this chunk named cannot exist yet: written whole, not added to.
+  const isNew = (delta: CounterDelta) => namedBefore !== undefined && yearCellEntities.has(String(delta.set?.entity)) && !namedBefore.has(keyId(delta.key));
+  const marker = { importId: context.importId, chunk: chunk.index };
+  await Promise.all([putNewCounters(deltas.filter(isNew), marker), applyDeltasOnce(deltas.filter((delta) => !isNew(delta)), marker)]);
   await touchLedgerYear(companyId, year, book.lane, context.appliedAt);
 };
 
