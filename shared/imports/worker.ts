@@ -86,12 +86,14 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
   if (!item || item.status !== 'queued') return; // already finished: a redelivered message
   const kind = kinds.get(item.kind);
   if (!kind) throw new Error(`No import kind ${item.kind}`);
-  await jobRepository.markRunning(item.jobId, new Date().toISOString()).catch(() => undefined);
-
-  const rows = await timed('import: payload (S3 get, parse, validate)', async () => {
-    const payload = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: item.payloadKey }));
-    return kind.rows(kind.bodySchema.parse(parseLossless(await payload.Body!.transformToString())));
-  });
+  // The job shows running while the payload is fetched.
+  const [, rows] = await Promise.all([
+    jobRepository.markRunning(item.jobId, new Date().toISOString()).catch(() => undefined),
+    timed('import: payload (S3 get, parse, validate)', async () => {
+      const payload = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: item.payloadKey }));
+      return kind.rows(kind.bodySchema.parse(parseLossless(await payload.Body!.transformToString())));
+    }),
+  ]);
   const context: ImportContext = {
     companyId: item.companyId,
     importId: item.id,
