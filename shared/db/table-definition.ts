@@ -1,12 +1,15 @@
+/** The two general-purpose indexes the single table and the outbox table both have (each entity's keys.ts fills them). */
+const generalIndexes = [
+  { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+  { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+] as const;
+
 /** The single table's physical shape; CDK and the local stack create it from this. Entity keys are built by each feature's keys.ts. No stream: the outbox has its own table. */
 export const tableDefinition = {
   partitionKey: 'PK',
   sortKey: 'SK',
   timeToLiveAttribute: 'expiresAt',
-  globalSecondaryIndexes: [
-    { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
-    { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
-  ],
+  globalSecondaryIndexes: generalIndexes,
 } as const;
 
 /**
@@ -33,10 +36,7 @@ export const outboxTableDefinition = {
   partitionKey: 'PK',
   sortKey: 'SK',
   streamViewType: 'NEW_IMAGE',
-  globalSecondaryIndexes: [
-    { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
-    { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
-  ],
+  globalSecondaryIndexes: generalIndexes,
 } as const;
 
 /** What a table definition holds; the local stack creates each table from one. */
