@@ -1,11 +1,11 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { build } from 'esbuild';
 import { functionGroups } from '../../shared/routes';
+import { bundleAsLambda, runBench, writeBenchResults } from './bench-support';
 
 /**
  * `npm run bench:mcp`: the MCP endpoint's warm per-call latency against its own in-memory local
@@ -23,22 +23,7 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
-const bundleSize = async (dir: string) => {
-  const outfile = join(dir, 'mcp', 'index.mjs');
-  await build({
-    entryPoints: [resolve(functionGroups.mcp.entry)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
-    minify: true,
-    logLevel: 'error',
-  });
-  return statSync(outfile).size;
-};
+const bundleSize = (dir: string) => bundleAsLambda(functionGroups.mcp.entry, join(dir, 'mcp', 'index.mjs'));
 
 const main = async () => {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'ledger-bench-mcp-'));
@@ -79,18 +64,11 @@ const main = async () => {
     console.log('MCP warm per-call latency (HTTP round trip through the local gateway, authorizer included):');
     for (const [name, result] of Object.entries(results)) console.log(`  ${name.padEnd(22)} median ${result.medianMs} ms   p95 ${result.p95Ms} ms   (${result.calls} calls)`);
     console.log(`mcp function bundle (esbuild, minified ESM, AWS SDK included): ${summary.bundle.mib} MiB (${bytes} bytes)`);
-    mkdirSync('.local/bench', { recursive: true });
-    writeFileSync('.local/bench/mcp.json', `${JSON.stringify(summary, null, 2)}\n`);
+    writeBenchResults('mcp', summary);
   } finally {
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 };
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

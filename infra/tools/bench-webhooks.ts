@@ -10,13 +10,14 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * queue, signed POST). Prints p50, p90, p99 and max; writes .local/bench/webhooks.json.
  * Options: --events N.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
+import { runBench, writeBenchResults } from './bench-support';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 process.env.WEBHOOK_VERIFICATION_DELAY_SECONDS ??= '0';
@@ -105,8 +106,7 @@ const main = async () => {
       machine: `${os.cpus().length} cores, ${os.loadavg()[0]!.toFixed(1)} load`,
     };
     console.log(`webhooks end to end (change -> delivery), ${events} events: p50 ${result.p50Ms} ms, p90 ${result.p90Ms} ms, p99 ${result.p99Ms} ms, max ${result.maxMs} ms`);
-    mkdirSync(join(process.cwd(), '.local', 'bench'), { recursive: true });
-    writeFileSync(join(process.cwd(), '.local', 'bench', 'webhooks.json'), `${JSON.stringify(result, null, 2)}\n`);
+    writeBenchResults('webhooks', result);
   } finally {
     receiver.close();
     await stack.stop();
@@ -114,10 +114,4 @@ const main = async () => {
   }
 };
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

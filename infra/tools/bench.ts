@@ -33,7 +33,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { LocalStack, StackInfo } from '../local/stack';
-import { build as esbuild } from 'esbuild';
+import { bundleAsLambda, runBench, writeBenchResults } from './bench-support';
 
 // Handlers log every request at INFO; the report needs errors only (as the tests do). Set before
 // any handler module is loaded (they are imported dynamically below).
@@ -64,7 +64,6 @@ const importDeadlineMs = 15 * 60_000;
 /** The floor instance's tables: the single table's shape with its two GSIs, and the same without indexes. */
 const rawIndexedTable = 'bench-floor-indexed';
 const rawPlainTable = 'bench-floor-plain';
-const resultsFile = resolve('.local/bench/results.json');
 
 function boundedInt(text: string | undefined, name: string, min: number, max: number): number {
   const value = Number(text);
@@ -815,18 +814,7 @@ const main = async (): Promise<number> => {
       writeFileSync(stackFile, JSON.stringify(info));
       // Bundled as CDK bundles the worker's Lambda (infra/stacks/api-stack.ts): ESM, minified, SDK included.
       const bundle = join(dataDir, 'bench-worker.mjs');
-      await esbuild({
-        entryPoints: [resolve('infra/tools/bench-worker.ts')],
-        outfile: bundle,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        mainFields: ['module', 'main'],
-        banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
-        minify: !args['profile-worker'], // a profile names functions
-        logLevel: 'error',
-      });
+      await bundleAsLambda('infra/tools/bench-worker.ts', bundle, { minify: !args['profile-worker'] }); // a profile names functions
       // Asynchronously: the S3 and SQS emulators the child talks to run in this process.
       const profile = args['profile-worker'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(args['profile-worker'])] : [];
       const { stdout: output } = await promisify(execFile)(process.execPath, [...profile, bundle, stackFile, accepted.id], {
@@ -991,8 +979,7 @@ const main = async (): Promise<number> => {
   Object.assign(results, { javaLeftAfterStop: leftover.map((p) => p.pid), wallTimeMs: round(wallMs), wallTime: `${round(wallMs / 60_000, 2)} min` });
   log(leftover.length === 0 ? 'stopped; no java process of this run is left' : 'java was left running (see above)');
 
-  mkdirSync(resolve(resultsFile, '..'), { recursive: true });
-  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  const resultsFile = writeBenchResults('results', results);
 
   if (rows.length > 0) {
     const code = git.commit ? `, commit ${git.commit}${git.changedFiles.length ? ` + ${git.changedFiles.length} changed file(s)` : ''}` : '';
@@ -1011,9 +998,4 @@ const main = async (): Promise<number> => {
   return exitCode;
 };
 
-main()
-  .then((code) => process.exit(code))
-  .catch((error: unknown) => {
-    console.error(`[bench] failed: ${(error as Error).stack ?? error}`);
-    process.exit(1);
-  });
+runBench(main);

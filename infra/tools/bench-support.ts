@@ -1,0 +1,41 @@
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+/** What the bench scripts share: where their figures go, how they exit, and how they bundle a function as CDK does. */
+
+/** Writes the figures of one bench script to .local/bench/<name>.json (gitignored); answers the file's path. */
+export const writeBenchResults = (name: string, results: unknown): string => {
+  const file = resolve('.local/bench', `${name}.json`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  return file;
+};
+
+/** Runs a bench script's main and exits with its code (0 unless it answers another), or 1 when it throws. */
+export const runBench = (main: () => Promise<number | void>): void => {
+  main().then(
+    (code) => process.exit(code ?? 0),
+    (error: unknown) => {
+      console.error(`[bench] failed: ${(error as Error).stack ?? error}`);
+      process.exit(1);
+    },
+  );
+};
+
+/** Bundles an entry as CDK bundles a Lambda (infra/stacks/api-stack.ts: ESM for Node 22, SDK included); answers the bundle's size in bytes. */
+export const bundleAsLambda = async (entry: string, outfile: string, options: { minify?: boolean } = {}): Promise<number> => {
+  await build({
+    entryPoints: [resolve(entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
+    minify: options.minify ?? true,
+    logLevel: 'error',
+  });
+  return statSync(outfile).size;
+};
