@@ -114,8 +114,8 @@ const noteFailure = async (subscription: SubscriptionRecord): Promise<void> => {
 
 /** Disables the subscription and leaves a `webhook.disabled` notice in its delivery log. */
 const disable = async (subscription: SubscriptionRecord, reason: string): Promise<void> => {
-  if (!(await subscriptionRepository.update(subscription.id, { status: 'disabled', statusReason: reason, updatedAt: new Date().toISOString() }))) return;
   const at = new Date().toISOString();
+  if (!(await subscriptionRepository.disable(subscription.id, reason, at))) return; // disabled already: one notice
   const id = randomUUID();
   const notice = {
     id,

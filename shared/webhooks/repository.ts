@@ -107,6 +107,18 @@ export const subscriptionRepository = {
     );
   },
 
+  /**
+   * Disables it unless it is disabled already: of deliveries failing side by side, one disables
+   * (true) and leaves the notice; the others answer false. False too when it is gone.
+   */
+  disable(id: string, reason: string, at: string): Promise<boolean> {
+    return updateItem(subscriptionKeys(id), { status: 'disabled', statusReason: reason, updatedAt: at }, [], {
+      expression: 'attribute_exists(PK) AND #status <> :disabled',
+      names: { '#status': 'status' },
+      values: { ':disabled': 'disabled' },
+    });
+  },
+
   async delete(id: string): Promise<void> {
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: subscriptionKeys(id) }));
   },

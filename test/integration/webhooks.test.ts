@@ -11,6 +11,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { outboxEventKeys } from '../../shared/outbox/keys';
 import { dynamo, outboxTableName } from '../../shared/platform/aws';
 import { relayHandler } from '../../shared/webhooks/relay';
+import { subscriptionRepository } from '../../shared/webhooks/repository';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 const receivers: Receiver[] = [];
@@ -166,6 +167,15 @@ describe('webhooks', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(20_000);
     expect((await deliveriesOf(subscription, '?event_type=webhook.disabled')).length).toBe(1);
   }, 90_000);
+
+  it('of deliveries disabling a subscription side by side, exactly one disables it (and leaves the notice)', async () => {
+    const { subscription } = await subscribed(['webhook.test']);
+    const at = new Date().toISOString();
+    const outcomes = await Promise.all(Array.from({ length: 4 }, () => subscriptionRepository.disable(subscription, 'Every delivery failed since then', at)));
+    expect(outcomes.filter(Boolean)).toHaveLength(1);
+    expect((await api('GET', `/v1/webhooks/subscriptions/${subscription}`, { as: 'a-system' })).body.status).toBe('disabled');
+    expect(await subscriptionRepository.disable(randomUUID(), 'gone', at)).toBe(false);
+  });
 
   it('a slow receiver holds at most the per-subscription concurrency (4) of requests at once', async () => {
     const { receiver, subscription } = await subscribed(['webhook.test']);
