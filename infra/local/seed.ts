@@ -4,7 +4,7 @@ import { withCheckDigit } from '../../shared/companies/organization-number';
 import type { AccountingSystem } from '../../shared/companies/schemas';
 import { createApiClient, createOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
-import { administratorOf, type RatePlan } from '../../shared/identity/principal';
+import { administratorOf, type RateLimit, type RatePlan } from '../../shared/identity/principal';
 import { readOnlyScopes, systemClientScopes, userClientScopes, type Scope } from '../../shared/identity/scopes';
 import { createAssignment, createPolicy } from '../../shared/access/service';
 import { localPersonDirectory } from '../../shared/identity/person-directories';
@@ -38,7 +38,8 @@ export interface SeedData {
  * system, A1 and B one Api company each; the four named system clients; the demo people and
  * the accountant's per-user client.
  */
-export const seedDemo = async (): Promise<SeedData> => {
+export const seedDemo = async (options: { clientRateLimit?: RateLimit } = {}): Promise<SeedData> => {
+  const rateLimit = options.clientRateLimit && { rateLimit: options.clientRateLimit };
   const a = await createOrganization({ name: 'Nordlys Regnskap AS' });
   const a1 = await createOrganization({ name: 'Nordlys Regnskap Bergen', parentId: a.id });
   const b = await createOrganization({ name: 'Fjordtall Revisjon AS' });
@@ -65,11 +66,11 @@ export const seedDemo = async (): Promise<SeedData> => {
   ];
   const clients: SeedData['clients'] = [];
   for (const [name, organization, scopes, plan] of clientSpecs) {
-    const { client, clientSecret } = await createApiClient({ name, organizationId: organization.id, scopes, plan }, localCredentialIssuer);
+    const { client, clientSecret } = await createApiClient({ name, organizationId: organization.id, scopes, plan, ...rateLimit }, localCredentialIssuer);
     clients.push({ name, clientId: client.clientId, clientSecret, mode: 'SYSTEM', organizationId: organization.id, scopes: client.scopes, plan });
   }
 
-  const people = await seedPeople(a, b, companies, clients);
+  const people = await seedPeople(a, b, companies, clients, rateLimit);
 
   return {
     organizations: [a, a1, b].map(({ id, name, parentId }) => ({ id, name, parentId })),
@@ -95,6 +96,7 @@ const seedPeople = async (
   b: { id: string; path: string },
   companies: SeedData['companies'],
   clients: SeedData['clients'],
+  rateLimit: { rateLimit: RateLimit } | undefined,
 ): Promise<SeedData['people']> => {
   const admin = administratorOf({ id: a.id, path: a.path }, 'seed', ['access:manage']);
   const [bakery, , fishery] = companies;
@@ -122,7 +124,7 @@ const seedPeople = async (
   }
   const accountant = people[0]!;
   const scopes = userClientScopes;
-  const { client, clientSecret } = await createApiClient({ name: 'a-accountant', organizationId: a.id, userId: accountant.userId, scopes, plan: 'standard' }, localCredentialIssuer);
+  const { client, clientSecret } = await createApiClient({ name: 'a-accountant', organizationId: a.id, userId: accountant.userId, scopes, plan: 'standard', ...rateLimit }, localCredentialIssuer);
   clients.push({ name: 'a-accountant', clientId: client.clientId, clientSecret, mode: 'USER', userId: accountant.userId, organizationId: a.id, scopes: client.scopes, plan: 'standard' });
   return people;
 };

@@ -20,7 +20,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { pendingUploadsPrefix } from '../../shared/documents/keys';
 import { seedDemoBooks } from './demo-books';
 import { seedDemo, type SeedData } from './seed';
-import { administratorOf } from '../../shared/identity/principal';
+import { administratorOf, type RateLimit } from '../../shared/identity/principal';
 import { ensureQueues, localSqsClient, startSqs as startSqsServer, type LocalQueue, type QueueName } from './sqs';
 import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poller';
 
@@ -74,6 +74,8 @@ export interface StackOptions {
   onProgress?: (message: string) => void;
   /** How long the authorizer keeps a token's decision (default: AUTHORIZER_CACHE_TTL_SECONDS, else as deployed); tests shorten it. */
   authorizerCacheTtlSeconds?: number;
+  /** A custom rate limit for the seeded clients in place of their plans' (the test suite's clients send faster than any plan allows). */
+  seedClientRateLimit?: RateLimit;
 }
 
 export interface LocalStack {
@@ -168,7 +170,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const seed = await loadSeed(seedFile);
     if (seed) progress('reusing the persisted demo data');
     else progress('seeding demo data');
-    const seedData = seed ?? (await seedDemo());
+    const seedData = seed ?? (await seedDemo({ ...(options.seedClientRateLimit && { clientRateLimit: options.seedClientRateLimit }) }));
 
     const sqsClient = localSqsClient(sqs.endpoint);
     notifyUploads = (event) => {

@@ -23,7 +23,7 @@ import { personRepository } from '../../shared/identity/person-repository';
 import { addMembership, createUser, deleteUser, removeMembership } from '../../shared/people/service';
 import { cognitoCredentialIssuer, localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
 import { organizationRepository } from '../../shared/identity/organization-repository';
-import { administratorOf, type RatePlan } from '../../shared/identity/principal';
+import { administratorOf, type RateLimit, type RatePlan } from '../../shared/identity/principal';
 import { allScopes, isScope, type Scope } from '../../shared/identity/scopes';
 import { resetConfig } from '../../shared/platform/config';
 import { ProblemError } from '../../shared/platform/problem';
@@ -52,6 +52,7 @@ type Flag =
   | 'organization-number'
   | 'scopes'
   | 'plan'
+  | 'rate-limit'
   | 'client-id'
   | 'company'
   | 'file'
@@ -92,10 +93,10 @@ const commands: Record<string, CommandSpec> = {
   },
   'create-client': {
     required: ['name'],
-    optional: ['organization', 'user', 'scopes', 'plan'],
-    args: '--organization ORG_ID --name NAME [--user USER_ID] [--scopes a,b,c] [--plan standard|premium]',
+    optional: ['organization', 'user', 'scopes', 'plan', 'rate-limit'],
+    args: '--organization ORG_ID --name NAME [--user USER_ID] [--scopes a,b,c] [--plan standard|premium] [--rate-limit PER_MINUTE/BURST]',
     description:
-      'Create an API client (default: every scope its mode may hold, plan standard); prints its secret once. With --user: a per-user (USER) client acting for that person, never seeing more than the person may (--organization defaults to the person\'s first organization)',
+      'Create an API client (default: every scope its mode may hold, plan standard); prints its secret once. --rate-limit sets a custom limit in place of the plan\'s (e.g. 3000/600). With --user: a per-user (USER) client acting for that person, never seeing more than the person may (--organization defaults to the person\'s first organization)',
   },
   'create-user': {
     required: ['organization', 'email', 'name'],
@@ -165,6 +166,7 @@ const options = {
   'organization-number': { type: 'string' },
   scopes: { type: 'string' },
   plan: { type: 'string' },
+  'rate-limit': { type: 'string' },
   'client-id': { type: 'string' },
   company: { type: 'string' },
   file: { type: 'string' },
@@ -297,6 +299,12 @@ const parsePlan = (value: string): RatePlan => {
   return value;
 };
 
+const parseRateLimit = (value: string): RateLimit => {
+  const match = /^(\d{1,7})\/(\d{1,6})$/.exec(value);
+  if (!match) throw new ToolError(`--rate-limit is PER_MINUTE/BURST (e.g. 3000/600), not ${value}`);
+  return { perMinute: Number(match[1]), burst: Number(match[2]) };
+};
+
 const withoutSecret = ({ secretHash: _secretHash, ...client }: ApiClient) => client;
 
 const table = (header: string[], rows: string[][]): string[] => {
@@ -377,8 +385,9 @@ const run: Record<string, Run> = {
     if (!organizationId) throw new UsageError(userId ? `User ${userId} not found` : 'create-client needs --organization');
     const scopes = values.scopes !== undefined ? parseScopes(values.scopes) : undefined;
     const plan = values.plan !== undefined ? parsePlan(values.plan) : undefined;
+    const rateLimit = values['rate-limit'] !== undefined ? parseRateLimit(values['rate-limit']) : undefined;
     const { client, clientSecret } = await createApiClient(
-      { name, organizationId, ...(userId && { userId }), ...(scopes && { scopes }), ...(plan && { plan }) },
+      { name, organizationId, ...(userId && { userId }), ...(scopes && { scopes }), ...(plan && { plan }), ...(rateLimit && { rateLimit }) },
       target.issuer,
     );
     print.json({ ...withoutSecret(client), clientSecret });
@@ -387,7 +396,7 @@ const run: Record<string, Run> = {
       `  client id      ${client.clientId}`,
       `  client secret  ${clientSecret}`,
       `  mode           ${client.mode}${client.userId ? ` (acts for user ${client.userId})` : ''}`,
-      `  plan           ${client.plan}`,
+      `  plan           ${client.plan}${client.rateLimit ? ` (custom limit ${client.rateLimit.perMinute} per minute, burst ${client.rateLimit.burst})` : ''}`,
       `  scopes         ${client.scopes.join(' ')}`,
       'The client secret will not be shown again: store it now.',
     );

@@ -3,7 +3,8 @@ import { deleteCompaniesOfOrganization } from '../companies/service';
 import { apiClientRepository, type ApiClient } from '../identity/api-client-repository';
 import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository, type Organization } from '../identity/organization-repository';
-import type { PrincipalMode, RatePlan } from '../identity/principal';
+import type { PrincipalMode, RateLimit, RatePlan } from '../identity/principal';
+import { customRateLimitBounds } from '../platform/rate-limit';
 import { systemClientScopes, userClientScopes, type Scope } from '../identity/scopes';
 import { personRepository } from '../identity/person-repository';
 
@@ -68,7 +69,18 @@ export interface CreateClientInput {
   userId?: string;
   scopes?: readonly Scope[];
   plan?: RatePlan;
+  /** A custom limit in place of the plan's. */
+  rateLimit?: RateLimit;
 }
+
+const checkedRateLimit = (limit: RateLimit): RateLimit => {
+  for (const field of ['perMinute', 'burst'] as const) {
+    const { min, max } = customRateLimitBounds[field];
+    const value = limit[field];
+    if (!Number.isInteger(value) || value < min || value > max) throw new AdministrationError(`A custom rate limit's ${field} is a whole number from ${min} to ${max}`);
+  }
+  return { perMinute: limit.perMinute, burst: limit.burst };
+};
 
 /** Creates an API client; the secret is returned here once and never stored in clear. */
 export const createApiClient = async (
@@ -102,6 +114,7 @@ export const createApiClient = async (
     ...(mode === 'USER' && { userId: input.userId }),
     scopes,
     plan: input.plan ?? 'standard',
+    ...(input.rateLimit && { rateLimit: checkedRateLimit(input.rateLimit) }),
     status: 'active',
     createdAt: new Date().toISOString(),
     ...(credentials.secretHash && { secretHash: credentials.secretHash }),

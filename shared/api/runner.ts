@@ -17,7 +17,7 @@ import { logger } from '../platform/logger';
 import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import type { Operation, OperationResult } from './operation';
 import { ProblemError, problemBody, problems } from '../platform/problem';
-import { consumeRateLimit } from '../platform/rate-limit';
+import { consumeRateLimit, rateLimitOf } from '../platform/rate-limit';
 import { parseInput } from '../platform/validation';
 import { timed } from '../platform/stage-timing';
 
@@ -91,7 +91,7 @@ export type Operations = Record<string, Operation<any>>;
  * outside the reach answers 404 whatever else is wrong with the request.
  */
 export const createOperationRunner = (operations: Operations, dependencies: RunnerDependencies) => {
-  const rateLimit = dependencies.rateLimit ?? ((principal: Principal) => consumeRateLimit(callerKey(principal), principal.plan));
+  const rateLimit = dependencies.rateLimit ?? ((principal: Principal) => consumeRateLimit(callerKey(principal), rateLimitOf(principal)));
   const idempotency = dependencies.idempotency ?? dynamoIdempotency;
   const routeOf = new Map((dependencies.routes ?? routes).filter((route) => operations[route.operationId]).map((route) => [route.operationId, route]));
 

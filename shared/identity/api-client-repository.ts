@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
 import { apiClientKeys, apiClientListKeys, apiClientListPartition } from './keys';
-import type { PrincipalMode, RatePlan } from './principal';
+import type { PrincipalMode, RateLimit, RatePlan } from './principal';
 import type { Scope } from './scopes';
 
 /** The client registry: what an OAuth client may do and whose it is. */
@@ -20,6 +20,8 @@ export interface ApiClient {
   userId?: string;
   scopes: Scope[];
   plan: RatePlan;
+  /** A custom limit in place of the plan's (an operator's setting, e.g. for an integrator's bulk loads). */
+  rateLimit?: RateLimit;
   status: 'active' | 'revoked';
   createdAt: string;
   rotatedAt?: string;
@@ -92,6 +94,7 @@ const toApiClient = (item: Record<string, unknown>): ApiClient => ({
   ...(typeof item.userId === 'string' ? { userId: item.userId } : {}),
   scopes: item.scopes as Scope[],
   plan: item.plan as RatePlan,
+  ...(item.rateLimit ? { rateLimit: item.rateLimit as RateLimit } : {}),
   status: item.status as ApiClient['status'],
   createdAt: item.createdAt as string,
   ...(item.rotatedAt ? { rotatedAt: item.rotatedAt as string } : {}),

@@ -139,5 +139,6 @@ const decide = async (authorization: string | undefined, path: string): Promise<
     organizationIds: [],
     scopes,
     plan: client.plan,
+    ...(client.rateLimit && { rateLimit: client.rateLimit }),
   });
 };

@@ -1,9 +1,9 @@
 import type { Scope } from './scopes';
 
 export type PrincipalMode = 'SYSTEM' | 'USER' | 'INTERACTIVE';
-import type { RatePlan } from '../platform/rate-limit';
+import type { RateLimit, RatePlan } from '../platform/rate-limit';
 
-export type { RatePlan };
+export type { RateLimit, RatePlan };
 
 /** Who a request runs as: resolved by the authorizer from the token and the client registry. */
 export interface Principal {
@@ -19,6 +19,8 @@ export interface Principal {
   organizationIds: string[];
   scopes: Scope[];
   plan: RatePlan;
+  /** A custom limit an operator set for the client in place of its plan's. */
+  rateLimit?: RateLimit;
 }
 
 /**
@@ -37,6 +39,8 @@ export type AuthorizerContext =
       organizationIds: string;
       scopes: string;
       plan: RatePlan;
+      /** A custom limit as "perMinute/burst"; empty when the plan's applies. */
+      rateLimit: string;
     }
   | { authenticated: false; failure: string };
 
@@ -69,6 +73,7 @@ export const toAuthorizerContext = (principal: Principal): AuthorizerContext => 
   organizationIds: principal.organizationIds.join(' '),
   scopes: principal.scopes.join(' '),
   plan: principal.plan,
+  rateLimit: principal.rateLimit ? `${principal.rateLimit.perMinute}/${principal.rateLimit.burst}` : '',
 });
 
 export const fromAuthorizerContext = (context: Extract<AuthorizerContext, { authenticated: true }>): Principal => ({
@@ -80,4 +85,10 @@ export const fromAuthorizerContext = (context: Extract<AuthorizerContext, { auth
   organizationIds: context.organizationIds ? context.organizationIds.split(' ') : [],
   scopes: (context.scopes ? context.scopes.split(' ') : []) as Scope[],
   plan: context.plan,
+  ...(context.rateLimit && { rateLimit: parseRateLimit(context.rateLimit) }),
 });
+
+const parseRateLimit = (text: string): RateLimit => {
+  const [perMinute, burst] = text.split('/').map(Number);
+  return { perMinute: perMinute!, burst: burst! };
+};

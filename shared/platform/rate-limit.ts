@@ -6,11 +6,23 @@ import { problems } from './problem';
 
 export type RatePlan = 'standard' | 'premium';
 
-/** Plans of the specification (Limits): a sustained rate per minute and a burst. */
-export const ratePlans: Record<RatePlan, { perMinute: number; burst: number }> = {
+/** A sustained rate per minute and a burst. */
+export interface RateLimit {
+  perMinute: number;
+  burst: number;
+}
+
+/** Plans of the specification (Limits). */
+export const ratePlans: Record<RatePlan, RateLimit> = {
   standard: { perMinute: 300, burst: 60 },
   premium: { perMinute: 1200, burst: 240 },
 };
+
+/** Bounds of a client's custom limit (set by an operator in place of its plan's). */
+export const customRateLimitBounds = { perMinute: { min: 1, max: 1_000_000 }, burst: { min: 1, max: 100_000 } } as const;
+
+/** The limits a client runs under: its custom limit when an operator set one, else its plan's. */
+export const rateLimitOf = (caller: { plan: RatePlan; rateLimit?: RateLimit | undefined }): RateLimit => caller.rateLimit ?? ratePlans[caller.plan];
 
 export interface RateDecision {
   allowed: boolean;
@@ -25,8 +37,8 @@ export interface RateDecision {
  * moves the theoretical arrival time (tat) on by one emission interval; a request is allowed while
  * tat stays within burst intervals of now. Pure, so the arithmetic is unit-tested with a fixed clock.
  */
-export const decide = (plan: RatePlan, storedTat: number | undefined, now: number): RateDecision => {
-  const { perMinute, burst } = ratePlans[plan];
+export const decide = (limit: RateLimit, storedTat: number | undefined, now: number): RateDecision => {
+  const { perMinute, burst } = limit;
   const interval = 60_000 / perMinute;
   const tolerance = burst * interval;
   const tat = Math.max(storedTat ?? now, now);
@@ -43,7 +55,7 @@ export const decide = (plan: RatePlan, storedTat: number | undefined, now: numbe
       'RateLimit-Limit': String(burst),
       'RateLimit-Remaining': String(remaining),
       'RateLimit-Reset': String(Math.ceil(backlog / 1000)),
-      'RateLimit-Policy': `${burst};w=${Math.round(tolerance / 1000)}, ${perMinute};w=60`,
+      'RateLimit-Policy': `${burst};w=${Math.max(1, Math.round(tolerance / 1000))}, ${perMinute};w=60`,
     },
   };
 };
@@ -57,12 +69,12 @@ const maxAttempts = 4;
  * concurrent requests never lose an update. Returns the RateLimit headers; throws 429 with
  * Retry-After when the quota is used up.
  */
-export const consumeRateLimit = async (clientId: string, plan: RatePlan, clock = Date.now): Promise<Record<string, string>> => {
-  const { perMinute, burst } = ratePlans[plan];
+export const consumeRateLimit = async (clientId: string, limit: RateLimit, clock = Date.now): Promise<Record<string, string>> => {
+  const { perMinute, burst } = limit;
   const interval = 60_000 / perMinute;
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const now = clock();
-    const limit = now + burst * interval - interval;
+    const latestTat = now + burst * interval - interval;
     const startBurst = async () => {
       const idle = await conditionalTatUpdate(clientId, 'SET tat = :next, expiresAt = :expires', 'attribute_not_exists(tat) OR tat <= :now', {
         ':next': now + interval,
@@ -71,19 +83,19 @@ export const consumeRateLimit = async (clientId: string, plan: RatePlan, clock =
       });
       if (!idle.updated) return undefined;
       lastKnownTat.remember(clientId, now + interval);
-      return decide(plan, now, now).headers;
+      return decide(limit, now, now).headers;
     };
     const addInterval = async () => {
       const busy = await conditionalTatUpdate(clientId, 'SET tat = tat + :interval, expiresAt = :expires', 'tat > :now AND tat <= :limit', {
         ':interval': interval,
         ':now': now,
-        ':limit': limit,
-        ':expires': expiry(limit + interval),
+        ':limit': latestTat,
+        ':expires': expiry(latestTat + interval),
       });
       if (busy.tat !== undefined) lastKnownTat.remember(clientId, busy.tat);
-      if (busy.updated && busy.tat !== undefined) return decide(plan, busy.tat - interval, now).headers;
-      if (busy.tat !== undefined && busy.tat > limit) {
-        const decision = decide(plan, busy.tat, now);
+      if (busy.updated && busy.tat !== undefined) return decide(limit, busy.tat - interval, now).headers;
+      if (busy.tat !== undefined && busy.tat > latestTat) {
+        const decision = decide(limit, busy.tat, now);
         throw withHeaders(problems.rateLimited(decision.retryAfterSeconds), decision.headers);
       }
       return undefined;

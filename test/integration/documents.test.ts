@@ -1,11 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../shared/administration/service';
+import { createTestClient } from '../support/clients';
 import { pendingUploadObjectKey } from '../../shared/documents/keys';
 import { declareUpload } from '../../shared/documents/service';
 import { eventsOfCompany } from '../../shared/outbox/repository';
-import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { readOnlyScopes } from '../../shared/identity/scopes';
 import { localS3Client } from '../../infra/local/s3';
 import { api, expectProblem, tokenFor, type ApiResponse } from '../support/api';
@@ -71,9 +70,9 @@ beforeAll(async () => {
   testStack();
   const organizationId = seededClient('a-system').organizationId;
   // Clients of this file alone (premium plan), so no other file's requests use up their rate limit.
-  const system = await createApiClient({ name: 'documents-system', organizationId, plan: 'premium' }, localCredentialIssuer);
-  const readOnly = await createApiClient({ name: 'documents-readonly', organizationId, plan: 'premium', scopes: [...readOnlyScopes] }, localCredentialIssuer);
-  const foreign = await createApiClient({ name: 'documents-b', organizationId: seededClient('b-system').organizationId, plan: 'premium' }, localCredentialIssuer);
+  const system = await createTestClient({ name: 'documents-system', organizationId, plan: 'premium' });
+  const readOnly = await createTestClient({ name: 'documents-readonly', organizationId, plan: 'premium', scopes: [...readOnlyScopes] });
+  const foreign = await createTestClient({ name: 'documents-b', organizationId: seededClient('b-system').organizationId, plan: 'premium' });
   systemToken = await tokenFor(system.client.clientId, system.clientSecret);
   readOnlyToken = await tokenFor(readOnly.client.clientId, readOnly.clientSecret);
   foreignToken = await tokenFor(foreign.client.clientId, foreign.clientSecret);

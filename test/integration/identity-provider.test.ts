@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { createApiClient, deleteOrganization, createOrganization, rotateApiClient } from '../../shared/administration/service';
+import { deleteOrganization, createOrganization, rotateApiClient } from '../../shared/administration/service';
+import { createTestClient } from '../support/clients';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, expectProblem, fetchToken, tokenFor } from '../support/api';
@@ -81,7 +82,7 @@ describe('token endpoint (local Cognito stand-in)', () => {
 
   it('stores secrets hashed, and a rotation stops the old secret at once', async () => {
     testStack();
-    const { client, clientSecret } = await createApiClient({ name: 'rotation-test', organizationId: seededClient('b-system').organizationId }, localCredentialIssuer);
+    const { client, clientSecret } = await createTestClient({ name: 'rotation-test', organizationId: seededClient('b-system').organizationId });
     const stored = await apiClientRepository.get(client.clientId);
     expect(stored?.secretHash).toMatch(/^scrypt\$/);
     expect(JSON.stringify(stored)).not.toContain(clientSecret);
@@ -116,7 +117,7 @@ describe('token verification by the authorizer', () => {
     testStack();
     const parent = await createOrganization({ name: 'Closing soon' });
     const child = await createOrganization({ name: 'Closing soon, branch', parentId: parent.id });
-    const { client, clientSecret } = await createApiClient({ name: 'doomed', organizationId: child.id }, localCredentialIssuer);
+    const { client, clientSecret } = await createTestClient({ name: 'doomed', organizationId: child.id });
     const token = await tokenFor(client.clientId, clientSecret);
     expect((await api('GET', '/v1/whoami', { token })).status).toBe(200);
     const company = await api('POST', '/v1/companies', { token, body: { displayName: 'Branch AS', accountingSystem: 'Api' } });
@@ -138,7 +139,7 @@ describe('token verification by the authorizer', () => {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const { apiClientKeys } = await import('../../shared/identity/keys');
     const organization = await createOrganization({ name: 'Narrowing firm' });
-    const { client, clientSecret } = await createApiClient({ name: 'narrowed', organizationId: organization.id }, localCredentialIssuer);
+    const { client, clientSecret } = await createTestClient({ name: 'narrowed', organizationId: organization.id });
     const token = await tokenFor(client.clientId, clientSecret);
     expect((await api('GET', '/v1/companies', { token })).status).toBe(200);
     const kept = client.scopes.filter((scope) => scope !== 'companies:read');

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInvoke } from '../../infra/tools/invoke';
-import { createApiClient, createOrganization, deleteOrganization } from '../../shared/administration/service';
+import { createOrganization, deleteOrganization } from '../../shared/administration/service';
+import { createTestClient } from '../support/clients';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { lineIdOf } from '../../shared/ledger/general-ledger/repository';
 import { localPersonDirectory } from '../../shared/identity/person-directories';
@@ -50,7 +51,7 @@ let booksCompanyId = '';
 beforeAll(async () => {
   const stack = testStack();
   const organization = await createOrganization({ name: `Invoke CLI ${randomUUID().slice(0, 8)}` });
-  const { client, clientSecret } = await createApiClient({ name: clientName, organizationId: organization.id, plan: 'premium' }, localCredentialIssuer);
+  const { client, clientSecret } = await createTestClient({ name: clientName, organizationId: organization.id, plan: 'premium' });
   organizationId = organization.id;
   clientId = client.clientId;
   dir = mkdtempSync(join(tmpdir(), 'invoke-cli-'));

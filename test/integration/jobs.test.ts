@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, createOrganization, deleteOrganization } from '../../shared/administration/service';
+import { createOrganization, deleteOrganization } from '../../shared/administration/service';
+import { createTestClient } from '../support/clients';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, expectProblem, tokenFor, type ApiResponse } from '../support/api';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
@@ -91,7 +92,7 @@ describe('job list (GET /v1/jobs)', () => {
     const child2 = await createOrganization({ name: 'Jobs child 2', parentId: root.id });
     rootId = root.id;
     for (const [who, organization] of [['x', root], ['x1', child1], ['x2', child2]] as const) {
-      const { client, clientSecret } = await createApiClient({ name: `jobs-${who}`, organizationId: organization.id, plan: 'premium' }, localCredentialIssuer);
+      const { client, clientSecret } = await createTestClient({ name: `jobs-${who}`, organizationId: organization.id, plan: 'premium' });
       tokens[who] = await tokenFor(client.clientId, clientSecret);
       const company = await api('POST', '/v1/companies', { token: tokens[who], body: { displayName: `Jobs ${who} AS`, accountingSystem: 'Api' } });
       expect(company.status).toBe(201);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../shared/administration/service';
-import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { createTestClient } from '../support/clients';
 import { readOnlyScopes } from '../../shared/identity/scopes';
 import { routes, type RouteDefinition } from '../../shared/routes';
 import { api, expectProblem, tokenFor, type RequestOptions } from '../support/api';
@@ -45,8 +44,8 @@ beforeAll(async () => {
   testStack();
   const organizationId = seededClient('a-system').organizationId;
   // Clients of this file alone (premium plan), so the matrix never meets another file's rate limit.
-  const system = await createApiClient({ name: 'reach-system', organizationId, plan: 'premium' }, localCredentialIssuer);
-  const readOnly = await createApiClient({ name: 'reach-readonly', organizationId, plan: 'premium', scopes: [...readOnlyScopes] }, localCredentialIssuer);
+  const system = await createTestClient({ name: 'reach-system', organizationId, plan: 'premium' });
+  const readOnly = await createTestClient({ name: 'reach-readonly', organizationId, plan: 'premium', scopes: [...readOnlyScopes] });
   systemToken = await tokenFor(system.client.clientId, system.clientSecret);
   readOnlyToken = await tokenFor(readOnly.client.clientId, readOnly.clientSecret);
   const otherOrganization = seededClient('b-system').organizationId;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApiClient } from '../../shared/administration/service';
-import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { createTestClient } from '../support/clients';
 import { norwegianYear } from '../../shared/ledger/chart/service';
 import { norwegianToday } from '../../shared/vat/service';
 import { api, expectProblem, tokenFor } from '../support/api';
@@ -264,9 +263,8 @@ describe('GET /v1/companies/{companyId}/vat/terms', () => {
     expect((await api('GET', `/v1/companies/${companyId}/vat/terms?year=2024`, { as: 'a-readonly' })).status).toBe(200);
 
     testStack();
-    const { client, clientSecret } = await createApiClient(
-      { name: 'no-vat-scope', organizationId: seededClient('a-system').organizationId, scopes: ['companies:read', 'ledger:read'] },
-      localCredentialIssuer,
+    const { client, clientSecret } = await createTestClient(
+      { name: 'no-vat-scope', organizationId: seededClient('a-system').organizationId, scopes: ['companies:read', 'ledger:read'] }
     );
     const forbidden = await api('GET', `/v1/companies/${companyId}/vat/terms?year=2024`, { token: await tokenFor(client.clientId, clientSecret) });
     expectProblem(forbidden, 403, 'insufficient_scope');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { denials } from '../../infra/local/iam';
 import { startLocalStack, type LocalStack, type StackInfo } from '../../infra/local/stack';
+import { suiteRateLimit } from './clients';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,7 +29,7 @@ export default async function setup(project: TestProject) {
     WEBHOOK_DISABLE_AFTER_SECONDS: process.env.WEBHOOK_DISABLE_AFTER_SECONDS ?? '20',
   });
   // A short authorizer cache (the authorizer's decisions per token) so the revocation tests wait seconds, not minutes.
-  stack = await startLocalStack({ port: 0, authPort: 0, dataDir, authorizerCacheTtlSeconds: 1 });
+  stack = await startLocalStack({ port: 0, authPort: 0, dataDir, authorizerCacheTtlSeconds: 1, seedClientRateLimit: suiteRateLimit });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);
   return async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createApiClient, createOrganization } from '../../shared/administration/service';
+import { createOrganization } from '../../shared/administration/service';
+import { createTestClient } from './clients';
 import { createCompany } from '../../shared/companies/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { administratorOf } from '../../shared/identity/principal';
@@ -12,7 +13,7 @@ import { tokenFor } from './api';
 export const newFirm = async (label: string) => {
   const root = await createOrganization({ name: `${label} ${randomUUID().slice(0, 8)}` });
   const child = await createOrganization({ name: `${label} child`, parentId: root.id });
-  const system = await createApiClient({ name: `${label}-system`, organizationId: root.id, plan: 'premium' }, localCredentialIssuer);
+  const system = await createTestClient({ name: `${label}-system`, organizationId: root.id, plan: 'premium' });
   const systemToken = await tokenFor(system.client.clientId, system.clientSecret);
   const company = async (organization: { id: string; path: string } = root, name = 'Test Selskap AS') =>
     (await createCompany(administratorOf(organization, 'test', ['companies:write']), { displayName: name, accountingSystem: 'Api' })).id;
@@ -22,7 +23,7 @@ export const newFirm = async (label: string) => {
 /** A person of an organization (created as the admin CLI does), with a per-user API client and its token. */
 export const newPerson = async (organizationId: string, options: { scopes?: readonly Scope[] } = {}) => {
   const { person, password } = await createUser({ organizationId, email: `person-${randomUUID().slice(0, 8)}@example.test`, name: 'Test Person' }, localPersonDirectory);
-  const { client, clientSecret } = await createApiClient(
+  const { client, clientSecret } = await createTestClient(
     { name: `user-${person.userId.slice(0, 8)}`, organizationId, userId: person.userId, plan: 'premium', scopes: options.scopes ?? userClientScopes },
     localCredentialIssuer,
   );

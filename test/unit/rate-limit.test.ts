@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decide, ratePlans } from '../../shared/platform/rate-limit';
+import { decide, rateLimitOf, ratePlans } from '../../shared/platform/rate-limit';
 
 /** Replays a sequence of requests through the pure GCRA decision with a fixed clock. */
 const run = (plan: 'standard' | 'premium', times: number[]) => {
   let tat: number | undefined;
   return times.map((now) => {
-    const decision = decide(plan, tat, now);
+    const decision = decide(ratePlans[plan], tat, now);
     if (decision.allowed) tat = decision.nextTat;
     return decision;
   });
@@ -42,7 +42,21 @@ describe('GCRA rate decision', () => {
   });
 
   it('publishes the policy of the plan', () => {
-    expect(decide('standard', undefined, 0).headers['RateLimit-Policy']).toBe('60;w=12, 300;w=60');
-    expect(decide('premium', undefined, 0).headers['RateLimit-Policy']).toBe('240;w=12, 1200;w=60');
+    expect(decide(ratePlans.standard, undefined, 0).headers['RateLimit-Policy']).toBe('60;w=12, 300;w=60');
+    expect(decide(ratePlans.premium, undefined, 0).headers['RateLimit-Policy']).toBe('240;w=12, 1200;w=60');
+  });
+
+  it('a custom limit set for a client replaces its plan\'s, in the decision and the headers', () => {
+    expect(rateLimitOf({ plan: 'standard' })).toEqual({ perMinute: 300, burst: 60 });
+    const custom = rateLimitOf({ plan: 'standard', rateLimit: { perMinute: 600, burst: 3 } });
+    expect(custom).toEqual({ perMinute: 600, burst: 3 });
+    let tat: number | undefined;
+    const decisions = Array.from({ length: 4 }, () => {
+      const decision = decide(custom, tat, 1_000_000);
+      if (decision.allowed) tat = decision.nextTat;
+      return decision;
+    });
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(decisions[0]!.headers['RateLimit-Policy']).toBe('3;w=1, 600;w=60');
   });
 });
