@@ -10,7 +10,8 @@ export default defineConfig({
     // The local stack starts once per run, shared by every test file.
     globalSetup: ['test/support/global-setup.ts'],
     env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
-    testTimeout: 60_000,
+    // Longer than the waits for the shared queues (test/support/poll.ts queueWaitMs).
+    testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,

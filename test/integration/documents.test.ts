@@ -8,6 +8,7 @@ import { eventsOfCompany } from '../../shared/outbox/repository';
 import { readOnlyScopes } from '../../shared/identity/scopes';
 import { localS3Client } from '../../infra/local/s3';
 import { api, expectProblem, tokenFor, type ApiResponse } from '../support/api';
+import { eventually, queueWaitMs } from '../support/poll';
 import { seededClient, testStack } from '../support/stack';
 
 /**
@@ -273,12 +274,10 @@ describe('documents: two-step signed upload', () => {
     const bytes = csvBytes();
     const declared = await declare(companyId, bytes, { fileName: 'bank.csv', contentType: 'text/csv' });
     expect((await put(declared.body.upload, bytes)).status).toBe(200);
-    let document: ApiResponse | undefined;
-    for (let attempt = 0; attempt < 100; attempt++) {
-      document = await api('GET', `/v1/documents/${declared.body.documentId}`, { token: systemToken });
-      if (document.status === 200) break;
-      await sleep(200);
-    }
+    const document = await eventually(async () => {
+      const read = await api('GET', `/v1/documents/${declared.body.documentId}`, { token: systemToken });
+      return read.status === 200 && read;
+    }, queueWaitMs, 'the upload worker to complete the document');
     expect(document?.status).toBe(200);
     expect(document?.body).toMatchObject({ id: declared.body.documentId, contentType: 'text/csv', sizeBytes: bytes.length, sha256: sha256(bytes), status: 'available' });
     const explicit = await complete(declared.body.documentId);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { api, expectProblem } from '../support/api';
+import { api, expectProblem, listAll } from '../support/api';
 
 const createBody = () => ({ displayName: `Idem ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api' });
-const companyNames = async () => (await api('GET', '/v1/companies?page_size=200', { as: 'a-system' })).body.data.map((c: { name: string }) => c.name);
+const companyNames = async () => (await listAll<{ name: string }>('/v1/companies?page_size=200', { as: 'a-system' })).map((c) => c.name);
 
 describe('Idempotency-Key', () => {
   it('replays the stored response byte for byte with Idempotency-Replayed: true, creating nothing twice', async () => {

@@ -11,6 +11,7 @@ import { dynamo, tableName } from '../../shared/platform/aws';
 import { logger } from '../../shared/platform/logger';
 import { api, expectProblem } from '../support/api';
 import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/ledger';
+import { waitForPostFetch } from '../support/bank';
 import { testStack } from '../support/stack';
 
 const glLines = (year: number, lines: { id: string; accountCode: string; amount: string | number; period: number }[]) => ({
@@ -145,11 +146,7 @@ describe('imports: the asynchronous part', () => {
     expectProblem(await api('GET', `/v1/jobs/${done.jobId}`, { as: 'b-system' }), 404, 'not_found');
 
     // the fetch run is listed, and the post-fetch worker (reconciliation queue) completes it
-    let run: Record<string, unknown> = {};
-    for (let attempt = 0; attempt < 100 && !run.postFetchCompletedAt; attempt++) {
-      run = (await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' })).body.data[0];
-      if (!run.postFetchCompletedAt) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const run: Record<string, unknown> = await waitForPostFetch(companyId, done.id);
     expect(run).toMatchObject({
       importId: done.id,
       kind: 'general_ledger_lines',
@@ -302,11 +299,7 @@ describe('fetch completion', () => {
     const done = await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'e', accountCode: '1920', amount: '5.00', period: 1 }]));
     const message = { companyId, fetchRunId: done.body.id, importId: done.body.id, year: 2025 };
     // let the stack's own post-fetch worker finish this run first, so it cannot overwrite what follows
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const runs = await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' });
-      if (runs.body.data[0]?.postFetchCompletedAt) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitForPostFetch(companyId, done.body.id);
     testStack();
     logger.setLogLevel('CRITICAL'); // the engine failure below is logged as an error by design
     const failing = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => Promise.reject(new Error('bank feed unavailable')) }]);

@@ -3,14 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, expectProblem } from '../support/api';
 import { testStack } from '../support/stack';
 import { personKeys } from '../../shared/identity/person-keys';
 import { membershipItem, personRepository } from '../../shared/identity/person-repository';
-import { dynamo, tableName } from '../../shared/platform/aws';
+import { controlTableName, dynamo, tableName } from '../../shared/platform/aws';
+import { rateLimitKeys } from '../../shared/platform/keys';
 import { Browser, codeOf, createPerson, exchangeCode, loopbackRedirect, prefixed, signIn, startAuthorization, submit, tokenRequest, type Tokens } from '../support/sign-in';
 
 /** Interactive sign-in (authorization code + PKCE) through the local login and consent pages, over HTTP. */
@@ -190,12 +191,22 @@ describe('interactive sign-in', () => {
   it('counts the rate limit per person, not per shared public client', async () => {
     const other = await createPerson(testStack().organizations[0]!.id, 'Second Person');
     const [mine, theirs] = [await signInAs(['companies:read']), await signIn(other, { scopes: ['companies:read'] })];
-    const remaining = async (token: string) => Number((await api('GET', '/v1/whoami', { token })).headers.get('ratelimit-remaining'));
-    const first = await remaining(mine.access_token);
-    await remaining(mine.access_token);
-    expect(await remaining(mine.access_token)).toBeLessThan(first);
-    const limit = Number((await api('GET', '/v1/whoami', { token: theirs.access_token })).headers.get('ratelimit-limit'));
-    expect(await remaining(theirs.access_token)).toBe(limit - 2);
+    const whoami = (token: string) => api('GET', '/v1/whoami', { token });
+    const mineFirst = await whoami(mine.access_token);
+    await whoami(mine.access_token);
+    await whoami(mine.access_token);
+    const limit = Number(mineFirst.headers.get('ratelimit-limit'));
+    // The other person's first request starts a bucket of its own, full but for this request,
+    // however long the three above took (a shared bucket would show them).
+    const theirsFirst = await whoami(theirs.access_token);
+    expect(Number(theirsFirst.headers.get('ratelimit-remaining'))).toBe(limit - 1);
+    // One rate item per person within the shared public client.
+    const clientId = mineFirst.body.clientId as string;
+    expect(theirsFirst.body.clientId).toBe(clientId);
+    for (const userId of [mineFirst.body.userId as string, theirsFirst.body.userId as string]) {
+      const { Item } = await dynamo().send(new GetCommand({ TableName: controlTableName(), Key: rateLimitKeys(`${clientId}/${userId}`), ConsistentRead: true }));
+      expect(Item?.tat, `a rate bucket for ${userId}`).toBeTypeOf('number');
+    }
   });
 
   it('refuses an interactive token once the person is deleted (within the authorizer\'s decision TTL)', async () => {

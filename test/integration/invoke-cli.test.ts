@@ -11,6 +11,7 @@ import { lineIdOf } from '../../shared/ledger/general-ledger/repository';
 import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { createUser } from '../../shared/people/service';
 import { api, tokenFor } from '../support/api';
+import { eventually, queueWaitMs } from '../support/poll';
 import { seededClient, testStack } from '../support/stack';
 
 /**
@@ -621,12 +622,11 @@ describe('npm run invoke: every sample event', () => {
       const pushAndWait = async (kind: string, body: unknown) => {
         const accepted = await api('POST', `/v1/companies/${bank.companyId}/imports/${kind}`, { token: clientToken, body });
         expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
-        for (let attempt = 0; attempt < 300; attempt++) {
-          const done = await api('GET', `/v1/companies/${bank.companyId}/imports/${accepted.body.id}`, { token: clientToken });
-          if (done.body.status !== 'queued') return expect(done.body.status).toBe('succeeded');
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        throw new Error(`import ${accepted.body.id} did not finish`);
+        const done = await eventually(async () => {
+          const read = await api('GET', `/v1/companies/${bank.companyId}/imports/${accepted.body.id}`, { token: clientToken });
+          return read.body.status !== 'queued' && read;
+        }, queueWaitMs, `import ${accepted.body.id} to finish`);
+        expect(done.body.status).toBe('succeeded');
       };
       await pushAndWait('accounts', { year: 2026, accounts: [{ accountCode: '1920', accountDescription: 'Bankinnskudd', accountCategory: 'Balance' }] });
       await pushAndWait('general-ledger-lines', { year: 2026, lines: [{ id: 'inv-10001', accountCode: '1920', amount: '12500.00', period: 3 }] });
@@ -671,7 +671,7 @@ describe('npm run invoke: every sample event', () => {
         const created = await api('POST', '/v1/webhooks/subscriptions', { token: clientToken, body: { url: receiver.url, eventTypes: ['webhook.test'] } });
         receiver.state.secrets = [created.body.secret];
         webhooks.subscriptionId = created.body.id;
-        await eventually(async () => (await api('GET', `/v1/webhooks/subscriptions/${created.body.id}`, { token: clientToken })).body.status === 'active', 20_000, 'the handshake');
+        await eventually(async () => (await api('GET', `/v1/webhooks/subscriptions/${created.body.id}`, { token: clientToken })).body.status === 'active', queueWaitMs, 'the handshake');
         for (let i = 0; i < 3; i++) {
           webhooks.throwaway.push((await api('POST', '/v1/webhooks/subscriptions', { token: clientToken, body: { url: receiver.url, eventTypes: ['*'] } })).body.id);
         }

@@ -5,6 +5,7 @@ import { createTestClient } from '../support/clients';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, expectProblem, tokenFor, type ApiResponse } from '../support/api';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
+import { eventually, queueWaitMs } from '../support/poll';
 import { testStack } from '../support/stack';
 
 /** Jobs over HTTP: their timestamps (GET /v1/jobs/{jobId}) and the job list (GET /v1/jobs). */
@@ -54,16 +55,12 @@ describe('job list (GET /v1/jobs)', () => {
     const companyId = companies[who];
     const accepted = await api('POST', `/v1/companies/${companyId}/imports/${path}`, { token: tokens[who], body });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
-    for (let attempt = 0; attempt < 600; attempt++) {
-      const done = await api('GET', `/v1/companies/${companyId}/imports/${accepted.body.id}`, { token: tokens[who] });
-      if (done.body.status !== 'queued') {
-        // the kinds pushed here run in the lane of their own name
-        jobs.push({ id: done.body.jobId, companyId, type: `import:${done.body.kind}`, status: done.body.status });
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('import did not finish');
+    const done = await eventually(async () => {
+      const read = await api('GET', `/v1/companies/${companyId}/imports/${accepted.body.id}`, { token: tokens[who] });
+      return read.body.status !== 'queued' && read;
+    }, queueWaitMs, `import ${accepted.body.id} to leave the queue`);
+    // the kinds pushed here run in the lane of their own name
+    jobs.push({ id: done.body.jobId, companyId, type: `import:${done.body.kind}`, status: done.body.status });
   };
 
   const idsNewestFirst = (keep: (job: (typeof jobs)[number]) => boolean) => jobs.filter(keep).map((job) => job.id).reverse();

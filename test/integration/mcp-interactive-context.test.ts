@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { api } from '../support/api';
 import { ingestOk, statementXml, validAccountNumber, waitForPostFetch } from '../support/bank';
 import { contextRepository } from '../../shared/context/repository';
-import { eventually } from '../support/webhook-receiver';
+import { eventually, queueWaitMs } from '../support/poll';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { createPerson, signIn } from '../support/sign-in';
 import { testStack } from '../support/stack';
@@ -66,7 +66,7 @@ describe('MCP context tools for a signed-in person', () => {
     await ingestOk(granted, statementXml(validAccountNumber('1507' + String(Math.floor(Math.random() * 1e6)).padStart(6, '0')), `ST-CTX-${Date.now()}`, [
       { reference: 'CTX-1', bookingDate: '2026-02-10', amount: '100.00', description: 'Deposit' },
     ]), '--gl-account', '1920');
-    await eventually(async () => (await contextRepository.company(granted))!.builtAt !== built, 30_000, 'the rebuild after the bank statement');
+    await eventually(async () => (await contextRepository.company(granted))!.builtAt !== built, queueWaitMs, 'the rebuild after the bank statement');
     const renewed = await companyContext(granted);
     expect(renewed.isError, text(renewed)).toBeFalsy();
     expect((renewed.structuredContent as { bankAccounts: unknown[] }).bankAccounts).toHaveLength(1);
@@ -77,5 +77,5 @@ describe('MCP context tools for a signed-in person', () => {
     const outside = await companyContext(notGranted);
     expect(outside.isError).toBe(true);
     expect(text(outside)).toMatch(/not found/i);
-  }, 120_000);
+  });
 });

@@ -87,3 +87,17 @@ export const api = async <T = any>(method: string, path: string, options: Reques
 export const expectProblem = (response: ApiResponse, status: number, error: string) => {
   expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
 };
+
+/** Every item of a list, following next_cursor (shared organizations outgrow any one page). */
+export const listAll = async <T = any>(path: string, options: RequestOptions = {}): Promise<T[]> => {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const separator = path.includes('?') ? '&' : '?';
+    const response: ApiResponse = await api('GET', cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path, options);
+    expect(response.status, response.text).toBe(200);
+    items.push(...(response.body.data as T[]));
+    cursor = response.body.pagination.has_more ? response.body.pagination.next_cursor : null;
+  } while (cursor);
+  return items;
+};

@@ -7,6 +7,7 @@ import { runAdmin } from '../../infra/tools/admin';
 import { ibanOfNorwegianAccountNumber, isValidNorwegianAccountNumber } from '../../shared/bank/account-number';
 import { Decimal } from '../../shared/platform/money';
 import { api } from './api';
+import { eventually, queueWaitMs } from './poll';
 import { testStack } from './stack';
 
 /** A valid Norwegian account number: the first mod-11 completion of a 10-digit prefix. */
@@ -82,13 +83,10 @@ export const lineIdsOf = async (companyId: string, year: number, account: string
   return new Map<string, string>(response.body.data.map((line: { sourceLineId: string; lineId: string }) => [line.sourceLineId, line.lineId]));
 };
 
-/** Waits until the newest fetch run of the company has run its post-fetch engines (bounded: 30 s). */
-export const waitForPostFetch = async (companyId: string, importId: string, as = 'a-system') => {
-  for (let attempt = 0; attempt < 300; attempt++) {
+/** Waits until the fetch run of an import has run its post-fetch engines (bounded: queueWaitMs). */
+export const waitForPostFetch = async (companyId: string, importId: string, as = 'a-system') =>
+  eventually(async () => {
     const runs = await api('GET', `/v1/companies/${companyId}/fetch-runs?page_size=50`, { as });
     const run = runs.body.data.find((r: { importId: string }) => r.importId === importId);
-    if (run?.postFetchCompletedAt) return run;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`post-fetch of ${importId} did not complete`);
-};
+    return run?.postFetchCompletedAt ? run : undefined;
+  }, queueWaitMs, `post-fetch of ${importId}`);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { api, type ApiResponse } from './api';
+import { eventually, queueWaitMs } from './poll';
 
 /** A fresh company bound to Api in organization A, so tests never disturb each other's books. */
 export const newApiCompany = async (as = 'a-system', accountingSystem = 'Api'): Promise<string> => {
@@ -17,16 +18,13 @@ export const submitImport = (companyId: string, path: string, body: unknown, opt
     ...(options.idempotencyKey && { idempotencyKey: options.idempotencyKey }),
   });
 
-/** Polls an import until it is terminal (bounded: 60 s). */
-export const waitForImport = async (companyId: string, importId: string, as = 'a-system'): Promise<ApiResponse> => {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+/** Polls an import until it is no longer queued (bounded: queueWaitMs). */
+export const waitForImport = async (companyId: string, importId: string, as = 'a-system'): Promise<ApiResponse> =>
+  eventually(async () => {
     const response = await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as });
     expect(response.status).toBe(200);
-    if (response.body.status !== 'queued' || Date.now() > deadline) return response;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
+    return response.body.status !== 'queued' && response;
+  }, queueWaitMs, `import ${importId} to leave the queue`);
 
 /** Submits and waits; expects 202 and a terminal import. */
 export const importAndWait = async (companyId: string, path: string, body: unknown, as = 'a-system'): Promise<ApiResponse> => {

@@ -28,10 +28,11 @@ export const cryptoVerifies = (secret: string, headers: IncomingHttpHeaders, bod
 /**
  * A real receiver on 127.0.0.1 that verifies every request with the standardwebhooks library:
  * unverifiable requests get 401, the handshake's challenge is echoed, events are recorded. `mode`
- * makes it answer 503 (down), 410 (gone) or hang past the timeout (slow).
+ * makes it answer 503 (down), 410 (gone), hang past the timeout (slow), answer late but within it
+ * (busy) or never (hold).
  */
 export const startReceiver = async () => {
-  const state = { secrets: [] as string[], mode: 'ok' as 'ok' | 'down' | 'gone' | 'slow' | 'hold', received: [] as Received[], refused: 0, verifications: 0, inFlight: 0, maxInFlight: 0 };
+  const state = { secrets: [] as string[], mode: 'ok' as 'ok' | 'down' | 'gone' | 'slow' | 'busy' | 'hold', received: [] as Received[], refused: 0, verifications: 0, inFlight: 0, maxInFlight: 0 };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -64,6 +65,7 @@ export const startReceiver = async () => {
       if (state.mode === 'down') response.writeHead(503).end('down for maintenance');
       else if (state.mode === 'gone') response.writeHead(410).end('gone');
       else if (state.mode === 'slow') setTimeout(() => response.writeHead(200).end('late'), 4000);
+      else if (state.mode === 'busy') setTimeout(() => response.writeHead(200).end('ok'), 700);
       else if (state.mode === 'hold') return; // never answers (its sender is killed meanwhile)
       else response.writeHead(204).end();
     });
@@ -73,13 +75,4 @@ export const startReceiver = async () => {
   return { url, state, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 };
 
-/** Waits until check() holds (polling), or fails after timeoutMs. */
-export const eventually = async <T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
+export { eventually } from './poll';
