@@ -1015,7 +1015,7 @@ export interface paths {
         };
         /**
          * The organization's webhook subscriptions
-         * @description Your organization's subscriptions, oldest first, without their secrets.
+         * @description The subscriptions of your organization and its descendants (those you may read and change by id; `organizationId` says whose): your own first, each organization's oldest first, without their secrets.
          */
         get: operations["listWebhookSubscriptions"];
         put?: never;
@@ -10881,7 +10881,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Your organization's subscriptions, oldest first */
+            /** @description The subscriptions of your organization and its descendants: your own first, each organization's oldest first */
             200: {
                 headers: {
                     /** @description Identifies the request; quote it to support */
@@ -11039,7 +11039,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookSubscription"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed: url refused (not https, credentials, a private address), companyIds naming a company outside your reach, or another field (detail and errors name it); malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11093,7 +11093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description validation_failed: url refused (not https, credentials, a private address) or companyIds naming a company outside your reach */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11415,7 +11415,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed: url refused, companyIds outside your reach or the subscription's organization, or another field (detail and errors name it); malformed_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11478,7 +11478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description validation_failed: url refused or companyIds outside your reach */
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     [name: string]: unknown;

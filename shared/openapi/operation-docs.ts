@@ -253,7 +253,10 @@ export const operationDocs: Record<string, OperationDoc> = {
       'Creates a subscription of your organization (`webhooks:manage`, system clients only). The answer (**201**) holds the signing secret `whsec_...` once: store it. The subscription is `pending_verification` until the **handshake** passes: within seconds a signed `webhook.verification` event carrying `data.challenge` arrives, to be answered 2xx with `{"challenge": "<the same value>"}`, and a second one with a wrong signature, to be refused with a 4xx. A subscription hears the events of the companies within your organization\'s reach (`companyIds` narrows it). Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).',
     requestExample: { url: 'https://example.com/webhooks/ledger', eventTypes: ['job.succeeded', 'company.updated'], description: 'ERP sync' },
   },
-  listWebhookSubscriptions: { description: "Your organization's subscriptions, oldest first, without their secrets." },
+  listWebhookSubscriptions: {
+    description:
+      "The subscriptions of your organization and its descendants (those you may read and change by id; `organizationId` says whose): your own first, each organization's oldest first, without their secrets.",
+  },
   getWebhookSubscription: { description: 'One subscription: its status and `statusReason` (the last handshake failure, or what disabled it). Never the secret.' },
   updateWebhookSubscription: {
     description: 'Changes `url`, `eventTypes`, `companyIds` (null: every company) or `description`. A new `url` makes the subscription `pending_verification` and runs the handshake again.',

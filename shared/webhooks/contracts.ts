@@ -29,11 +29,11 @@ export const webhookContracts = {
   createWebhookSubscription: {
     body: CreateSubscriptionSchema,
     responses: { 201: { description: 'Created, pending_verification; the signing secret is in this answer only. The handshake follows within seconds.', schema: CreatedSubscriptionSchema } },
-    problems: { ...systemOnly, 422: 'validation_failed: url refused (not https, credentials, a private address) or companyIds naming a company outside your reach' },
+    problems: { ...systemOnly, 400: 'validation_failed: url refused (not https, credentials, a private address), companyIds naming a company outside your reach, or another field (detail and errors name it); malformed_json' },
   },
   listWebhookSubscriptions: {
     query: z.strictObject(PageQuerySchema.shape),
-    responses: { 200: { description: "Your organization's subscriptions, oldest first", schema: SubscriptionPageSchema } },
+    responses: { 200: { description: "The subscriptions of your organization and its descendants: your own first, each organization's oldest first", schema: SubscriptionPageSchema } },
     problems: systemOnly,
   },
   getWebhookSubscription: {
@@ -45,7 +45,7 @@ export const webhookContracts = {
     params: SubscriptionParamsSchema,
     body: UpdateSubscriptionSchema,
     responses: { 200: { description: 'The subscription; a new url makes it pending_verification until the handshake passes again', schema: SubscriptionSchema } },
-    problems: { ...systemOnly, 404: subscriptionNotFound, 422: 'validation_failed: url refused or companyIds outside your reach' },
+    problems: { ...systemOnly, 404: subscriptionNotFound, 400: "validation_failed: url refused, companyIds outside your reach or the subscription's organization, or another field (detail and errors name it); malformed_json" },
   },
   deleteWebhookSubscription: {
     params: SubscriptionParamsSchema,

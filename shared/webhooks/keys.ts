@@ -6,6 +6,18 @@ export const subscriptionListKeys = (organizationId: string, createdAt: string, 
   GSI1SK: `${createdAt}#${subscriptionId}`,
 });
 export const subscriptionsPartition = (organizationId: string) => `WEBHOOKS#${organizationId}`;
+/**
+ * GSI2: the subscriptions of an organization tree by path, so an organization's subtree is one
+ * begins_with Query. `#` sorts before any organization id: an organization's own come before its
+ * descendants', each oldest first.
+ */
+export const subscriptionTreeKeys = (organizationPath: string, createdAt: string, subscriptionId: string) => ({
+  GSI2PK: subscriptionTreePartition(organizationPath.split('/')[0]!),
+  GSI2SK: `${subscriptionSubtreePrefix(organizationPath)}#${createdAt}#${subscriptionId}`,
+});
+export const subscriptionTreePartition = (rootOrganizationId: string) => `WEBHOOKTREE#${rootOrganizationId}`;
+/** Prefix matching the subscriptions of an organization and its descendants. */
+export const subscriptionSubtreePrefix = (organizationPath: string) => `${organizationPath}/`;
 
 export const deliveryKeys = (deliveryId: string) => ({ PK: `DELIVERY#${deliveryId}`, SK: 'DELIVERY' });
 /** GSI1: a subscription's deliveries in creation order (read newest first). */

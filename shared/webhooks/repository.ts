@@ -17,6 +17,9 @@ import {
   subscriptionKeys,
   subscriptionListKeys,
   subscriptionsPartition,
+  subscriptionSubtreePrefix,
+  subscriptionTreeKeys,
+  subscriptionTreePartition,
 } from './keys';
 
 export type SubscriptionStatus = 'pending_verification' | 'active' | 'disabled';
@@ -71,7 +74,13 @@ const get = async (key: { PK: string; SK: string }, table: string = tableName())
 
 export const subscriptionRepository = {
   async create(record: SubscriptionRecord): Promise<void> {
-    await putIfAbsent({ ...subscriptionKeys(record.id), ...subscriptionListKeys(record.organizationId, record.createdAt, record.id), entity: 'webhookSubscription', ...record });
+    await putIfAbsent({
+      ...subscriptionKeys(record.id),
+      ...subscriptionListKeys(record.organizationId, record.createdAt, record.id),
+      ...subscriptionTreeKeys(record.organizationPath, record.createdAt, record.id),
+      entity: 'webhookSubscription',
+      ...record,
+    });
   },
 
   async get(id: string): Promise<SubscriptionRecord | undefined> {
@@ -79,9 +88,15 @@ export const subscriptionRepository = {
     return item ? toSubscription(item) : undefined;
   },
 
-  list(organizationId: string, page: PageRequest): Promise<Page<SubscriptionRecord>> {
+  /** The subscriptions of an organization and its descendants (the reach of its system clients). */
+  listSubtree(organizationPath: string, page: PageRequest): Promise<Page<SubscriptionRecord>> {
     return queryPage(
-      { TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': subscriptionsPartition(organizationId) } },
+      {
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': subscriptionTreePartition(organizationPath.split('/')[0]!), ':prefix': subscriptionSubtreePrefix(organizationPath) },
+      },
       page,
       toSubscription,
     );

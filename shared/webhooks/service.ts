@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { companyRepository } from '../companies/repository';
 import type { Page } from '../db/query-page';
 import type { Principal } from '../identity/principal';
-import { canReach } from '../identity/reach';
+import { canReach, within } from '../identity/reach';
 import { webhookSettings } from '../platform/config';
 import { problems } from '../platform/problem';
 import { eventCatalog, thinEvent } from './catalog';
@@ -54,12 +54,18 @@ const checkUrl = (url: string) => {
   if (refused) throw problems.validation(refused, [{ field: 'url', message: refused }]);
 };
 
-/** Every named company must exist, be live and within reach (a filter naming others would never match: refused). */
-const checkCompanies = async (principal: Principal, companyIds: readonly string[] | null | undefined) => {
+/**
+ * Every named company must exist, be live, within the caller's reach and within the subscription's
+ * organization's subtree, whose events it hears (a filter naming others would never match: refused).
+ */
+const checkCompanies = async (principal: Principal, subscriptionPath: string, companyIds: readonly string[] | null | undefined) => {
   for (const [index, id] of (companyIds ?? []).entries()) {
     const company = await companyRepository.get(id);
-    if (!company || company.deletion || !canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, 'webhooks:manage')) {
-      throw problems.validation('companyIds names a company that does not exist or is outside your reach.', [{ field: 'companyIds', index, message: `No company ${id} within your reach.` }]);
+    const heard = company && !company.deletion && within(company.organizationPath, subscriptionPath);
+    if (!heard || !canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, 'webhooks:manage')) {
+      throw problems.validation("companyIds names a company that does not exist, or is outside your reach or the subscription's organization.", [
+        { field: 'companyIds', index, message: `No company ${id} within your reach and the subscription's organization.` },
+      ]);
     }
   }
 };
@@ -71,7 +77,7 @@ const awaitingHandshake = 'Waiting for the handshake (a signed webhook.verificat
 
 export const createSubscription = async (principal: Principal, input: CreateSubscriptionInput) => {
   checkUrl(input.url);
-  await checkCompanies(principal, input.companyIds);
+  await checkCompanies(principal, principal.organizationPath!, input.companyIds);
   const now = new Date().toISOString();
   const secret = newSigningSecret();
   const record: SubscriptionRecord = {
@@ -95,14 +101,15 @@ export const createSubscription = async (principal: Principal, input: CreateSubs
   return { ...toSubscription(record), secret };
 };
 
+/** The subscriptions of the caller's organization and its descendants: what it may read and change by id (shared/composition/owners.ts). */
 export const listSubscriptions = async (principal: Principal, page: { pageSize: number; cursor?: string }, operationId: string): Promise<Page<Subscription>> => {
-  const result = await subscriptionRepository.list(principal.organizationId!, { ...page, binding: { clientId: principal.clientId, operationId, filters: {} } });
+  const result = await subscriptionRepository.listSubtree(principal.organizationPath!, { ...page, binding: { clientId: principal.clientId, operationId, filters: {} } });
   return { ...result, data: result.data.map(toSubscription) };
 };
 
 export const updateSubscription = async (principal: Principal, current: SubscriptionRecord, patch: UpdateSubscriptionInput): Promise<Subscription> => {
   if (patch.url !== undefined) checkUrl(patch.url);
-  if (patch.companyIds) await checkCompanies(principal, patch.companyIds);
+  if (patch.companyIds) await checkCompanies(principal, current.organizationPath, patch.companyIds);
   const urlChanged = patch.url !== undefined && patch.url !== current.url;
   const changes: Partial<SubscriptionRecord> = {
     ...(patch.url !== undefined && { url: patch.url }),
