@@ -42,11 +42,11 @@ export const contextRepository = {
   account: async (companyId: string, year: number, accountCode: string) => toPicture(await read(accountContextKeys(companyId, year, accountCode))),
 
   /** The pending rebuild request of the company, if any (read strongly: a rebuild starts from it). */
-  async refreshRequest(companyId: string): Promise<(RefreshRequest & { queued: number }) | undefined> {
+  async refreshRequest(companyId: string): Promise<RefreshRequest | undefined> {
     const item = await read(companyContextKeys(companyId), true);
     if (typeof item?.refreshRequestedAt !== 'string') return undefined;
     const years = item.refreshYears instanceof Set ? [...(item.refreshYears as Set<number>)].map(Number) : [];
-    return { requestedAt: item.refreshRequestedAt, years: years.sort((a, b) => a - b), queued: Number(item.refreshQueued ?? 0) };
+    return { requestedAt: item.refreshRequestedAt, years: years.sort((a, b) => a - b) };
   },
 
   /** How many rebuilds reads have queued for the company, ever (`refreshQueued`). */

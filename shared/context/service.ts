@@ -19,6 +19,7 @@ import { requestContextRefresh } from './refresh-queue';
 export const pictureSizes = { largestMovements: 5, lastLines: 5, recentImports: 5 } as const;
 
 type Line = ReturnType<typeof lineContent>;
+type TrialBalance = Awaited<ReturnType<typeof getTrialBalance>>;
 
 const lineSummary = (line: Line) => ({
   lineId: line.lineId,
@@ -104,9 +105,9 @@ type BankSummary = { bankAccountId: string; glAccountCode: string; unreconciledC
 const accountPictures = async (
   companyId: string,
   year: number,
-  context: { banks: BankSummary[]; openTermStatus: string | null; ledgerUpdatedAt: string | null; builtAt: string },
+  context: { banks: BankSummary[]; openTermStatus: string | null; ledgerUpdatedAt: string | null; builtAt: string; trialBalance?: TrialBalance },
 ) => {
-  const [trialBalance, chart] = await Promise.all([getTrialBalance(companyId, year), chartRepository.listAccounts(companyId, year)]);
+  const [trialBalance, chart] = await Promise.all([context.trialBalance ?? getTrialBalance(companyId, year), chartRepository.listAccounts(companyId, year)]);
   const rows = new Map(trialBalance.accounts.map((row) => [row.accountCode, row]));
   const zero = new Decimal(0);
   const codes = [...new Set([...chart.map((account) => account.accountNumber), ...rows.keys()])].sort();
@@ -211,8 +212,9 @@ export const refreshContext = async (companyId: string, options: RefreshOptions 
 
   const accounts = [];
   for (const year of years) {
-    const openTermStatus = year === currentYear ? (openVatTerm?.status ?? null) : ((await vatTermOf(company, year))?.status ?? null);
-    accounts.push(...(await accountPictures(companyId, year, { banks, openTermStatus, ledgerUpdatedAt, builtAt })));
+    const current = year === currentYear;
+    const openTermStatus = current ? (openVatTerm?.status ?? null) : ((await vatTermOf(company, year))?.status ?? null);
+    accounts.push(...(await accountPictures(companyId, year, { banks, openTermStatus, ledgerUpdatedAt, builtAt, ...(current && { trialBalance }) })));
   }
   // The request ends only once every picture it asked for is saved.
   await contextRepository.saveAccounts(companyId, accounts);
