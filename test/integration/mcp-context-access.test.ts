@@ -34,6 +34,8 @@ const mcpClient = async (accessToken: string) => {
   const client = new Client({ name: 'context-access-test', version: '1.0.0' });
   clients.push(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(`${testStack().baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } }));
+  // Listing the tools makes the SDK's client check every structuredContent against the tool's output schema.
+  await client.listTools();
   return async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
 };
 
