@@ -1,12 +1,20 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { defineOperation } from '../../shared/api/operation';
+import { createOperationRunner, type OperationResponse } from '../../shared/api/runner';
+import type { CompanyRecord } from '../../shared/companies/repository';
 import { owners } from '../../shared/composition/owners';
+import { accountPictureBase, accountPictureParts, companyPictureParts, mayReadAll, omittedParts, trimPicture } from '../../shared/context/parts';
 import { AccountContextSchema, CompanyContextSchema } from '../../shared/context/schemas';
 import { readAccountContext, readCompanyContext, type ContextAnswer } from '../../shared/context/service';
 import type { Principal } from '../../shared/identity/principal';
+import type { ReachingPrincipal } from '../../shared/identity/reach';
 import type { Scope } from '../../shared/identity/scopes';
-import { ProblemError } from '../../shared/platform/problem';
-import { routes } from '../../shared/routes';
+import { AccountParamsSchema, AccountQuerySchema } from '../../shared/ledger/chart/schemas';
+import { ProblemError, problems } from '../../shared/platform/problem';
+import { UuidSchema } from '../../shared/platform/schemas';
+import { z as openapiZod } from '../../shared/platform/zod';
+import type { RouteDefinition } from '../../shared/routes';
 import type { JsonSchema } from './tool-schemas';
 
 /** A tool over the context service (no REST twin). */
@@ -22,10 +30,72 @@ export interface ContextTool {
 
 const scope: Scope = 'context:read';
 
+/**
+ * The context tools are operations of their own, run by the one operation runner over a route
+ * table of their own (not HTTP routes: only MCP calls them): reach of {companyId} with their scope
+ * context:read, the token's scope, validation; then each picture part with the actions of its
+ * source (shared/context/parts.ts).
+ */
+const contextRoutes: RouteDefinition[] = [
+  { method: 'GET', path: '/mcp/tools/get_company_context/{companyId}', group: 'mcp', operationId: 'getCompanyContext', summary: 'Company at a glance', auth: 'token', scope, mutation: false },
+  {
+    method: 'GET',
+    path: '/mcp/tools/get_account_context/{companyId}/{accountNumber}',
+    group: 'mcp',
+    operationId: 'getAccountContext',
+    summary: 'Account at a glance',
+    auth: 'token',
+    scope,
+    mutation: false,
+  },
+];
+
+const unavailable = (what: string) =>
+  new ProblemError({
+    status: 503,
+    error: 'service_unavailable',
+    title: 'Service unavailable',
+    detail: `the context service has not caught up with ${what} yet (it is rebuilt shortly after each change of the books). Retry in a few seconds; meanwhile the other tools answer from the books directly.`,
+  });
+
+const answer = (result: ContextAnswer, what: string, omitted: ReturnType<typeof omittedParts>) => {
+  if (result.status !== 'ready') throw unavailable(what);
+  return { status: 200, text: trimPicture(result.picture, omitted), headers: { 'Content-Type': 'application/json' } };
+};
+
+const operations = {
+  getCompanyContext: defineOperation(
+    { params: openapiZod.object({ companyId: UuidSchema }), responses: { 200: { description: 'The company picture', schema: CompanyContextSchema } } },
+    async ({ owner, principal }) => {
+      const company = owner as CompanyRecord;
+      const omitted = omittedParts(principal as ReachingPrincipal, company, companyPictureParts);
+      // No figure to show: the company answers itself; no picture is read, nor is its freshness told.
+      if (omitted.filter((part) => part.part !== 'name').length === companyPictureParts.length - 1) {
+        const name = omitted.some((part) => part.part === 'name') ? {} : { name: company.name };
+        return { status: 200, body: { companyId: company.id, ...name, omitted } };
+      }
+      return answer(await readCompanyContext(company.id), 'this company', omitted);
+    },
+  ),
+  getAccountContext: defineOperation(
+    { params: AccountParamsSchema, query: AccountQuerySchema, responses: { 200: { description: 'The account picture', schema: AccountContextSchema } } },
+    async ({ owner, principal, params, query }) => {
+      const company = owner as CompanyRecord;
+      // An account is a ledger account: without its read (get_account), it is not found.
+      if (!mayReadAll(principal as ReachingPrincipal, company, accountPictureBase)) throw problems.notFound('account');
+      const omitted = omittedParts(principal as ReachingPrincipal, company, accountPictureParts);
+      return answer(await readAccountContext(company.id, params.accountNumber, query.year), `account ${params.accountNumber}`, omitted);
+    },
+  ),
+};
+
+/** The tools' runner: the MCP request has passed the rate limit once (the runner of the mcp group). */
+const run = createOperationRunner(operations, { owners, routes: contextRoutes, rateLimit: async () => ({}) });
+
 const CompanyContextInput = z.strictObject({ companyId: z.uuid().describe('The company (the `id` list_companies answers)') });
 const AccountContextInput = z.strictObject({
   companyId: z.uuid().describe('The company (the `id` list_companies answers)'),
-  accountNumber: z.string().min(1).max(20).describe('The ledger account, e.g. "1920"'),
+  accountNumber: z.string().min(1).max(20).regex(/^[^#\s]+$/, 'must not contain spaces or #').describe('The ledger account, e.g. "1920"'),
   year: z.number().int().min(1900).max(2999).optional().describe("The accounting year; default: the company's current year"),
 });
 
@@ -36,22 +106,17 @@ const jsonSchemaOf = (schema: z.ZodType) => {
 
 const error = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
-const unavailable = (what: string) =>
-  error(
-    `service_unavailable: the context service has not caught up with ${what} yet (it is rebuilt shortly after each change of the books). Retry in a few seconds; meanwhile the other tools answer from the books directly.`,
-  );
-
-/** Reach as for every company route: the one reach decision through the owner resolver of {companyId}. */
-const companyRoute = { ...routes.find((route) => route.operationId === 'callMcp')!, scope };
-
-const answer = (result: ContextAnswer, what: string): CallToolResult =>
-  result.status === 'ready'
-    ? { content: [{ type: 'text', text: result.picture }], structuredContent: JSON.parse(result.picture) as Record<string, unknown> }
-    : unavailable(what);
+/** A problem as a tool error the model can act on: its code (not_found as "not found") and detail. */
+const problemText = (response: OperationResponse): string => {
+  const problem = JSON.parse(response.body) as { error: string; detail: string; errors?: { field: string; message: string }[] };
+  const label = problem.error === 'not_found' ? 'not found' : problem.error;
+  const fields = problem.errors?.length ? ` ${problem.errors.map((entry) => `${entry.field}: ${entry.message}`).join('; ')}` : '';
+  return `${label}: ${problem.detail}${fields}`;
+};
 
 const contextTool = <I extends z.ZodType>(
-  definition: Omit<ContextTool, 'scope' | 'inputJsonSchema' | 'outputJsonSchema' | 'call'> & { input: I; output: z.ZodType },
-  read: (input: z.infer<I>) => Promise<CallToolResult>,
+  definition: Omit<ContextTool, 'scope' | 'inputJsonSchema' | 'outputJsonSchema' | 'call'> & { operationId: keyof typeof operations; input: I; output: z.ZodType },
+  toCall: (input: z.infer<I>) => { params: Record<string, string>; query: Record<string, string> },
 ): ContextTool => ({
   name: definition.name,
   title: definition.title,
@@ -59,19 +124,17 @@ const contextTool = <I extends z.ZodType>(
   scope,
   inputJsonSchema: jsonSchemaOf(definition.input),
   outputJsonSchema: jsonSchemaOf(definition.output),
-  call: async (args, principal) => {
+  call: async (args, principal, requestId) => {
     const parsed = definition.input.safeParse(args);
     if (!parsed.success) return error(`validation_failed: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ')}`);
-    const companyId = (parsed.data as { companyId: string }).companyId;
-    if (!(await owners.companyId!.resolve(companyId, principal, companyRoute))) return error('not found: The company does not exist or is outside your reach.');
-    try {
-      return await read(parsed.data);
-    } catch (failure) {
-      if (failure instanceof ProblemError && failure.problem.status === 404) return error(`not found: ${failure.problem.detail}`);
-      throw failure;
-    }
+    const response = await run({ operationId: definition.operationId, authentication: { authenticated: true, principal }, ...toCall(parsed.data), requestId });
+    if (response.statusCode !== 200) return error(problemText(response));
+    return { content: [{ type: 'text', text: response.body }], structuredContent: JSON.parse(response.body) as Record<string, unknown> };
   },
 });
+
+const withheld =
+  'A part whose source you may not read (ledger:read, bank:read, vat:read for the figures; companies:read for the name) is left out and named in `omitted` with the actions it needs.';
 
 /** The two context tools: compact pictures an assistant reasons from, kept by the context service. */
 export const contextTools: readonly ContextTool[] = [
@@ -79,22 +142,22 @@ export const contextTools: readonly ContextTool[] = [
     {
       name: 'get_company_context',
       title: 'Company at a glance',
-      description:
-        'A compact picture of one company to start from: when the ledger was last updated, the current year, trial-balance totals, each bank account with its unreconciled transactions (count, oldest date), the open VAT term (position, net VAT, status), open customer and supplier items due and overdue, and the latest imports with their outcome. Amounts in NOK, signed (debit positive). If it answers service_unavailable, retry shortly. Next: get_account_context for one account, or the specific tools for details.',
+      operationId: 'getCompanyContext',
+      description: `A compact picture of one company to start from: when the ledger was last updated, the current year, trial-balance totals, each bank account with its unreconciled transactions (count, oldest date), the open VAT term (position, net VAT, status), open customer and supplier items due and overdue, and the latest imports with their outcome. Amounts in NOK, signed (debit positive). ${withheld} If it answers service_unavailable, retry shortly. Next: get_account_context for one account, or the specific tools for details.`,
       input: CompanyContextInput,
       output: CompanyContextSchema,
     },
-    async ({ companyId }) => answer(await readCompanyContext(companyId), 'this company'),
+    ({ companyId }) => ({ params: { companyId }, query: {} }),
   ),
   contextTool(
     {
       name: 'get_account_context',
       title: 'Account at a glance',
-      description:
-        'Why an account moved: its opening balance, the movement and closing balance of each period 1-12, the largest movements and the last lines (with voucher, date and description), and its reconciliation status (bank accounts mapped to it, unreconciled count) and VAT status. Amounts in NOK, signed (debit positive). Not found when the account is not in the year\'s chart. If it answers service_unavailable, retry shortly. Next: list_general_ledger_lines with `account` for every line.',
+      operationId: 'getAccountContext',
+      description: `Why an account moved: its opening balance, the movement and closing balance of each period 1-12, the largest movements and the last lines (with voucher, date and description), and its reconciliation status (bank accounts mapped to it, unreconciled count) and VAT status. Amounts in NOK, signed (debit positive). Needs ledger:read on the company besides; not found when the account is not in the year's chart. ${withheld} If it answers service_unavailable, retry shortly. Next: list_general_ledger_lines with \`account\` for every line.`,
       input: AccountContextInput,
       output: AccountContextSchema,
     },
-    async ({ companyId, accountNumber, year }) => answer(await readAccountContext(companyId, accountNumber, year), `account ${accountNumber}`),
+    ({ companyId, accountNumber, year }) => ({ params: { companyId, accountNumber }, query: year === undefined ? ({} as Record<string, string>) : { year: String(year) } }),
   ),
 ];

@@ -103,7 +103,7 @@ const seedPeople = async (
   const full = await createPolicy(admin, {
     name: 'Accountant: full access to two clients',
     description: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri',
-    rules: [{ effect: 'allow', actions: ['companies:*', 'ledger:*', 'vat:*', 'bank:*', 'reconciliation:*', 'documents:*'], resources: { companies: [bakery!.id, fishery!.id] } }],
+    rules: [{ effect: 'allow', actions: ['companies:*', 'ledger:*', 'vat:*', 'bank:*', 'reconciliation:*', 'documents:*', 'context:read'], resources: { companies: [bakery!.id, fishery!.id] } }],
   });
   const read = await createPolicy(admin, {
     name: 'Auditor: read one client',

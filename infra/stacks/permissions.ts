@@ -1,3 +1,4 @@
+import { contextPartitionPrefix } from '../../shared/context/keys';
 import { identityPartitionPrefixes } from '../../shared/identity/keys';
 import { peoplePartitionPrefixes } from '../../shared/identity/person-keys';
 import { controlPartitionPrefixes } from '../../shared/platform/keys';
@@ -42,6 +43,11 @@ export interface Permissions {
    * only, under the two prefixes.
    */
   documents?: 'api' | 'worker';
+  /**
+   * UpdateItem on the context service's items only (`CONTEXT#` partitions): a read of a stale picture
+   * records its rebuild request there, so that one rebuild is queued at a time (shared/context).
+   */
+  contextRequests?: boolean;
   /** Queues the function sends to. */
   sendTo?: readonly QueueName[];
   /** Dead-letter queues the function sends to itself (the delivery worker moves dead deliveries there). */
@@ -69,7 +75,7 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   openapi: { table: 'none', control: 'none', outbox: 'none', cursorSecret: false },
   // The MCP tools run the read operations of the groups above, read the context service's pictures
   // (and the company's newest event, to tell whether they are current) and ask for their rebuild.
-  mcp: { table: 'read', control: 'rateLimit', outbox: 'read', cursorSecret: true, sendTo: ['reconciliation'] },
+  mcp: { table: 'read', control: 'rateLimit', outbox: 'read', cursorSecret: true, contextRequests: true, sendTo: ['reconciliation'] },
   fallback: { table: 'none', control: 'none', outbox: 'none', cursorSecret: false },
 };
 
@@ -149,6 +155,9 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
   if (permissions.table !== 'none') {
     grants.push({ actions: permissions.table === 'readWrite' ? [...tableReadActions, ...tableWriteActions] : tableReadActions, resource: 'table' });
     grants.push({ actions: ['dynamodb:Query'], resource: 'tableIndexes' });
+  }
+  if (permissions.contextRequests) {
+    grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'table', leadingKeyPrefixes: [contextPartitionPrefix] });
   }
   if (permissions.control !== 'none') {
     // shared/platform/rate-limit.ts: conditional UpdateItem only (no read first).

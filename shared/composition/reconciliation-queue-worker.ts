@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { isContextRefresh } from '../context/refresh-queue';
+import { isContextRefresh, type ContextRefreshMessage } from '../context/refresh-queue';
 import { refreshContext } from '../context/service';
 import { createPostFetchWorker } from '../imports/post-fetch';
 import { logger } from '../platform/logger';
@@ -16,12 +16,22 @@ export const reconciliationQueueWorker = async (event: SQSEvent): Promise<SQSBat
   const refreshes = event.Records.filter((record) => isContextRefresh(JSON.parse(record.body)));
   const runs = event.Records.filter((record) => !refreshes.includes(record));
   const failures: SQSBatchResponse['batchItemFailures'] = runs.length ? (await postFetch({ Records: runs })).batchItemFailures : [];
-  for (const companyId of new Set(refreshes.map((record) => (JSON.parse(record.body) as { companyId: string }).companyId))) {
+  // One rebuild per company of the batch, for every year and pending request its messages carry.
+  const byCompany = new Map<string, { messageIds: string[]; years: number[]; requests: string[] }>();
+  for (const record of refreshes) {
+    const message = JSON.parse(record.body) as ContextRefreshMessage;
+    const entry = byCompany.get(message.companyId) ?? { messageIds: [], years: [], requests: [] };
+    entry.messageIds.push(record.messageId);
+    entry.years.push(...(message.years ?? []));
+    if (message.requestedAt) entry.requests.push(message.requestedAt);
+    byCompany.set(message.companyId, entry);
+  }
+  for (const [companyId, { messageIds, years, requests }] of byCompany) {
     try {
-      await refreshContext(companyId);
+      await refreshContext(companyId, { years, requests });
     } catch (error) {
       logger.error('Context refresh failed', { companyId, error: error as Error });
-      failures.push(...refreshes.filter((record) => record.body.includes(companyId)).map((record) => ({ itemIdentifier: record.messageId })));
+      failures.push(...messageIds.map((itemIdentifier) => ({ itemIdentifier })));
     }
   }
   return { batchItemFailures: failures };

@@ -6,13 +6,17 @@ import { queues } from '../queues';
 export interface ContextRefreshMessage {
   kind: 'context-refresh';
   companyId: string;
+  /** Years to build beside the current one (a read of an account picture of that year). */
+  years?: number[];
+  /** The read's pending request this message carries (contextRepository.claimRefresh); none from the relay. */
+  requestedAt?: string;
 }
 
 export const isContextRefresh = (message: unknown): message is ContextRefreshMessage =>
   typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'context-refresh';
 
-export const requestContextRefresh = async (companyId: string): Promise<void> => {
+export const requestContextRefresh = async (companyId: string, request: Pick<ContextRefreshMessage, 'years' | 'requestedAt'> = {}): Promise<void> => {
   const queue = queues.find((candidate) => candidate.name === 'reconciliation')!;
-  const message: ContextRefreshMessage = { kind: 'context-refresh', companyId };
+  const message: ContextRefreshMessage = { kind: 'context-refresh', companyId, ...request };
   await sqs().send(new SendMessageCommand({ QueueUrl: process.env[queue.urlEnv], MessageBody: JSON.stringify(message) }));
 };

@@ -1,6 +1,11 @@
 import { z } from '../platform/zod';
 
-/* The pictures as the context tools answer them (JSON; amounts are decimal numbers in NOK, signed: debit positive). */
+/*
+ * The pictures as the context tools answer them (JSON; amounts are decimal numbers in NOK, signed:
+ * debit positive). A part the caller may not read (shared/context/parts.ts) is left out, and named
+ * in `omitted` with the actions it needs; null means the books have none (no open term, no bank
+ * account mapped).
+ */
 
 const amount = (description: string) => z.number().describe(`${description} (NOK, signed)`);
 const date = z.string().nullable();
@@ -22,12 +27,19 @@ const OpenItemsSchema = z.object({
   overdueAmount: amount('Open amount past its due date'),
 });
 
+const OmittedSchema = z
+  .array(z.object({ part: z.string().describe('The field left out'), needs: z.array(z.string()).describe('The actions it needs (each one, on this company)') }))
+  .describe('Parts left out because the caller may not read their source; empty when nothing was left out');
+
 export const CompanyContextSchema = z.object({
   companyId: z.string(),
-  name: z.string(),
-  ledgerLastUpdatedAt: z.string().nullable().describe('When the books last changed (the last fetch); null before the first'),
-  currentYear: z.number().int(),
-  trialBalance: z.object({ accounts: z.number().int(), openingBalance: amount('Total opening balance'), closingBalance: amount('Total closing balance (zero when complete)') }),
+  name: z.string().optional().describe('Needs companies:read'),
+  ledgerLastUpdatedAt: z.string().nullable().optional().describe('When the books last changed (the last fetch); null before the first. Needs ledger:read'),
+  currentYear: z.number().int().optional().describe('Needs ledger:read'),
+  trialBalance: z
+    .object({ accounts: z.number().int(), openingBalance: amount('Total opening balance'), closingBalance: amount('Total closing balance (zero when complete)') })
+    .optional()
+    .describe('Needs ledger:read'),
   bankAccounts: z.array(
     z.object({
       bankAccountId: z.string(),
@@ -38,7 +50,7 @@ export const CompanyContextSchema = z.object({
       unreconciledCount: z.number().int(),
       oldestUnreconciledDate: date,
     }),
-  ),
+  ).optional().describe('Needs bank:read'),
   openVatTerm: z
     .object({
       year: z.number().int(),
@@ -50,12 +62,18 @@ export const CompanyContextSchema = z.object({
       position: z.string(),
       netVat: amount('Output minus input VAT: payable when positive'),
     })
-    .nullable(),
-  openItems: z.object({ customer: OpenItemsSchema, supplier: OpenItemsSchema }),
-  recentImports: z.array(
-    z.object({ importId: z.string(), kind: z.string(), status: z.string(), createdAt: z.string(), completedAt: z.string().nullable(), rowsFailed: z.number().int().nullable() }),
-  ),
-  builtAt: z.string(),
+    .nullable()
+    .optional()
+    .describe('null: no term with activity. Needs vat:read'),
+  openItems: z.object({ customer: OpenItemsSchema, supplier: OpenItemsSchema }).optional().describe('Needs ledger:read'),
+  recentImports: z
+    .array(
+      z.object({ importId: z.string(), kind: z.string(), status: z.string(), createdAt: z.string(), completedAt: z.string().nullable(), rowsFailed: z.number().int().nullable() }),
+    )
+    .optional()
+    .describe('Needs imports:write (the import list: system clients only)'),
+  builtAt: z.string().optional().describe('When the picture was built; absent when no part of it is shown'),
+  omitted: OmittedSchema,
 });
 
 export const AccountContextSchema = z.object({
@@ -71,8 +89,11 @@ export const AccountContextSchema = z.object({
   lastLines: z.array(LineSummarySchema),
   reconciliation: z
     .object({ bankAccounts: z.array(z.object({ bankAccountId: z.string(), unreconciledCount: z.number().int(), oldestUnreconciledDate: date })) })
-    .nullable(),
-  vat: z.object({ direction: z.string(), openTermStatus: z.string().nullable() }).nullable(),
+    .nullable()
+    .optional()
+    .describe('null: no bank account is mapped to the account. Needs bank:read'),
+  vat: z.object({ direction: z.string(), openTermStatus: z.string().nullable() }).nullable().optional().describe('null: not a VAT account. Needs vat:read'),
   ledgerLastUpdatedAt: z.string().nullable(),
   builtAt: z.string(),
+  omitted: OmittedSchema,
 });

@@ -4,7 +4,8 @@ import { companyRepository } from '../companies/repository';
 import type { Item } from '../db/attributes';
 import { inParallel } from '../db/batch';
 import { toImportRecord, type ImportItem } from '../imports/repository';
-import { getAccount } from '../ledger/chart/service';
+import { chartRepository } from '../ledger/chart/repository';
+import { currentAccountingYear, getAccount } from '../ledger/chart/service';
 import { getTrialBalance, lineContent } from '../ledger/general-ledger/service';
 import { openItemRepository } from '../ledger/open-items/repository';
 import { subLedgerTypes } from '../ledger/open-items/schemas';
@@ -18,6 +19,7 @@ import { requestContextRefresh } from './refresh-queue';
 export const pictureSizes = { largestMovements: 5, lastLines: 5, recentImports: 5 } as const;
 
 type Line = ReturnType<typeof lineContent>;
+type TrialBalance = Awaited<ReturnType<typeof getTrialBalance>>;
 
 const lineSummary = (line: Line) => ({
   lineId: line.lineId,
@@ -69,23 +71,112 @@ const openItemsOf = async (companyId: string, today: string) =>
 const accountsReadTogether = 4;
 
 /**
+ * How long a read's rebuild request stays pending: within it further reads queue nothing (they
+ * wait for that rebuild); after it the next read queues one again (a lost message cannot block the
+ * pictures). Longer than a rebuild of a large company takes, far shorter than the queue's
+ * visibility timeout.
+ */
+export const refreshPendingSeconds = 60;
+
+/** The year's open VAT term (or else the latest with activity), as the pictures show it. */
+const vatTermOf = async (company: Parameters<typeof listVatTerms>[0], year: number) => {
+  const terms = (await listVatTerms(company, year)).data;
+  const term = terms.find((candidate) => candidate.status === 'open') ?? terms.filter((candidate) => candidate.status !== 'no_activity').at(-1) ?? null;
+  return (
+    term && {
+      year: term.year,
+      term: term.term,
+      fromDate: term.fromDate,
+      toDate: term.toDate,
+      filingDueDate: term.filingDueDate,
+      status: term.status,
+      position: term.totals.position,
+      netVat: term.totals.netVat,
+    }
+  );
+};
+
+type BankSummary = { bankAccountId: string; glAccountCode: string; unreconciledCount: number; oldestUnreconciledDate: string | null };
+
+/**
+ * The account pictures of one year: every account of the year's chart (an account without lines
+ * has zero balances and no movements) and any other account the year's balances name.
+ */
+const accountPictures = async (
+  companyId: string,
+  year: number,
+  context: { banks: BankSummary[]; openTermStatus: string | null; ledgerUpdatedAt: string | null; builtAt: string; trialBalance?: TrialBalance },
+) => {
+  const [trialBalance, chart] = await Promise.all([context.trialBalance ?? getTrialBalance(companyId, year), chartRepository.listAccounts(companyId, year)]);
+  const rows = new Map(trialBalance.accounts.map((row) => [row.accountCode, row]));
+  const zero = new Decimal(0);
+  const codes = [...new Set([...chart.map((account) => account.accountNumber), ...rows.keys()])].sort();
+  const descriptions = new Map(chart.map((account) => [account.accountNumber, account.description]));
+  // A few accounts at a time: each reads all its lines of the year, and a rebuild after a large
+  // import must not crowd out the API's own reads (on DynamoDB Local all 50 of a 10k-line import
+  // at once held a GET for 0.6 s).
+  return inParallel(codes, accountsReadTogether, async (accountCode) => {
+    const row = rows.get(accountCode);
+    const lines = row ? (await bankRepository.glLinesOfAccount(companyId, year, accountCode)).map((item: Item) => lineContent(item)) : [];
+    const largest = [...lines].sort((a, b) => b.amount.abs().comparedTo(a.amount.abs()) || a.lineId.localeCompare(b.lineId)).slice(0, pictureSizes.largestMovements);
+    const last = [...lines]
+      .sort((a, b) => b.period - a.period || (b.transactionDate ?? '').localeCompare(a.transactionDate ?? '') || b.lineId.localeCompare(a.lineId))
+      .slice(0, pictureSizes.lastLines);
+    const mapped = context.banks.filter((bank) => bank.glAccountCode === accountCode);
+    const direction = vatAccountDirection(accountCode);
+    const picture = {
+      companyId,
+      year,
+      accountCode,
+      description: row?.description ?? descriptions.get(accountCode) ?? null,
+      openingBalance: row?.openingBalance ?? zero,
+      periods: row
+        ? row.movements.map((movement) => ({ period: movement.period, movement: movement.amount, closingBalance: movement.closingBalance }))
+        : Array.from({ length: 12 }, (_, index) => ({ period: index + 1, movement: zero, closingBalance: zero })),
+      closingBalance: row?.closingBalance ?? zero,
+      lineCount: lines.length,
+      largestMovements: largest.map(lineSummary),
+      lastLines: last.map(lineSummary),
+      reconciliation: mapped.length
+        ? { bankAccounts: mapped.map((bank) => ({ bankAccountId: bank.bankAccountId, unreconciledCount: bank.unreconciledCount, oldestUnreconciledDate: bank.oldestUnreconciledDate })) }
+        : null,
+      vat: direction ? { direction, openTermStatus: context.openTermStatus } : null,
+      ledgerLastUpdatedAt: context.ledgerUpdatedAt,
+      builtAt: context.builtAt,
+    };
+    return { year, accountCode, stored: { picture: stringifyJson(picture), builtAt: context.builtAt, ledgerUpdatedAt: context.ledgerUpdatedAt } };
+  });
+};
+
+export interface RefreshOptions {
+  /** Years whose account pictures to build beside the current year's (the fetched year, the years readers asked for). */
+  years?: readonly (number | null | undefined)[];
+  /** The pending read requests this rebuild serves (their `requestedAt`): ended once the pictures are saved. */
+  requests?: readonly string[];
+}
+
+/**
  * Rebuilds the pictures of one company: the company's (ledger last updated, current year,
  * trial-balance totals, bank accounts with unreconciled counts, the open VAT term, open items,
- * recent imports) and one per account of the year (balances per period, largest movements, last
- * lines, reconciliation and VAT status). Reads the books as the REST reads do; idempotent.
- * Answers what it did, for the fetch run's engine record.
+ * recent imports) and one per account of the current year, of the years asked for and of the years
+ * a pending read request names (balances per period, largest movements, last lines,
+ * reconciliation and VAT status). Reads the books as the REST reads do; idempotent. Answers what
+ * it did, for the fetch run's engine record.
  */
-export const refreshContext = async (companyId: string, year?: number | null): Promise<string> => {
+export const refreshContext = async (companyId: string, options: RefreshOptions = {}): Promise<string> => {
   const company = await companyRepository.get(companyId);
   if (!company || company.deletion) return 'company deleted: no context kept';
+  const pending = await contextRepository.refreshRequest(companyId);
   // Read first: a fetch that lands while the pictures are built leaves them behind it (stale), never ahead.
   const ledgerUpdatedAt = await contextRepository.ledgerUpdatedAt(companyId);
   const builtAt = new Date().toISOString();
   const today = norwegianToday();
-  const trialBalance = await getTrialBalance(companyId, year ?? undefined);
-  const [bankAccounts, vatTerms, openItems, imports] = await Promise.all([
+  const currentYear = await currentAccountingYear(companyId);
+  const years = [...new Set([currentYear, ...(options.years ?? []), ...(pending?.years ?? [])].filter((year): year is number => typeof year === 'number'))].sort((a, b) => a - b);
+  const [trialBalance, bankAccounts, openVatTerm, openItems, imports] = await Promise.all([
+    getTrialBalance(companyId, currentYear),
     listBankAccounts(companyId),
-    listVatTerms(company, trialBalance.year),
+    vatTermOf(company, currentYear),
     openItemsOf(companyId, today),
     contextRepository.recentImports(companyId, pictureSizes.recentImports),
   ]);
@@ -99,23 +190,11 @@ export const refreshContext = async (companyId: string, year?: number | null): P
       ...(await unreconciledOf(companyId, account.id)),
     })),
   );
-  const terms = vatTerms.data;
-  const vatTerm = terms.find((term) => term.status === 'open') ?? terms.filter((term) => term.status !== 'no_activity').at(-1) ?? null;
-  const openVatTerm = vatTerm && {
-    year: vatTerm.year,
-    term: vatTerm.term,
-    fromDate: vatTerm.fromDate,
-    toDate: vatTerm.toDate,
-    filingDueDate: vatTerm.filingDueDate,
-    status: vatTerm.status,
-    position: vatTerm.totals.position,
-    netVat: vatTerm.totals.netVat,
-  };
   const companyPicture = {
     companyId,
     name: company.name,
     ledgerLastUpdatedAt: ledgerUpdatedAt,
-    currentYear: trialBalance.year,
+    currentYear,
     trialBalance: {
       accounts: trialBalance.accounts.length,
       openingBalance: trialBalance.totals.openingBalance,
@@ -131,68 +210,66 @@ export const refreshContext = async (companyId: string, year?: number | null): P
     builtAt,
   };
 
-  // A few accounts at a time: each reads all its lines of the year, and a rebuild after a large
-  // import must not crowd out the API's own reads (on DynamoDB Local all 50 of a 10k-line import
-  // at once held a GET for 0.6 s).
-  const accounts = await inParallel(trialBalance.accounts, accountsReadTogether, async (row) => {
-    const lines = (await bankRepository.glLinesOfAccount(companyId, trialBalance.year, row.accountCode)).map((item: Item) => lineContent(item));
-    const largest = [...lines].sort((a, b) => b.amount.abs().comparedTo(a.amount.abs()) || a.lineId.localeCompare(b.lineId)).slice(0, pictureSizes.largestMovements);
-    const last = [...lines]
-      .sort((a, b) => b.period - a.period || (b.transactionDate ?? '').localeCompare(a.transactionDate ?? '') || b.lineId.localeCompare(a.lineId))
-      .slice(0, pictureSizes.lastLines);
-    const mapped = banks.filter((bank) => bank.glAccountCode === row.accountCode);
-    const direction = vatAccountDirection(row.accountCode);
-    const picture = {
-      companyId,
-      year: trialBalance.year,
-      accountCode: row.accountCode,
-      description: row.description,
-      openingBalance: row.openingBalance,
-      periods: row.movements.map((movement) => ({ period: movement.period, movement: movement.amount, closingBalance: movement.closingBalance })),
-      closingBalance: row.closingBalance,
-      lineCount: lines.length,
-      largestMovements: largest.map(lineSummary),
-      lastLines: last.map(lineSummary),
-      reconciliation: mapped.length
-        ? { bankAccounts: mapped.map((bank) => ({ bankAccountId: bank.bankAccountId, unreconciledCount: bank.unreconciledCount, oldestUnreconciledDate: bank.oldestUnreconciledDate })) }
-        : null,
-      vat: direction ? { direction, openTermStatus: openVatTerm?.status ?? null } : null,
-      ledgerLastUpdatedAt: ledgerUpdatedAt,
-      builtAt,
-    };
-    return { year: trialBalance.year, accountCode: row.accountCode, stored: { picture: stringifyJson(picture), builtAt, ledgerUpdatedAt } };
-  });
-  await contextRepository.save(companyId, { picture: stringifyJson(companyPicture), builtAt, ledgerUpdatedAt }, accounts);
-  return `context of ${accounts.length} accounts (${trialBalance.year}) built`;
+  const accounts = [];
+  for (const year of years) {
+    const current = year === currentYear;
+    const openTermStatus = current ? (openVatTerm?.status ?? null) : ((await vatTermOf(company, year))?.status ?? null);
+    accounts.push(...(await accountPictures(companyId, year, { banks, openTermStatus, ledgerUpdatedAt, builtAt, ...(current && { trialBalance }) })));
+  }
+  // The request ends only once every picture it asked for is saved.
+  await contextRepository.saveAccounts(companyId, accounts);
+  await contextRepository.saveCompany(companyId, { picture: stringifyJson(companyPicture), builtAt, ledgerUpdatedAt });
+  await contextRepository.releaseRefresh(companyId, options.requests ?? []);
+  return `context of ${accounts.length} accounts (${years.join(', ')}) built`;
 };
 
 /** A picture the service has caught up with, or why not: none yet, or built before the books' last update. */
 export type ContextAnswer = { status: 'ready'; picture: string } | { status: 'unavailable'; reason: 'not_built' | 'behind_books' };
 
 /**
- * A picture is current when it was built after the books' latest change (a fetch, a reconciliation
- * group, a document, a statement). When it is not, a rebuild is queued on the reconciliation
- * queue (its worker runs refreshContext) and the caller is told to retry.
+ * Asks for a rebuild that builds the year: queued (a `context-refresh` message) only when no read's
+ * request is pending for the company, or the pending one is older than `refreshPendingSeconds`; so
+ * any number of reads of a stale company queue one rebuild at a time. Answers whether it queued.
  */
-const judge = async (companyId: string, stored: StoredPicture | undefined): Promise<ContextAnswer> => {
+export const requestRefresh = async (companyId: string, year: number | undefined, now = new Date()): Promise<boolean> => {
+  const requestedAt = now.toISOString();
+  const expiredBefore = new Date(now.getTime() - refreshPendingSeconds * 1000).toISOString();
+  if (!(await contextRepository.claimRefresh(companyId, year, requestedAt, expiredBefore))) return false;
+  try {
+    await requestContextRefresh(companyId, { years: year === undefined ? [] : [year], requestedAt });
+  } catch (error) {
+    // Not queued: end the request, so the next read tries again.
+    await contextRepository.releaseRefresh(companyId, [requestedAt]);
+    throw error;
+  }
+  return true;
+};
+
+/**
+ * A picture is current when it was built after the books' latest change (a fetch, a reconciliation
+ * group, a document, a statement). When it is not, a rebuild of its year is asked for and the caller
+ * is told to retry.
+ */
+const judge = async (companyId: string, year: number | undefined, stored: StoredPicture | undefined): Promise<ContextAnswer> => {
   const latestChangeAt = stored ? await contextRepository.latestChangeAt(companyId) : null;
   const answer: ContextAnswer = !stored
     ? { status: 'unavailable', reason: 'not_built' }
     : latestChangeAt && latestChangeAt >= stored.builtAt
       ? { status: 'unavailable', reason: 'behind_books' }
       : { status: 'ready', picture: stored.picture };
-  if (answer.status === 'unavailable') await requestContextRefresh(companyId);
+  if (answer.status === 'unavailable') await requestRefresh(companyId, year);
   return answer;
 };
 
 /** The company's picture (the company is within reach: the caller resolved it). */
-export const readCompanyContext = async (companyId: string): Promise<ContextAnswer> => judge(companyId, await contextRepository.company(companyId));
+export const readCompanyContext = async (companyId: string): Promise<ContextAnswer> => judge(companyId, undefined, await contextRepository.company(companyId));
 
 /**
  * One account's picture. The account must exist in the year's chart (else 404 not_found, as the
- * account read answers); the year defaults to the company picture's current year.
+ * account read answers); the year defaults to the current accounting year. Any year with a chart
+ * is answered: a year not built yet is built on request.
  */
 export const readAccountContext = async (companyId: string, accountCode: string, year: number | undefined): Promise<ContextAnswer> => {
   const account = await getAccount(companyId, accountCode, year);
-  return judge(companyId, await contextRepository.account(companyId, account.year, account.accountNumber));
+  return judge(companyId, account.year, await contextRepository.account(companyId, account.year, account.accountNumber));
 };

@@ -2,6 +2,7 @@ import { isAllowed, noAccess, type EffectiveAccess } from './access-evaluator';
 import { accessRepository } from './access-repository';
 import type { Scope } from './scopes';
 import type { Principal } from './principal';
+import type { RouteDefinition } from '../routes';
 
 /** What reach is decided on: where a resource sits in the organization tree, and its company. */
 export interface ReachTarget {
@@ -39,3 +40,11 @@ export const canReach = (principal: ReachingPrincipal, target: ReachTarget, acti
   if (principal.mode === 'USER' && (!own || !within(target.organizationPath, own))) return false;
   return principal.access !== undefined && isAllowed(principal.access, target, action);
 };
+
+/**
+ * Would the runner let the principal run this route on this target: system clients only where the
+ * route says so, reach with the route's action (canReach), and the token's scope. Reads that repeat
+ * a route's figures elsewhere (the context tools' pictures) decide with it, never by hand.
+ */
+export const mayRun = (principal: ReachingPrincipal, route: Pick<RouteDefinition, 'scope' | 'systemOnly'>, target: ReachTarget): boolean =>
+  !(route.systemOnly && principal.mode !== 'SYSTEM') && (!route.scope || principal.scopes.includes(route.scope)) && canReach(principal, target, route.scope);

@@ -382,7 +382,7 @@ describe('least privilege', () => {
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
     users: [...tableRead, ...rateLimit, ...cursorSecret],
     access: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
-    mcp: [...tableRead, ...rateLimit, ...outboxRead, ...cursorSecret, ...sendTo('reconciliation')],
+    mcp: [...tableRead, 'dynamodb:UpdateItem table if CONTEXT#*', ...rateLimit, ...outboxRead, ...cursorSecret, ...sendTo('reconciliation')],
     documents: [
       ...tableRead,
       ...tableWrite,

@@ -28,12 +28,12 @@ describe('MCP context tools for a signed-in person', () => {
     const person = await createPerson(organizationId, 'Context Reader');
     const policy = await api('POST', '/v1/access/policies', {
       as: 'a-system',
-      body: { name: 'Context reader', rules: [{ effect: 'allow', actions: ['companies:read', 'ledger:read', 'context:read'], resources: { companies: [granted] } }] },
+      body: { name: 'Context reader', rules: [{ effect: 'allow', actions: ['companies:read', 'ledger:read', 'bank:read', 'context:read'], resources: { companies: [granted] } }] },
     });
     expect(policy.status).toBe(201);
     expect((await api('POST', '/v1/access/assignments', { as: 'a-system', body: { policyId: policy.body.id, userId: person.userId } })).status).toBe(201);
 
-    const tokens = await signIn(person, { scopes: ['companies:read', 'ledger:read', 'context:read'], resource: `${testStack().baseUrl}/mcp` });
+    const tokens = await signIn(person, { scopes: ['companies:read', 'ledger:read', 'bank:read', 'context:read'], resource: `${testStack().baseUrl}/mcp` });
     const client = new Client({ name: 'context-test', version: '1.0.0' });
     clients.push(client);
     await client.connect(new StreamableHTTPClientTransport(new URL(`${testStack().baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${tokens.access_token}` } } }));
@@ -70,6 +70,9 @@ describe('MCP context tools for a signed-in person', () => {
     const renewed = await companyContext(granted);
     expect(renewed.isError, text(renewed)).toBeFalsy();
     expect((renewed.structuredContent as { bankAccounts: unknown[] }).bankAccounts).toHaveLength(1);
+    // No vat:read in the policy or the session: the VAT term is left out, and named.
+    expect(renewed.structuredContent).not.toHaveProperty('openVatTerm');
+    expect((renewed.structuredContent as { omitted: { part: string }[] }).omitted.map((entry) => entry.part)).toEqual(['openVatTerm', 'recentImports']);
 
     const account = (await client.callTool({ name: 'get_account_context', arguments: { companyId: granted, accountNumber: '1920', year: 2026 } })) as CallToolResult;
     expect(account.isError, text(account)).toBeFalsy();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accessesOf, isAllowed } from '../../infra/local/iam';
 import { authorizerDynamoGrants, dynamoGrants, groupPermissions, relayPermissions, workerPermissions, type DynamoGrant } from '../../infra/stacks/permissions';
 import { companyKeys } from '../../shared/companies/keys';
+import { companyContextKeys } from '../../shared/context/keys';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
 import { personKeys } from '../../shared/identity/person-keys';
 import { outboxEventKeys } from '../../shared/outbox/keys';
@@ -84,6 +85,15 @@ describe('local IAM', () => {
     expect(allowed(relay, 'TransactWriteItemsCommand', { TransactItems: [{ Update: { TableName: 'outbox', Key: event } }, { Put: { TableName: 'books', Item: companyKeys('c') } }] })).toBe(true);
     expect(allowed(relay, 'PutItemCommand', { TableName: 'outbox', Item: event })).toBe(false);
     expect(allowed(relay, 'GetItemCommand', { TableName: 'outbox', Key: event })).toBe(false);
+  });
+
+  it('the MCP function updates only the context service\'s items (a read\'s rebuild request), nothing else of the books', () => {
+    const mcp = dynamoGrants(groupPermissions.mcp);
+    expect(allowed(mcp, 'UpdateItemCommand', { TableName: 'books', Key: companyContextKeys('c') })).toBe(true);
+    expect(allowed(mcp, 'UpdateItemCommand', { TableName: 'books', Key: companyKeys('c') })).toBe(false);
+    expect(allowed(mcp, 'PutItemCommand', { TableName: 'books', Item: companyContextKeys('c') })).toBe(false);
+    expect(allowed(mcp, 'DeleteItemCommand', { TableName: 'books', Key: companyContextKeys('c') })).toBe(false);
+    expect(allowed(mcp, 'GetItemCommand', { TableName: 'books', Key: companyKeys('c') })).toBe(true);
   });
 
   it('the authorizer gets clients and organizations, and reads a person\'s partition, nothing else', () => {
