@@ -27,6 +27,7 @@ import { administratorOf, type RateLimit, type RatePlan } from '../../shared/ide
 import { allScopes, isScope, type Scope } from '../../shared/identity/scopes';
 import { resetConfig } from '../../shared/platform/config';
 import { ProblemError } from '../../shared/platform/problem';
+import { subscriptionRepository } from '../../shared/webhooks/repository';
 import { applyStackEnv, defaultStackFile, isConnectionRefused, readStackFile, ToolError } from './stack-env';
 
 /**
@@ -145,6 +146,12 @@ const commands: Record<string, CommandSpec> = {
     optional: [],
     args: '--company COMPANY_ID --year YYYY',
     description: 'Run auto-reconciliation for a company and year now (it also runs after every GL import)',
+  },
+  'backfill-webhook-index': {
+    required: [],
+    optional: [],
+    args: '',
+    description: 'Upgrade step: index webhook subscriptions created before subscription lists showed the organization subtree, so every list shows them (idempotent)',
   },
   'set-period-approval': {
     required: ['company', 'gl-account', 'year', 'period', 'status'],
@@ -516,6 +523,13 @@ const run: Record<string, Run> = {
     const report = await autoReconcile(company.id, year);
     print.json(report);
     print.lines(`Auto-reconciliation of "${company.name}": ${describeReport(report)}`);
+  },
+
+  async 'backfill-webhook-index'(_values, target, print) {
+    print.progress(`Indexing webhook subscriptions on the ${target.description}...`);
+    const changed = await subscriptionRepository.addMissingTreeKeys();
+    print.json({ subscriptionsIndexed: changed });
+    print.lines(changed ? `Indexed ${changed} webhook subscription${changed === 1 ? '' : 's'}` : 'Every webhook subscription was indexed already');
   },
 
   async 'set-period-approval'(values, _target, print) {

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { storedInteger, storedIntegerOrNull, textOrNull, type Item } from '../db/attributes';
 import { queryAll } from '../db/query-all';
@@ -86,6 +86,44 @@ export const subscriptionRepository = {
   async get(id: string): Promise<SubscriptionRecord | undefined> {
     const item = await get(subscriptionKeys(id));
     return item ? toSubscription(item) : undefined;
+  },
+
+  /**
+   * Gives subscriptions written before the subtree index its keys, so every list shows them
+   * (an upgrade step, run once with the admin CLI; idempotent). Answers how many it changed.
+   */
+  async addMissingTreeKeys(): Promise<number> {
+    let changed = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo().send(
+        new ScanCommand({
+          TableName: tableName(),
+          FilterExpression: 'entity = :entity AND attribute_not_exists(GSI2PK)',
+          ExpressionAttributeValues: { ':entity': 'webhookSubscription' },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const { GSI2PK, GSI2SK } = subscriptionTreeKeys(String(item.organizationPath), String(item.createdAt), String(item.id));
+        try {
+          await dynamo().send(
+            new UpdateCommand({
+              TableName: tableName(),
+              Key: subscriptionKeys(String(item.id)),
+              UpdateExpression: 'SET GSI2PK = :pk, GSI2SK = :sk',
+              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI2PK)',
+              ExpressionAttributeValues: { ':pk': GSI2PK, ':sk': GSI2SK },
+            }),
+          );
+          changed++;
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error; // deleted or done meanwhile
+        }
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return changed;
   },
 
   /** The subscriptions of an organization and its descendants (the reach of its system clients). */

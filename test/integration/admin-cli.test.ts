@@ -6,6 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../infra/tools/admin';
 import { api, fetchToken, tokenFor } from '../support/api';
 import { testStack } from '../support/stack';
+import { newFirm } from '../support/people';
+import { startReceiver } from '../support/webhook-receiver';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../../shared/platform/aws';
+import { subscriptionKeys } from '../../shared/webhooks/keys';
 
 /** The admin CLI, run in-process against the test run's local stack through a stack file. */
 let stackFile = '';
@@ -173,6 +178,8 @@ describe('admin CLI: organizations, companies, clients', () => {
       /A system client cannot hold: context:read/,
     );
     expectFailure(await admin('create-client', '--organization', organization.id, '--name', 'x', '--plan', 'gold', '--stack', stackFile), /--plan must be standard or premium/);
+    expectFailure(await admin('create-client', '--organization', organization.id, '--name', 'x', '--rate-limit', '600', '--stack', stackFile), /--rate-limit is PER_MINUTE\/BURST/);
+    expectFailure(await admin('create-client', '--organization', organization.id, '--name', 'x', '--rate-limit', '600/0', '--stack', stackFile), /burst is a whole number from 1 to 100000/);
     expectFailure(await admin('create-client', '--organization', randomUUID(), '--name', 'x', '--stack', stackFile), /Organization .* not found/);
     const missing = join(tmpdir(), `no-stack-${randomUUID()}.json`);
     expectFailure(await admin('list-clients', '--organization', organization.id, '--stack', missing), /Start the local stack with npm start first/);
@@ -199,6 +206,18 @@ describe('admin CLI: organizations, companies, clients', () => {
     expect(run.out).toBe('');
   });
 
+  it('create-client --rate-limit gives the client a custom limit its answers state', async () => {
+    const organization = await adminJson('create-organization', '--name', `CLI Limits ${randomUUID().slice(0, 8)}`);
+    const created = await admin('create-client', '--organization', organization.id, '--name', 'bulk-loader', '--rate-limit', '3000/600', '--stack', stackFile);
+    expect(created.code).toBe(0);
+    expect(created.out).toContain('plan           standard (custom limit 3000 per minute, burst 600)');
+    const clientId = /client id\s+(\S+)/.exec(created.out)![1]!;
+    const response = await api('GET', '/v1/whoami', { token: await tokenFor(clientId, secretLine(created.out)) });
+    expect(response.headers.get('ratelimit-limit')).toBe('600');
+    expect(response.headers.get('ratelimit-policy')).toBe('600;w=12, 3000;w=60');
+    await adminJson('delete-organization', '--id', organization.id);
+  });
+
   it('prints the usage on --help (exit 2)', async () => {
     const run = await admin('--help');
     expect(run.code).toBe(2);
@@ -207,6 +226,30 @@ describe('admin CLI: organizations, companies, clients', () => {
       expect(run.out).toContain(command);
     }
     expect(run.err).toBe('');
+  });
+});
+
+describe('admin CLI: upgrade steps', () => {
+  it('backfill-webhook-index lists a subscription written before the subtree index again, once', async () => {
+    const firm = await newFirm('CLI Webhooks');
+    const receiver = await startReceiver();
+    try {
+      const created = await api('POST', '/v1/webhooks/subscriptions', { token: firm.systemToken, body: { url: receiver.url, eventTypes: ['webhook.test'] } });
+      expect(created.status).toBe(201);
+      const listed = async () => (await api('GET', '/v1/webhooks/subscriptions', { token: firm.systemToken })).body.data.map((s: { id: string }) => s.id);
+      expect(await listed()).toEqual([created.body.id]);
+      // as an item written before the index existed
+      await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: subscriptionKeys(created.body.id), UpdateExpression: 'REMOVE GSI2PK, GSI2SK' }));
+      expect(await listed()).toEqual([]);
+      const first = await adminJson('backfill-webhook-index');
+      expect(first.subscriptionsIndexed).toBeGreaterThanOrEqual(1);
+      expect(await listed()).toEqual([created.body.id]);
+      const again = await admin('backfill-webhook-index', '--stack', stackFile);
+      expect(again.code).toBe(0);
+      expect(again.out).toBe('Every webhook subscription was indexed already');
+    } finally {
+      await receiver.stop();
+    }
   });
 });
 
