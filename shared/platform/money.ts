@@ -58,12 +58,6 @@ export const readAmount = (value: unknown, decimals = maxImportDecimals): { amou
   return { amount: new Decimal(value) };
 };
 
-/** readAmount without the reason: undefined when the value is not a decimal. */
-export const parseAmount = (value: unknown): Decimal | undefined => {
-  const read = readAmount(value);
-  return 'amount' in read ? read.amount : undefined;
-};
-
 /** Whether a decimal has at most maxImportIntegerDigits digits before the decimal point. */
 export const withinImportBound = (amount: Decimal): boolean => amount.abs().lessThan(importAmountBound);
 
