@@ -16,7 +16,7 @@ import { newFirm, newPerson } from '../support/people';
  * explore) and a fixed number of requests (FUZZ_RUNS).
  */
 const seed = Number(process.env.FUZZ_SEED ?? 20_260_514);
-const numRuns = Number(process.env.FUZZ_RUNS ?? 250);
+const numRuns = Number(process.env.FUZZ_RUNS ?? 300);
 
 let token: string;
 const known: Record<string, string> = { code: 'validation_failed', accountNumber: '1920', key: 'D-10' };

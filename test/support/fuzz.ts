@@ -140,6 +140,7 @@ const mutatedExample = (example: unknown): fc.Arbitrary<string> => {
   return fc.oneof(
     fc.tuple(fc.constantFrom(...places), jsonValue).map(([path, json]) => replaceAt(example, path, json)),
     fc.tuple(fc.constantFrom(...places), hostileText).map(([path, text]) => replaceAt(example, path, JSON.stringify(text))),
+    fc.tuple(fc.constantFrom(...places), deepNesting.filter((json) => json.endsWith(']') || json.endsWith('}'))).map(([path, json]) => replaceAt(example, path, json)),
     example && typeof example === 'object' && !Array.isArray(example)
       ? fc.tuple(fc.constantFrom(...prototypeNames), jsonValue).map(([key, json]) => JSON.stringify(example).replace(/^\{/, () => `{${JSON.stringify(key)}:${json},`))
       : jsonValue,
