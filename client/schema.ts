@@ -2906,7 +2906,7 @@ export interface components {
              */
             accountCode: string;
             /**
-             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is in decimal notation (no exponent)
+             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is an optional minus, digits, and optionally a point with 1 to 4 digits (no +, blanks or exponent)
              * @example 1250.50
              */
             amount: string | number;
@@ -2933,7 +2933,7 @@ export interface components {
              */
             accountCode: string;
             /**
-             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is in decimal notation (no exponent)
+             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is an optional minus, digits, and optionally a point with 1 to 4 digits (no +, blanks or exponent)
              * @example 1250.50
              */
             amount: string | number;
@@ -2957,12 +2957,12 @@ export interface components {
             /** @description Optional; omitted or null means none. */
             taxCode?: string;
             /**
-             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is in decimal notation (no exponent). Optional; omitted or null means none.
+             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is an optional minus, digits, and optionally a point with 1 to 4 digits (no +, blanks or exponent). Optional; omitted or null means none.
              * @example 312.50
              */
             taxAmount?: (string | null) | number;
             /**
-             * @description Percent from 0 to 100, e.g. 25: Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is in decimal notation (no exponent). Optional; omitted or null means none.
+             * @description Percent from 0 to 100, e.g. 25: Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is an optional minus, digits, and optionally a point with 1 to 4 digits (no +, blanks or exponent). Optional; omitted or null means none.
              * @example 25
              */
             taxPercentage?: (string | null) | number;

@@ -75,7 +75,7 @@ const checkDecimal = (value: unknown, decimals: number, ctx: z.core.$RefinementC
   return read.amount;
 };
 
-export const amountDescription = `Decimal string (preferred) or JSON number; at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point (|amount| < 10^${maxImportIntegerDigits}); a string is in decimal notation (no exponent)`;
+export const amountDescription = `Decimal string (preferred) or JSON number; at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point (|amount| < 10^${maxImportIntegerDigits}); a string is an optional minus, digits, and optionally a point with 1 to ${maxImportDecimals} digits (no +, blanks or exponent)`;
 
 export const amountSchema = importDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ description: amountDescription, example: '1250.50' }));
 
