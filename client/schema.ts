@@ -661,7 +661,7 @@ export interface paths {
          *
          *     **Compression.** Send larger imports compressed with `Content-Encoding: gzip` (and `Content-Type: application/json`): the limit above then applies to the compressed body, and the decompressed JSON may hold at most 33554432 bytes (32 MiB; more answers 413). Other codings answer 415 `unsupported_media_type`; a body that is not gzip data answers 400 `malformed_json`. The 10,000-row limit applies as always.
          *
-         *     **Amounts** are decimal strings in decimal notation (preferred; `"1e2"` is refused) or JSON numbers (judged on their source text), with at most 4 decimals and 18 digits before the decimal point; anything else is a structural 422 naming the row and field.
+         *     **Amounts** are decimal strings (preferred): an optional minus, digits, and optionally a point with 1 to 4 digits (`"1e2"`, `"+5"`, `" 12"`, `".5"` are refused), or JSON numbers (judged on their source text), with at most 4 decimals and 18 digits before the decimal point; `taxPercentage` is from 0 to 100; anything else is a structural 422 naming the row and field.
          */
         post: operations["importOpeningBalances"];
         delete?: never;
@@ -689,7 +689,7 @@ export interface paths {
          *
          *     **Compression.** Send larger imports compressed with `Content-Encoding: gzip` (and `Content-Type: application/json`): the limit above then applies to the compressed body, and the decompressed JSON may hold at most 33554432 bytes (32 MiB; more answers 413). Other codings answer 415 `unsupported_media_type`; a body that is not gzip data answers 400 `malformed_json`. The 10,000-row limit applies as always.
          *
-         *     **Amounts** are decimal strings in decimal notation (preferred; `"1e2"` is refused) or JSON numbers (judged on their source text), with at most 4 decimals and 18 digits before the decimal point; anything else is a structural 422 naming the row and field.
+         *     **Amounts** are decimal strings (preferred): an optional minus, digits, and optionally a point with 1 to 4 digits (`"1e2"`, `"+5"`, `" 12"`, `".5"` are refused), or JSON numbers (judged on their source text), with at most 4 decimals and 18 digits before the decimal point; `taxPercentage` is from 0 to 100; anything else is a structural 422 naming the row and field.
          */
         post: operations["importGeneralLedgerLines"];
         delete?: never;
@@ -717,7 +717,7 @@ export interface paths {
          *
          *     **Compression.** Send larger imports compressed with `Content-Encoding: gzip` (and `Content-Type: application/json`): the limit above then applies to the compressed body, and the decompressed JSON may hold at most 33554432 bytes (32 MiB; more answers 413). Other codings answer 415 `unsupported_media_type`; a body that is not gzip data answers 400 `malformed_json`. The 10,000-row limit applies as always.
          *
-         *     **Amounts** are decimal strings in decimal notation (preferred; `"1e2"` is refused) or JSON numbers (judged on their source text), with at most 4 decimals and 18 digits before the decimal point; anything else is a structural 422 naming the row and field.
+         *     **Amounts** are decimal strings (preferred): an optional minus, digits, and optionally a point with 1 to 4 digits (`"1e2"`, `"+5"`, `" 12"`, `".5"` are refused), or JSON numbers (judged on their source text), with at most 4 decimals and 18 digits before the decimal point; `taxPercentage` is from 0 to 100; anything else is a structural 422 naming the row and field.
          */
         post: operations["importOpenItems"];
         delete?: never;
@@ -2906,7 +2906,7 @@ export interface components {
              */
             accountCode: string;
             /**
-             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is in decimal notation (no exponent)
+             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is an optional minus, digits, and optionally a point with 1 to 4 digits (no +, blanks or exponent)
              * @example 1250.50
              */
             amount: string | number;
@@ -2933,7 +2933,7 @@ export interface components {
              */
             accountCode: string;
             /**
-             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is in decimal notation (no exponent)
+             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is an optional minus, digits, and optionally a point with 1 to 4 digits (no +, blanks or exponent)
              * @example 1250.50
              */
             amount: string | number;
@@ -2957,12 +2957,12 @@ export interface components {
             /** @description Optional; omitted or null means none. */
             taxCode?: string;
             /**
-             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is in decimal notation (no exponent). Optional; omitted or null means none.
+             * @description Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is an optional minus, digits, and optionally a point with 1 to 4 digits (no +, blanks or exponent). Optional; omitted or null means none.
              * @example 312.50
              */
             taxAmount?: (string | null) | number;
             /**
-             * @description Percent, e.g. 25: Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is in decimal notation (no exponent). Optional; omitted or null means none.
+             * @description Percent from 0 to 100, e.g. 25: Decimal string (preferred) or JSON number; at most 4 decimals and 18 digits before the decimal point (|amount| < 10^18); a string is an optional minus, digits, and optionally a point with 1 to 4 digits (no +, blanks or exponent). Optional; omitted or null means none.
              * @example 25
              */
             taxPercentage?: (string | null) | number;
@@ -4012,7 +4012,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4057,7 +4057,7 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,7 +4098,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4139,7 +4139,7 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4183,7 +4183,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4252,7 +4252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Whoami"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4351,7 +4351,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompanyPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4454,7 +4454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4588,7 +4588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4696,7 +4696,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompanyDeletion"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4844,7 +4844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4983,7 +4983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5113,7 +5113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5243,7 +5243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5380,7 +5380,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerAccountPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5484,7 +5484,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerAccount"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5626,7 +5626,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5783,7 +5783,7 @@ export interface operations {
                     "application/json": components["schemas"]["GeneralLedgerLinePage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5912,7 +5912,7 @@ export interface operations {
                     "application/json": components["schemas"]["GeneralLedgerLineVersionPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6031,7 +6031,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpeningBalanceVersionPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6152,7 +6152,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrialBalance"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6260,7 +6260,7 @@ export interface operations {
                     "application/json": components["schemas"]["DimensionPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6367,7 +6367,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubLedgerPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,7 +6512,7 @@ export interface operations {
                     "application/json": components["schemas"]["VatTermPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6619,7 +6619,7 @@ export interface operations {
                     "application/json": components["schemas"]["BankAccountPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6747,7 +6747,7 @@ export interface operations {
                     "application/json": components["schemas"]["BankTransactionPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6861,7 +6861,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReconciliationSummary"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6982,7 +6982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReconciliationGroupPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7117,7 +7117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReconciliationGroup"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7267,7 +7267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReconciliationGroup"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7374,7 +7374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReconciliationDeletion"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7513,7 +7513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7676,7 +7676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7864,7 +7864,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8052,7 +8052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8246,7 +8246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8448,7 +8448,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8654,7 +8654,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8840,7 +8840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9026,7 +9026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9196,7 +9196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9347,7 +9347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9486,7 +9486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9652,7 +9652,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRecord"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9796,7 +9796,7 @@ export interface operations {
                     "application/json": components["schemas"]["FetchRunPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9916,7 +9916,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10036,7 +10036,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10163,7 +10163,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeclaredUpload"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10312,7 +10312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10456,7 +10456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10553,7 +10553,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentDeletion"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10671,7 +10671,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentDownload"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10784,7 +10784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10926,7 +10926,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11171,7 +11171,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11267,7 +11267,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionDeletion"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11561,7 +11561,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11685,7 +11685,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedWebhookSecret"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11817,7 +11817,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11961,7 +11961,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12081,7 +12081,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryWithAttempts"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12186,7 +12186,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12309,7 +12309,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEventTypeList"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12413,7 +12413,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12514,7 +12514,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12605,7 +12605,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12714,7 +12714,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserAccessPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12833,7 +12833,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessExplanation"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12956,7 +12956,7 @@ export interface operations {
                     "application/json": components["schemas"]["PolicyPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13101,7 +13101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13250,7 +13250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13395,7 +13395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13536,7 +13536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deleted"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13672,7 +13672,7 @@ export interface operations {
                     "application/json": components["schemas"]["AssignmentPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13770,7 +13770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Assignment"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13902,7 +13902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deleted"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14033,7 +14033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14158,7 +14158,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14261,7 +14261,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14319,7 +14319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,6 @@
 import { stringify as toYaml } from 'yaml';
 import { buildOpenApiDocument, contracts } from '../../shared/openapi/document';
-import { problemCatalogue, problemPage } from '../../shared/openapi/problem-catalogue';
+import { problemPage, problemTypeEntry } from '../../shared/openapi/problem-catalogue';
 import { defineOperation } from '../../shared/api/operation';
 import { problems } from '../../shared/platform/problem';
 import { redocScript, referencePage } from './reference';
@@ -29,7 +29,7 @@ export const openApiOperations = {
   })),
   getProblemType: defineOperation(contracts.getProblemType!, async (request) => {
     const { code } = request.params as { code: string };
-    const entry = problemCatalogue[code];
+    const entry = problemTypeEntry(code);
     if (!entry) throw problems.notFound('problem type');
     return { status: 200, text: problemPage(code, entry), headers: { 'Content-Type': 'text/html; charset=utf-8' } };
   }),

@@ -1,6 +1,6 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { normalizeIban } from '../../shared/bank/account-number';
-import { Decimal, parseAmount } from '../../shared/platform/money';
+import { Decimal, readAmount } from '../../shared/platform/money';
 
 /** Demo bank statements: a plain description written out as a camt.053.001.02 document. */
 
@@ -43,10 +43,11 @@ const builder = new XMLBuilder({
   processEntities: true,
 });
 
+/** A decimal in the one grammar of decimal text, with up to five decimals as ISO 20022 amounts have. */
 const decimal = (text: string, what: string): Decimal => {
-  const value = parseAmount(text);
-  if (value === undefined) throw new Error(`${what} is not a decimal: "${text}"`);
-  return value;
+  const read = readAmount(text, 5);
+  if ('problem' in read) throw new Error(`${what} is not a decimal: "${text}"`);
+  return read.amount;
 };
 
 /** ISO 20022 writes amounts unsigned (sign in CdtDbtInd), here with at least two decimals. */

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
@@ -6,6 +7,8 @@ import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Contex
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, type RouteDefinition } from '../../shared/routes';
 import { finalize, pathPattern } from '../../shared/api/http';
 import { renderProblem } from '../../shared/api/runner';
+import { withRequestBaseUrl } from '../../shared/platform/config';
+import { problems, type ProblemError } from '../../shared/platform/problem';
 import { requestBodyTooLarge } from '../../shared/platform/request-body';
 import { timed } from '../../shared/platform/stage-timing';
 import { readBoundedBody } from './http-body';
@@ -59,6 +62,16 @@ const encoded = (contentEncoding: string | undefined) => (contentEncoding ?? '')
 const apiGatewayPayloadBytes = 10 * 1024 * 1024;
 const lambdaEventBytes = 6 * 1024 * 1024;
 
+/** Whether every percent-encoding of a path decodes, as UTF-8 (API Gateway decodes the path before routing). */
+const decodablePath = (path: string): boolean => {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const joinHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
   Object.fromEntries(
     Object.entries(headers)
@@ -106,7 +119,15 @@ export const startGateway = async (options: GatewayOptions): Promise<Gateway> =>
 
   const server: Server = createServer((request, response) => {
     const received = Date.now();
-    const url = new URL(request.url ?? '/', baseUrl);
+    let url: URL;
+    let target: 'valid' | 'unparsable' = 'valid';
+    try {
+      url = new URL(request.url ?? '/', baseUrl);
+    } catch {
+      // An absolute-form target that is no URL (`http://[`): nothing to route; answered 400 below.
+      url = new URL('/', baseUrl);
+      target = 'unparsable';
+    }
     const method = (request.method ?? 'GET').toUpperCase();
     const requestId = randomUUID();
     const answer = (status: number, headers: Record<string, string>, body: string | Buffer) => {
@@ -115,15 +136,22 @@ export const startGateway = async (options: GatewayOptions): Promise<Gateway> =>
       options.onRequest?.({ method, path: url.pathname, status, ms: Date.now() - received, requestId });
     };
     timed('gateway: request', async () => {
-      const tooLarge = (bytes: number) => {
-        const problem = finalize(renderProblem(requestBodyTooLarge(bytes), requestId), requestId);
+      /** What the gateway answers itself, as the problem the functions would render. */
+      const refuse = (error: ProblemError) => {
+        const problem = withRequestBaseUrl(baseUrl, () => finalize(renderProblem(error, requestId), requestId));
         return answer(problem.statusCode, { ...problem.headers, 'Apigw-Requestid': requestId }, problem.body);
       };
+      const tooLarge = (bytes: number) => refuse(requestBodyTooLarge(bytes));
       const read = await readBoundedBody(request, apiGatewayPayloadBytes);
       if ('tooLarge' in read) return tooLarge(read.tooLarge);
+      if (target === 'unparsable') return refuse(problems.invalidEncoding('The request target is not a valid URL.'));
+      if (!decodablePath(url.pathname)) {
+        return refuse(problems.invalidEncoding(`The path holds a percent-encoding that does not decode to UTF-8: ${url.pathname.slice(0, 200)}`));
+      }
       const raw = read.body;
       const headers = joinHeaders(request.headers);
-      const isText = textual.test(headers['content-type'] ?? 'application/json') && !encoded(headers['content-encoding']);
+      // A body that is not UTF-8 cannot travel as text: base64, so the function sees (and refuses) its bytes.
+      const isText = textual.test(headers['content-type'] ?? 'application/json') && !encoded(headers['content-encoding']) && isUtf8(raw);
       const matched = matchRoute(method, url.pathname);
       const group: FunctionGroup = matched?.route.group ?? 'fallback';
       const now = new Date();

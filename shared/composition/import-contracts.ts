@@ -22,7 +22,7 @@ const bodyNotes = [
   `**Compression.** Send larger imports compressed with \`Content-Encoding: gzip\` (and \`Content-Type: application/json\`): the limit above then applies to the compressed body, and the decompressed JSON may hold at most ${maxDecodedBodyBytes} bytes (32 MiB; more answers 413). Other codings answer 415 \`unsupported_media_type\`; a body that is not gzip data answers 400 \`malformed_json\`. The 10,000-row limit applies as always.`,
 ].join('\n\n');
 
-const amountNotes = `**Amounts** are decimal strings in decimal notation (preferred; \`"1e2"\` is refused) or JSON numbers (judged on their source text), with at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point; anything else is a structural 422 naming the row and field.`;
+const amountNotes = `**Amounts** are decimal strings (preferred): an optional minus, digits, and optionally a point with 1 to ${maxImportDecimals} digits (\`"1e2"\`, \`"+5"\`, \`" 12"\`, \`".5"\` are refused), or JSON numbers (judged on their source text), with at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point; \`taxPercentage\` is from 0 to 100; anything else is a structural 422 naming the row and field.`;
 
 const submit = (name: ImportKindName, about: string, withAmounts = false) => ({
   description: [about, bodyNotes, ...(withAmounts ? [amountNotes] : [])].join('\n\n'),

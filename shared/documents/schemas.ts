@@ -1,4 +1,5 @@
 import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { isWellFormed } from '../platform/text';
 import { z } from '../platform/zod';
 
 /** What may be uploaded: receipts, invoices (PDF, EHF/PEPPOL XML), bank statements, photos of receipts. */
@@ -26,6 +27,7 @@ const fileName = z
   .min(1)
   .max(255)
   .refine((value) => !unsafeFileNameCharacters.test(value), { message: 'must not contain path separators (/ or \\) or control characters' })
+  .refine(isWellFormed, { message: 'must be well-formed Unicode (no lone surrogate)' })
   .refine((value) => value !== '.' && value !== '..', { message: 'must be a file name' })
   .openapi({ description: 'The file name shown to people and given on download (1 to 255 characters, no / or \\, no control characters)', example: 'kvittering-2026-03-14.pdf' });
 

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { bucketName, s3 } from '../platform/aws';
+import { toWellFormed } from '../platform/text';
 import { sniffLength } from './content-type';
 
 /**
@@ -102,10 +103,15 @@ export const deleteObject = async (key: string): Promise<void> => {
   await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: key }));
 };
 
-/** `attachment` with the file name: an ASCII fallback and the exact name (RFC 6266, RFC 8187). */
+/**
+ * `attachment` with the file name: an ASCII fallback (`_` for each other character, quote,
+ * backslash and %) and the exact name (RFC 6266, RFC 8187).
+ * Any stored name gives a header: a lone surrogate (no UTF-8 encoding; a name stored before
+ * declarations refused it) becomes U+FFFD, so encodeURIComponent cannot throw.
+ */
 export const contentDisposition = (fileName: string): string => {
-  const fallback = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  const fallback = fileName.replace(/[^\x20-\x7e]|["\\%]/gu, '_');
+  const encoded = encodeURIComponent(toWellFormed(fileName)).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 };
 

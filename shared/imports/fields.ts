@@ -1,5 +1,5 @@
 import { isLosslessNumber } from 'lossless-json';
-import { Decimal, maxImportDecimals, maxImportIntegerDigits, readAmount, withinImportBound } from '../platform/money';
+import { Decimal, decimalStringPattern, maxImportDecimals, maxImportIntegerDigits, readAmount, type AmountProblem } from '../platform/money';
 import { z } from '../platform/zod';
 
 /**
@@ -9,67 +9,78 @@ import { z } from '../platform/zod';
  */
 
 /** The OpenAPI 3.0.3 shape of an imported decimal: a decimal string (preferred) or a JSON number. */
-export const decimalInputOpenApi = (options: { description: string; example: string; nullable?: boolean }) => ({
+export const decimalInputOpenApi = (options: { description: string; example: string; nullable?: boolean; range?: DecimalRange }) => ({
   oneOf: [
     {
       type: 'string' as const,
       format: 'decimal',
-      pattern: '^\\s*[+-]?(\\d+(\\.\\d*)?|\\.\\d+)\\s*$',
-      description: 'Decimal string in decimal notation (preferred), e.g. "1250.50"; no exponent',
+      pattern: decimalStringPattern,
+      description: 'Decimal string (preferred), e.g. "1250.50": an optional minus, digits, and optionally a point with 1 to 4 digits; no +, blanks or exponent',
       ...(options.nullable && { nullable: true }),
     },
-    { type: 'number' as const, description: 'JSON number, judged on its source text (an exponent is allowed: 1e-5 is 0.00001)' },
+    {
+      type: 'number' as const,
+      description: 'JSON number, judged on its source text (an exponent is allowed: 1e-5 is 0.00001)',
+      ...(options.range && { minimum: options.range.min, maximum: options.range.max }),
+    },
   ],
   description: options.description,
   example: options.example,
 });
 
+/** Bounds of a decimal beyond the general ones (a percentage: 0 to 100). */
+export interface DecimalRange {
+  min: number;
+  max: number;
+}
+
 /**
- * A decimal of an import (general rule 5): a decimal string in decimal notation or a JSON number,
- * with at most `decimals` decimals (spec Limits: 4) and at most 18 digits before the decimal point
- * (this service's bound, so every amount is storable: shared/platform/money.ts). Failures are
- * structural, like more than four decimals: 422 with errors[] naming the row and the field.
+ * A decimal of an import (general rule 5): a decimal string (the grammar of
+ * shared/platform/money.ts) or a JSON number, with at most `decimals` decimals (spec Limits: 4)
+ * and at most 18 digits before the decimal point (this service's bound, so every amount is
+ * storable), within `range` when given. Failures are structural, like more than four decimals:
+ * 422 with errors[] naming the row and the field.
  */
-export const importDecimal = (decimals: number) => z.unknown().transform((value, ctx): Decimal => checkDecimal(value, decimals, ctx));
+export const importDecimal = (decimals: number, range?: DecimalRange) =>
+  z.unknown().transform((value, ctx): Decimal => checkDecimal(value, decimals, ctx, range));
 
 /**
  * An optional decimal: omitted or null means none. (Not `.nullish()`: the OpenAPI generator would
  * put `nullable` beside `oneOf` without a `type`, which OpenAPI 3.0.3 does not allow; the string
  * alternative carries `nullable` instead.)
  */
-export const optionalImportDecimal = (decimals: number) =>
+export const optionalImportDecimal = (decimals: number, range?: DecimalRange) =>
   z
     .unknown()
-    .transform((value, ctx): Decimal | null => (value === null ? null : checkDecimal(value, decimals, ctx)))
+    .transform((value, ctx): Decimal | null => (value === null ? null : checkDecimal(value, decimals, ctx, range)))
     .optional();
 
-const checkDecimal = (value: unknown, decimals: number, ctx: z.core.$RefinementCtx): Decimal => {
-  const read = readAmount(value);
+const amountMessages = (decimals: number): Record<AmountProblem, string> => ({
+  not_a_decimal: 'must be a decimal amount (a string like "1250.50" or a JSON number)',
+  exponent_in_string: 'must be a decimal string in decimal notation (like "1250.50"), without an exponent',
+  too_many_decimals: `must have at most ${decimals} decimals`,
+  too_many_integer_digits: `must have at most ${maxImportIntegerDigits} digits before the decimal point`,
+});
+
+const checkDecimal = (value: unknown, decimals: number, ctx: z.core.$RefinementCtx, range?: DecimalRange): Decimal => {
+  const read = readAmount(value, decimals);
   if ('problem' in read) {
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        read.problem === 'exponent_in_string'
-          ? 'must be a decimal string in decimal notation (like "1250.50"), without an exponent'
-          : 'must be a decimal amount (a string like "1250.50" or a JSON number)',
-    });
+    ctx.addIssue({ code: 'custom', message: amountMessages(decimals)[read.problem] });
     return z.NEVER;
   }
-  const { amount } = read;
-  if (amount.decimalPlaces() > decimals) {
-    ctx.addIssue({ code: 'custom', message: `must have at most ${decimals} decimals` });
+  if (range && (read.amount.lessThan(range.min) || read.amount.greaterThan(range.max))) {
+    ctx.addIssue({ code: 'custom', message: `must be between ${range.min} and ${range.max}` });
     return z.NEVER;
   }
-  if (!withinImportBound(amount)) {
-    ctx.addIssue({ code: 'custom', message: `must have at most ${maxImportIntegerDigits} digits before the decimal point` });
-    return z.NEVER;
-  }
-  return amount;
+  return read.amount;
 };
 
-export const amountDescription = `Decimal string (preferred) or JSON number; at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point (|amount| < 10^${maxImportIntegerDigits}); a string is in decimal notation (no exponent)`;
+export const amountDescription = `Decimal string (preferred) or JSON number; at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point (|amount| < 10^${maxImportIntegerDigits}); a string is an optional minus, digits, and optionally a point with 1 to ${maxImportDecimals} digits (no +, blanks or exponent)`;
 
 export const amountSchema = importDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ description: amountDescription, example: '1250.50' }));
+
+/** A tax percentage: a decimal like an amount, from 0 to 100. */
+export const percentageRange: DecimalRange = { min: 0, max: 100 };
 
 /** An integer given as a JSON number (or a numeric string), exact. */
 export const integerSchema = (min: number, max: number) =>

@@ -54,7 +54,7 @@ const header = (description: string, type: 'string' | 'integer' = 'string') => (
 
 /** Problems the platform itself can answer for a route, beside the operation's own. */
 const platformProblems = (route: RouteDefinition, contract: OperationContract): Partial<Record<number, string>> => ({
-  400: 'validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor',
+  400: 'validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor',
   ...(route.auth === 'token' && {
     401: 'invalid_token: the bearer token is missing, malformed, invalid or expired',
     403: route.systemOnly

@@ -35,6 +35,13 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     condition: 'The body is not valid JSON (or, with `Content-Encoding: gzip`, not gzip data).',
     action: 'Send a valid JSON document; check the encoding and compression of the body.',
   },
+  invalid_encoding: {
+    status: 400,
+    title: 'Invalid encoding',
+    condition:
+      'The body is not UTF-8 (after gzip decompression, with `Content-Encoding: gzip`), or the path holds a percent-encoding that does not decode to UTF-8 (`%FF`, a `%` without two hex digits). Nothing is repaired: invalid bytes are never stored as U+FFFD.',
+    action: 'Send JSON bodies encoded as UTF-8 and percent-encode path segments from their UTF-8 bytes (`encodeURIComponent`).',
+  },
   invalid_cursor: {
     status: 400,
     title: 'Invalid cursor',
@@ -168,6 +175,9 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     action: 'Retry, with the same `Idempotency-Key` for mutations. Quote `requestId` to support if it persists.',
   },
 };
+
+/** The entry of a code; undefined for any other name, `__proto__` and `constructor` included. */
+export const problemTypeEntry = (code: string): ProblemTypeEntry | undefined => (Object.hasOwn(problemCatalogue, code) ? problemCatalogue[code] : undefined);
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 

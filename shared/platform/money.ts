@@ -21,35 +21,41 @@ export const maxImportDecimals = 4;
 export const maxImportIntegerDigits = 18;
 const importAmountBound = new Decimal(10).pow(maxImportIntegerDigits);
 
-/** Decimal notation, as general rule 5 means a decimal string: no exponent. */
-const decimalStringText = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+/**
+ * The one grammar of a decimal in request text (general rule 5: a *decimal* string): an optional
+ * minus, digits, and optionally a point with digits. Nothing else: no sign `+`, no blanks, no
+ * `.5` or `5.`, no exponent. The digits are then bounded: at most maxImportIntegerDigits before
+ * the point and maxImportDecimals after it (decimalStringPattern, for the OpenAPI document).
+ */
+const decimalStringText = /^-?(\d+)(?:\.(\d+))?$/;
+export const decimalStringPattern = `^-?\\d{1,${maxImportIntegerDigits}}(\\.\\d{1,${maxImportDecimals}})?$`;
 /** A JSON number's source text (lossless-json has checked its grammar): the exponent is allowed. */
 const jsonNumberText = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
 /** Why an imported amount is refused; undefined when it is a decimal. */
-export type AmountProblem = 'not_a_decimal' | 'exponent_in_string';
+export type AmountProblem = 'not_a_decimal' | 'exponent_in_string' | 'too_many_decimals' | 'too_many_integer_digits';
 
 /**
- * An imported amount: a decimal string in decimal notation, or a JSON number judged on its source
- * text (parsed with lossless-json), never through a JS float. A JSON number may be written with
- * an exponent (`1e-5` is judged as 0.00001); a string may not (`"1e2"` is refused).
+ * An imported amount: a decimal string of the grammar above, or a JSON number judged on its
+ * source text (parsed with lossless-json) by value, never through a JS float. A JSON number may
+ * be written with an exponent (`1e-5` is judged as 0.00001) or trailing zeros (`1.50000` is 1.5);
+ * a string may not (`"1e2"` and `"1.50000"` are refused). Either way at most `decimals` decimals
+ * and maxImportIntegerDigits digits before the point.
  */
-export const readAmount = (value: unknown): { amount: Decimal } | { problem: AmountProblem } => {
+export const readAmount = (value: unknown, decimals = maxImportDecimals): { amount: Decimal } | { problem: AmountProblem } => {
   if (isLosslessNumber(value)) {
     if (!jsonNumberText.test(value.value)) return { problem: 'not_a_decimal' };
     const amount = new Decimal(value.value);
-    return amount.isFinite() ? { amount } : { problem: 'not_a_decimal' };
+    if (!amount.isFinite()) return { problem: 'not_a_decimal' };
+    if (amount.decimalPlaces() > decimals) return { problem: 'too_many_decimals' };
+    return withinImportBound(amount) ? { amount } : { problem: 'too_many_integer_digits' };
   }
   if (typeof value !== 'string') return { problem: 'not_a_decimal' };
-  const text = value.trim();
-  if (decimalStringText.test(text)) return { amount: new Decimal(text) };
-  return { problem: /^[+-]?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+$/.test(text) ? 'exponent_in_string' : 'not_a_decimal' };
-};
-
-/** readAmount without the reason: undefined when the value is not a decimal. */
-export const parseAmount = (value: unknown): Decimal | undefined => {
-  const read = readAmount(value);
-  return 'amount' in read ? read.amount : undefined;
+  const match = decimalStringText.exec(value);
+  if (!match) return { problem: /^-?\d+(\.\d+)?[eE][+-]?\d+$/.test(value) ? 'exponent_in_string' : 'not_a_decimal' };
+  if ((match[2]?.length ?? 0) > decimals) return { problem: 'too_many_decimals' };
+  if (match[1]!.length > maxImportIntegerDigits) return { problem: 'too_many_integer_digits' };
+  return { amount: new Decimal(value) };
 };
 
 /** Whether a decimal has at most maxImportIntegerDigits digits before the decimal point. */

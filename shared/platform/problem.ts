@@ -42,6 +42,8 @@ export const problems = {
   validation: (detail: string, errors?: FieldError[]) =>
     problem(400, 'validation_failed', 'Validation failed', detail, errors?.length ? { errors: errors.slice(0, 100) } : {}),
   malformedJson: (detail: string) => problem(400, 'malformed_json', 'Malformed JSON body', detail),
+  /** A body that is not UTF-8, or a path whose percent-encoding does not decode to UTF-8. */
+  invalidEncoding: (detail: string) => problem(400, 'invalid_encoding', 'Invalid encoding', detail),
   unsupportedMediaType: (detail: string) => problem(415, 'unsupported_media_type', 'Unsupported media type', detail),
   invalidCursor: (detail: string) => problem(400, 'invalid_cursor', 'Invalid cursor', detail),
   /**

@@ -14,6 +14,9 @@ import { ProblemError, problems } from './problem';
  * Bodies sent with `Content-Encoding: gzip` are decompressed here (API Gateway HTTP APIs pass
  * them through); the decompressed text may hold at most 32 MiB, so a small compressed body
  * cannot make the function inflate without bound (a zip bomb answers 413 too).
+ *
+ * Bytes are decoded as UTF-8 strictly: a body that is not UTF-8 answers 400 invalid_encoding
+ * instead of being stored with U+FFFD in place of the bytes.
  */
 export const maxRequestBodyBytes = 4 * 1024 * 1024;
 export const maxDecodedBodyBytes = 32 * 1024 * 1024;
@@ -61,14 +64,24 @@ export const decodeRequestBody = (
   const codings = codingsOf(encoding);
   let text: string;
   if (codings.length === 0) {
-    text = bytes ? bytes.toString('utf8') : body;
+    text = bytes ? utf8(bytes, '') : body;
   } else if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) {
-    text = gunzip(bytes ?? Buffer.from(body, 'utf8')).toString('utf8');
+    text = utf8(gunzip(bytes ?? Buffer.from(body, 'utf8')), ' decompressed');
   } else {
     throw problems.unsupportedMediaType(`Content-Encoding ${encoding} is not supported; send the body as is or with Content-Encoding: gzip.`);
   }
   last = { body, isBase64Encoded, encoding, text };
   return text;
+};
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+const utf8 = (bytes: Buffer, what: string): string => {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw problems.invalidEncoding(`The request body${what} is not valid UTF-8; send JSON encoded as UTF-8.`);
+  }
 };
 
 const gunzip = (compressed: Buffer): Buffer => {

@@ -137,10 +137,18 @@ describe('problem types resolve', () => {
     expectProblem(await api('GET', '/problems/no_such_code'), 404, 'not_found');
   });
 
+  it('names of Object.prototype are unknown codes too: 404 not_found, not a 500', async () => {
+    // __proto__, constructor and prototype pass the code's pattern and reach the catalogue lookup.
+    for (const code of ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expectProblem(await api('GET', `/problems/${code}`), 404, 'not_found');
+    }
+  });
+
   it('the catalogue covers every code the platform raises', () => {
     const raised = [
       problems.validation('x'),
       problems.malformedJson('x'),
+      problems.invalidEncoding('x'),
       problems.unsupportedMediaType('x'),
       problems.invalidCursor('x'),
       problems.unauthorized('x'),

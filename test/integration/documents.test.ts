@@ -2,7 +2,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient } from '../support/clients';
-import { pendingUploadObjectKey } from '../../shared/documents/keys';
+import { documentObjectKey, pendingUploadObjectKey } from '../../shared/documents/keys';
+import { documentRepository } from '../../shared/documents/repository';
 import { declareUpload } from '../../shared/documents/service';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { readOnlyScopes } from '../../shared/identity/scopes';
@@ -395,5 +396,49 @@ describe('documents: list, delete, restore', () => {
     expect((await api('GET', `/v1/documents/${document.id}`, { token: readOnlyToken })).status).toBe(200);
     expect((await api('GET', `/v1/documents/${document.id}/download`, { token: readOnlyToken })).status).toBe(200);
     expect((await api('GET', `/v1/companies/${companyId}/documents`, { token: readOnlyToken })).status).toBe(200);
+  });
+});
+
+describe('documents: file names that are not well-formed Unicode', () => {
+  it('a declared name with a lone surrogate answers 400 naming fileName', async () => {
+    const companyId = await newCompany(systemToken);
+    const bytes = pdfBytes();
+    for (const fileName of ['a\ud800b.txt', 'kvittering\udfff.pdf', '\ud83d']) {
+      const response = await declare(companyId, bytes, { fileName });
+      expectProblem(response, 400, 'validation_failed');
+      expect(response.body.errors).toEqual([{ field: 'fileName', message: expect.stringContaining('lone surrogate') }]);
+    }
+    // A surrogate pair is a character like any other.
+    expect((await declare(companyId, bytes, { fileName: 'kvittering 😀.pdf' })).status).toBe(200);
+  });
+
+  it('a stored name with a lone surrogate (written before the rule) still downloads: U+FFFD in filename*, _ in the ASCII fallback', async () => {
+    const companyId = await newCompany(systemToken);
+    const bytes = pdfBytes();
+    const id = randomUUID();
+    const now = new Date();
+    const file = { companyId, fileName: 'a\ud800b.txt', contentType: 'text/plain' as const, sizeBytes: bytes.length, sha256: sha256(bytes), description: null, links: { lineIds: [], transactionIds: [] } };
+    await documentRepository.declare({
+      documentId: id,
+      ...file,
+      declaredAt: now.toISOString(),
+      declaredBy: 'test',
+      uploadUrlExpiresAt: now.toISOString(),
+      completeBy: new Date(now.getTime() + 60_000).toISOString(),
+    });
+    expect(await documentRepository.complete({ id, ...file, createdAt: now.toISOString(), createdBy: 'test', deletedAt: null })).toBe(true);
+    await localS3Client(testStack().internal.s3Endpoint).send(new PutObjectCommand({ Bucket: testStack().internal.bucketName, Key: documentObjectKey(companyId, id), Body: bytes, ContentType: 'text/plain' }));
+
+    const read = await api('GET', `/v1/documents/${id}`, { token: readOnlyToken });
+    expect(read.status).toBe(200);
+    expect(read.body.fileName).toBe('a\ud800b.txt');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const download = await api('GET', `/v1/documents/${id}/download`, { token: readOnlyToken });
+      expect(download.status).toBe(200);
+      const fetched = await fetch(download.body.url);
+      expect(fetched.status).toBe(200);
+      expect(Buffer.from(await fetched.arrayBuffer()).equals(bytes)).toBe(true);
+      expect(fetched.headers.get('content-disposition')).toBe(`attachment; filename="a_b.txt"; filename*=UTF-8''a%EF%BF%BDb.txt`);
+    }
   });
 });

@@ -128,6 +128,51 @@ describe('import amounts: a decimal string is decimal notation (general rule 5)'
   });
 });
 
+describe('import amounts: one strict decimal grammar; a tax percentage from 0 to 100', () => {
+  it('refuses blanks, a plus sign, a bare point, trailing zeros beyond 4 decimals and other digits in decimal strings (422 naming row and field)', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '3000']));
+    const malformed = [' 12', '12 ', '+5', '.5', '5.', '-.5', '1,5', '0x10', '\u0661\u0662', '1\u202e2', '', '-'];
+    const refused = await submitImport(companyId, 'general-ledger-lines', {
+      year: 2025,
+      lines: [
+        ...malformed.map((amount, i) => ({ id: `m${i}`, accountCode: '1920', amount, period: 1 })),
+        { id: 'zeros', accountCode: '1920', amount: '1.50000', period: 1 },
+        { id: 'tax', accountCode: '3000', amount: '10', taxAmount: '+2.50', period: 1 },
+      ],
+    });
+    expectProblem(refused, 422, 'validation_failed');
+    const notDecimal = 'must be a decimal amount (a string like "1250.50" or a JSON number)';
+    expect(errorsOf(refused)).toEqual([
+      ...malformed.map((_, i) => `${i}.amount: ${notDecimal}`),
+      `${malformed.length}.amount: must have at most 4 decimals`,
+      `${malformed.length + 1}.taxAmount: ${notDecimal}`,
+    ]);
+    const ob = await submitImport(companyId, 'opening-balances', { year: 2025, lines: [{ id: 'o', accountCode: '1920', amount: ' 12' }] });
+    expect(errorsOf(ob)).toEqual([`0.amount: ${notDecimal}`]);
+    const item = { itemKey: 'I1', subLedgerType: 'customer', subLedgerKey: 'C1', accountCode: '1500', documentId: 'INV-1', entryCategory: 'invoice', documentDate: '2025-01-10', dueDate: '2025-02-10', settlementStatus: 'open' };
+    const openItems = await submitImport(companyId, 'open-items', { subLedgerType: 'customer', mode: 'incremental', items: [{ ...item, amount: '+100', amountOpen: '.5' }] });
+    expect(errorsOf(openItems).sort()).toEqual([`0.amount: ${notDecimal}`, `0.amountOpen: ${notDecimal}`]);
+    const list = await api('GET', `/v1/companies/${companyId}/imports`, { as: 'a-system' });
+    expect(list.body.data.map((job: { kind: string }) => job.kind)).toEqual(['accounts']); // the chart alone
+  });
+
+  it('taxPercentage is from 0 to 100 (strings and JSON numbers); the bounds themselves are accepted', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '3000']));
+    const line = (id: string, taxPercentage: string) => `{"id":"${id}","accountCode":"3000","amount":"100","period":1,"taxPercentage":${taxPercentage}}`;
+    const text = `{"year":2025,"lines":[${[line('big', '"9999999999.9999"'), line('over', '"100.0001"'), line('neg', '"-1"'), line('num', '101'), line('negnum', '-0.5')].join(',')}]}`;
+    const refused = await submitImport(companyId, 'general-ledger-lines', text);
+    expectProblem(refused, 422, 'validation_failed');
+    expect(errorsOf(refused)).toEqual([0, 1, 2, 3, 4].map((i) => `${i}.taxPercentage: must be between 0 and 100`));
+
+    const accepted = `{"year":2025,"lines":[${[line('zero', '"0"'), line('full', '"100.0000"'), line('num', '100'), line('frac', '12.3456')].join(',')}]}`;
+    expect((await importAndWait(companyId, 'general-ledger-lines', accepted)).body).toMatchObject({ status: 'succeeded', rowsInserted: 4 });
+    const rates = Object.fromEntries((await allLines(companyId)).map((l) => [l.sourceLineId, l.taxPercentage]));
+    expect(rates).toEqual({ zero: 0, full: 100, num: 100, frac: 12.3456 });
+  });
+});
+
 describe('request bodies: 4 MiB as sent; gzip beyond it', () => {
   const description = 'Long description of the line, as some ledgers keep them. '.repeat(17).slice(0, 1000);
   const body = (count: number) =>

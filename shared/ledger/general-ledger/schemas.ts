@@ -7,6 +7,7 @@ import {
   decimalInputOpenApi,
   optionalImportDecimal,
   keySchema,
+  percentageRange,
   maxImportRows,
   periodSchema,
   sourceIdSchema,
@@ -59,7 +60,9 @@ export const GeneralLedgerLineInputSchema = z
     transactionDate: dateSchema.nullish().openapi({ description: `Informational: period and year are never derived from it. ${optional}` }),
     taxCode: codeText(50).nullish().openapi({ description: optional }),
     taxAmount: optionalImportDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ nullable: true, description: `${amountDescription}. ${optional}`, example: '312.50' })),
-    taxPercentage: optionalImportDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ nullable: true, description: `Percent, e.g. 25: ${amountDescription}. ${optional}`, example: '25' })),
+    taxPercentage: optionalImportDecimal(maxImportDecimals, percentageRange).openapi(
+      decimalInputOpenApi({ nullable: true, range: percentageRange, description: `Percent from 0 to 100, e.g. 25: ${amountDescription}. ${optional}`, example: '25' }),
+    ),
     dimensionKeys: keyList('dimensions'),
     subLedgerKeys: keyList('sub-ledgers'),
   })

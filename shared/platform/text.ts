@@ -1,0 +1,12 @@
+/**
+ * Well-formed text: no lone UTF-16 surrogate (half of a pair), which has no UTF-8 encoding and
+ * makes encodeURIComponent throw. With the u flag a pair is one code point, so \p{Cs} matches
+ * only a lone half. (String.prototype.isWellFormed is ES2024, beyond this project's lib.)
+ */
+const loneSurrogate = /\p{Cs}/u;
+const loneSurrogates = /\p{Cs}/gu;
+
+export const isWellFormed = (text: string): boolean => !loneSurrogate.test(text);
+
+/** The text with each lone surrogate replaced by U+FFFD, as String.prototype.toWellFormed does. */
+export const toWellFormed = (text: string): string => text.replace(loneSurrogates, '\uFFFD');
