@@ -101,6 +101,21 @@ export const createAuthorizationServer = (options: {
     // Tokens outlive the browser session, as Cognito's do; refresh tokens for every client allowed the grant.
     expiresWithSession: () => false,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: (ctx) => {
+      const refreshToken = ctx.oidc.entities.RefreshToken!;
+      // oidc-provider consumes the token before it resolves `resource`: a refresh naming a resource
+      // the grant does not hold would answer invalid_target and leave only a used token (whose
+      // next use revokes the grant). Refused here, before the rotation, the token stays usable.
+      const resource = ctx.oidc.params?.resource as string | string[] | undefined;
+      if (resource !== undefined) {
+        const requested = Array.isArray(resource) ? resource : [resource];
+        if (requested.length !== 1 || !refreshToken.resourceIndicators.has(requested[0]!)) throw new errors.InvalidTarget();
+      }
+      // oidc-provider's default: public clients rotate on every use, others past 70% of the lifetime.
+      if (refreshToken.totalLifetime() >= 365.25 * 24 * 3600) return false;
+      if (ctx.oidc.client?.clientAuthMethod === 'none' && !refreshToken.isSenderConstrained()) return true;
+      return refreshToken.ttlPercentagePassed() >= 70;
+    },
     extraTokenClaims: (_ctx, token) =>
       token.kind === 'AccessToken' && 'accountId' in token && token.accountId ? { token_use: 'access', username: token.accountId } : undefined,
     ttl: {

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, expectProblem } from '../support/api';
 import { newFirm } from '../support/people';
-import { createPerson, signIn } from '../support/sign-in';
+import { createPerson, signIn, tokenRequest, type Tokens } from '../support/sign-in';
+import { testStack } from '../support/stack';
 
 /** What one person's interactive session may not do with another's, and what a refused or replayed grant leaves behind. */
 let firm: Awaited<ReturnType<typeof newFirm>>;
@@ -35,5 +36,25 @@ describe('cursors of interactive sessions', () => {
     const next = await api('GET', `/v1/companies?page_size=1&cursor=${cursor}`, { token: mine.access_token });
     expect(next.status).toBe(200);
     expect([page.body.data[0].id, next.body.data[0].id].sort()).toEqual([...companies].sort());
+  });
+});
+
+describe('refresh naming a resource', () => {
+  it('an unknown or another resource is refused invalid_target and the grant stays usable: a later correct refresh works', async () => {
+    const tokens = await signIn(first, { scopes: ['companies:read'] });
+    const refresh = (resource?: string) =>
+      tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: testStack().interactive.clientId, ...(resource && { resource }) });
+    for (const resource of ['https://elsewhere.example/api', `${testStack().baseUrl}/mcp`]) {
+      const refused = await refresh(resource);
+      expect(refused.status, resource).toBe(400);
+      expect(((await refused.json()) as { error: string }).error, resource).toBe('invalid_target');
+    }
+    const refreshed = await refresh(testStack().baseUrl);
+    expect(refreshed.status).toBe(200);
+    const body = (await refreshed.json()) as Tokens;
+    expect((await api('GET', '/v1/whoami', { token: body.access_token })).body).toMatchObject({ mode: 'INTERACTIVE', userId: first.userId });
+    // The rotated refresh token goes on working.
+    const again = await tokenRequest({ grant_type: 'refresh_token', refresh_token: body.refresh_token!, client_id: testStack().interactive.clientId });
+    expect(again.status).toBe(200);
   });
 });
