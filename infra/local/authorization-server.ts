@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JWK } from 'jose';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
 import { personRepository } from '../../shared/identity/person-repository';
+import { revocationRepository } from '../../shared/identity/revocation-repository';
 import { verifySecret } from '../../shared/identity/client-secrets';
 import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { apiResource, mcpResource } from '../../shared/identity/resources';
@@ -42,10 +43,11 @@ export const createAuthorizationServer = (options: {
   const resources = [apiResource(options.apiBaseUrl), mcpResource(options.apiBaseUrl)];
   const grantableScopes = interactiveScopes.map((scope) => `${options.scopePrefix}${scope}`);
 
+  const memory = createMemoryAdapter();
   const configuration: Configuration = {
     // Sessions, grants, codes, refresh tokens and registered clients: memory, chosen on purpose for
     // this local stand-in (a restart signs everyone out); the library's own adapter, one store per provider.
-    adapter: createMemoryAdapter(),
+    adapter: (model: string) => (model === 'Grant' ? grantsRevokingTheirTokens(memory(model), options.accessTokenLifetimeSeconds) : memory(model)),
     clients: [
       {
         client_id: localInteractiveClient.clientId,
@@ -117,7 +119,9 @@ export const createAuthorizationServer = (options: {
       return refreshToken.ttlPercentagePassed() >= 70;
     },
     extraTokenClaims: (_ctx, token) =>
-      token.kind === 'AccessToken' && 'accountId' in token && token.accountId ? { token_use: 'access', username: token.accountId } : undefined,
+      token.kind === 'AccessToken' && 'accountId' in token && token.accountId
+        ? { token_use: 'access', username: token.accountId, ...(token.grantId && { origin_jti: originOf(token.grantId) }) }
+        : undefined,
     ttl: {
       AccessToken: options.accessTokenLifetimeSeconds,
       AuthorizationCode: 60,
@@ -160,6 +164,24 @@ export const createAuthorizationServer = (options: {
     },
     interaction: (request, response) => interaction(provider, request, response, options.scopePrefix),
   };
+};
+
+/** The `origin_jti` of a grant's access tokens (as Cognito names the origin its tokens share): a digest, the grant id stays here. */
+const originOf = (grantId: string) => createHash('sha256').update(grantId).digest('base64url');
+
+/**
+ * oidc-provider ends a grant early (a replayed code, a reused or revoked refresh token, sign-out)
+ * by destroying it; its JWT access tokens are checked by no one here. The grant's origin is
+ * recorded as revoked first, so the authorizer refuses them (within its decision cache's TTL).
+ */
+const grantsRevokingTheirTokens = (grants: Adapter, accessTokenLifetimeSeconds: number): Adapter => {
+  const destroy = grants.destroy.bind(grants);
+  grants.destroy = async (id) => {
+    const grant = await grants.find(id);
+    if (grant?.accountId) await revocationRepository.revoke(grant.accountId, originOf(id), new Date(Date.now() + accessTokenLifetimeSeconds * 1000));
+    await destroy(id);
+  };
+  return grants;
 };
 
 /**

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, expectProblem } from '../support/api';
 import { newFirm } from '../support/people';
-import { createPerson, signIn, tokenRequest, type Tokens } from '../support/sign-in';
+import { Browser, codeOf, createPerson, exchangeCode, signIn, startAuthorization, submit, tokenRequest, type Tokens } from '../support/sign-in';
+import { eventually } from '../support/webhook-receiver';
 import { testStack } from '../support/stack';
 
 /** What one person's interactive session may not do with another's, and what a refused or replayed grant leaves behind. */
@@ -56,5 +57,36 @@ describe('refresh naming a resource', () => {
     // The rotated refresh token goes on working.
     const again = await tokenRequest({ grant_type: 'refresh_token', refresh_token: body.refresh_token!, client_id: testStack().interactive.clientId });
     expect(again.status).toBe(200);
+  });
+});
+
+describe('a replayed authorization code', () => {
+  it('revokes the grant: its refresh token is refused at once, its access token within the authorizer cache TTL', async () => {
+    const browser = new Browser();
+    const started = await startAuthorization(browser, { scopes: ['companies:read'] });
+    const consent = await submit(browser, started.landing, { email: second.email, password: second.password }, started.redirectUri);
+    const code = codeOf(await submit(browser, consent, { decision: 'allow' }, started.redirectUri), started.state);
+    const redeemed = await exchangeCode(code, started.pkce.verifier, started.redirectUri);
+    expect(redeemed.status).toBe(200);
+    const tokens = (await redeemed.json()) as Tokens;
+    expect((await api('GET', '/v1/whoami', { token: tokens.access_token })).status).toBe(200);
+
+    const replayed = await exchangeCode(code, started.pkce.verifier, started.redirectUri);
+    expect(replayed.status).toBe(400);
+    expect(((await replayed.json()) as { error: string }).error).toBe('invalid_grant');
+    const refresh = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: testStack().interactive.clientId });
+    expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant');
+
+    // The test stack keeps the authorizer's decisions 1 s: polled, bounded by a few TTLs.
+    const refused = await eventually(async () => {
+      const answer = await api('GET', '/v1/whoami', { token: tokens.access_token });
+      return answer.status === 401 && answer;
+    }, testStack().authorizerCacheTtlSeconds * 1000 * 10, 'the access token of the replayed code to be refused');
+    expectProblem(refused, 401, 'invalid_token');
+    expect(refused.body.detail).toMatch(/revoked/);
+
+    // The person's other sessions are untouched.
+    const other = await signIn(second, { scopes: ['companies:read'] });
+    expect((await api('GET', '/v1/whoami', { token: other.access_token })).status).toBe(200);
   });
 });
