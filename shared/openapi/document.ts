@@ -1,4 +1,4 @@
-import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { bankContracts } from '../bank/contracts';
 import { companyContracts } from '../companies/contracts';
 import { importContracts } from '../composition/import-contracts';
@@ -101,6 +101,16 @@ const curlSample = (route: RouteDefinition, contract: OperationContract): string
   return lines.join(' \\\n  ');
 };
 
+/** A status both answered by the operation and by the platform (MCP's 400) lists both media types. */
+const mergeResponses = (success: Record<string, ResponseConfig>, failures: Record<string, ResponseConfig>): Record<string, ResponseConfig> => {
+  const merged = { ...success };
+  for (const [status, failure] of Object.entries(failures)) {
+    const own = merged[status];
+    merged[status] = own ? { ...own, description: `${own.description}; ${failure.description}`, content: { ...own.content, ...failure.content } } : failure;
+  }
+  return merged;
+};
+
 export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
   const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
   const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;
@@ -180,7 +190,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
           body: { required: !contract.bodyOptional, content: { 'application/json': { schema: contract.body } } },
         }),
       },
-      responses: { ...success, ...failures },
+      responses: mergeResponses(success, failures),
     });
   }
 
