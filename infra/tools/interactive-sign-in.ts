@@ -140,6 +140,7 @@ export const signInWithPassword = async (
   let landing = started.landing;
   if (isLoginPage(landing)) {
     landing = await submit(browser, landing, { email: person.email, password: person.password }, started.redirectUri);
+    if (landing.kind === 'page' && landing.status === 429) throw new Error(/role="alert">([^<]*)</.exec(landing.html)?.[1] ?? 'Too many failed sign-ins');
     if (isLoginPage(landing)) throw new Error('Wrong e-mail address or password');
   }
   if (isConsentPage(landing)) landing = await submit(browser, landing, { decision: 'allow' }, started.redirectUri);
