@@ -18,7 +18,7 @@ import { createSignInThrottle, defaultSignInThrottle, type SignInThrottle, type 
  * (RFC 8707), by oidc-provider (an OpenID-certified implementation). The login and consent pages
  * are plain HTML forms; people and their passwords come from the people repository. Access tokens
  * are RS256 JWTs shaped like Cognito user access tokens (token_use, client_id, username = userId,
- * prefixed scopes) plus the audience of the resource they were issued for.
+ * prefixed scopes, origin_jti of the grant) plus the audience of the resource they were issued for.
  */
 
 /** The public client the local stack seeds for scripts, tests and desktop tools (no registration needed). */
