@@ -1,3 +1,4 @@
+import { cursorCaller } from '../../shared/identity/principal';
 import { bankContracts as contracts } from '../../shared/bank/contracts';
 import {
   createReconciliation,
@@ -17,7 +18,7 @@ export const bankOperations = {
   })),
   listBankTransactions: defineCompanyOperation(contracts.listBankTransactions, async ({ principal, company, params, query, operationId }) => ({
     status: 200,
-    body: await listBankTransactions(company.id, params.bankAccountId, query, { clientId: principal.clientId, operationId }),
+    body: await listBankTransactions(company.id, params.bankAccountId, query, cursorCaller(principal, operationId)),
   })),
   getReconciliationSummary: defineCompanyOperation(contracts.getReconciliationSummary, async ({ company, params, query }) => ({
     status: 200,
@@ -25,7 +26,7 @@ export const bankOperations = {
   })),
   listReconciliations: defineCompanyOperation(contracts.listReconciliations, async ({ principal, company, params, query, operationId }) => ({
     status: 200,
-    body: await listReconciliations(company.id, params.bankAccountId, query, { clientId: principal.clientId, operationId }),
+    body: await listReconciliations(company.id, params.bankAccountId, query, cursorCaller(principal, operationId)),
   })),
   createReconciliation: defineCompanyOperation(contracts.createReconciliation, async ({ principal, company, body }) => ({
     status: 200,

@@ -1,3 +1,4 @@
+import { cursorCaller } from '../../shared/identity/principal';
 import { defineCompanyOperation } from '../../shared/companies/operation';
 import { documentContracts as contracts } from '../../shared/documents/contracts';
 import { defineDocumentOperation } from '../../shared/documents/operation';
@@ -15,7 +16,7 @@ export const documentOperations = {
   })),
   listDocuments: defineCompanyOperation(contracts.listDocuments, async ({ principal, company, query, operationId }) => ({
     status: 200,
-    body: await listDocuments(company.id, query, { clientId: principal.clientId, operationId }),
+    body: await listDocuments(company.id, query, cursorCaller(principal, operationId)),
   })),
   getDocument: defineDocumentOperation(contracts.getDocument, async ({ document }) => ({ status: 200, body: toDocument(document!) })),
   getDocumentDownload: defineDocumentOperation(contracts.getDocumentDownload, async ({ document }) => ({

@@ -1,3 +1,4 @@
+import { cursorCaller } from '../../shared/identity/principal';
 import { defineOperation } from '../../shared/api/operation';
 import { jobContracts as contracts } from '../../shared/jobs/contracts';
 import type { JobRecord } from '../../shared/jobs/repository';
@@ -8,6 +9,6 @@ export const jobOperations = {
   getJob: defineOperation(contracts.getJob, async ({ owner }) => ({ status: 200, body: toJob(owner as JobRecord) })),
   listJobs: defineOperation(contracts.listJobs, async ({ principal, query, operationId }) => ({
     status: 200,
-    body: await listJobs(principal, query, { clientId: principal.clientId, operationId }),
+    body: await listJobs(principal, query, cursorCaller(principal, operationId)),
   })),
 };

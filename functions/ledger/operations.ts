@@ -1,3 +1,4 @@
+import { cursorCaller } from '../../shared/identity/principal';
 import { defineCompanyOperation } from '../../shared/companies/operation';
 import { chartContracts } from '../../shared/ledger/chart/contracts';
 import { getAccount, listAccounts, listDimensions, listSubLedgers } from '../../shared/ledger/chart/service';
@@ -17,15 +18,15 @@ export const ledgerOperations = {
   })),
   listDimensions: defineCompanyOperation(chartContracts.listDimensions, async ({ principal, company, query, operationId }) => ({
     status: 200,
-    body: await listDimensions(company.id, query, { clientId: principal.clientId, operationId }),
+    body: await listDimensions(company.id, query, cursorCaller(principal, operationId)),
   })),
   listSubLedgers: defineCompanyOperation(chartContracts.listSubLedgers, async ({ principal, company, query, operationId }) => ({
     status: 200,
-    body: await listSubLedgers(company.id, query, { clientId: principal.clientId, operationId }),
+    body: await listSubLedgers(company.id, query, cursorCaller(principal, operationId)),
   })),
   listGeneralLedgerLines: defineCompanyOperation(generalLedgerContracts.listGeneralLedgerLines, async ({ principal, company, query, operationId }) => ({
     status: 200,
-    body: await listGeneralLedgerLines(company.id, query, { clientId: principal.clientId, operationId }),
+    body: await listGeneralLedgerLines(company.id, query, cursorCaller(principal, operationId)),
   })),
   getTrialBalance: defineCompanyOperation(generalLedgerContracts.getTrialBalance, async ({ company, query }) => ({
     status: 200,
@@ -33,10 +34,10 @@ export const ledgerOperations = {
   })),
   listGeneralLedgerLineVersions: defineCompanyOperation(generalLedgerContracts.listGeneralLedgerLineVersions, async ({ principal, company, params, query, operationId }) => ({
     status: 200,
-    body: await listGeneralLedgerLineVersions(company.id, params.lineId, query, { clientId: principal.clientId, operationId }),
+    body: await listGeneralLedgerLineVersions(company.id, params.lineId, query, cursorCaller(principal, operationId)),
   })),
   listOpeningBalanceVersions: defineCompanyOperation(generalLedgerContracts.listOpeningBalanceVersions, async ({ principal, company, params, query, operationId }) => ({
     status: 200,
-    body: await listOpeningBalanceVersions(company.id, params.openingBalanceId, query, { clientId: principal.clientId, operationId }),
+    body: await listOpeningBalanceVersions(company.id, params.openingBalanceId, query, cursorCaller(principal, operationId)),
   })),
 };

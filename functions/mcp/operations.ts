@@ -1,10 +1,11 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { defineOperation } from '../../shared/api/operation';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { defineOperation, type OperationResult } from '../../shared/api/operation';
 import { mcpContracts as contracts, mcpScopes } from '../../shared/composition/mcp-contracts';
 import { config, publicBaseUrl } from '../../shared/platform/config';
 import { ProblemError, problems } from '../../shared/platform/problem';
 import { mcpResourceMetadataPath } from '../../shared/routes';
-import { createMcpServer, scopeOfTool } from './server';
+import { createMcpServer, invalidParams, scopeOfTool } from './server';
 
 /** Host names the endpoint answers to: MCP_ALLOWED_HOSTS (the API's domain on AWS), else the loopback names (the local stack). */
 const allowedHostNames = (): string[] =>
@@ -50,6 +51,29 @@ const checkToolScope = (message: Record<string, unknown>, scopes: readonly strin
   );
 };
 
+/** A JSON-RPC error answer, as the SDK's transport writes its own. */
+const jsonRpcError = (status: number, id: string | number | null, code: number, message: string): OperationResult => ({
+  status,
+  text: JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }),
+  headers: { 'Content-Type': 'application/json' },
+});
+
+type McpMessage = ReturnType<typeof contracts.callMcp.body.parse>;
+
+/** The body as one JSON-RPC message, or the JSON-RPC error that answers it (-32700 not JSON, -32600 not one message). */
+const readMessage = (text: string): { message: McpMessage } | { answer: OperationResult } => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { answer: jsonRpcError(400, null, ErrorCode.ParseError, `Parse error: the body is not JSON (${(error as Error).message}).`) };
+  }
+  const parsed = contracts.callMcp.body.safeParse(value);
+  if (parsed.success) return { message: parsed.data };
+  const reason = Array.isArray(value) ? 'send one JSON-RPC message per request (no batches).' : parsed.error.issues.map((issue) => issue.message).join(' ');
+  return { answer: jsonRpcError(400, null, ErrorCode.InvalidRequest, `Invalid Request: ${reason}`) };
+};
+
 const metadata = () => ({
   resource: `${publicBaseUrl() ?? ''}/mcp`,
   authorization_servers: [config().jwtIssuer],
@@ -64,7 +88,13 @@ const metadata = () => ({
 export const mcpOperations = {
   callMcp: defineOperation(contracts.callMcp, async ({ principal, body, headers, requestId }) => {
     checkHostAndOrigin(headers);
-    checkToolScope(body, principal.scopes);
+    // The contract's bodyParsing 'text': the runner hands over the body unparsed.
+    const read = readMessage(body as unknown as string);
+    if ('answer' in read) return read.answer;
+    const { message } = read;
+    checkToolScope(message, principal.scopes);
+    const invalid = invalidParams(message);
+    if (invalid) return jsonRpcError(200, message.id ?? null, ErrorCode.InvalidParams, invalid);
     // Stateless: a fresh server and transport per request, JSON answers, no session id.
     const server = createMcpServer(principal, requestId);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -72,7 +102,7 @@ export const mcpOperations = {
     try {
       const requestHeaders = new Headers(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
       const response = await transport.handleRequest(new Request(`${publicBaseUrl() ?? 'http://localhost'}/mcp`, { method: 'POST', headers: requestHeaders }), {
-        parsedBody: body,
+        parsedBody: message,
       });
       const text = await response.text();
       const contentType = response.headers.get('content-type');

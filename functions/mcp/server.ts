@@ -1,5 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { createOperationRunner, type OperationResponse } from '../../shared/api/runner';
 import { owners } from '../../shared/composition/owners';
 import type { Principal } from '../../shared/identity/principal';
@@ -99,6 +109,26 @@ const callTwin = async (tool: TwinTool, args: Record<string, unknown>, principal
   const response = await runTwin({ operationId: tool.operationId, authentication: { authenticated: true, principal }, params, query, requestId });
   if (response.statusCode !== 200) return toolError(problemText(response));
   return { content: [{ type: 'text', text: response.body }], structuredContent: JSON.parse(response.body) as Record<string, unknown> };
+};
+
+/** The requests this server answers, by method, with the SDK's schema of each. */
+const requestSchemas = new Map<string, z.ZodType>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
+
+/**
+ * Why a request's params do not fit its method, or undefined. The SDK parses them inside its
+ * handler and answers a failure -32603 (internal error) with zod's issues as text; checked here
+ * first, the request is answered -32602 (invalid params) naming each parameter at fault.
+ */
+export const invalidParams = (message: { id?: unknown; method?: unknown }): string | undefined => {
+  if (message.id === undefined || typeof message.method !== 'string') return undefined;
+  const result = requestSchemas.get(message.method)?.safeParse(message);
+  if (!result || result.success) return undefined;
+  return `Invalid params: ${result.error.issues.map((issue) => issue.message).join(' ')}`;
 };
 
 /** A fresh server for one HTTP request (stateless: no session outlives it). */

@@ -1,13 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JWK } from 'jose';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
+import { normalizeEmail } from '../../shared/identity/person-keys';
 import { personRepository } from '../../shared/identity/person-repository';
+import { revocationRepository } from '../../shared/identity/revocation-repository';
 import { verifySecret } from '../../shared/identity/client-secrets';
 import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { apiResource, mcpResource } from '../../shared/identity/resources';
 import { readBody } from './http-body';
+import { createSignInThrottle, defaultSignInThrottle, type SignInThrottle, type SignInThrottleLimits } from './sign-in-throttle';
 
 /**
  * Interactive sign-in for the local identity provider: OAuth 2.1 authorization code with PKCE
@@ -15,7 +18,7 @@ import { readBody } from './http-body';
  * (RFC 8707), by oidc-provider (an OpenID-certified implementation). The login and consent pages
  * are plain HTML forms; people and their passwords come from the people repository. Access tokens
  * are RS256 JWTs shaped like Cognito user access tokens (token_use, client_id, username = userId,
- * prefixed scopes) plus the audience of the resource they were issued for.
+ * prefixed scopes, origin_jti of the grant) plus the audience of the resource they were issued for.
  */
 
 /** The public client the local stack seeds for scripts, tests and desktop tools (no registration needed). */
@@ -38,14 +41,17 @@ export const createAuthorizationServer = (options: {
   scopePrefix: string;
   privateJwk: JWK;
   accessTokenLifetimeSeconds: number;
+  /** Failed sign-ins allowed per account and per address (default: 5, each within 15 minutes of the last). */
+  signInThrottle?: SignInThrottleLimits;
 }): AuthorizationServer => {
   const resources = [apiResource(options.apiBaseUrl), mcpResource(options.apiBaseUrl)];
   const grantableScopes = interactiveScopes.map((scope) => `${options.scopePrefix}${scope}`);
 
+  const memory = createMemoryAdapter();
   const configuration: Configuration = {
     // Sessions, grants, codes, refresh tokens and registered clients: memory, chosen on purpose for
     // this local stand-in (a restart signs everyone out); the library's own adapter, one store per provider.
-    adapter: createMemoryAdapter(),
+    adapter: (model: string) => (model === 'Grant' ? grantsRevokingTheirTokens(memory(model), options.accessTokenLifetimeSeconds) : memory(model)),
     clients: [
       {
         client_id: localInteractiveClient.clientId,
@@ -101,8 +107,25 @@ export const createAuthorizationServer = (options: {
     // Tokens outlive the browser session, as Cognito's do; refresh tokens for every client allowed the grant.
     expiresWithSession: () => false,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: (ctx) => {
+      const refreshToken = ctx.oidc.entities.RefreshToken!;
+      // oidc-provider consumes the token before it resolves `resource`: a refresh naming a resource
+      // the grant does not hold would answer invalid_target and leave only a used token (whose
+      // next use revokes the grant). Refused here, before the rotation, the token stays usable.
+      const resource = ctx.oidc.params?.resource as string | string[] | undefined;
+      if (resource !== undefined) {
+        const requested = Array.isArray(resource) ? resource : [resource];
+        if (requested.length !== 1 || !refreshToken.resourceIndicators.has(requested[0]!)) throw new errors.InvalidTarget();
+      }
+      // oidc-provider's default: public clients rotate on every use, others past 70% of the lifetime.
+      if (refreshToken.totalLifetime() >= 365.25 * 24 * 3600) return false;
+      if (ctx.oidc.client?.clientAuthMethod === 'none' && !refreshToken.isSenderConstrained()) return true;
+      return refreshToken.ttlPercentagePassed() >= 70;
+    },
     extraTokenClaims: (_ctx, token) =>
-      token.kind === 'AccessToken' && 'accountId' in token && token.accountId ? { token_use: 'access', username: token.accountId } : undefined,
+      token.kind === 'AccessToken' && 'accountId' in token && token.accountId
+        ? { token_use: 'access', username: token.accountId, ...(token.grantId && { origin_jti: originOf(token.grantId) }) }
+        : undefined,
     ttl: {
       AccessToken: options.accessTokenLifetimeSeconds,
       AuthorizationCode: 60,
@@ -113,6 +136,7 @@ export const createAuthorizationServer = (options: {
     },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     renderError: (ctx, out) => {
+      ctx.set(pageHeaders);
       ctx.type = 'html';
       ctx.body = page('Sign-in failed', `<p>${escape(out.error)}: ${escape(String(out.error_description ?? ''))}</p>`);
     },
@@ -137,14 +161,39 @@ export const createAuthorizationServer = (options: {
   });
 
   const callback = provider.callback();
+  const pages: Pages = {
+    provider,
+    issuerOrigin: new URL(options.issuer).origin,
+    scopePrefix: options.scopePrefix,
+    throttle: createSignInThrottle(options.signInThrottle ?? defaultSignInThrottle),
+    configuredClients: new Set(configuration.clients!.map((client) => client.client_id)),
+  };
 
   return {
     handle: async (request, response) => {
       if (request.method === 'POST' && new URL(request.url ?? '/', 'http://local').pathname === configuration.routes!.registration) await dropRegistrationScope(request);
       await callback(request, response);
     },
-    interaction: (request, response) => interaction(provider, request, response, options.scopePrefix),
+    interaction: (request, response) => interaction(pages, request, response),
   };
+};
+
+/** The `origin_jti` of a grant's access tokens (as Cognito names the origin its tokens share): a digest, the grant id stays here. */
+const originOf = (grantId: string) => createHash('sha256').update(grantId).digest('base64url');
+
+/**
+ * oidc-provider ends a grant early (a replayed code, a reused or revoked refresh token, sign-out)
+ * by destroying it; its JWT access tokens are checked by no one here. The grant's origin is
+ * recorded as revoked first, so the authorizer refuses them (within its decision cache's TTL).
+ */
+const grantsRevokingTheirTokens = (grants: Adapter, accessTokenLifetimeSeconds: number): Adapter => {
+  const destroy = grants.destroy.bind(grants);
+  grants.destroy = async (id) => {
+    const grant = await grants.find(id);
+    if (grant?.accountId) await revocationRepository.revoke(grant.accountId, originOf(id), new Date(Date.now() + accessTokenLifetimeSeconds * 1000));
+    await destroy(id);
+  };
+  return grants;
 };
 
 /**
@@ -159,9 +208,33 @@ const burnCodeAfterFailedExchange = async (provider: Provider, ctx: KoaContextWi
   if (code && !(code as { consumed?: number }).consumed && code.clientId === ctx.oidc.client?.clientId) await code.consume();
 };
 
-const interaction = async (provider: Provider, request: IncomingMessage, response: ServerResponse, scopePrefix: string) => {
+/** What the login and consent pages need. */
+interface Pages {
+  provider: Provider;
+  /** The only Origin a form of these pages may be posted from. */
+  issuerOrigin: string;
+  scopePrefix: string;
+  throttle: SignInThrottle;
+  /** Clients of the configuration; every other one registered itself (RFC 7591). */
+  configuredClients: Set<string>;
+}
+
+/** Who is asking, as the pages show it: a registered client's name is its own claim, so its redirect host goes with it. */
+interface Requester {
+  name: string;
+  /** Dynamically registered: the host its answer goes to. */
+  unverifiedHost?: string;
+}
+
+const interaction = async (pages: Pages, request: IncomingMessage, response: ServerResponse) => {
+  const { provider, scopePrefix } = pages;
   const url = new URL(request.url ?? '/', 'http://local');
   const [, , uid, action] = url.pathname.split('/');
+  // A form posted from another site (cross-site request forgery): refused before anything is read.
+  const origin = request.headers.origin;
+  if (request.method === 'POST' && origin !== undefined && origin !== pages.issuerOrigin) {
+    return html(response, 403, page('Sign-in refused', '<p>This form was sent from another site. Start again from your application.</p>'));
+  }
   let details;
   try {
     details = await provider.interactionDetails(request, response);
@@ -169,22 +242,39 @@ const interaction = async (provider: Provider, request: IncomingMessage, respons
     return html(response, 400, page('Sign-in expired', '<p>This sign-in is no longer valid. Start again from your application.</p>'));
   }
   if (details.uid !== uid) return html(response, 400, page('Sign-in expired', '<p>This sign-in is no longer valid.</p>'));
-  const client = await provider.Client.find(String(details.params.client_id));
-  const clientName = client?.clientName ?? String(details.params.client_id);
+  const clientId = String(details.params.client_id);
+  const client = await provider.Client.find(clientId);
+  const requester: Requester = {
+    name: client?.clientName ?? clientId,
+    ...(!pages.configuredClients.has(clientId) && { unverifiedHost: hostOf(String(details.params.redirect_uri ?? '')) }),
+  };
 
   if (request.method === 'GET') {
-    if (details.prompt.name === 'login') return html(response, 200, loginPage(uid, clientName));
-    if (details.prompt.name === 'consent') return html(response, 200, consentPage(uid, clientName, requestedScopes(details, scopePrefix)));
+    if (details.prompt.name === 'login') return html(response, 200, loginPage(uid, requester));
+    if (details.prompt.name === 'consent') return html(response, 200, consentPage(uid, requester, requestedScopes(details, scopePrefix)));
     return html(response, 400, page('Sign-in', '<p>Nothing to do here.</p>'));
   }
   if (request.method !== 'POST') return html(response, 405, page('Method not allowed', ''));
   const form = new URLSearchParams(await readBody(request));
 
   if (action === 'login' && details.prompt.name === 'login') {
-    const person = await personRepository.findByEmail(form.get('email') ?? '');
+    const email = normalizeEmail(form.get('email') ?? '');
+    const account = `account:${email}`;
+    const keys = [account, `address:${request.socket.remoteAddress ?? ''}`];
+    const wait = pages.throttle.retryAfter(keys);
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60);
+      const error = `Too many failed sign-ins. Try again in ${wait < 60 ? `${wait} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`}.`;
+      return html(response, 429, loginPage(uid, requester, error), { 'Retry-After': String(wait) });
+    }
+    const person = await personRepository.findByEmail(email);
     const password = form.get('password') ?? '';
     const valid = person?.status === 'active' && person.passwordHash !== undefined && (await verifySecret(password, person.passwordHash));
-    if (!person || !valid) return html(response, 401, loginPage(uid, clientName, 'Wrong e-mail address or password.'));
+    if (!person || !valid) {
+      pages.throttle.fail(keys);
+      return html(response, 401, loginPage(uid, requester, 'Wrong e-mail address or password.'));
+    }
+    pages.throttle.forget(account);
     return provider.interactionFinished(request, response, { login: { accountId: person.userId } }, { mergeWithLastSubmission: false });
   }
 
@@ -193,9 +283,9 @@ const interaction = async (provider: Provider, request: IncomingMessage, respons
     if (decision === 'deny') {
       return provider.interactionFinished(request, response, { error: 'access_denied', error_description: 'The person declined the request' }, { mergeWithLastSubmission: false });
     }
-    if (decision !== 'allow') return html(response, 400, consentPage(uid, clientName, requestedScopes(details, scopePrefix), 'Choose allow or deny.'));
+    if (decision !== 'allow') return html(response, 400, consentPage(uid, requester, requestedScopes(details, scopePrefix), 'Choose allow or deny.'));
     const accountId = details.session!.accountId;
-    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId });
     if (!grant) return html(response, 400, page('Sign-in expired', '<p>This sign-in is no longer valid.</p>'));
     const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
     // Exactly what was asked for: the missing OIDC scopes and, per resource, the missing resource scopes.
@@ -207,16 +297,31 @@ const interaction = async (provider: Provider, request: IncomingMessage, respons
   return html(response, 400, page('Sign-in', '<p>This step does not match the sign-in in progress.</p>'));
 };
 
+const hostOf = (uri: string) => {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return uri;
+  }
+};
+
 const requestedScopes = (details: { prompt: { details: Record<string, unknown> } }, scopePrefix: string) => {
   const missing = details.prompt.details as { missingResourceScopes?: Record<string, string[]>; missingOIDCScope?: string[] };
   const scopes = [...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()];
   return [...new Set(scopes.map((scope) => (scope.startsWith(scopePrefix) ? scope.slice(scopePrefix.length) : scope)))];
 };
 
-const loginPage = (uid: string, clientName: string, error?: string) =>
+/** A self-registered client's name is its own claim: say so, and where the answer goes. */
+const unverified = (requester: Requester) =>
+  requester.unverifiedHost === undefined
+    ? ''
+    : `<p>This application registered itself: its name is not verified. It receives your answer at <strong>${escape(requester.unverifiedHost)}</strong>.</p>`;
+
+const loginPage = (uid: string, requester: Requester, error?: string) =>
   page(
     'Sign in',
-    `<p>${escape(clientName)} asks you to sign in to the Accounting Ledger.</p>
+    `<p>${escape(requester.name)} asks you to sign in to the Accounting Ledger.</p>
+${unverified(requester)}
 ${error ? `<p role="alert">${escape(error)}</p>` : ''}
 <form method="post" action="/interaction/${escape(uid)}/login">
 <label>E-mail <input type="email" name="email" autocomplete="username" required autofocus></label>
@@ -225,10 +330,11 @@ ${error ? `<p role="alert">${escape(error)}</p>` : ''}
 </form>`,
   );
 
-const consentPage = (uid: string, clientName: string, scopes: string[], error?: string) =>
+const consentPage = (uid: string, requester: Requester, scopes: string[], error?: string) =>
   page(
     'Allow access',
-    `<p>${escape(clientName)} asks for:</p>
+    `<p>${escape(requester.name)} asks for:</p>
+${unverified(requester)}
 <ul>${scopes.map((scope) => `<li>${escape(scope)}</li>`).join('')}</ul>
 ${error ? `<p role="alert">${escape(error)}</p>` : ''}
 <form method="post" action="/interaction/${escape(uid)}/consent">
@@ -240,8 +346,15 @@ ${error ? `<p role="alert">${escape(error)}</p>` : ''}
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${body}</body></html>`;
 
-const html = (response: ServerResponse, status: number, body: string) => {
-  response.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+/** Every page: never framed (clickjacking), never cached, nothing loaded. */
+const pageHeaders = {
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Cache-Control': 'no-store',
+} as const;
+
+const html = (response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
+  response.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', ...pageHeaders, ...headers });
   response.end(body);
 };
 

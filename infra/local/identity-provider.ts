@@ -7,6 +7,7 @@ import { verifySecret } from '../../shared/identity/client-secrets';
 import { createAuthorizationServer, localInteractiveClient } from './authorization-server';
 import { readBody } from './http-body';
 import { listenOnLoopback } from './ports';
+import { defaultSignInThrottle, type SignInThrottleLimits } from './sign-in-throttle';
 
 /**
  * A local stand-in for Cognito: OAuth 2.0 client credentials (form body or HTTP Basic) for API
@@ -25,6 +26,8 @@ export interface IdentityProvider {
     registrationUrl: string;
     clientId: string;
     redirectUris: string[];
+    /** Failed sign-ins allowed per account and per address. */
+    signInThrottle: SignInThrottleLimits;
   };
   stop(): Promise<void>;
 }
@@ -39,7 +42,10 @@ export const startIdentityProvider = async (options: {
   apiBaseUrl: string;
   /** Keeps the signing key across restarts (with --persist), so issued tokens stay valid. */
   keyFile?: string;
+  /** Failed sign-ins allowed per account and per address (default: 5, each within 15 minutes of the last). */
+  signInThrottle?: SignInThrottleLimits;
 }): Promise<IdentityProvider> => {
+  const signInThrottle = options.signInThrottle ?? defaultSignInThrottle;
   const { privateKey, privateJwk, publicJwk } = await signingKey(options.keyFile);
   const issuer = `http://127.0.0.1:${options.port}`;
   const authorizationServer = createAuthorizationServer({
@@ -48,6 +54,7 @@ export const startIdentityProvider = async (options: {
     scopePrefix: options.scopePrefix,
     privateJwk,
     accessTokenLifetimeSeconds,
+    signInThrottle,
   });
 
   const issueToken = async (clientId: string, scopes: string[]) => {
@@ -127,6 +134,7 @@ export const startIdentityProvider = async (options: {
       registrationUrl: `${issuer}/oauth2/register`,
       clientId: localInteractiveClient.clientId,
       redirectUris: [...localInteractiveClient.redirectUris],
+      signInThrottle,
     },
     stop: () =>
       new Promise<void>((resolve) => {

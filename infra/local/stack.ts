@@ -14,6 +14,7 @@ import { dynamoGrants, relayPermissions, workerPermissions } from '../stacks/per
 import { passesRelayFilter } from '../../shared/webhooks/relay';
 import { startStreamPoller, type StreamEventHandler } from './stream-poller';
 import { startIdentityProvider } from './identity-provider';
+import type { SignInThrottleLimits } from './sign-in-throttle';
 import { freePort, holdPort } from './ports';
 import { ensureBucket, startS3, type S3EventNotification } from './s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -39,6 +40,8 @@ export interface StackInfo extends SeedData {
     clientId: string;
     /** Loopback redirects; any port is accepted (RFC 8252). */
     redirectUris: string[];
+    /** Failed sign-ins allowed per account and per address, each within windowSeconds of the last; then 429 until windowSeconds after it. */
+    signInThrottle: SignInThrottleLimits;
   };
   /** Where the stand-ins listen, for tools (admin CLI, tests) that talk to them directly. */
   internal: {
@@ -74,6 +77,8 @@ export interface StackOptions {
   onProgress?: (message: string) => void;
   /** How long the authorizer keeps a token's decision (default: AUTHORIZER_CACHE_TTL_SECONDS, else as deployed); tests shorten it. */
   authorizerCacheTtlSeconds?: number;
+  /** Failed sign-ins allowed per account and per address (default 5, each within 15 minutes of the last); tests shorten the window. */
+  signInThrottle?: SignInThrottleLimits;
   /** A custom rate limit for the seeded clients in place of their plans' (the test suite's clients send faster than any plan allows). */
   seedClientRateLimit?: RateLimit;
 }
@@ -140,6 +145,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       scopePrefix,
       apiBaseUrl: `http://127.0.0.1:${gatewayPort}`,
       ...(options.persist && { keyFile: join(dataDir, 'signing-key.json') }),
+      ...(options.signInThrottle && { signInThrottle: options.signInThrottle }),
     });
     stops.push(identityProvider.stop);
 

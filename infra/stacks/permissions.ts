@@ -219,7 +219,7 @@ export const documentsGrants = (permissions: Permissions): DocumentsGrant[] => {
 /**
  * The authorizer reads the client item, and the organization item for clients stored before they
  * carried their organization's path (shared/identity/authorizer.ts): GetItem on those two kinds only.
- * For a signed-in person it reads the person's partition (the person and their memberships).
+ * For a signed-in person it reads the person's partition (the person, their memberships and a revoked token origin).
  */
 export const authorizerDynamoGrants: readonly DynamoGrant[] = [
   { actions: ['dynamodb:GetItem'], resource: 'table', leadingKeyPrefixes: [identityPartitionPrefixes.apiClient, identityPartitionPrefixes.organization] },

@@ -9,16 +9,18 @@ export class Browser {
   private readonly cookies = new Map<string, { name: string; value: string; path: string }>();
 
   /** Follows redirects until a page answers or one leaves for the redirect URI (not fetched: the application receives it). */
-  async navigate(url: string, init: { method?: string; form?: Record<string, string> } = {}, redirectUri?: string): Promise<Landing> {
+  async navigate(url: string, init: { method?: string; form?: Record<string, string>; origin?: string } = {}, redirectUri?: string): Promise<Landing> {
     let target = new URL(url);
     let method = init.method ?? 'GET';
     let body: string | undefined = init.form ? new URLSearchParams(init.form).toString() : undefined;
+    // A browser names the page a form was posted from (the redirects that follow are plain GETs).
+    let origin = init.origin;
     for (let hop = 0; hop < 20; hop += 1) {
       const cookie = this.cookieHeader(target);
       const response = await fetch(target, {
         method,
         redirect: 'manual',
-        headers: { ...(body !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }), ...(cookie && { cookie }) },
+        headers: { ...(body !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }), ...(cookie && { cookie }), ...(origin && { origin }) },
         ...(body !== undefined && { body }),
       });
       this.store(target, response.headers.getSetCookie());
@@ -29,6 +31,7 @@ export class Browser {
         if (redirectUri && `${target.origin}${target.pathname}` === redirectUri) return { kind: 'callback', url: target };
         method = 'GET';
         body = undefined;
+        origin = undefined;
         continue;
       }
       const html = await response.text();
@@ -38,7 +41,8 @@ export class Browser {
     throw new Error('too many redirects');
   }
 
-  private cookieHeader(url: URL): string | undefined {
+  /** The Cookie header this browser sends to `url`. */
+  cookieHeader(url: URL): string | undefined {
     const matching = [...this.cookies.values()].filter((cookie) => url.pathname.startsWith(cookie.path));
     return matching.length ? matching.map((cookie) => `${cookie.name}=${cookie.value}`).join('; ') : undefined;
   }
@@ -104,7 +108,7 @@ export const startAuthorization = async (browser: Browser, server: SignInServer,
 /** Posts the form of a page (login or consent). */
 export const submit = (browser: Browser, landing: Landing, form: Record<string, string>, redirectUri: string) => {
   if (landing.kind !== 'page' || !landing.action) throw new Error(`expected a form, got ${landing.kind === 'page' ? `HTTP ${landing.status}` : landing.url}`);
-  return browser.navigate(landing.action, { method: 'POST', form }, redirectUri);
+  return browser.navigate(landing.action, { method: 'POST', form, origin: landing.url.origin }, redirectUri);
 };
 
 export const isLoginPage = (landing: Landing) => landing.kind === 'page' && /name="password"/.test(landing.html);
@@ -136,6 +140,7 @@ export const signInWithPassword = async (
   let landing = started.landing;
   if (isLoginPage(landing)) {
     landing = await submit(browser, landing, { email: person.email, password: person.password }, started.redirectUri);
+    if (landing.kind === 'page' && landing.status === 429) throw new Error(/role="alert">([^<]*)</.exec(landing.html)?.[1] ?? 'Too many failed sign-ins');
     if (isLoginPage(landing)) throw new Error('Wrong e-mail address or password');
   }
   if (isConsentPage(landing)) landing = await submit(browser, landing, { decision: 'allow' }, started.redirectUri);

@@ -5,7 +5,7 @@ import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-
 import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { organizationKeys } from '../identity/keys';
 import { organizationRepository } from '../identity/organization-repository';
-import type { Principal } from '../identity/principal';
+import { cursorCaller, type Principal } from '../identity/principal';
 import { canReach, within } from '../identity/reach';
 import { personCompanies, reachTargetOf as target } from '../companies/person-companies';
 import type { Scope } from '../identity/scopes';
@@ -222,7 +222,7 @@ export const deletePolicy = async (policy: PolicyRecord): Promise<void> => {
 };
 
 export const listPolicies = async (principal: Principal, page: { pageSize: number; cursor?: string }): Promise<Page<Policy>> => {
-  const result = await accessRepository.listPolicies(placementOf(principal), { ...page, binding: { clientId: principal.clientId, operationId: 'listAccessPolicies', filters: {} } });
+  const result = await accessRepository.listPolicies(placementOf(principal), { ...page, binding: { ...cursorCaller(principal, 'listAccessPolicies'), filters: {} } });
   return { ...result, data: result.data.map(toPolicy) };
 };
 
@@ -291,7 +291,7 @@ export const listAssignments = async (principal: Principal, query: { user_id?: s
   const result = await accessRepository.listAssignments(placementOf(principal), filters, {
     pageSize: query.page_size,
     ...(query.cursor && { cursor: query.cursor }),
-    binding: { clientId: principal.clientId, operationId: 'listAccessAssignments', filters: { user_id: query.user_id ?? null, policy_id: query.policy_id ?? null } },
+    binding: { ...cursorCaller(principal, 'listAccessAssignments'), filters: { user_id: query.user_id ?? null, policy_id: query.policy_id ?? null } },
   });
   return { ...result, data: result.data.map(toAssignment) };
 };
@@ -314,7 +314,7 @@ export const userAccess = async (
   const page = await personCompanies(access, undefined, principal.organizationPath, {
     pageSize: query.page_size,
     ...(query.cursor && { cursor: query.cursor }),
-    binding: { clientId: principal.clientId, operationId: 'getUserAccess', filters: { userId } },
+    binding: { ...cursorCaller(principal, 'getUserAccess'), filters: { userId } },
   });
   return { ...page, data: page.data.map(entry) };
 };

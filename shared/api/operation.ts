@@ -20,8 +20,10 @@ export interface OperationContract<
    * 'lossless-json': the body is parsed keeping every number's source text (LosslessNumber) and
    * handed over unvalidated; the operation validates it in stages (imports: 413, then 422).
    * The body schema still documents it.
+   * 'text': the body is handed over as its text, unparsed (empty when absent): the operation parses
+   * and validates it (MCP answers malformed JSON with a JSON-RPC error, not a problem document).
    */
-  bodyParsing?: 'schema' | 'lossless-json';
+  bodyParsing?: 'schema' | 'lossless-json' | 'text';
   /** Success responses: status -> description and schema (none for an empty body); mediaType defaults to application/json. */
   responses: Record<number, { description: string; schema?: z.ZodType; mediaType?: string }>;
   /** Problem statuses this operation answers beyond the platform's common ones (400, 401, 403, 404, 429, 500...). */

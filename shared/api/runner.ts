@@ -246,6 +246,7 @@ const jsonMediaType = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
 const parseBody = (contract: Operation['contract'], body: OperationCall['body']): unknown => {
   const text = body?.text;
   const present = text !== undefined && text.trim() !== '';
+  if (!present && contract.bodyParsing === 'text') return text ?? '';
   if (!present) {
     if (contract.body && !contract.bodyOptional) {
       throw problems.validation('A JSON request body is required.', [{ field: '(body)', message: 'Required' }]);
@@ -256,6 +257,7 @@ const parseBody = (contract: Operation['contract'], body: OperationCall['body'])
   if (!jsonMediaType.test(contentType)) {
     throw problems.unsupportedMediaType(`Request bodies must be application/json; got ${contentType || 'no Content-Type'}.`);
   }
+  if (contract.bodyParsing === 'text') return text;
   let parsed: unknown;
   try {
     parsed = contract.bodyParsing === 'lossless-json' ? parseLossless(text) : JSON.parse(text);

@@ -4,7 +4,7 @@ import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-
 import { outboxEventWrite, type EventType } from '../outbox/repository';
 import type { Organization } from '../identity/organization-repository';
 import { organizationRepository } from '../identity/organization-repository';
-import type { Principal } from '../identity/principal';
+import { cursorCaller, type Principal } from '../identity/principal';
 import { canReach, type ReachingPrincipal } from '../identity/reach';
 import { noAccess } from '../identity/access-evaluator';
 import { personCompanies } from './person-companies';
@@ -61,7 +61,7 @@ export const listCompanies = async (
     const access = (principal as ReachingPrincipal).access ?? noAccess(principal.userId ?? '');
     const result = await personCompanies(access, 'companies:read', principal.mode === 'USER' ? principal.organizationPath ?? '-' : null, {
       ...page,
-      binding: { clientId: principal.clientId, operationId: 'listCompanies', filters: {} },
+      binding: { ...cursorCaller(principal, 'listCompanies'), filters: {} },
     });
     return { ...result, data: result.data.map(toCompany) };
   }
@@ -71,7 +71,7 @@ export const listCompanies = async (
   const rootId = principal.organizationPath.split('/')[0]!;
   const result = await companyRepository.listSubtree(rootId, principal.organizationPath, {
     ...page,
-    binding: { clientId: principal.clientId, operationId: 'listCompanies', filters: {} },
+    binding: { ...cursorCaller(principal, 'listCompanies'), filters: {} },
   });
   return { ...result, data: result.data.map(toCompany) };
 };

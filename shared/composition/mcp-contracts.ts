@@ -29,6 +29,19 @@ const JsonRpcResponseSchema = z
   })
   .openapi('McpResponse', { additionalProperties: true, description: 'The JSON-RPC 2.0 response to one MCP request' });
 
+const JsonRpcErrorSchema = z
+  .object({
+    jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
+    id: z.string().nullable().openapi({ description: 'Always null: the request could not be read' }),
+    error: z
+      .looseObject({
+        code: z.number().int().openapi({ description: '-32700 parse error (not JSON), -32600 invalid request (not one JSON-RPC request object)' }),
+        message: z.string().openapi({ description: 'What went wrong' }),
+      })
+      .openapi({ additionalProperties: true, description: 'The JSON-RPC error' }),
+  })
+  .openapi('McpError', { description: 'A JSON-RPC 2.0 error answering a body that is not one readable JSON-RPC message' });
+
 export const ProtectedResourceMetadataSchema = z
   .object({
     resource: z.string().openapi({ description: 'The protected resource: the absolute URL of the MCP endpoint', example: 'http://127.0.0.1:3000/mcp' }),
@@ -48,10 +61,13 @@ const metadataContract = {
 export const mcpContracts = {
   callMcp: {
     description:
-      'The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors (unknown method or tool, malformed message, a missing `Accept`) are JSON-RPC error objects as MCP defines them, not problem documents.',
+      'The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors are JSON-RPC error objects as MCP defines them, not problem documents: a body that is not JSON is HTTP 400 with -32700 (parse error), one that is not a single JSON-RPC message (a batch, no `jsonrpc`) HTTP 400 with -32600; an unknown method is -32601, params that do not fit the method (tools/call without a string `name`, `arguments` not an object) -32602 naming the parameter, and an unknown tool -32602, each in an HTTP 200 answer. A tool\'s arguments that break its input schema are a tool error (`isError`) naming the field, as MCP asks.',
     body: JsonRpcMessageSchema,
+    // Read here, not by the runner: malformed JSON is a JSON-RPC parse error, not malformed_json.
+    bodyParsing: 'text' as const,
     responses: {
       200: { description: 'The JSON-RPC response', schema: JsonRpcResponseSchema },
+      400: { description: 'The body is not one readable JSON-RPC message', schema: JsonRpcErrorSchema },
       202: { description: 'A notification or response was accepted (no body)' },
     },
     problems: {

@@ -7,6 +7,7 @@ import { organizationRepository } from './organization-repository';
 import { personRepository } from './person-repository';
 import { toAuthorizerContext, type AuthorizerContext } from './principal';
 import { resourceOfPath } from './resources';
+import { revocationRepository } from './revocation-repository';
 import { createAuthorizerCache } from './token-decision-cache';
 import { systemOnlyScopes, isScope, type Scope } from './scopes';
 
@@ -52,6 +53,8 @@ const scopesOf = (payload: Record<string, unknown>): Scope[] => {
  * be bound to the resource the request is for: its `aud` (RFC 8707, the local provider) or, for
  * Cognito tokens that carry none, an interactive app client of the pool. The person must be
  * active; their memberships are read on every request, so removing one takes effect at once.
+ * A token whose origin (`origin_jti`, its grant) was revoked is refused: the local provider
+ * revokes one when a grant ends early (a replayed code, a revoked refresh token, sign-out).
  */
 const authenticateInteractive = async (payload: Record<string, unknown>, path: string): Promise<AuthorizerContext> => {
   const { apiAudience, interactiveClientIds } = config();
@@ -63,8 +66,14 @@ const authenticateInteractive = async (payload: Record<string, unknown>, path: s
     return failure('not an interactive client');
   }
   const userId = payload.username as string;
-  const [person, memberships] = await Promise.all([personRepository.get(userId), personRepository.memberships(userId)]);
+  const origin = typeof payload.origin_jti === 'string' ? payload.origin_jti : undefined;
+  const [person, memberships, revoked] = await Promise.all([
+    personRepository.get(userId),
+    personRepository.memberships(userId),
+    origin ? revocationRepository.isRevoked(userId, origin) : false,
+  ]);
   if (!person || person.status !== 'active') return failure('unknown or deleted person');
+  if (revoked) return failure('revoked token');
   return toAuthorizerContext({
     clientId,
     mode: 'INTERACTIVE',

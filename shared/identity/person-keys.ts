@@ -16,4 +16,7 @@ export const membershipListKeys = (organizationId: string, userId: string) => ({
 export const organizationMembersPartition = (organizationId: string) => `ORGMEMBERS#${organizationId}`;
 export const membershipSortKeyPrefix = 'MEMBER#';
 
+/** A revoked token origin (a grant whose tokens stop working) sits in the person's partition, which the authorizer reads anyway. */
+export const revokedOriginKeys = (userId: string, origin: string) => ({ PK: `${peoplePartitionPrefixes.person}${userId}`, SK: `REVOKED#${origin}` });
+
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();

@@ -2,6 +2,7 @@ import type { Scope } from './scopes';
 
 export type PrincipalMode = 'SYSTEM' | 'USER' | 'INTERACTIVE';
 import type { RateLimit, RatePlan } from '../platform/rate-limit';
+import type { CursorCaller } from '../platform/cursor';
 
 export type { RateLimit, RatePlan };
 
@@ -50,6 +51,9 @@ export type AuthorizerContext =
  */
 export const callerKey = (principal: Principal): string =>
   principal.mode === 'INTERACTIVE' && principal.userId ? `${principal.clientId}/${principal.userId}` : principal.clientId;
+
+/** The caller a list's cursors are bound to: another person's cursor is refused, even through the same public client. */
+export const cursorCaller = (principal: Principal, operationId: string): CursorCaller => ({ caller: callerKey(principal), operationId });
 
 /** An administrator acting in an organization (the admin tooling and the demo seed). */
 export const administratorOf = (organization: { id: string; path: string }, actor: string, scopes: Scope[]): Principal => ({

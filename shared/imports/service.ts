@@ -1,5 +1,5 @@
 import type { Page } from '../db/query-page';
-import type { Principal } from '../identity/principal';
+import { cursorCaller, type Principal } from '../identity/principal';
 import { problems } from '../platform/problem';
 import { importRepository, toImportRecord } from './repository';
 import type { FetchRun, ImportRecord } from './schemas';
@@ -20,7 +20,7 @@ export const listImports = async (
   const page = await importRepository.listOfCompany(companyId, filters, {
     pageSize,
     ...(cursor && { cursor }),
-    binding: { clientId: principal.clientId, operationId: 'listImports', filters: { companyId, ...filters } },
+    binding: { ...cursorCaller(principal, 'listImports'), filters: { companyId, ...filters } },
   });
   return { ...page, data: page.data.map(toImportRecord) };
 };
@@ -29,6 +29,6 @@ export const listFetchRuns = async (principal: Principal, companyId: string, que
   return importRepository.listFetchRuns(companyId, {
     pageSize: query.page_size,
     ...(query.cursor && { cursor: query.cursor }),
-    binding: { clientId: principal.clientId, operationId: 'listFetchRuns', filters: { companyId } },
+    binding: { ...cursorCaller(principal, 'listFetchRuns'), filters: { companyId } },
   });
 };

@@ -2,7 +2,7 @@ import { companyRepository } from '../companies/repository';
 import type { Page } from '../db/query-page';
 import type { Principal } from '../identity/principal';
 import { canReach } from '../identity/reach';
-import { decodeCursor, encodeCursor, type CursorBinding } from '../platform/cursor';
+import { decodeCursor, encodeCursor, type CursorBinding, type CursorCaller } from '../platform/cursor';
 import { jobRepository, toJobRecord, type JobListFilter, type JobListSource, type JobRecord } from './repository';
 import type { Job, JobListQuery } from './schemas';
 
@@ -12,10 +12,7 @@ export const toJob = (job: JobRecord): Job => {
   return visible;
 };
 
-export interface ListCaller {
-  clientId: string;
-  operationId: string;
-}
+export type ListCaller = CursorCaller;
 
 /** Query pages read while filling one page, before answering a shorter page with a cursor. */
 const maxQueriesPerPage = 10;

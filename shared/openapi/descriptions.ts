@@ -73,7 +73,7 @@ export const componentDescriptions: Record<string, string> = {
   FieldError: 'One problem with one field of the request',
   Whoami: 'The credential the request was made with',
   Company: 'A client company of the accounting firm',
-  Pagination: 'Cursor pagination: page_size 1 to 200 (default 50); cursors are opaque, signed and bound to the client and the filters',
+  Pagination: 'Cursor pagination: page_size 1 to 200 (default 50); cursors are opaque, signed and bound to the caller (the client, and the person of an interactive session) and the filters',
   CreateCompanyRequest: 'A new company',
   CompanyDeletion: 'The company is soft-deleted (restorable with POST .../restore); deleting it again answers the same deletion',
   DeleteCompanyRequest: 'Optional reason for the deletion',

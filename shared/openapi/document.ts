@@ -1,4 +1,4 @@
-import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { bankContracts } from '../bank/contracts';
 import { companyContracts } from '../companies/contracts';
 import { importContracts } from '../composition/import-contracts';
@@ -101,6 +101,16 @@ const curlSample = (route: RouteDefinition, contract: OperationContract): string
   return lines.join(' \\\n  ');
 };
 
+/** A status both answered by the operation and by the platform (MCP's 400) lists both media types. */
+const mergeResponses = (success: Record<string, ResponseConfig>, failures: Record<string, ResponseConfig>): Record<string, ResponseConfig> => {
+  const merged = { ...success };
+  for (const [status, failure] of Object.entries(failures)) {
+    const own = merged[status];
+    merged[status] = own ? { ...own, description: `${own.description}; ${failure.description}`, content: { ...own.content, ...failure.content } } : failure;
+  }
+  return merged;
+};
+
 export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
   const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
   const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;
@@ -180,7 +190,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
           body: { required: !contract.bodyOptional, content: { 'application/json': { schema: contract.body } } },
         }),
       },
-      responses: { ...success, ...failures },
+      responses: mergeResponses(success, failures),
     });
   }
 
@@ -192,7 +202,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       description: [
         'Public API for the accounting data of an accounting firm\'s client companies.',
         '## Getting started\n\n1. Fetch an access token with the OAuth 2.0 client-credentials grant at the token URL (see Authentication) and send it as `Authorization: Bearer <token>`.\n2. Create a company bound to `Api` (`POST /v1/companies`), or use one within reach.\n3. Import in the recommended order: accounts, then (optional) dimensions and sub-ledgers, opening balances, GL lines, open items. Every import answers 202: poll the import until `succeeded` or `failed`.\n4. Read the books: readiness, accounts, GL lines, the trial balance.',
-        '## Conventions\n\n- Every mutation needs an `Idempotency-Key` header; the same key replays the first answer.\n- Lists are cursor-paginated (`page_size` 1-200, default 50); cursors are opaque, signed and bound to the client and the filters.\n- **Amounts** on reads are JSON numbers with two decimals (`1250.00`). Parse them without losing precision: a lossless JSON parser (e.g. `lossless-json` or `json-bigint` in JavaScript, `decimal.Decimal` via `parse_float` in Python, `BigDecimal` in Java), never through a binary float. On imports send them as decimal strings (`"1250.50"`).\n- **Sign convention**: debit positive, credit negative, on GL lines and opening balances alike (inputs and reads); a balanced voucher and a complete trial balance sum to zero.',
+        '## Conventions\n\n- Every mutation needs an `Idempotency-Key` header; the same key replays the first answer.\n- Lists are cursor-paginated (`page_size` 1-200, default 50); cursors are opaque, signed and bound to the caller (the client; for a person signed in interactively, the person too) and the filters.\n- **Amounts** on reads are JSON numbers with two decimals (`1250.00`). Parse them without losing precision: a lossless JSON parser (e.g. `lossless-json` or `json-bigint` in JavaScript, `decimal.Decimal` via `parse_float` in Python, `BigDecimal` in Java), never through a binary float. On imports send them as decimal strings (`"1250.50"`).\n- **Sign convention**: debit positive, credit negative, on GL lines and opening balances alike (inputs and reads); a balanced voucher and a complete trial balance sum to zero.',
         `## Errors\n\nErrors are \`application/problem+json\` (RFC 9457); branch on \`error\` (and \`reason\` where present). Each problem's \`type\` is the URL of a page explaining its code:\n\n${problemCatalogueMarkdown(serverUrl)}`,
         'Documents are uploaded in two steps without the API carrying the bytes: POST /v1/companies/{companyId}/documents declares the upload (file name, content type, exact size, SHA-256) and answers a presigned PUT URL valid for 15 minutes; PUT the bytes to it with the headers given (the URL binds Content-Type, Content-Length and x-amz-checksum-sha256); then POST /v1/documents/{documentId}/complete, which checks the stored bytes and creates the document. Downloads are presigned GET URLs valid for 5 minutes.',
       ].join('\n\n'),

@@ -45,7 +45,7 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
   invalid_cursor: {
     status: 400,
     title: 'Invalid cursor',
-    condition: 'The `cursor` was not issued for this client, this operation and these filters, or was altered.',
+    condition: 'The `cursor` was not issued for this caller (client, and person for an interactive session), this operation and these filters, or was altered.',
     action: 'Start again from the first page, or send the exact `pagination.next_cursor` of the previous page with the same filters.',
   },
   invalid_token: {

@@ -4,16 +4,20 @@ import { config } from './config';
 import { problems } from './problem';
 
 /**
- * Opaque page cursors: the DynamoDB start key, signed with HMAC-SHA256 and bound to the client,
+ * Opaque page cursors: the DynamoDB start key, signed with HMAC-SHA256 and bound to the caller,
  * the operation and the exact filters. A tampered, foreign or filter-mismatched cursor is
  * answered 400 invalid_cursor.
  */
 export interface CursorBinding {
-  clientId: string;
+  /** Whose cursor it is: the principal's callerKey (the client; for an interactive session the client and the person). */
+  caller: string;
   operationId: string;
   /** Every filter of the list except cursor and page_size. */
   filters: Record<string, unknown>;
 }
+
+/** Who lists: the binding without its filters. */
+export type CursorCaller = Omit<CursorBinding, 'filters'>;
 
 let secret: Promise<string> | undefined;
 
@@ -32,7 +36,7 @@ const cursorSecret = (): Promise<string> => {
 
 const bindingDigest = (binding: CursorBinding): string =>
   createHash('sha256')
-    .update(JSON.stringify([binding.clientId, binding.operationId, sortedEntries(binding.filters)]))
+    .update(JSON.stringify([binding.caller, binding.operationId, sortedEntries(binding.filters)]))
     .digest('base64url');
 
 const sortedEntries = (filters: Record<string, unknown>) =>
@@ -55,7 +59,7 @@ export const decodeCursor = async (cursor: string, binding: CursorBinding): Prom
   const expected = Buffer.from(await sign(payload, binding));
   const actual = Buffer.from(signature);
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-    throw problems.invalidCursor(`The cursor does not belong to this client, operation and filters; ${restart}.`);
+    throw problems.invalidCursor(`The cursor does not belong to this caller, operation and filters; ${restart}.`);
   }
   const startKey: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   if (!startKey || typeof startKey !== 'object') throw problems.invalidCursor(`The cursor is malformed; ${restart}.`);

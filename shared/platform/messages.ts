@@ -20,6 +20,7 @@ const typeName: Record<string, string> = {
   int: 'a whole number',
   boolean: 'true or false',
   object: 'an object',
+  record: 'an object',
   array: 'an array',
   date: 'a date',
   bigint: 'a whole number',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { companyRepository } from '../companies/repository';
 import type { Page } from '../db/query-page';
-import type { Principal } from '../identity/principal';
+import { cursorCaller, type Principal } from '../identity/principal';
 import { canReach, within } from '../identity/reach';
 import { webhookSettings } from '../platform/config';
 import { problems } from '../platform/problem';
@@ -103,7 +103,7 @@ export const createSubscription = async (principal: Principal, input: CreateSubs
 
 /** The subscriptions of the caller's organization and its descendants: what it may read and change by id (shared/composition/owners.ts). */
 export const listSubscriptions = async (principal: Principal, page: { pageSize: number; cursor?: string }, operationId: string): Promise<Page<Subscription>> => {
-  const result = await subscriptionRepository.listSubtree(principal.organizationPath!, { ...page, binding: { clientId: principal.clientId, operationId, filters: {} } });
+  const result = await subscriptionRepository.listSubtree(principal.organizationPath!, { ...page, binding: { ...cursorCaller(principal, operationId), filters: {} } });
   return { ...result, data: result.data.map(toSubscription) };
 };
 
@@ -182,7 +182,7 @@ export const listDeliveries = async (
   operationId: string,
 ) => {
   const filters = { status: query.status, eventType: query.event_type };
-  const page = await deliveryRepository.list(subscription.id, filters, { pageSize: query.page_size, cursor: query.cursor, binding: { clientId: principal.clientId, operationId, filters: { subscriptionId: subscription.id, ...filters } } });
+  const page = await deliveryRepository.list(subscription.id, filters, { pageSize: query.page_size, cursor: query.cursor, binding: { ...cursorCaller(principal, operationId), filters: { subscriptionId: subscription.id, ...filters } } });
   return { ...page, data: page.data.map(toDelivery) };
 };
 

@@ -61,7 +61,7 @@ beforeAll(async () => {
 
 /** The list reads are pages now; these books fit on the first page of the largest size. */
 const firstPage = { page_size: 200 };
-const caller = { clientId: 'chart-apply-test', operationId: 'test' };
+const caller = { caller: 'chart-apply-test', operationId: 'test' };
 
 const newCompany = async () => (await createCompany(principal, { displayName: `Chart ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api' })).id;
 

@@ -29,7 +29,15 @@ export default async function setup(project: TestProject) {
     WEBHOOK_DISABLE_AFTER_SECONDS: process.env.WEBHOOK_DISABLE_AFTER_SECONDS ?? '20',
   });
   // A short authorizer cache (the authorizer's decisions per token) so the revocation tests wait seconds, not minutes.
-  stack = await startLocalStack({ port: 0, authPort: 0, dataDir, authorizerCacheTtlSeconds: 1, seedClientRateLimit: suiteRateLimit });
+  // Failed sign-ins: 5 per account and per address as deployed, a 3 s window, so the throttle tests wait seconds.
+  stack = await startLocalStack({
+    port: 0,
+    authPort: 0,
+    dataDir,
+    authorizerCacheTtlSeconds: 1,
+    signInThrottle: { maxFailures: 5, windowSeconds: 3 },
+    seedClientRateLimit: suiteRateLimit,
+  });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);
   return async () => {

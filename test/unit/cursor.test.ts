@@ -7,17 +7,18 @@ beforeAll(() => {
   resetConfig();
 });
 
-const binding = { clientId: 'client-a', operationId: 'listThings', filters: { year: 2025, account: '1920' } };
+const binding = { caller: 'client-a', operationId: 'listThings', filters: { year: 2025, account: '1920' } };
 const startKey = { PK: 'COMPANY#1', SK: 'LINE#00042' };
 
 describe('signed cursors', () => {
-  it('round-trips the start key for the same client, operation and filters (filter order irrelevant)', async () => {
+  it('round-trips the start key for the same caller, operation and filters (filter order irrelevant)', async () => {
     const cursor = await encodeCursor(startKey, binding);
     expect(await decodeCursor(cursor, { ...binding, filters: { account: '1920', year: 2025 } })).toEqual(startKey);
   });
 
   it.each([
-    ['another client', { ...binding, clientId: 'client-b' }],
+    ['another client', { ...binding, caller: 'client-b' }],
+    ['another person of the same client', { ...binding, caller: 'client-a/person-b' }],
     ['another operation', { ...binding, operationId: 'listOther' }],
     ['a changed filter', { ...binding, filters: { year: 2024, account: '1920' } }],
     ['an added filter', { ...binding, filters: { ...binding.filters, period: 3 } }],

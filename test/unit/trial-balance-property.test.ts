@@ -165,7 +165,7 @@ const currentLines = async (year: number) => {
   const lines: GeneralLedgerLinePage['data'] = [];
   let cursor: string | undefined;
   do {
-    const page = await listGeneralLedgerLines(companyId, { year, page_size: 200, cursor }, { clientId: 'property', operationId: 'listGeneralLedgerLines' });
+    const page = await listGeneralLedgerLines(companyId, { year, page_size: 200, cursor }, { caller: 'property', operationId: 'listGeneralLedgerLines' });
     lines.push(...page.data);
     cursor = page.pagination.next_cursor ?? undefined;
   } while (cursor);

@@ -1,3 +1,4 @@
+import type { CursorCaller } from '../../platform/cursor';
 import type { Page } from '../../db/query-page';
 import type { ChunkPosition, ImportContext, RowOutcome } from '../../imports/kind';
 import { problems, type ProblemDetails } from '../../platform/problem';
@@ -584,11 +585,8 @@ export const getAccount = async (companyId: string, accountNumber: string, year?
   return toLedgerAccount(record);
 };
 
-/** Who lists and how: the cursor is bound to the client, the operation and the company. */
-export interface PageCaller {
-  clientId: string;
-  operationId: string;
-}
+/** Who lists and how: the cursor is bound to the caller, the operation and the company. */
+export type PageCaller = CursorCaller;
 
 export interface KeyListQuery {
   cursor?: string;
@@ -598,7 +596,7 @@ export interface KeyListQuery {
 const keyListPage = (companyId: string, query: KeyListQuery, caller: PageCaller) => ({
   pageSize: query.page_size,
   ...(query.cursor && { cursor: query.cursor }),
-  binding: { clientId: caller.clientId, operationId: caller.operationId, filters: { companyId } },
+  binding: { ...caller, filters: { companyId } },
 });
 
 /**

@@ -1,7 +1,7 @@
 import { keyId, storedInteger, textOrNull, type Item, type Key } from '../../db/attributes';
 import { batchGet } from '../../db/batch';
 import type { Page } from '../../db/query-page';
-import { decodeCursor, encodeCursor, type CursorBinding } from '../../platform/cursor';
+import { decodeCursor, encodeCursor, type CursorBinding, type CursorCaller } from '../../platform/cursor';
 import { fromStoredNumber } from '../../platform/money';
 import { problems } from '../../platform/problem';
 import { currentAccountingYear } from '../chart/service';
@@ -19,10 +19,7 @@ import type { GeneralLedgerLineVersion, LineVersionChange, OpeningBalanceVersion
  * history range after the cursor, then the current item: oldest first.
  */
 
-export interface ListCaller {
-  clientId: string;
-  operationId: string;
-}
+export type ListCaller = CursorCaller;
 
 interface VersionCursor {
   year: number;

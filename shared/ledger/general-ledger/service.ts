@@ -1,6 +1,6 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { ChunkPosition, ImportContext, ImportLane, RowOutcome } from '../../imports/kind';
-import { decodeCursor, encodeCursor } from '../../platform/cursor';
+import { decodeCursor, encodeCursor, type CursorCaller } from '../../platform/cursor';
 import { Decimal, fromStoredNumber, fromStoredNumberOrNull, toStoredNumber } from '../../platform/money';
 import { ProblemError, problems, type ProblemDetails } from '../../platform/problem';
 import { chartRepository } from '../chart/repository';
@@ -567,10 +567,7 @@ export const checkOpeningBalancesNotInUse = (companyId: string, year: number, id
 /** Years default to the current accounting year as the chart defines it (currentAccountingYear). */
 const currentYear = currentAccountingYear;
 
-export interface ListCaller {
-  clientId: string;
-  operationId: string;
-}
+export type ListCaller = CursorCaller;
 
 /** What a stored GL line says (its content), as the line read and its versions show it. */
 export const lineContent = (item: Item) => ({
@@ -615,7 +612,7 @@ export const listGeneralLedgerLines = async (
   query: GeneralLedgerLineQuery,
   caller: ListCaller,
 ): Promise<GeneralLedgerLinePage> => {
-  const binding = { clientId: caller.clientId, operationId: caller.operationId, filters: { companyId, year: query.year, account: query.account, period: query.period } };
+  const binding = { ...caller, filters: { companyId, year: query.year, account: query.account, period: query.period } };
   const resumed = query.cursor ? parseLineCursor(await decodeCursor(query.cursor, binding)) : undefined;
   const year = query.year ?? resumed?.year ?? (await currentYear(companyId));
   const segments = lineQuerySegments(companyId, year, query);
