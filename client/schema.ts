@@ -1427,7 +1427,7 @@ export interface paths {
          * Model Context Protocol (beta): read-only tools over stateless streamable HTTP
          * @description The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope` naming the scope. Outside the reach a tool answers a tool error (`isError`) that says not found.
          *
-         *     The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors (unknown method or tool, malformed message, a missing `Accept`) are JSON-RPC error objects as MCP defines them, not problem documents.
+         *     The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors are JSON-RPC error objects as MCP defines them, not problem documents: a body that is not JSON is HTTP 400 with -32700 (parse error), one that is not a single JSON-RPC message (a batch, no `jsonrpc`) HTTP 400 with -32600; an unknown method is -32601, params that do not fit the method (tools/call without a string `name`, `arguments` not an object) -32602 naming the parameter, and an unknown tool -32602, each in an HTTP 200 answer. A tool's arguments that break its input schema are a tool error (`isError`) naming the field, as MCP asks.
          */
         post: operations["callMcp"];
         delete?: never;
@@ -1598,7 +1598,7 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** @description Cursor pagination: page_size 1 to 200 (default 50); cursors are opaque, signed and bound to the client and the filters */
+        /** @description Cursor pagination: page_size 1 to 200 (default 50); cursors are opaque, signed and bound to the caller (the client, and the person of an interactive session) and the filters */
         Pagination: {
             /** @description Send as `cursor` to read the next page; null on the last page */
             next_cursor: string | null;
@@ -3919,6 +3919,25 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
+        };
+        /** @description A JSON-RPC 2.0 error answering a body that is not one readable JSON-RPC message */
+        McpError: {
+            /**
+             * @description Always "2.0"
+             * @enum {string}
+             */
+            jsonrpc: "2.0";
+            /** @description Always null: the request could not be read */
+            id: string | null;
+            /** @description The JSON-RPC error */
+            error: {
+                /** @description -32700 parse error (not JSON), -32600 invalid request (not one JSON-RPC request object) */
+                code: number;
+                /** @description What went wrong */
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
         };
         /** @description One JSON-RPC 2.0 message of the Model Context Protocol (revision 2025-11-25) */
         McpMessage: {
@@ -14158,12 +14177,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
+            /** @description The body is not one readable JSON-RPC message; validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    /** @description Identifies the request; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Burst size of the client plan */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is fully replenished */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["McpError"];
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
