@@ -28,7 +28,7 @@ import { operationDocs } from './operation-docs';
 /** Every operation's contract by operationId; the route table says where each is served. */
 export const contracts: Record<string, OperationContract> = {
   getOpenApiDocument: {
-    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.string() }).openapi({ additionalProperties: true }) } },
+    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3') }).openapi({ additionalProperties: true }) } },
   },
   ...docsContracts,
   ...identityContracts,
@@ -241,7 +241,26 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       .filter((group) => routes.some((route) => route.group === group))
       .map((group) => ({ name: group, description: functionGroups[group].description })),
   });
-  return addExamples(describeDocument(nullableInsideOneOf(document)));
+  return addExamples(describeDocument(integerFormats(nullableInsideOneOf(document))));
+};
+
+const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * Every integer states its format, from the range its zod schema enforces: int32 when the range
+ * fits, else int64 (zod-to-openapi writes only the range).
+ */
+const integerFormats = <T>(node: T): T => {
+  if (Array.isArray(node)) {
+    node.forEach(integerFormats);
+  } else if (node && typeof node === 'object') {
+    const schema = node as Record<string, unknown>;
+    if (schema.type === 'integer' && schema.format === undefined && typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {
+      schema.format = schema.minimum >= int32.min && schema.maximum <= int32.max ? 'int32' : 'int64';
+    }
+    Object.values(schema).forEach(integerFormats);
+  }
+  return node;
 };
 
 /**
