@@ -1489,7 +1489,10 @@ export interface components {
             type: string;
             /** @description Short summary of the kind of problem */
             title: string;
-            /** @description The HTTP status code */
+            /**
+             * Format: int32
+             * @description The HTTP status code
+             */
             status: number;
             /** @description What went wrong with this request, as a sentence for people */
             detail: string;
@@ -1518,7 +1521,10 @@ export interface components {
         };
         /** @description One problem with one field of the request */
         FieldError: {
-            /** @description 0-based index into the request array, where the input is an array */
+            /**
+             * Format: int32
+             * @description 0-based index into the request array, where the input is an array
+             */
             index?: number;
             /** @description The field, as a dotted path within the item (e.g. `amount`, `dimensionKeys.0`) */
             field: string;
@@ -1702,6 +1708,7 @@ export interface components {
              */
             accountNumber: string;
             /**
+             * Format: int32
              * @description Accounting year of the chart
              * @example 2025
              */
@@ -1747,9 +1754,15 @@ export interface components {
             lineId: string;
             /** @description The id the integrator supplied */
             sourceLineId: string;
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
-            /** @description Accounting period (month) 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period (month) 1 to 12
+             */
             period: number;
             /** @description Account number in the chart of accounts of the year (text, e.g. "1920") */
             accountCode: string;
@@ -1790,7 +1803,10 @@ export interface components {
              * @description The dataset of the import that last wrote the line
              */
             datasetId: string;
-            /** @description Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history) */
+            /**
+             * Format: int32
+             * @description Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history)
+             */
             version: number;
             /**
              * Format: date-time
@@ -1817,11 +1833,13 @@ export interface components {
              */
             sourceLineId: string;
             /**
+             * Format: int32
              * @description Accounting year of the line
              * @example 2025
              */
             year: number;
             /**
+             * Format: int32
              * @description The version number: 1 for the first, one more for every change, a deletion included
              * @example 2
              */
@@ -1857,6 +1875,7 @@ export interface components {
              */
             importId: string;
             /**
+             * Format: int32
              * @description Period (1 to 12) of this version
              * @example 1
              */
@@ -1939,11 +1958,13 @@ export interface components {
              */
             openingBalanceId: string;
             /**
+             * Format: int32
              * @description Accounting year of the opening balance
              * @example 2025
              */
             year: number;
             /**
+             * Format: int32
              * @description The version number: 1 for the first, one more for every change, a deletion included
              * @example 2
              */
@@ -1999,7 +2020,10 @@ export interface components {
         };
         /** @description Opening balance, twelve movements and closing balance per account of one year */
         TrialBalance: {
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
             /** @description Accounts with at least one opening balance or GL line in the year, in account-code order (as text) */
             accounts: components["schemas"]["TrialBalanceAccount"][];
@@ -2040,7 +2064,10 @@ export interface components {
         };
         /** @description The movement of one period and the closing balance after it */
         TrialBalanceMovement: {
-            /** @description Accounting period 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period 1 to 12
+             */
             period: number;
             /**
              * @description Name of the period (January to December)
@@ -2119,11 +2146,13 @@ export interface components {
         /** @description A VAT filing term with its totals and reconciliation status. Amounts are in NOK and signed as the VAT return reads them, not as booked: a normal sale and a normal purchase both give a positive basis; credit notes reduce it. */
         VatTerm: {
             /**
+             * Format: int32
              * @description The filing year (the accounting year of the GL lines)
              * @example 2025
              */
             year: number;
             /**
+             * Format: int32
              * @description Term number within the year: 1-6 for bimonthly filing, 1 for annual filing
              * @example 1
              */
@@ -2198,7 +2227,10 @@ export interface components {
              * @example 0.25
              */
             rate: number | null;
-            /** @description Live GL lines with the code in the term */
+            /**
+             * Format: int32
+             * @description Live GL lines with the code in the term
+             */
             lineCount: number;
             /**
              * Format: decimal
@@ -2396,7 +2428,10 @@ export interface components {
              * @description The group the transaction is in
              */
             reconciliationId: string | null;
-            /** @description Starts at 1; a statement that amends the entry adds one */
+            /**
+             * Format: int32
+             * @description Starts at 1; a statement that amends the entry adds one
+             */
             version: number;
             /**
              * Format: date-time
@@ -2418,31 +2453,52 @@ export interface components {
             bankAccountId: string;
             /** @description The GL account the bank account is mapped to */
             glAccountCode: string;
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
             /** @description The twelve periods of the year in order */
             periods: components["schemas"]["ReconciliationSummaryPeriod"][];
         };
         /** @description Reconciliation counts of one period and the firm's approval of it */
         ReconciliationSummaryPeriod: {
-            /** @description Accounting period 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period 1 to 12
+             */
             period: number;
             /**
              * @description Name of the period (January to December)
              * @example January
              */
             label: string;
-            /** @description Reconciliation groups of the period */
+            /**
+             * Format: int32
+             * @description Reconciliation groups of the period
+             */
             groupCount: number;
-            /** @description Groups of the period made by the auto-reconciliation engine */
+            /**
+             * Format: int32
+             * @description Groups of the period made by the auto-reconciliation engine
+             */
             automaticGroupCount: number;
-            /** @description Members of the period's groups: bank transactions plus GL lines */
+            /**
+             * Format: int32
+             * @description Members of the period's groups: bank transactions plus GL lines
+             */
             entryCount: number;
-            /** @description Groups of the period with a member that changed since the group was made */
+            /**
+             * Format: int32
+             * @description Groups of the period with a member that changed since the group was made
+             */
             staleGroupCount: number;
             /** @description Any group of the period is stale */
             stale: boolean;
-            /** @description Bank transactions booked in the period that are in no group */
+            /**
+             * Format: int32
+             * @description Bank transactions booked in the period that are in no group
+             */
             unreconciledTransactionCount: number;
             approval: components["schemas"]["PeriodApproval"];
         };
@@ -2479,9 +2535,15 @@ export interface components {
              * @description The bank account (UUID)
              */
             bankAccountId: string;
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
-            /** @description Accounting period (month) 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period (month) 1 to 12
+             */
             period: number;
             /** @description The mapped GL account of the bank account when the group was made */
             glAccountCode: string;
@@ -2492,9 +2554,15 @@ export interface components {
             source: "manual" | "automatic";
             /** @description Free-text note, or null */
             note: string | null;
-            /** @description Number of bank transactions in the group */
+            /**
+             * Format: int32
+             * @description Number of bank transactions in the group
+             */
             bankTransactionCount: number;
-            /** @description Number of GL lines in the group */
+            /**
+             * Format: int32
+             * @description Number of GL lines in the group
+             */
             glLineCount: number;
             /**
              * Format: decimal
@@ -2523,9 +2591,15 @@ export interface components {
              * @description The bank account (UUID)
              */
             bankAccountId: string;
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
-            /** @description Accounting period (month) 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period (month) 1 to 12
+             */
             period: number;
             /** @description The mapped GL account of the bank account when the group was made */
             glAccountCode: string;
@@ -2536,9 +2610,15 @@ export interface components {
             source: "manual" | "automatic";
             /** @description Free-text note, or null */
             note: string | null;
-            /** @description Number of bank transactions in the group */
+            /**
+             * Format: int32
+             * @description Number of bank transactions in the group
+             */
             bankTransactionCount: number;
-            /** @description Number of GL lines in the group */
+            /**
+             * Format: int32
+             * @description Number of GL lines in the group
+             */
             glLineCount: number;
             /**
              * Format: decimal
@@ -2600,7 +2680,10 @@ export interface components {
             sourceLineId: string;
             /** @description Account number in the chart of accounts of the year (text, e.g. "1920") */
             accountCode: string;
-            /** @description Accounting period (month) 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period (month) 1 to 12
+             */
             period: number;
             /**
              * Format: date
@@ -2625,9 +2708,15 @@ export interface components {
              * @description The bank account whose transactions are reconciled
              */
             bankAccountId: string;
-            /** @description Accounting year of the GL lines */
+            /**
+             * Format: int32
+             * @description Accounting year of the GL lines
+             */
             year: number;
-            /** @description Accounting period of the GL lines and the bank transactions' booking dates */
+            /**
+             * Format: int32
+             * @description Accounting period of the GL lines and the bank transactions' booking dates
+             */
             period: number;
             /** @description Bank transactions of the bank account (at least one) */
             bankTransactionIds: string[];
@@ -2670,21 +2759,39 @@ export interface components {
             apiManaged: boolean;
             /** @description The system that owns the books */
             accountingSystem: string;
-            /** @description The current accounting year: the latest year with a chart, else this calendar year */
+            /**
+             * Format: int32
+             * @description The current accounting year: the latest year with a chart, else this calendar year
+             */
             currentYear: number;
             /** @description What the books hold per accounting year */
             years: {
-                /** @description Accounting year */
+                /**
+                 * Format: int32
+                 * @description Accounting year
+                 */
                 year: number;
                 /** @description true for the current accounting year */
                 current: boolean;
-                /** @description Accounts in the chart of the year */
+                /**
+                 * Format: int32
+                 * @description Accounts in the chart of the year
+                 */
                 accounts: number;
-                /** @description Accounts mapped to a standard account (mapping is done in the application) */
+                /**
+                 * Format: int32
+                 * @description Accounts mapped to a standard account (mapping is done in the application)
+                 */
                 mappedAccounts: number;
-                /** @description Opening balances of the year */
+                /**
+                 * Format: int32
+                 * @description Opening balances of the year
+                 */
                 openingBalances: number;
-                /** @description GL lines of the year */
+                /**
+                 * Format: int32
+                 * @description GL lines of the year
+                 */
                 generalLedgerLines: number;
                 /**
                  * Format: date-time
@@ -2692,9 +2799,15 @@ export interface components {
                  */
                 lastImportAt: string | null;
             }[];
-            /** @description Dimensions of the company */
+            /**
+             * Format: int32
+             * @description Dimensions of the company
+             */
             dimensions: number;
-            /** @description Sub-ledgers (customers and suppliers) of the company */
+            /**
+             * Format: int32
+             * @description Sub-ledgers (customers and suppliers) of the company
+             */
             subLedgers: number;
             /** @description What stops the books from being used, e.g. no_accounts */
             blockers: string[];
@@ -2715,7 +2828,10 @@ export interface components {
              * @enum {string}
              */
             kind: "accounts" | "dimensions" | "sub_ledgers" | "opening_balances" | "general_ledger_lines" | "open_items" | "general_ledger_line_deletions" | "opening_balance_deletions" | "account_deletion" | "dimension_deletion" | "sub_ledger_deletion";
-            /** @description Accounting year of the import; null for kinds without one (dimensions, sub-ledgers, open items) */
+            /**
+             * Format: int32
+             * @description Accounting year of the import; null for kinds without one (dimensions, sub-ledgers, open items)
+             */
             year: number | null;
             /** @description How the import treats rows it does not hold (e.g. incremental) */
             mode: string;
@@ -2734,19 +2850,40 @@ export interface components {
              * @description Identifies the import request whose rows these are
              */
             datasetId: string;
-            /** @description Rows in the request */
+            /**
+             * Format: int32
+             * @description Rows in the request
+             */
             lineCount: number;
-            /** @description Rows read so far: rowsValid + rowsFailed (the request's row count while queued) */
+            /**
+             * Format: int32
+             * @description Rows read so far: rowsValid + rowsFailed (the request's row count while queued)
+             */
             rowsDiscovered: number;
-            /** @description Rows that passed validation: inserted + updated + deleted + unknown */
+            /**
+             * Format: int32
+             * @description Rows that passed validation: inserted + updated + deleted + unknown
+             */
             rowsValid: number;
-            /** @description Rows skipped, each explained in sampleErrors (first 100) */
+            /**
+             * Format: int32
+             * @description Rows skipped, each explained in sampleErrors (first 100)
+             */
             rowsFailed: number;
-            /** @description Rows that created a new item */
+            /**
+             * Format: int32
+             * @description Rows that created a new item
+             */
             rowsInserted: number;
-            /** @description Rows that changed an existing item (its previous version goes to history) */
+            /**
+             * Format: int32
+             * @description Rows that changed an existing item (its previous version goes to history)
+             */
             rowsUpdated: number;
-            /** @description Items deleted or retired; null for kinds that delete nothing */
+            /**
+             * Format: int32
+             * @description Items deleted or retired; null for kinds that delete nothing
+             */
             rowsDeleted: number | null;
             /** @description Up to 100 row problems as "line N: message" (N counts from 1) */
             sampleErrors: string[];
@@ -2787,7 +2924,10 @@ export interface components {
             message: string;
             /** @description The transactionIds concerned (at most 100; `count` says how many there are in all) */
             transactionIds: string[];
-            /** @description How many transactionIds the warning concerns in all */
+            /**
+             * Format: int32
+             * @description How many transactionIds the warning concerns in all
+             */
             count: number;
         };
         /** @description Additive (GL-line and opening-balance imports): `completed` when the fetch was recorded and the post-fetch engines queued or ran; `failed` with failureType `post_fetch_engine_failed` when an engine failed (it is retried); `error` when recording failed (the import itself still succeeded); `ignored` for an import that changed nothing; `unreported` until the import finishes. */
@@ -2812,6 +2952,7 @@ export interface components {
         /** @description The chart of one accounting year, merged by accountCode. The standard-account mapping is never changed by an import; a later duplicate accountCode fails as a row (the first applies). */
         AccountsImportRequest: {
             /**
+             * Format: int32
              * @description Accounting year
              * @example 2025
              */
@@ -2889,6 +3030,7 @@ export interface components {
         /** @description Opening balances of one year (debit positive, credit negative) */
         OpeningBalancesImport: {
             /**
+             * Format: int32
              * @description Accounting year
              * @example 2025
              */
@@ -2916,6 +3058,7 @@ export interface components {
         /** @description GL lines of one year (debit positive, credit negative) */
         GeneralLedgerLinesImport: {
             /**
+             * Format: int32
              * @description Accounting year
              * @example 2025
              */
@@ -2938,6 +3081,7 @@ export interface components {
              */
             amount: string | number;
             /**
+             * Format: int32
              * @description Accounting period 1 to 12
              * @example 3
              */
@@ -3060,6 +3204,7 @@ export interface components {
         /** @description The ids are the integrator's own line ids; ids the ledger does not have are reported under result.unknown. */
         LedgerDeletionRequest: {
             /**
+             * Format: int32
              * @description Accounting year
              * @example 2025
              */
@@ -3093,7 +3238,10 @@ export interface components {
              * @enum {string}
              */
             kind: "accounts" | "dimensions" | "sub_ledgers" | "opening_balances" | "general_ledger_lines" | "open_items" | "general_ledger_line_deletions" | "opening_balance_deletions" | "account_deletion" | "dimension_deletion" | "sub_ledger_deletion";
-            /** @description Accounting year of the import */
+            /**
+             * Format: int32
+             * @description Accounting year of the import
+             */
             year: number | null;
             /**
              * Format: date-time
@@ -3222,7 +3370,13 @@ export interface components {
              *     }
              */
             headers: {
-                [key: string]: string;
+                /**
+                 * @description The declared content type
+                 * @enum {string}
+                 */
+                "Content-Type": "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
+                /** @description The SHA-256 of the bytes, base64 */
+                "x-amz-checksum-sha256": string;
             };
             /**
              * Format: date-time
@@ -3233,7 +3387,7 @@ export interface components {
         /** @description A declared upload: the file name, its content type, exact size and SHA-256; optional description and links to the books */
         DeclareDocument: {
             /**
-             * @description The file name shown to people and given on download (1 to 255 characters, no / or \, no control characters)
+             * @description The file name shown to people and given on download (1 to 255 characters, no / or \, no control or bidirectional override characters)
              * @example kvittering-2026-03-14.pdf
              */
             fileName: string;
@@ -3244,6 +3398,7 @@ export interface components {
              */
             contentType: "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
             /**
+             * Format: int32
              * @description Exact size in bytes, 1 B to 50 MiB (52428800); the upload URL accepts only this length
              * @example 48213
              */
@@ -3292,7 +3447,10 @@ export interface components {
              * @enum {string}
              */
             contentType: "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
-            /** @description Exact size in bytes, checked on completion */
+            /**
+             * Format: int32
+             * @description Exact size in bytes, checked on completion
+             */
             sizeBytes: number;
             /** @description Hexadecimal, lower case; verified against the stored bytes */
             sha256: string;
@@ -3389,18 +3547,31 @@ export interface components {
             status: "pending_verification" | "active" | "disabled";
             /** @description Why it is pending or disabled: the last handshake failure or what disabled it */
             statusReason: string | null;
-            /** @description When the handshake last passed; UTC timestamp (ISO 8601), or null */
+            /**
+             * Format: date-time
+             * @description When the handshake last passed; UTC timestamp (ISO 8601), or null
+             */
             verifiedAt: string | null;
-            /** @description After a rotation: until when the previous secret also signs (two signatures in webhook-signature) */
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the previous secret also signs (two signatures in webhook-signature)
+             */
             previousSecretExpiresAt: string | null;
-            /** @description When it was created; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
             createdAt: string;
-            /** @description When it last changed; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When it last changed; UTC timestamp (ISO 8601)
+             */
             updatedAt: string;
         };
         /** @description A new webhook subscription: receiver url, event types, optional company filter */
         CreateWebhookSubscription: {
             /**
+             * Format: uri
              * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
              * @example https://example.com/webhooks/ledger
              */
@@ -3427,6 +3598,7 @@ export interface components {
         /** @description Changes to a webhook subscription (patch semantics); a new url runs the handshake again */
         UpdateWebhookSubscription: {
             /**
+             * Format: uri
              * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
              * @example https://example.com/webhooks/ledger
              */
@@ -3466,7 +3638,10 @@ export interface components {
             id: string;
             /** @description The new signing secret, shown this once */
             secret: string;
-            /** @description Until then deliveries carry two signatures, one per secret */
+            /**
+             * Format: date-time
+             * @description Until then deliveries carry two signatures, one per secret
+             */
             previousSecretExpiresAt: string;
         };
         /** @description One delivery of one event to one subscription */
@@ -3490,9 +3665,15 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed" | "dead";
-            /** @description Attempts made so far */
+            /**
+             * Format: int32
+             * @description Attempts made so far
+             */
             attemptCount: number;
-            /** @description When the next attempt is due (pending deliveries); UTC timestamp (ISO 8601), or null */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (pending deliveries); UTC timestamp (ISO 8601), or null
+             */
             nextAttemptAt: string | null;
             /** @description Why it ended without success, or the reason of a webhook.disabled notice */
             notice: string | null;
@@ -3501,9 +3682,15 @@ export interface components {
              * @description The delivery this one sends again (POST ./redeliver)
              */
             redeliveryOf: string | null;
-            /** @description When it was created; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
             createdAt: string;
-            /** @description When it last changed; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When it last changed; UTC timestamp (ISO 8601)
+             */
             updatedAt: string;
         };
         /** @description One page of WebhookDelivery items and where the next page starts */
@@ -3520,7 +3707,10 @@ export interface components {
                 id: string;
                 /** @description Kind of the item */
                 type: string;
-                /** @description When the change happened; UTC timestamp (ISO 8601) */
+                /**
+                 * Format: date-time
+                 * @description When the change happened; UTC timestamp (ISO 8601)
+                 */
                 occurredAt: string;
                 /**
                  * Format: uuid
@@ -3547,13 +3737,22 @@ export interface components {
         };
         /** @description One attempt of a delivery: when, the answer or the error, how long it took */
         WebhookAttempt: {
-            /** @description When the attempt started; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When the attempt started; UTC timestamp (ISO 8601)
+             */
             at: string;
-            /** @description The HTTP status; null on a network error or timeout */
+            /**
+             * Format: int32
+             * @description The HTTP status; null on a network error or timeout
+             */
             statusCode: number | null;
             /** @description Network error, timeout or refused address */
             error: string | null;
-            /** @description From sending to the answer (or the error), in milliseconds */
+            /**
+             * Format: int32
+             * @description From sending to the answer (or the error), in milliseconds
+             */
             latencyMs: number;
             /** @description The first 1 KiB of the answer */
             responseBody: string | null;
@@ -3585,11 +3784,17 @@ export interface components {
         Event: {
             /** @description Identifier (UUID) assigned by the API */
             id: string;
-            /** @description Position in the organization's event feed (1, 2, 3, ...) */
+            /**
+             * Format: int64
+             * @description Position in the organization's event feed (1, 2, 3, ...)
+             */
             sequence: number;
             /** @description Kind of the item */
             type: string;
-            /** @description When the change happened; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When the change happened; UTC timestamp (ISO 8601)
+             */
             occurredAt: string;
             /**
              * Format: uuid
@@ -3719,7 +3924,10 @@ export interface components {
                 /** @description Name of the policy */
                 name: string;
             } | null;
-            /** @description 0-based index of the deciding rule in the policy's rules */
+            /**
+             * Format: int32
+             * @description 0-based index of the deciding rule in the policy's rules
+             */
             ruleIndex: number | null;
             rule: components["schemas"]["PolicyRule"];
         };
@@ -3775,6 +3983,7 @@ export interface components {
             /** @description The rules; a deny wins over any allow */
             rules: components["schemas"]["PolicyRule"][];
             /**
+             * Format: int32
              * @description Starts at 1, +1 on every replacement; send it in If-Match to replace the policy
              * @example 1
              */
@@ -3910,7 +4119,10 @@ export interface components {
             };
             /** @description A protocol error (unknown method or tool, malformed message) */
             error?: {
-                /** @description JSON-RPC error code */
+                /**
+                 * Format: int32
+                 * @description JSON-RPC error code
+                 */
                 code: number;
                 /** @description What went wrong */
                 message: string;
@@ -3941,6 +4153,7 @@ export interface components {
         /** @description OAuth 2.0 protected-resource metadata (RFC 9728) of the MCP endpoint */
         ProtectedResourceMetadata: {
             /**
+             * Format: uri
              * @description The protected resource: the absolute URL of the MCP endpoint
              * @example http://127.0.0.1:3000/mcp
              */
@@ -3970,14 +4183,32 @@ export interface components {
             bearer_methods_supported: string[];
             /** @description Human-readable name of the resource */
             resource_name: string;
-            /** @description Where the endpoint is documented */
+            /**
+             * Format: uri
+             * @description Where the endpoint is documented
+             */
             resource_documentation: string;
         };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Identifies the request; quote it to support */
+        "X-Request-Id": string;
+        /** @description Burst size of the client plan */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current burst */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the burst is fully replenished */
+        "RateLimit-Reset": number;
+        /** @description The quota of the client: `<burst>;w=<seconds to refill the burst>, <requests per minute>;w=60` */
+        "RateLimit-Policy": string;
+        /** @description Seconds to wait before sending again */
+        "Retry-After": number;
+        /** @description true when this is the stored response of an earlier request with the same key */
+        "Idempotency-Replayed": "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3994,8 +4225,7 @@ export interface operations {
             /** @description This document */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4005,8 +4235,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description The OpenAPI version of the document (3.0.3) */
-                        openapi: string;
+                        /**
+                         * @description The OpenAPI version of the document (3.0.3)
+                         * @enum {string}
+                         */
+                        openapi: "3.0.3";
                     } & {
                         [key: string]: unknown;
                     };
@@ -4015,6 +4248,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4024,6 +4258,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4044,8 +4279,7 @@ export interface operations {
             /** @description This document in YAML */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4060,6 +4294,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4069,6 +4304,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4089,8 +4325,7 @@ export interface operations {
             /** @description The reference page */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4101,6 +4336,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4110,6 +4346,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4130,8 +4367,7 @@ export interface operations {
             /** @description The script */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4142,6 +4378,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4151,6 +4388,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4174,8 +4412,7 @@ export interface operations {
             /** @description The page of the problem type */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4186,6 +4423,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4195,6 +4433,7 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4204,6 +4443,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4224,14 +4464,11 @@ export interface operations {
             /** @description The caller */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,6 +4492,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4264,6 +4506,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4273,6 +4516,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4282,6 +4530,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4291,6 +4545,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4316,14 +4575,11 @@ export interface operations {
             /** @description A page of companies */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4354,6 +4610,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4363,6 +4624,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4372,6 +4634,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4381,6 +4648,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4390,6 +4663,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4402,7 +4680,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -4425,16 +4703,12 @@ export interface operations {
             /** @description The created company; Location names it */
             201: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4457,6 +4731,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4466,6 +4745,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4475,6 +4755,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4484,6 +4769,11 @@ export interface operations {
             /** @description not_found: organizationId does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4493,6 +4783,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4502,6 +4797,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4511,6 +4811,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4520,6 +4825,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4529,6 +4839,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4538,6 +4854,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4561,14 +4882,11 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4591,6 +4909,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4600,6 +4923,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4609,6 +4933,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4618,6 +4947,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4627,6 +4961,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4636,6 +4976,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4648,7 +4993,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -4671,16 +5016,12 @@ export interface operations {
             /** @description The deletion (also for a company already deleted) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4699,6 +5040,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4708,6 +5054,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4717,6 +5064,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4726,6 +5078,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4735,6 +5092,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4744,6 +5106,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4753,6 +5120,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4762,6 +5134,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4771,6 +5148,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4780,6 +5163,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4792,7 +5180,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -4815,16 +5203,12 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4847,6 +5231,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4856,6 +5245,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4865,6 +5255,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4874,6 +5269,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4883,6 +5283,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4892,6 +5297,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4901,6 +5311,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4910,6 +5325,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4919,6 +5339,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4928,6 +5354,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4940,7 +5371,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -4954,16 +5385,12 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4986,6 +5413,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4995,6 +5427,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5004,6 +5437,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5013,6 +5451,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5022,6 +5465,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5031,6 +5479,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5040,6 +5493,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5049,6 +5507,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5058,6 +5522,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5070,7 +5539,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5084,16 +5553,12 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5116,6 +5581,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5125,6 +5595,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5134,6 +5605,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5143,6 +5619,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5152,6 +5633,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5161,6 +5647,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5170,6 +5661,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5179,6 +5675,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5188,6 +5690,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5200,7 +5707,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5214,16 +5721,12 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5246,6 +5749,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5255,6 +5763,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5264,6 +5773,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5273,6 +5787,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5282,6 +5801,11 @@ export interface operations {
             /** @description The company was deleted together with its organization (reason deleted_by_organization_cascade) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5291,6 +5815,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5300,6 +5829,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5309,6 +5843,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5318,6 +5858,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5344,14 +5889,11 @@ export interface operations {
             /** @description The chart of accounts of the year, all of it in one page (next_cursor null), in account-number order */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5383,6 +5925,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5392,6 +5939,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5401,6 +5949,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5410,6 +5963,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5419,6 +5977,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5428,6 +5992,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5456,14 +6025,11 @@ export interface operations {
             /** @description The account in that year's chart */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5487,6 +6053,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5496,6 +6067,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5505,6 +6077,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5514,6 +6091,11 @@ export interface operations {
             /** @description not_found: the company is outside your reach, or the account is not in that year's chart */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5523,6 +6105,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5532,6 +6120,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5547,7 +6140,7 @@ export interface operations {
                 year?: number;
             };
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5563,16 +6156,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5585,13 +6174,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -5602,7 +6191,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -5629,6 +6218,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5638,6 +6232,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5647,6 +6242,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5656,6 +6256,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5665,6 +6270,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5674,6 +6284,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5683,6 +6298,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5692,6 +6312,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5701,6 +6327,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5735,14 +6366,11 @@ export interface operations {
             /** @description A page of GL lines, ordered by period then line id (deleted lines excluded) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5786,6 +6414,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5795,6 +6428,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5804,6 +6438,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5813,6 +6452,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5822,6 +6466,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5831,6 +6481,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5861,14 +6516,11 @@ export interface operations {
             /** @description Every version of the line, oldest first (version 1 first); a deleted line ends with its deletion (change deleted). A page; follow pagination.next_cursor */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5915,6 +6567,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5924,6 +6581,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5933,6 +6591,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5942,6 +6605,11 @@ export interface operations {
             /** @description not_found: the company is outside your reach, or it has no GL line with this lineId (in any year) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5951,6 +6619,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5960,6 +6634,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5992,14 +6671,11 @@ export interface operations {
             /** @description Every version of the opening balance, oldest first; a deleted one ends with its deletion (change deleted). A page; follow pagination.next_cursor */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6034,6 +6710,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6043,6 +6724,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6052,6 +6734,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6061,6 +6748,11 @@ export interface operations {
             /** @description not_found: the company is outside your reach, or that year has no opening balance with this id */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6070,6 +6762,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6079,6 +6777,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6105,14 +6808,11 @@ export interface operations {
             /** @description The trial balance of the year */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6130,6 +6830,72 @@ export interface operations {
                      *               "label": "January",
                      *               "amount": 1250.5,
                      *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 2,
+                     *               "label": "February",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 3,
+                     *               "label": "March",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 4,
+                     *               "label": "April",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 5,
+                     *               "label": "May",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 6,
+                     *               "label": "June",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 7,
+                     *               "label": "July",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 8,
+                     *               "label": "August",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 9,
+                     *               "label": "September",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 10,
+                     *               "label": "October",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 11,
+                     *               "label": "November",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 12,
+                     *               "label": "December",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
                      *             }
                      *           ],
                      *           "closingBalance": 1250.5
@@ -6141,6 +6907,72 @@ export interface operations {
                      *           {
                      *             "period": 1,
                      *             "label": "January",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 2,
+                     *             "label": "February",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 3,
+                     *             "label": "March",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 4,
+                     *             "label": "April",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 5,
+                     *             "label": "May",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 6,
+                     *             "label": "June",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 7,
+                     *             "label": "July",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 8,
+                     *             "label": "August",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 9,
+                     *             "label": "September",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 10,
+                     *             "label": "October",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 11,
+                     *             "label": "November",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 12,
+                     *             "label": "December",
                      *             "amount": 1250.5,
                      *             "closingBalance": 1250.5
                      *           }
@@ -6155,6 +6987,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6164,6 +7001,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6173,6 +7011,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6182,6 +7025,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6191,6 +7039,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6200,6 +7054,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6228,14 +7087,11 @@ export interface operations {
             /** @description A page of the dimensions of the company, in key order; follow pagination.next_cursor for the next page */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6263,6 +7119,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6272,6 +7133,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6281,6 +7143,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6290,6 +7157,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6299,6 +7171,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6308,6 +7186,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6336,14 +7219,11 @@ export interface operations {
             /** @description A page of the sub-ledgers (customers and suppliers) of the company, in key order; follow pagination.next_cursor for the next page */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6370,6 +7250,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6379,6 +7264,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6388,6 +7274,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6397,6 +7288,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6406,6 +7302,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6415,6 +7317,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6441,14 +7348,11 @@ export interface operations {
             /** @description The VAT terms of the year in one page (six for bimonthly filing, one for annual filing, per the company's vatFrequency), with totals per tax code and the reconciliation against the VAT accounts */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6515,6 +7419,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6524,6 +7433,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6533,6 +7443,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6542,6 +7457,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6551,6 +7471,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6560,6 +7486,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6583,14 +7514,11 @@ export interface operations {
             /** @description The bank accounts of the company, all in one page, by account number */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6622,6 +7550,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6631,6 +7564,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6640,6 +7574,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6649,6 +7588,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6658,6 +7602,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6667,6 +7617,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6703,14 +7658,11 @@ export interface operations {
             /** @description A page of transactions, newest first (booking date, then id, descending) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6750,6 +7702,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6759,6 +7716,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6768,6 +7726,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6777,6 +7740,11 @@ export interface operations {
             /** @description not_found: the company or the bank account does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6786,6 +7754,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6795,6 +7769,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6823,14 +7802,11 @@ export interface operations {
             /** @description Twelve periods of the year */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6843,12 +7819,177 @@ export interface operations {
                      *         {
                      *           "period": 1,
                      *           "label": "January",
-                     *           "groupCount": 1,
-                     *           "automaticGroupCount": 1,
-                     *           "entryCount": 1,
-                     *           "staleGroupCount": 1,
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
                      *           "stale": true,
-                     *           "unreconciledTransactionCount": 1,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 2,
+                     *           "label": "February",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 3,
+                     *           "label": "March",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 4,
+                     *           "label": "April",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 5,
+                     *           "label": "May",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 6,
+                     *           "label": "June",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 7,
+                     *           "label": "July",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 8,
+                     *           "label": "August",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 9,
+                     *           "label": "September",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 10,
+                     *           "label": "October",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 11,
+                     *           "label": "November",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 12,
+                     *           "label": "December",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
@@ -6864,6 +8005,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6873,6 +8019,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6882,6 +8029,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6891,6 +8043,11 @@ export interface operations {
             /** @description not_found: the company or the bank account does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6900,6 +8057,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6909,6 +8072,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6943,14 +8111,11 @@ export interface operations {
             /** @description A page of groups in (year, period, creation) order; dissolved groups are not listed */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6965,8 +8130,8 @@ export interface operations {
                      *           "glAccountCode": "1920",
                      *           "source": "manual",
                      *           "note": "Card payment",
-                     *           "bankTransactionCount": 1,
-                     *           "glLineCount": 1,
+                     *           "bankTransactionCount": 0,
+                     *           "glLineCount": 0,
                      *           "total": 1250.5,
                      *           "stale": true,
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
@@ -6985,6 +8150,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6994,6 +8164,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7003,6 +8174,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7012,6 +8188,11 @@ export interface operations {
             /** @description not_found: the company or the bank account does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7021,6 +8202,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7030,6 +8217,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7042,7 +8234,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7074,16 +8266,12 @@ export interface operations {
             /** @description The group; its members are reconciled */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7096,8 +8284,8 @@ export interface operations {
                      *       "glAccountCode": "1920",
                      *       "source": "manual",
                      *       "note": "Card payment",
-                     *       "bankTransactionCount": 1,
-                     *       "glLineCount": 1,
+                     *       "bankTransactionCount": 0,
+                     *       "glLineCount": 0,
                      *       "total": 1250.5,
                      *       "stale": true,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
@@ -7120,6 +8308,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7129,6 +8322,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7138,6 +8332,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7147,6 +8346,11 @@ export interface operations {
             /** @description not_found: the company or the bank account does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7156,6 +8360,11 @@ export interface operations {
             /** @description already_reconciled: a named bank transaction or GL line is already in a group that year (inUse names each with its reconciliationId); members_changed: the members kept changing while the group was made (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7165,6 +8374,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7174,6 +8388,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7183,6 +8402,11 @@ export interface operations {
             /** @description validation_failed with reason invalid_members (errors name each member that does not exist, is on another account or in another period) or unbalanced (the bank transactions do not sum exactly to the GL lines) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7192,6 +8416,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7201,6 +8431,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7226,14 +8461,11 @@ export interface operations {
             /** @description The group with its entries */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7246,8 +8478,8 @@ export interface operations {
                      *       "glAccountCode": "1920",
                      *       "source": "manual",
                      *       "note": "Card payment",
-                     *       "bankTransactionCount": 1,
-                     *       "glLineCount": 1,
+                     *       "bankTransactionCount": 0,
+                     *       "glLineCount": 0,
                      *       "total": 1250.5,
                      *       "stale": true,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
@@ -7270,6 +8502,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7279,6 +8516,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7288,6 +8526,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7297,6 +8540,11 @@ export interface operations {
             /** @description not_found: no such group, dissolved, or outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7306,6 +8554,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7315,6 +8569,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7327,7 +8586,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7343,16 +8602,12 @@ export interface operations {
             /** @description The group is dissolved and its members are unreconciled (the same answer when it already was) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7377,6 +8632,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7386,6 +8646,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7395,6 +8656,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7404,6 +8670,11 @@ export interface operations {
             /** @description not_found: no such group, or outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7413,6 +8684,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7422,6 +8698,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7431,6 +8712,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7440,6 +8726,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7449,6 +8741,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7472,14 +8769,11 @@ export interface operations {
             /** @description Readiness of the books */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7492,15 +8786,15 @@ export interface operations {
                      *         {
                      *           "year": 2026,
                      *           "current": true,
-                     *           "accounts": 1,
-                     *           "mappedAccounts": 1,
-                     *           "openingBalances": 1,
-                     *           "generalLedgerLines": 1,
+                     *           "accounts": 0,
+                     *           "mappedAccounts": 0,
+                     *           "openingBalances": 0,
+                     *           "generalLedgerLines": 0,
                      *           "lastImportAt": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "dimensions": 1,
-                     *       "subLedgers": 1,
+                     *       "dimensions": 0,
+                     *       "subLedgers": 0,
                      *       "blockers": [
                      *         "no_accounts"
                      *       ],
@@ -7516,6 +8810,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7525,6 +8824,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7534,6 +8834,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7543,6 +8848,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7552,6 +8862,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7561,6 +8877,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7573,7 +8894,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7613,16 +8934,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7635,13 +8952,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -7652,7 +8969,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -7679,6 +8996,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7688,6 +9010,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7697,6 +9020,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7706,6 +9034,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7715,6 +9048,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7724,6 +9062,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7733,6 +9076,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7742,6 +9090,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7751,6 +9104,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7760,6 +9119,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7772,7 +9136,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7801,16 +9165,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7823,13 +9183,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -7840,7 +9200,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -7867,6 +9227,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7876,6 +9241,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7885,6 +9251,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7894,6 +9265,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7903,6 +9279,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7912,6 +9293,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7921,6 +9307,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7930,6 +9321,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7939,6 +9335,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7948,6 +9350,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7960,7 +9367,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7989,16 +9396,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8011,13 +9414,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8028,7 +9431,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8055,6 +9458,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8064,6 +9472,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8073,6 +9482,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8082,6 +9496,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8091,6 +9510,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8100,6 +9524,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8109,6 +9538,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8118,6 +9552,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8127,6 +9566,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8136,6 +9581,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8148,7 +9598,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8183,16 +9633,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8205,13 +9651,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8222,7 +9668,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8249,6 +9695,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8258,6 +9709,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8267,6 +9719,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8276,6 +9733,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8285,6 +9747,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8294,6 +9761,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8303,6 +9775,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8312,6 +9789,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8321,6 +9803,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8330,6 +9818,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8342,7 +9835,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8385,16 +9878,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8407,13 +9896,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8424,7 +9913,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8451,6 +9940,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8460,6 +9954,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8469,6 +9964,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8478,6 +9978,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8487,6 +9992,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8496,6 +10006,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8505,6 +10020,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8514,6 +10034,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8523,6 +10048,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8532,6 +10063,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8544,7 +10080,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8591,16 +10127,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8613,13 +10145,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8630,7 +10162,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8657,6 +10189,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8666,6 +10203,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8675,6 +10213,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8684,6 +10227,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8693,6 +10241,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8702,6 +10255,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8711,6 +10269,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8720,6 +10283,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8729,6 +10297,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8738,6 +10312,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8750,7 +10329,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8777,16 +10356,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8799,13 +10374,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8816,7 +10391,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8843,6 +10418,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8852,6 +10432,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8861,6 +10442,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8870,6 +10456,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8879,6 +10470,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8888,6 +10484,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8897,6 +10498,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8906,6 +10512,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8915,6 +10526,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8924,6 +10541,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8936,7 +10558,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8963,16 +10585,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8985,13 +10603,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -9002,7 +10620,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -9029,6 +10647,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9038,6 +10661,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9047,6 +10671,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9056,6 +10685,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9065,6 +10699,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9074,6 +10713,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9083,6 +10727,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9092,6 +10741,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9101,6 +10755,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9110,6 +10770,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9135,14 +10800,11 @@ export interface operations {
             /** @description The import */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9155,13 +10817,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -9172,7 +10834,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -9199,6 +10861,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9208,6 +10875,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9217,6 +10885,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9226,6 +10899,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9235,6 +10913,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9244,6 +10928,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9278,14 +10967,11 @@ export interface operations {
             /** @description Imports, newest first; filters kind, status, year */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9300,13 +10986,13 @@ export interface operations {
                      *           "status": "queued",
                      *           "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *           "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *           "lineCount": 1,
-                     *           "rowsDiscovered": 1,
-                     *           "rowsValid": 1,
-                     *           "rowsFailed": 1,
-                     *           "rowsInserted": 1,
-                     *           "rowsUpdated": 1,
-                     *           "rowsDeleted": 1,
+                     *           "lineCount": 0,
+                     *           "rowsDiscovered": 0,
+                     *           "rowsValid": 0,
+                     *           "rowsFailed": 0,
+                     *           "rowsInserted": 0,
+                     *           "rowsUpdated": 0,
+                     *           "rowsDeleted": 0,
                      *           "sampleErrors": [
                      *             "line 3: account 3000 is hidden in 2026"
                      *           ],
@@ -9317,7 +11003,7 @@ export interface operations {
                      *               "transactionIds": [
                      *                 "V-7"
                      *               ],
-                     *               "count": 1
+                     *               "count": 0
                      *             }
                      *           ],
                      *           "failureReason": null,
@@ -9350,6 +11036,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9359,6 +11050,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9368,6 +11060,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9377,6 +11074,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9386,6 +11088,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9395,6 +11103,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9407,7 +11120,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9423,16 +11136,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9445,13 +11154,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -9462,7 +11171,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -9489,6 +11198,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9498,6 +11212,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9507,6 +11222,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9516,6 +11236,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9525,6 +11250,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9534,6 +11264,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9543,6 +11278,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9552,6 +11292,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9561,6 +11307,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9573,7 +11324,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9589,16 +11340,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9611,13 +11358,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -9628,7 +11375,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -9655,6 +11402,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9664,6 +11416,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9673,6 +11426,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9682,6 +11440,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9691,6 +11454,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9700,6 +11468,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9709,6 +11482,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9718,6 +11496,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9727,6 +11511,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9755,14 +11544,11 @@ export interface operations {
             /** @description Fetch runs, newest first, with their post-fetch engines */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9799,6 +11585,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9808,6 +11599,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9817,6 +11609,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9826,6 +11623,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9835,6 +11637,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9844,6 +11652,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9875,14 +11688,11 @@ export interface operations {
             /** @description A page of the jobs of the companies within your reach (not deleted), newest first; filters status, type, company_id. A filtered page may be shorter than page_size: follow pagination.next_cursor while has_more */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9919,6 +11729,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9928,6 +11743,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9937,6 +11753,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9946,6 +11767,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9955,6 +11782,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9991,14 +11823,11 @@ export interface operations {
             /** @description A page of document metadata, newest first (completion time). Pages filtered by linked_line_id or content_type may hold fewer than page_size; follow next_cursor. */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10039,6 +11868,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10048,6 +11882,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10057,6 +11892,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10066,6 +11906,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10075,6 +11920,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10084,6 +11935,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10096,7 +11952,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10131,16 +11987,12 @@ export interface operations {
             /** @description Step 1 of 2. The upload is declared; nothing exists yet. PUT the exact bytes to upload.url with upload.headers (the URL binds Content-Type, Content-Length and the SHA-256 checksum and expires after 15 minutes), then complete the upload (step 2). An S3 notification also completes it on its own shortly after the PUT. */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10166,6 +12018,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10175,6 +12032,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10184,6 +12042,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10193,6 +12056,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10202,6 +12070,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10211,6 +12084,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10220,6 +12098,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10229,6 +12112,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10238,6 +12126,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10247,6 +12141,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10259,7 +12158,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10273,16 +12172,12 @@ export interface operations {
             /** @description Step 2 of 2. The stored bytes were checked (they exist; size and SHA-256 equal the declaration; their first bytes match the declared content type) and the document now exists. Completing again (or after the automatic completion) answers the same document. */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10315,6 +12210,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10324,6 +12224,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10333,6 +12234,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10342,6 +12248,11 @@ export interface operations {
             /** @description not_found: no such declaration or document, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10351,6 +12262,11 @@ export interface operations {
             /** @description upload_missing: nothing was uploaded to the URL yet (PUT the bytes, then complete again) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10360,6 +12276,11 @@ export interface operations {
             /** @description upload_expired: the declaration expired before completion (declare again) */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10369,6 +12290,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10378,6 +12304,11 @@ export interface operations {
             /** @description upload_mismatch: the stored bytes differ from the declaration; errors[].field names sizeBytes, sha256 or contentType. Nothing is created; PUT the right bytes and complete again */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10387,6 +12318,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10396,6 +12333,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10419,14 +12361,11 @@ export interface operations {
             /** @description The document metadata */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10459,6 +12398,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10468,6 +12412,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10477,6 +12422,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10486,6 +12436,11 @@ export interface operations {
             /** @description not_found: no such document, soft-deleted, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10495,6 +12450,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10504,6 +12465,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10516,7 +12482,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10530,16 +12496,12 @@ export interface operations {
             /** @description Soft delete: the document answers 404 everywhere afterwards; the stored bytes stay. Deleting again answers the same deletion. */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10556,6 +12518,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10565,6 +12532,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10574,6 +12542,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10583,6 +12556,11 @@ export interface operations {
             /** @description not_found: no such document, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10592,6 +12570,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10601,6 +12584,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10610,6 +12598,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10619,6 +12612,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10628,6 +12627,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10651,14 +12655,11 @@ export interface operations {
             /** @description A presigned GET URL valid for 5 minutes; its answer carries Content-Disposition: attachment with the file name */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10674,6 +12675,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10683,6 +12689,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10692,6 +12699,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10701,6 +12713,11 @@ export interface operations {
             /** @description not_found: no such document, soft-deleted, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10710,6 +12727,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10719,6 +12742,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10731,7 +12759,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10745,16 +12773,12 @@ export interface operations {
             /** @description The document, back (a document that is not deleted is answered unchanged) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10787,6 +12811,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10796,6 +12825,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10805,6 +12835,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10814,6 +12849,11 @@ export interface operations {
             /** @description not_found: no such document, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10823,6 +12863,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10832,6 +12877,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10841,6 +12891,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10850,6 +12905,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10859,6 +12920,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10884,14 +12950,11 @@ export interface operations {
             /** @description Your organization's subscriptions, oldest first */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10911,10 +12974,10 @@ export interface operations {
                      *           "description": "Bank deposits",
                      *           "status": "pending_verification",
                      *           "statusReason": "text",
-                     *           "verifiedAt": "text",
-                     *           "previousSecretExpiresAt": "text",
-                     *           "createdAt": "text",
-                     *           "updatedAt": "text"
+                     *           "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -10929,6 +12992,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10938,6 +13006,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10947,6 +13016,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10956,6 +13030,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10965,6 +13045,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10977,7 +13062,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -11002,16 +13087,12 @@ export interface operations {
             /** @description Created, pending_verification; the signing secret is in this answer only. The handshake follows within seconds. */
             201: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11029,10 +13110,10 @@ export interface operations {
                      *       "description": "Bank deposits",
                      *       "status": "pending_verification",
                      *       "statusReason": "text",
-                     *       "verifiedAt": "text",
-                     *       "previousSecretExpiresAt": "text",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text",
+                     *       "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -11042,6 +13123,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11051,6 +13137,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11060,6 +13147,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11069,6 +13161,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11078,6 +13175,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11087,6 +13189,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11096,6 +13203,11 @@ export interface operations {
             /** @description validation_failed: url refused (not https, credentials, a private address) or companyIds naming a company outside your reach */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11105,6 +13217,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11114,6 +13232,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11137,14 +13260,11 @@ export interface operations {
             /** @description The subscription (never its secret) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11162,10 +13282,10 @@ export interface operations {
                      *       "description": "Bank deposits",
                      *       "status": "pending_verification",
                      *       "statusReason": "text",
-                     *       "verifiedAt": "text",
-                     *       "previousSecretExpiresAt": "text",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -11174,6 +13294,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11183,6 +13308,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11192,6 +13318,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11201,6 +13332,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11210,6 +13346,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11219,6 +13361,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11231,7 +13378,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11245,16 +13392,12 @@ export interface operations {
             /** @description Deleted: nothing more is delivered (pending deliveries end as failed) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11270,6 +13413,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11279,6 +13427,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11288,6 +13437,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11297,6 +13451,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11306,6 +13465,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11315,6 +13479,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11324,6 +13493,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11333,6 +13507,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11342,6 +13522,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11354,7 +13539,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11379,16 +13564,12 @@ export interface operations {
             /** @description The subscription; a new url makes it pending_verification until the handshake passes again */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11406,10 +13587,10 @@ export interface operations {
                      *       "description": "Bank deposits",
                      *       "status": "pending_verification",
                      *       "statusReason": "text",
-                     *       "verifiedAt": "text",
-                     *       "previousSecretExpiresAt": "text",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -11418,6 +13599,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11427,6 +13613,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11436,6 +13623,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11445,6 +13637,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11454,6 +13651,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11463,6 +13665,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11472,6 +13679,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11481,6 +13693,11 @@ export interface operations {
             /** @description validation_failed: url refused or companyIds outside your reach */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11490,6 +13707,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11499,6 +13722,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11511,7 +13739,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11525,16 +13753,12 @@ export interface operations {
             /** @description The handshake ran now: active when it passed, else pending_verification (or disabled) with the reason in statusReason */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11552,10 +13776,10 @@ export interface operations {
                      *       "description": "Bank deposits",
                      *       "status": "pending_verification",
                      *       "statusReason": "text",
-                     *       "verifiedAt": "text",
-                     *       "previousSecretExpiresAt": "text",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -11564,6 +13788,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11573,6 +13802,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11582,6 +13812,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11591,6 +13826,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11600,6 +13840,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11609,6 +13854,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11618,6 +13868,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11627,6 +13882,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11636,6 +13897,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11648,7 +13914,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11662,16 +13928,12 @@ export interface operations {
             /** @description The new secret, shown once; the previous one keeps signing until previousSecretExpiresAt */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11679,7 +13941,7 @@ export interface operations {
                      * @example {
                      *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "secret": "text",
-                     *       "previousSecretExpiresAt": "text"
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["RotatedWebhookSecret"];
@@ -11688,6 +13950,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11697,6 +13964,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11706,6 +13974,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11715,6 +13988,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11724,6 +14002,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11733,6 +14016,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11742,6 +14030,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11751,6 +14044,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11760,6 +14059,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11772,7 +14076,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11786,16 +14090,12 @@ export interface operations {
             /** @description A webhook.test event is being delivered: follow the delivery */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11806,12 +14106,12 @@ export interface operations {
                      *       "eventId": "text",
                      *       "eventType": "text",
                      *       "status": "pending",
-                     *       "attemptCount": 1,
-                     *       "nextAttemptAt": "text",
+                     *       "attemptCount": 0,
+                     *       "nextAttemptAt": "2026-01-15T09:30:00.000Z",
                      *       "notice": "text",
                      *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -11820,6 +14120,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11829,6 +14134,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11838,6 +14144,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11847,6 +14158,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11856,6 +14172,11 @@ export interface operations {
             /** @description conflict: reason subscription_not_active (pending_verification or disabled: verify it first) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11865,6 +14186,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11874,6 +14200,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11883,6 +14214,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11892,6 +14229,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11924,14 +14266,11 @@ export interface operations {
             /** @description Deliveries, newest first; filtered pages may hold fewer than page_size (follow next_cursor) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11944,12 +14283,12 @@ export interface operations {
                      *           "eventId": "text",
                      *           "eventType": "text",
                      *           "status": "pending",
-                     *           "attemptCount": 1,
-                     *           "nextAttemptAt": "text",
+                     *           "attemptCount": 0,
+                     *           "nextAttemptAt": "2026-01-15T09:30:00.000Z",
                      *           "notice": "text",
                      *           "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *           "createdAt": "text",
-                     *           "updatedAt": "text"
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11964,6 +14303,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11973,6 +14317,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11982,6 +14327,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11991,6 +14341,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12000,6 +14355,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12009,6 +14370,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12032,14 +14398,11 @@ export interface operations {
             /** @description The delivery with the event and every attempt */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12050,16 +14413,16 @@ export interface operations {
                      *       "eventId": "text",
                      *       "eventType": "text",
                      *       "status": "pending",
-                     *       "attemptCount": 1,
-                     *       "nextAttemptAt": "text",
+                     *       "attemptCount": 0,
+                     *       "nextAttemptAt": "2026-01-15T09:30:00.000Z",
                      *       "notice": "text",
                      *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
                      *       "event": {
                      *         "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *         "type": "bank_transaction",
-                     *         "occurredAt": "text",
+                     *         "occurredAt": "2026-01-15T09:30:00.000Z",
                      *         "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
                      *         "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
                      *         "data": {
@@ -12069,10 +14432,10 @@ export interface operations {
                      *       },
                      *       "attempts": [
                      *         {
-                     *           "at": "text",
-                     *           "statusCode": 1,
+                     *           "at": "2026-01-15T09:30:00.000Z",
+                     *           "statusCode": 100,
                      *           "error": "validation_failed",
-                     *           "latencyMs": 1,
+                     *           "latencyMs": 0,
                      *           "responseBody": "text"
                      *         }
                      *       ]
@@ -12084,6 +14447,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12093,6 +14461,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12102,6 +14471,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12111,6 +14485,11 @@ export interface operations {
             /** @description not_found: no such delivery, or its subscription is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12120,6 +14499,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12129,6 +14514,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12141,7 +14531,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12155,16 +14545,12 @@ export interface operations {
             /** @description The same event (same id and body) is being delivered again as a new delivery */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12175,12 +14561,12 @@ export interface operations {
                      *       "eventId": "text",
                      *       "eventType": "text",
                      *       "status": "pending",
-                     *       "attemptCount": 1,
-                     *       "nextAttemptAt": "text",
+                     *       "attemptCount": 0,
+                     *       "nextAttemptAt": "2026-01-15T09:30:00.000Z",
                      *       "notice": "text",
                      *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -12189,6 +14575,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12198,6 +14589,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12207,6 +14599,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12216,6 +14613,11 @@ export interface operations {
             /** @description not_found: no such delivery, or its subscription is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12225,6 +14627,11 @@ export interface operations {
             /** @description conflict: reason subscription_not_active (pending_verification or disabled: verify it first) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12234,6 +14641,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12243,6 +14655,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12252,6 +14669,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12261,6 +14684,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12281,14 +14709,11 @@ export interface operations {
             /** @description The event catalogue: each type, what it means, its ids and link */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12312,6 +14737,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12321,6 +14751,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12330,6 +14761,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12339,6 +14775,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12348,6 +14790,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12377,14 +14824,11 @@ export interface operations {
             /** @description The organization's events after `after`, in sequence order (its own and its descendants' companies, kept 30 days) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12395,7 +14839,7 @@ export interface operations {
                      *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *           "sequence": 1,
                      *           "type": "bank_transaction",
-                     *           "occurredAt": "text",
+                     *           "occurredAt": "2026-01-15T09:30:00.000Z",
                      *           "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
                      *           "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
                      *           "data": {
@@ -12416,6 +14860,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12425,6 +14874,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12434,6 +14884,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12443,6 +14898,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12452,6 +14913,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12477,14 +14943,11 @@ export interface operations {
             /** @description The people who are members of your organization subtree, in one page (next_cursor is always null) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12517,6 +14980,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12526,6 +14994,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12535,6 +15004,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12544,6 +15018,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12553,6 +15033,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12576,14 +15061,11 @@ export interface operations {
             /** @description The person with their memberships within your reach */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12608,6 +15090,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12617,6 +15104,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12626,6 +15114,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12635,6 +15128,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12644,6 +15142,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12653,6 +15157,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12683,14 +15192,11 @@ export interface operations {
             /** @description A page of the companies within your reach the person holds actions on, with those actions */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12717,6 +15223,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12726,6 +15237,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12735,6 +15247,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12744,6 +15261,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12753,6 +15275,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12762,6 +15290,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12790,14 +15323,11 @@ export interface operations {
             /** @description The decision for the company and action, and the policy rule that decided it */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12812,7 +15342,7 @@ export interface operations {
                      *         "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *         "name": "Bakeriet Solsiden AS"
                      *       },
-                     *       "ruleIndex": 1,
+                     *       "ruleIndex": 0,
                      *       "rule": {
                      *         "effect": "allow",
                      *         "actions": [
@@ -12836,6 +15366,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12845,6 +15380,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12854,6 +15390,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12863,6 +15404,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12872,6 +15418,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12881,6 +15433,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12906,14 +15463,11 @@ export interface operations {
             /** @description A page of the policies owned by organizations of your subtree */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12959,6 +15513,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12968,6 +15527,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12977,6 +15537,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12986,6 +15551,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12995,6 +15566,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13007,7 +15583,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -13057,16 +15633,12 @@ export interface operations {
             /** @description The policy, at version 1 */
             201: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13104,6 +15676,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13113,6 +15690,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13122,6 +15700,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13131,6 +15714,11 @@ export interface operations {
             /** @description not_found: organizationId names no organization within your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13140,6 +15728,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13149,6 +15742,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13158,6 +15756,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13167,6 +15770,11 @@ export interface operations {
             /** @description resource_outside_organization: a rule names an organization or company outside the owning organization's subtree (errors[] names each) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13176,6 +15784,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13185,6 +15799,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13208,14 +15827,11 @@ export interface operations {
             /** @description The policy */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13253,6 +15869,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13262,6 +15883,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13271,6 +15893,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13280,6 +15907,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13289,6 +15921,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13298,6 +15936,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13310,9 +15953,9 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
-                /** @description The policy's current version (e.g. `3` or `"3"`); required */
+                /** @description The policy's current version (e.g. `3` or `"3"`); required; anything else answers 412 */
                 "If-Match": string;
             };
             path: {
@@ -13351,16 +15994,12 @@ export interface operations {
             /** @description The policy with its new version; everyone it is assigned to holds the new rules from their next request */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13398,6 +16037,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13407,6 +16051,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13416,6 +16061,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13425,6 +16075,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13434,6 +16089,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13443,6 +16103,11 @@ export interface operations {
             /** @description version_mismatch: If-Match is missing or names another version than the current one (read the policy again) */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13452,6 +16117,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13461,6 +16131,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13470,6 +16145,11 @@ export interface operations {
             /** @description resource_outside_organization: a rule names an organization or company outside the owning organization's subtree */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13479,6 +16159,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13488,6 +16174,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13500,7 +16191,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13514,16 +16205,12 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13539,6 +16226,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13548,6 +16240,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13557,6 +16250,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13566,6 +16264,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13575,6 +16278,11 @@ export interface operations {
             /** @description policy_in_use: the policy is assigned; inUse lists the assignments (id, userId). conflict: it changed meanwhile */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13584,6 +16292,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13593,6 +16306,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13602,6 +16320,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13611,6 +16335,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13640,14 +16369,11 @@ export interface operations {
             /** @description A page of the assignments of policies owned within your subtree */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13675,6 +16401,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13684,6 +16415,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13693,6 +16425,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13702,6 +16439,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13711,6 +16454,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13723,7 +16471,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -13744,16 +16492,12 @@ export interface operations {
             /** @description The assignment; the person holds the policy's rules from their next request */
             201: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13773,6 +16517,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13782,6 +16531,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13791,6 +16541,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13800,6 +16555,11 @@ export interface operations {
             /** @description not_found: the policy or the person is not within your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13809,6 +16569,11 @@ export interface operations {
             /** @description conflict (reason already_assigned): the person holds this policy already */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13818,6 +16583,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13827,6 +16597,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13836,6 +16611,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13845,6 +16625,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13854,6 +16640,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13866,7 +16657,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13880,16 +16671,12 @@ export interface operations {
             /** @description Revoked: the person's very next request is decided without it */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13905,6 +16692,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13914,6 +16706,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13923,6 +16716,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13932,6 +16730,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13941,6 +16744,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13950,6 +16758,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13959,6 +16772,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13968,6 +16786,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13977,6 +16801,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14000,14 +16829,11 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14036,6 +16862,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14045,6 +16876,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14054,6 +16886,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14063,6 +16900,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14072,6 +16914,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14081,6 +16929,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14118,14 +16971,11 @@ export interface operations {
             /** @description The JSON-RPC response */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14135,7 +16985,7 @@ export interface operations {
                      *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "result": {},
                      *       "error": {
-                     *         "code": 1,
+                     *         "code": -2147483648,
                      *         "message": "Something to know about"
                      *       }
                      *     }
@@ -14146,14 +16996,11 @@ export interface operations {
             /** @description A notification or response was accepted (no body) */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14161,6 +17008,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14170,6 +17022,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14179,6 +17032,11 @@ export interface operations {
             /** @description origin_not_allowed: the Host or Origin header names a site other than this API (DNS rebinding protection); insufficient_scope: tools/call of a tool whose scope the token lacks (the scope is in WWW-Authenticate) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14188,6 +17046,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14197,6 +17060,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14206,6 +17074,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14215,6 +17089,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14235,8 +17114,7 @@ export interface operations {
             /** @description The protected-resource metadata */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14255,7 +17133,7 @@ export interface operations {
                      *         "header"
                      *       ],
                      *       "resource_name": "text",
-                     *       "resource_documentation": "text"
+                     *       "resource_documentation": "https://api.example.com/problems/validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
@@ -14264,6 +17142,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14273,6 +17152,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14293,8 +17173,7 @@ export interface operations {
             /** @description The protected-resource metadata */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14313,7 +17192,7 @@ export interface operations {
                      *         "header"
                      *       ],
                      *       "resource_name": "text",
-                     *       "resource_documentation": "text"
+                     *       "resource_documentation": "https://api.example.com/problems/validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
@@ -14322,6 +17201,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14331,6 +17211,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

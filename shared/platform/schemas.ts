@@ -86,10 +86,13 @@ export const withTextRule = (schema: z.ZodString, multiline = false) =>
     if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
   });
 
-/** Free text an integrator sends: trimmed, then bounded, not blank (unless `blank`), and the character rule. */
-export const text = (options: { max: number; multiline?: boolean; blank?: boolean }) => {
+/**
+ * Free text an integrator sends: trimmed (unless `trim` is false: imported ledger text is kept
+ * as sent), then bounded, not blank (unless `blank`), and the character rule.
+ */
+export const text = (options: { max: number; multiline?: boolean; blank?: boolean; trim?: boolean }) => {
   const multiline = options.multiline ?? false;
-  const base = z.string().trim();
+  const base = options.trim === false ? z.string() : z.string().trim();
   return withTextRule((options.blank ? base : base.min(1, 'must not be blank')).max(options.max), multiline).openapi({
     pattern: textPattern({ multiline, ...(options.blank !== undefined && { blank: options.blank }) }),
   });

@@ -66,7 +66,7 @@ export const GeneralLedgerLineInputSchema = z
     period: periodSchema,
     transactionId: codeText(limits.integratorId).nullish().openapi({ description: `Groups the lines of one voucher. ${optional}` }),
     transactionNo: codeText(100).nullish().openapi({ description: `Voucher number. ${optional}` }),
-    description: text({ max: limits.description, multiline: true, blank: true }).nullish().openapi({ description: optional }),
+    description: text({ max: limits.description, multiline: true, blank: true, trim: false }).nullish().openapi({ description: optional }),
     transactionDate: dateSchema.nullish().openapi({ description: `Informational: period and year are never derived from it. ${optional}` }),
     taxCode: codeText(50).nullish().openapi({ description: optional }),
     taxAmount: optionalImportDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ nullable: true, description: `${amountDescription}. ${optional}`, example: '312.50' })),
