@@ -122,4 +122,4 @@ export const accountCodeSchema = withTextRule(
 export const dateSchema = z.iso.date().max(limits.date).openapi({ format: 'date', example: '2025-03-31' });
 
 /** Most rows any import request may hold (spec: Limits). */
-export const maxImportRows = 10_000;
+export const maxImportRows = limits.importRows;

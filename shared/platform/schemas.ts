@@ -1,8 +1,5 @@
 import { z } from './zod';
 
-/** Most rows any import request may hold (spec: Limits). */
-const maxImportRowsLimit = 10_000;
-
 /**
  * Limits of what integrators send and of what the API answers, in one place. Every string has a
  * length limit, every array an item limit, every integer a range (OWASP API4: unrestricted
@@ -33,6 +30,8 @@ export const limits = {
   message: 2000,
   /** Items of a page (page_size at most). */
   pageItems: 200,
+  /** Rows of one import request (spec: Limits). */
+  importRows: 10_000,
   /** An opaque page cursor. */
   cursor: 4096,
   /** Entries of `inUse` in a 409 (the first ones). */
@@ -163,7 +162,7 @@ export const ProblemSchema = z
       .openapi({ description: "The integrator's ids that are in use, each with what depends on it" }),
     accountCodes: z
       .array(textOut(limits.integratorId))
-      .max(maxImportRowsLimit)
+      .max(limits.importRows)
       .optional()
       .openapi({ description: "unknown_account_codes: the codes missing from that year's chart" }),
   })
