@@ -1489,7 +1489,10 @@ export interface components {
             type: string;
             /** @description Short summary of the kind of problem */
             title: string;
-            /** @description The HTTP status code */
+            /**
+             * Format: int32
+             * @description The HTTP status code
+             */
             status: number;
             /** @description What went wrong with this request, as a sentence for people */
             detail: string;
@@ -1518,7 +1521,10 @@ export interface components {
         };
         /** @description One problem with one field of the request */
         FieldError: {
-            /** @description 0-based index into the request array, where the input is an array */
+            /**
+             * Format: int32
+             * @description 0-based index into the request array, where the input is an array
+             */
             index?: number;
             /** @description The field, as a dotted path within the item (e.g. `amount`, `dimensionKeys.0`) */
             field: string;
@@ -1702,6 +1708,7 @@ export interface components {
              */
             accountNumber: string;
             /**
+             * Format: int32
              * @description Accounting year of the chart
              * @example 2025
              */
@@ -1747,9 +1754,15 @@ export interface components {
             lineId: string;
             /** @description The id the integrator supplied */
             sourceLineId: string;
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
-            /** @description Accounting period (month) 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period (month) 1 to 12
+             */
             period: number;
             /** @description Account number in the chart of accounts of the year (text, e.g. "1920") */
             accountCode: string;
@@ -1790,7 +1803,10 @@ export interface components {
              * @description The dataset of the import that last wrote the line
              */
             datasetId: string;
-            /** @description Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history) */
+            /**
+             * Format: int32
+             * @description Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history)
+             */
             version: number;
             /**
              * Format: date-time
@@ -1817,11 +1833,13 @@ export interface components {
              */
             sourceLineId: string;
             /**
+             * Format: int32
              * @description Accounting year of the line
              * @example 2025
              */
             year: number;
             /**
+             * Format: int32
              * @description The version number: 1 for the first, one more for every change, a deletion included
              * @example 2
              */
@@ -1857,6 +1875,7 @@ export interface components {
              */
             importId: string;
             /**
+             * Format: int32
              * @description Period (1 to 12) of this version
              * @example 1
              */
@@ -1939,11 +1958,13 @@ export interface components {
              */
             openingBalanceId: string;
             /**
+             * Format: int32
              * @description Accounting year of the opening balance
              * @example 2025
              */
             year: number;
             /**
+             * Format: int32
              * @description The version number: 1 for the first, one more for every change, a deletion included
              * @example 2
              */
@@ -1999,7 +2020,10 @@ export interface components {
         };
         /** @description Opening balance, twelve movements and closing balance per account of one year */
         TrialBalance: {
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
             /** @description Accounts with at least one opening balance or GL line in the year, in account-code order (as text) */
             accounts: components["schemas"]["TrialBalanceAccount"][];
@@ -2040,7 +2064,10 @@ export interface components {
         };
         /** @description The movement of one period and the closing balance after it */
         TrialBalanceMovement: {
-            /** @description Accounting period 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period 1 to 12
+             */
             period: number;
             /**
              * @description Name of the period (January to December)
@@ -2119,11 +2146,13 @@ export interface components {
         /** @description A VAT filing term with its totals and reconciliation status. Amounts are in NOK and signed as the VAT return reads them, not as booked: a normal sale and a normal purchase both give a positive basis; credit notes reduce it. */
         VatTerm: {
             /**
+             * Format: int32
              * @description The filing year (the accounting year of the GL lines)
              * @example 2025
              */
             year: number;
             /**
+             * Format: int32
              * @description Term number within the year: 1-6 for bimonthly filing, 1 for annual filing
              * @example 1
              */
@@ -2198,7 +2227,10 @@ export interface components {
              * @example 0.25
              */
             rate: number | null;
-            /** @description Live GL lines with the code in the term */
+            /**
+             * Format: int32
+             * @description Live GL lines with the code in the term
+             */
             lineCount: number;
             /**
              * Format: decimal
@@ -2396,7 +2428,10 @@ export interface components {
              * @description The group the transaction is in
              */
             reconciliationId: string | null;
-            /** @description Starts at 1; a statement that amends the entry adds one */
+            /**
+             * Format: int32
+             * @description Starts at 1; a statement that amends the entry adds one
+             */
             version: number;
             /**
              * Format: date-time
@@ -2418,31 +2453,52 @@ export interface components {
             bankAccountId: string;
             /** @description The GL account the bank account is mapped to */
             glAccountCode: string;
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
             /** @description The twelve periods of the year in order */
             periods: components["schemas"]["ReconciliationSummaryPeriod"][];
         };
         /** @description Reconciliation counts of one period and the firm's approval of it */
         ReconciliationSummaryPeriod: {
-            /** @description Accounting period 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period 1 to 12
+             */
             period: number;
             /**
              * @description Name of the period (January to December)
              * @example January
              */
             label: string;
-            /** @description Reconciliation groups of the period */
+            /**
+             * Format: int32
+             * @description Reconciliation groups of the period
+             */
             groupCount: number;
-            /** @description Groups of the period made by the auto-reconciliation engine */
+            /**
+             * Format: int32
+             * @description Groups of the period made by the auto-reconciliation engine
+             */
             automaticGroupCount: number;
-            /** @description Members of the period's groups: bank transactions plus GL lines */
+            /**
+             * Format: int32
+             * @description Members of the period's groups: bank transactions plus GL lines
+             */
             entryCount: number;
-            /** @description Groups of the period with a member that changed since the group was made */
+            /**
+             * Format: int32
+             * @description Groups of the period with a member that changed since the group was made
+             */
             staleGroupCount: number;
             /** @description Any group of the period is stale */
             stale: boolean;
-            /** @description Bank transactions booked in the period that are in no group */
+            /**
+             * Format: int32
+             * @description Bank transactions booked in the period that are in no group
+             */
             unreconciledTransactionCount: number;
             approval: components["schemas"]["PeriodApproval"];
         };
@@ -2479,9 +2535,15 @@ export interface components {
              * @description The bank account (UUID)
              */
             bankAccountId: string;
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
-            /** @description Accounting period (month) 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period (month) 1 to 12
+             */
             period: number;
             /** @description The mapped GL account of the bank account when the group was made */
             glAccountCode: string;
@@ -2492,9 +2554,15 @@ export interface components {
             source: "manual" | "automatic";
             /** @description Free-text note, or null */
             note: string | null;
-            /** @description Number of bank transactions in the group */
+            /**
+             * Format: int32
+             * @description Number of bank transactions in the group
+             */
             bankTransactionCount: number;
-            /** @description Number of GL lines in the group */
+            /**
+             * Format: int32
+             * @description Number of GL lines in the group
+             */
             glLineCount: number;
             /**
              * Format: decimal
@@ -2523,9 +2591,15 @@ export interface components {
              * @description The bank account (UUID)
              */
             bankAccountId: string;
-            /** @description Accounting year */
+            /**
+             * Format: int32
+             * @description Accounting year
+             */
             year: number;
-            /** @description Accounting period (month) 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period (month) 1 to 12
+             */
             period: number;
             /** @description The mapped GL account of the bank account when the group was made */
             glAccountCode: string;
@@ -2536,9 +2610,15 @@ export interface components {
             source: "manual" | "automatic";
             /** @description Free-text note, or null */
             note: string | null;
-            /** @description Number of bank transactions in the group */
+            /**
+             * Format: int32
+             * @description Number of bank transactions in the group
+             */
             bankTransactionCount: number;
-            /** @description Number of GL lines in the group */
+            /**
+             * Format: int32
+             * @description Number of GL lines in the group
+             */
             glLineCount: number;
             /**
              * Format: decimal
@@ -2600,7 +2680,10 @@ export interface components {
             sourceLineId: string;
             /** @description Account number in the chart of accounts of the year (text, e.g. "1920") */
             accountCode: string;
-            /** @description Accounting period (month) 1 to 12 */
+            /**
+             * Format: int32
+             * @description Accounting period (month) 1 to 12
+             */
             period: number;
             /**
              * Format: date
@@ -2625,9 +2708,15 @@ export interface components {
              * @description The bank account whose transactions are reconciled
              */
             bankAccountId: string;
-            /** @description Accounting year of the GL lines */
+            /**
+             * Format: int32
+             * @description Accounting year of the GL lines
+             */
             year: number;
-            /** @description Accounting period of the GL lines and the bank transactions' booking dates */
+            /**
+             * Format: int32
+             * @description Accounting period of the GL lines and the bank transactions' booking dates
+             */
             period: number;
             /** @description Bank transactions of the bank account (at least one) */
             bankTransactionIds: string[];
@@ -2670,21 +2759,39 @@ export interface components {
             apiManaged: boolean;
             /** @description The system that owns the books */
             accountingSystem: string;
-            /** @description The current accounting year: the latest year with a chart, else this calendar year */
+            /**
+             * Format: int32
+             * @description The current accounting year: the latest year with a chart, else this calendar year
+             */
             currentYear: number;
             /** @description What the books hold per accounting year */
             years: {
-                /** @description Accounting year */
+                /**
+                 * Format: int32
+                 * @description Accounting year
+                 */
                 year: number;
                 /** @description true for the current accounting year */
                 current: boolean;
-                /** @description Accounts in the chart of the year */
+                /**
+                 * Format: int32
+                 * @description Accounts in the chart of the year
+                 */
                 accounts: number;
-                /** @description Accounts mapped to a standard account (mapping is done in the application) */
+                /**
+                 * Format: int32
+                 * @description Accounts mapped to a standard account (mapping is done in the application)
+                 */
                 mappedAccounts: number;
-                /** @description Opening balances of the year */
+                /**
+                 * Format: int32
+                 * @description Opening balances of the year
+                 */
                 openingBalances: number;
-                /** @description GL lines of the year */
+                /**
+                 * Format: int32
+                 * @description GL lines of the year
+                 */
                 generalLedgerLines: number;
                 /**
                  * Format: date-time
@@ -2692,9 +2799,15 @@ export interface components {
                  */
                 lastImportAt: string | null;
             }[];
-            /** @description Dimensions of the company */
+            /**
+             * Format: int32
+             * @description Dimensions of the company
+             */
             dimensions: number;
-            /** @description Sub-ledgers (customers and suppliers) of the company */
+            /**
+             * Format: int32
+             * @description Sub-ledgers (customers and suppliers) of the company
+             */
             subLedgers: number;
             /** @description What stops the books from being used, e.g. no_accounts */
             blockers: string[];
@@ -2715,7 +2828,10 @@ export interface components {
              * @enum {string}
              */
             kind: "accounts" | "dimensions" | "sub_ledgers" | "opening_balances" | "general_ledger_lines" | "open_items" | "general_ledger_line_deletions" | "opening_balance_deletions" | "account_deletion" | "dimension_deletion" | "sub_ledger_deletion";
-            /** @description Accounting year of the import; null for kinds without one (dimensions, sub-ledgers, open items) */
+            /**
+             * Format: int32
+             * @description Accounting year of the import; null for kinds without one (dimensions, sub-ledgers, open items)
+             */
             year: number | null;
             /** @description How the import treats rows it does not hold (e.g. incremental) */
             mode: string;
@@ -2734,19 +2850,40 @@ export interface components {
              * @description Identifies the import request whose rows these are
              */
             datasetId: string;
-            /** @description Rows in the request */
+            /**
+             * Format: int32
+             * @description Rows in the request
+             */
             lineCount: number;
-            /** @description Rows read so far: rowsValid + rowsFailed (the request's row count while queued) */
+            /**
+             * Format: int32
+             * @description Rows read so far: rowsValid + rowsFailed (the request's row count while queued)
+             */
             rowsDiscovered: number;
-            /** @description Rows that passed validation: inserted + updated + deleted + unknown */
+            /**
+             * Format: int32
+             * @description Rows that passed validation: inserted + updated + deleted + unknown
+             */
             rowsValid: number;
-            /** @description Rows skipped, each explained in sampleErrors (first 100) */
+            /**
+             * Format: int32
+             * @description Rows skipped, each explained in sampleErrors (first 100)
+             */
             rowsFailed: number;
-            /** @description Rows that created a new item */
+            /**
+             * Format: int32
+             * @description Rows that created a new item
+             */
             rowsInserted: number;
-            /** @description Rows that changed an existing item (its previous version goes to history) */
+            /**
+             * Format: int32
+             * @description Rows that changed an existing item (its previous version goes to history)
+             */
             rowsUpdated: number;
-            /** @description Items deleted or retired; null for kinds that delete nothing */
+            /**
+             * Format: int32
+             * @description Items deleted or retired; null for kinds that delete nothing
+             */
             rowsDeleted: number | null;
             /** @description Up to 100 row problems as "line N: message" (N counts from 1) */
             sampleErrors: string[];
@@ -2787,7 +2924,10 @@ export interface components {
             message: string;
             /** @description The transactionIds concerned (at most 100; `count` says how many there are in all) */
             transactionIds: string[];
-            /** @description How many transactionIds the warning concerns in all */
+            /**
+             * Format: int32
+             * @description How many transactionIds the warning concerns in all
+             */
             count: number;
         };
         /** @description Additive (GL-line and opening-balance imports): `completed` when the fetch was recorded and the post-fetch engines queued or ran; `failed` with failureType `post_fetch_engine_failed` when an engine failed (it is retried); `error` when recording failed (the import itself still succeeded); `ignored` for an import that changed nothing; `unreported` until the import finishes. */
@@ -2812,6 +2952,7 @@ export interface components {
         /** @description The chart of one accounting year, merged by accountCode. The standard-account mapping is never changed by an import; a later duplicate accountCode fails as a row (the first applies). */
         AccountsImportRequest: {
             /**
+             * Format: int32
              * @description Accounting year
              * @example 2025
              */
@@ -2889,6 +3030,7 @@ export interface components {
         /** @description Opening balances of one year (debit positive, credit negative) */
         OpeningBalancesImport: {
             /**
+             * Format: int32
              * @description Accounting year
              * @example 2025
              */
@@ -2916,6 +3058,7 @@ export interface components {
         /** @description GL lines of one year (debit positive, credit negative) */
         GeneralLedgerLinesImport: {
             /**
+             * Format: int32
              * @description Accounting year
              * @example 2025
              */
@@ -2938,6 +3081,7 @@ export interface components {
              */
             amount: string | number;
             /**
+             * Format: int32
              * @description Accounting period 1 to 12
              * @example 3
              */
@@ -3060,6 +3204,7 @@ export interface components {
         /** @description The ids are the integrator's own line ids; ids the ledger does not have are reported under result.unknown. */
         LedgerDeletionRequest: {
             /**
+             * Format: int32
              * @description Accounting year
              * @example 2025
              */
@@ -3093,7 +3238,10 @@ export interface components {
              * @enum {string}
              */
             kind: "accounts" | "dimensions" | "sub_ledgers" | "opening_balances" | "general_ledger_lines" | "open_items" | "general_ledger_line_deletions" | "opening_balance_deletions" | "account_deletion" | "dimension_deletion" | "sub_ledger_deletion";
-            /** @description Accounting year of the import */
+            /**
+             * Format: int32
+             * @description Accounting year of the import
+             */
             year: number | null;
             /**
              * Format: date-time
@@ -3222,7 +3370,13 @@ export interface components {
              *     }
              */
             headers: {
-                [key: string]: string;
+                /**
+                 * @description The declared content type
+                 * @enum {string}
+                 */
+                "Content-Type": "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
+                /** @description The SHA-256 of the bytes, base64 */
+                "x-amz-checksum-sha256": string;
             };
             /**
              * Format: date-time
@@ -3233,7 +3387,7 @@ export interface components {
         /** @description A declared upload: the file name, its content type, exact size and SHA-256; optional description and links to the books */
         DeclareDocument: {
             /**
-             * @description The file name shown to people and given on download (1 to 255 characters, no / or \, no control characters)
+             * @description The file name shown to people and given on download (1 to 255 characters, no / or \, no control or bidirectional override characters)
              * @example kvittering-2026-03-14.pdf
              */
             fileName: string;
@@ -3244,6 +3398,7 @@ export interface components {
              */
             contentType: "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
             /**
+             * Format: int32
              * @description Exact size in bytes, 1 B to 50 MiB (52428800); the upload URL accepts only this length
              * @example 48213
              */
@@ -3292,7 +3447,10 @@ export interface components {
              * @enum {string}
              */
             contentType: "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
-            /** @description Exact size in bytes, checked on completion */
+            /**
+             * Format: int32
+             * @description Exact size in bytes, checked on completion
+             */
             sizeBytes: number;
             /** @description Hexadecimal, lower case; verified against the stored bytes */
             sha256: string;
@@ -3389,18 +3547,31 @@ export interface components {
             status: "pending_verification" | "active" | "disabled";
             /** @description Why it is pending or disabled: the last handshake failure or what disabled it */
             statusReason: string | null;
-            /** @description When the handshake last passed; UTC timestamp (ISO 8601), or null */
+            /**
+             * Format: date-time
+             * @description When the handshake last passed; UTC timestamp (ISO 8601), or null
+             */
             verifiedAt: string | null;
-            /** @description After a rotation: until when the previous secret also signs (two signatures in webhook-signature) */
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the previous secret also signs (two signatures in webhook-signature)
+             */
             previousSecretExpiresAt: string | null;
-            /** @description When it was created; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
             createdAt: string;
-            /** @description When it last changed; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When it last changed; UTC timestamp (ISO 8601)
+             */
             updatedAt: string;
         };
         /** @description A new webhook subscription: receiver url, event types, optional company filter */
         CreateWebhookSubscription: {
             /**
+             * Format: uri
              * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
              * @example https://example.com/webhooks/ledger
              */
@@ -3427,6 +3598,7 @@ export interface components {
         /** @description Changes to a webhook subscription (patch semantics); a new url runs the handshake again */
         UpdateWebhookSubscription: {
             /**
+             * Format: uri
              * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
              * @example https://example.com/webhooks/ledger
              */
@@ -3466,7 +3638,10 @@ export interface components {
             id: string;
             /** @description The new signing secret, shown this once */
             secret: string;
-            /** @description Until then deliveries carry two signatures, one per secret */
+            /**
+             * Format: date-time
+             * @description Until then deliveries carry two signatures, one per secret
+             */
             previousSecretExpiresAt: string;
         };
         /** @description One delivery of one event to one subscription */
@@ -3490,9 +3665,15 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed" | "dead";
-            /** @description Attempts made so far */
+            /**
+             * Format: int32
+             * @description Attempts made so far
+             */
             attemptCount: number;
-            /** @description When the next attempt is due (pending deliveries); UTC timestamp (ISO 8601), or null */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (pending deliveries); UTC timestamp (ISO 8601), or null
+             */
             nextAttemptAt: string | null;
             /** @description Why it ended without success, or the reason of a webhook.disabled notice */
             notice: string | null;
@@ -3501,9 +3682,15 @@ export interface components {
              * @description The delivery this one sends again (POST ./redeliver)
              */
             redeliveryOf: string | null;
-            /** @description When it was created; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
             createdAt: string;
-            /** @description When it last changed; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When it last changed; UTC timestamp (ISO 8601)
+             */
             updatedAt: string;
         };
         /** @description One page of WebhookDelivery items and where the next page starts */
@@ -3520,7 +3707,10 @@ export interface components {
                 id: string;
                 /** @description Kind of the item */
                 type: string;
-                /** @description When the change happened; UTC timestamp (ISO 8601) */
+                /**
+                 * Format: date-time
+                 * @description When the change happened; UTC timestamp (ISO 8601)
+                 */
                 occurredAt: string;
                 /**
                  * Format: uuid
@@ -3547,13 +3737,22 @@ export interface components {
         };
         /** @description One attempt of a delivery: when, the answer or the error, how long it took */
         WebhookAttempt: {
-            /** @description When the attempt started; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When the attempt started; UTC timestamp (ISO 8601)
+             */
             at: string;
-            /** @description The HTTP status; null on a network error or timeout */
+            /**
+             * Format: int32
+             * @description The HTTP status; null on a network error or timeout
+             */
             statusCode: number | null;
             /** @description Network error, timeout or refused address */
             error: string | null;
-            /** @description From sending to the answer (or the error), in milliseconds */
+            /**
+             * Format: int32
+             * @description From sending to the answer (or the error), in milliseconds
+             */
             latencyMs: number;
             /** @description The first 1 KiB of the answer */
             responseBody: string | null;
@@ -3585,11 +3784,17 @@ export interface components {
         Event: {
             /** @description Identifier (UUID) assigned by the API */
             id: string;
-            /** @description Position in the organization's event feed (1, 2, 3, ...) */
+            /**
+             * Format: int64
+             * @description Position in the organization's event feed (1, 2, 3, ...)
+             */
             sequence: number;
             /** @description Kind of the item */
             type: string;
-            /** @description When the change happened; UTC timestamp (ISO 8601) */
+            /**
+             * Format: date-time
+             * @description When the change happened; UTC timestamp (ISO 8601)
+             */
             occurredAt: string;
             /**
              * Format: uuid
@@ -3719,7 +3924,10 @@ export interface components {
                 /** @description Name of the policy */
                 name: string;
             } | null;
-            /** @description 0-based index of the deciding rule in the policy's rules */
+            /**
+             * Format: int32
+             * @description 0-based index of the deciding rule in the policy's rules
+             */
             ruleIndex: number | null;
             rule: components["schemas"]["PolicyRule"];
         };
@@ -3775,6 +3983,7 @@ export interface components {
             /** @description The rules; a deny wins over any allow */
             rules: components["schemas"]["PolicyRule"][];
             /**
+             * Format: int32
              * @description Starts at 1, +1 on every replacement; send it in If-Match to replace the policy
              * @example 1
              */
@@ -3910,7 +4119,10 @@ export interface components {
             };
             /** @description A protocol error (unknown method or tool, malformed message) */
             error?: {
-                /** @description JSON-RPC error code */
+                /**
+                 * Format: int32
+                 * @description JSON-RPC error code
+                 */
                 code: number;
                 /** @description What went wrong */
                 message: string;
@@ -3960,6 +4172,7 @@ export interface components {
         /** @description OAuth 2.0 protected-resource metadata (RFC 9728) of the MCP endpoint */
         ProtectedResourceMetadata: {
             /**
+             * Format: uri
              * @description The protected resource: the absolute URL of the MCP endpoint
              * @example http://127.0.0.1:3000/mcp
              */
@@ -3989,14 +4202,32 @@ export interface components {
             bearer_methods_supported: string[];
             /** @description Human-readable name of the resource */
             resource_name: string;
-            /** @description Where the endpoint is documented */
+            /**
+             * Format: uri
+             * @description Where the endpoint is documented
+             */
             resource_documentation: string;
         };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Identifies the request; quote it to support */
+        "X-Request-Id": string;
+        /** @description Burst size of the client plan */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current burst */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the burst is fully replenished */
+        "RateLimit-Reset": number;
+        /** @description The quota of the client: `<burst>;w=<seconds to refill the burst>, <requests per minute>;w=60` */
+        "RateLimit-Policy": string;
+        /** @description Seconds to wait before sending again */
+        "Retry-After": number;
+        /** @description true when this is the stored response of an earlier request with the same key */
+        "Idempotency-Replayed": "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -4013,8 +4244,7 @@ export interface operations {
             /** @description This document */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4024,8 +4254,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description The OpenAPI version of the document (3.0.3) */
-                        openapi: string;
+                        /**
+                         * @description The OpenAPI version of the document (3.0.3)
+                         * @enum {string}
+                         */
+                        openapi: "3.0.3";
                     } & {
                         [key: string]: unknown;
                     };
@@ -4034,6 +4267,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,6 +4277,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,8 +4298,7 @@ export interface operations {
             /** @description This document in YAML */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4079,6 +4313,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4088,6 +4323,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4108,8 +4344,7 @@ export interface operations {
             /** @description The reference page */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4120,6 +4355,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4129,6 +4365,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4149,8 +4386,7 @@ export interface operations {
             /** @description The script */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,6 +4397,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4170,6 +4407,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4193,8 +4431,7 @@ export interface operations {
             /** @description The page of the problem type */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,6 +4442,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4214,6 +4452,7 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4223,6 +4462,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4243,14 +4483,11 @@ export interface operations {
             /** @description The caller */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4274,6 +4511,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4283,6 +4525,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4292,6 +4535,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4301,6 +4549,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4310,6 +4564,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4335,14 +4594,11 @@ export interface operations {
             /** @description A page of companies */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4373,6 +4629,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4382,6 +4643,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4391,6 +4653,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4400,6 +4667,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4409,6 +4682,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4421,7 +4699,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -4444,16 +4722,12 @@ export interface operations {
             /** @description The created company; Location names it */
             201: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4476,6 +4750,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4485,6 +4764,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4494,6 +4774,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4503,6 +4788,11 @@ export interface operations {
             /** @description not_found: organizationId does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4512,6 +4802,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4521,6 +4816,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4530,6 +4830,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4539,6 +4844,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4548,6 +4858,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4557,6 +4873,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4580,14 +4901,11 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4610,6 +4928,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4619,6 +4942,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4628,6 +4952,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4637,6 +4966,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4646,6 +4980,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4655,6 +4995,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4667,7 +5012,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -4690,16 +5035,12 @@ export interface operations {
             /** @description The deletion (also for a company already deleted) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4718,6 +5059,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4727,6 +5073,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4736,6 +5083,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4745,6 +5097,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4754,6 +5111,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4763,6 +5125,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4772,6 +5139,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4781,6 +5153,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4790,6 +5167,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4799,6 +5182,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4811,7 +5199,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -4834,16 +5222,12 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4866,6 +5250,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4875,6 +5264,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4884,6 +5274,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4893,6 +5288,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4902,6 +5302,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4911,6 +5316,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4920,6 +5330,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4929,6 +5344,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4938,6 +5358,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4947,6 +5373,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4959,7 +5390,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -4973,16 +5404,12 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5005,6 +5432,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5014,6 +5446,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5023,6 +5456,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5032,6 +5470,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5041,6 +5484,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5050,6 +5498,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5059,6 +5512,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5068,6 +5526,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5077,6 +5541,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5089,7 +5558,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5103,16 +5572,12 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5135,6 +5600,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5144,6 +5614,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5153,6 +5624,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5162,6 +5638,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5171,6 +5652,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5180,6 +5666,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5189,6 +5680,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5198,6 +5694,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5207,6 +5709,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5219,7 +5726,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5233,16 +5740,12 @@ export interface operations {
             /** @description The company */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5265,6 +5768,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,6 +5782,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5283,6 +5792,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5292,6 +5806,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5301,6 +5820,11 @@ export interface operations {
             /** @description The company was deleted together with its organization (reason deleted_by_organization_cascade) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5310,6 +5834,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5319,6 +5848,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5328,6 +5862,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5337,6 +5877,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5363,14 +5908,11 @@ export interface operations {
             /** @description The chart of accounts of the year, all of it in one page (next_cursor null), in account-number order */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5402,6 +5944,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5411,6 +5958,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5420,6 +5968,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5429,6 +5982,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5438,6 +5996,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5447,6 +6011,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5475,14 +6044,11 @@ export interface operations {
             /** @description The account in that year's chart */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5506,6 +6072,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5515,6 +6086,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5524,6 +6096,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5533,6 +6110,11 @@ export interface operations {
             /** @description not_found: the company is outside your reach, or the account is not in that year's chart */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5542,6 +6124,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5551,6 +6139,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5566,7 +6159,7 @@ export interface operations {
                 year?: number;
             };
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5582,16 +6175,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5604,13 +6193,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -5621,7 +6210,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -5648,6 +6237,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5657,6 +6251,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5666,6 +6261,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5675,6 +6275,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5684,6 +6289,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5693,6 +6303,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5702,6 +6317,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5711,6 +6331,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5720,6 +6346,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5754,14 +6385,11 @@ export interface operations {
             /** @description A page of GL lines, ordered by period then line id (deleted lines excluded) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5805,6 +6433,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5814,6 +6447,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5823,6 +6457,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5832,6 +6471,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5841,6 +6485,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5850,6 +6500,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5880,14 +6535,11 @@ export interface operations {
             /** @description Every version of the line, oldest first (version 1 first); a deleted line ends with its deletion (change deleted). A page; follow pagination.next_cursor */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5934,6 +6586,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5943,6 +6600,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5952,6 +6610,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5961,6 +6624,11 @@ export interface operations {
             /** @description not_found: the company is outside your reach, or it has no GL line with this lineId (in any year) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5970,6 +6638,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5979,6 +6653,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6011,14 +6690,11 @@ export interface operations {
             /** @description Every version of the opening balance, oldest first; a deleted one ends with its deletion (change deleted). A page; follow pagination.next_cursor */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6053,6 +6729,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6062,6 +6743,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6071,6 +6753,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6080,6 +6767,11 @@ export interface operations {
             /** @description not_found: the company is outside your reach, or that year has no opening balance with this id */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6089,6 +6781,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6098,6 +6796,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6124,14 +6827,11 @@ export interface operations {
             /** @description The trial balance of the year */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6149,6 +6849,72 @@ export interface operations {
                      *               "label": "January",
                      *               "amount": 1250.5,
                      *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 2,
+                     *               "label": "February",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 3,
+                     *               "label": "March",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 4,
+                     *               "label": "April",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 5,
+                     *               "label": "May",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 6,
+                     *               "label": "June",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 7,
+                     *               "label": "July",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 8,
+                     *               "label": "August",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 9,
+                     *               "label": "September",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 10,
+                     *               "label": "October",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 11,
+                     *               "label": "November",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
+                     *             },
+                     *             {
+                     *               "period": 12,
+                     *               "label": "December",
+                     *               "amount": 1250.5,
+                     *               "closingBalance": 1250.5
                      *             }
                      *           ],
                      *           "closingBalance": 1250.5
@@ -6160,6 +6926,72 @@ export interface operations {
                      *           {
                      *             "period": 1,
                      *             "label": "January",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 2,
+                     *             "label": "February",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 3,
+                     *             "label": "March",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 4,
+                     *             "label": "April",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 5,
+                     *             "label": "May",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 6,
+                     *             "label": "June",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 7,
+                     *             "label": "July",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 8,
+                     *             "label": "August",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 9,
+                     *             "label": "September",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 10,
+                     *             "label": "October",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 11,
+                     *             "label": "November",
+                     *             "amount": 1250.5,
+                     *             "closingBalance": 1250.5
+                     *           },
+                     *           {
+                     *             "period": 12,
+                     *             "label": "December",
                      *             "amount": 1250.5,
                      *             "closingBalance": 1250.5
                      *           }
@@ -6174,6 +7006,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6183,6 +7020,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6192,6 +7030,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6201,6 +7044,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6210,6 +7058,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6219,6 +7073,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6247,14 +7106,11 @@ export interface operations {
             /** @description A page of the dimensions of the company, in key order; follow pagination.next_cursor for the next page */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6282,6 +7138,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6291,6 +7152,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6300,6 +7162,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6309,6 +7176,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6318,6 +7190,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6327,6 +7205,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6355,14 +7238,11 @@ export interface operations {
             /** @description A page of the sub-ledgers (customers and suppliers) of the company, in key order; follow pagination.next_cursor for the next page */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6389,6 +7269,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6398,6 +7283,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6407,6 +7293,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6416,6 +7307,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6425,6 +7321,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6434,6 +7336,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6460,14 +7367,11 @@ export interface operations {
             /** @description The VAT terms of the year in one page (six for bimonthly filing, one for annual filing, per the company's vatFrequency), with totals per tax code and the reconciliation against the VAT accounts */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6534,6 +7438,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6543,6 +7452,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6552,6 +7462,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6561,6 +7476,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6570,6 +7490,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6579,6 +7505,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6602,14 +7533,11 @@ export interface operations {
             /** @description The bank accounts of the company, all in one page, by account number */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6641,6 +7569,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6650,6 +7583,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6659,6 +7593,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6668,6 +7607,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6677,6 +7621,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6686,6 +7636,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6722,14 +7677,11 @@ export interface operations {
             /** @description A page of transactions, newest first (booking date, then id, descending) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6769,6 +7721,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6778,6 +7735,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6787,6 +7745,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6796,6 +7759,11 @@ export interface operations {
             /** @description not_found: the company or the bank account does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6805,6 +7773,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6814,6 +7788,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6842,14 +7821,11 @@ export interface operations {
             /** @description Twelve periods of the year */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6862,12 +7838,177 @@ export interface operations {
                      *         {
                      *           "period": 1,
                      *           "label": "January",
-                     *           "groupCount": 1,
-                     *           "automaticGroupCount": 1,
-                     *           "entryCount": 1,
-                     *           "staleGroupCount": 1,
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
                      *           "stale": true,
-                     *           "unreconciledTransactionCount": 1,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 2,
+                     *           "label": "February",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 3,
+                     *           "label": "March",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 4,
+                     *           "label": "April",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 5,
+                     *           "label": "May",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 6,
+                     *           "label": "June",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 7,
+                     *           "label": "July",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 8,
+                     *           "label": "August",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 9,
+                     *           "label": "September",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 10,
+                     *           "label": "October",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 11,
+                     *           "label": "November",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
+                     *           "approval": {
+                     *             "status": "approved",
+                     *             "approvedAt": "2026-01-15T09:30:00.000Z",
+                     *             "approvedBy": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": 12,
+                     *           "label": "December",
+                     *           "groupCount": 0,
+                     *           "automaticGroupCount": 0,
+                     *           "entryCount": 0,
+                     *           "staleGroupCount": 0,
+                     *           "stale": true,
+                     *           "unreconciledTransactionCount": 0,
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
@@ -6883,6 +8024,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6892,6 +8038,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6901,6 +8048,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6910,6 +8062,11 @@ export interface operations {
             /** @description not_found: the company or the bank account does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +8076,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6928,6 +8091,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6962,14 +8130,11 @@ export interface operations {
             /** @description A page of groups in (year, period, creation) order; dissolved groups are not listed */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6984,8 +8149,8 @@ export interface operations {
                      *           "glAccountCode": "1920",
                      *           "source": "manual",
                      *           "note": "Card payment",
-                     *           "bankTransactionCount": 1,
-                     *           "glLineCount": 1,
+                     *           "bankTransactionCount": 0,
+                     *           "glLineCount": 0,
                      *           "total": 1250.5,
                      *           "stale": true,
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
@@ -7004,6 +8169,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7013,6 +8183,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7022,6 +8193,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7031,6 +8207,11 @@ export interface operations {
             /** @description not_found: the company or the bank account does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7040,6 +8221,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7049,6 +8236,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7061,7 +8253,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7093,16 +8285,12 @@ export interface operations {
             /** @description The group; its members are reconciled */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7115,8 +8303,8 @@ export interface operations {
                      *       "glAccountCode": "1920",
                      *       "source": "manual",
                      *       "note": "Card payment",
-                     *       "bankTransactionCount": 1,
-                     *       "glLineCount": 1,
+                     *       "bankTransactionCount": 0,
+                     *       "glLineCount": 0,
                      *       "total": 1250.5,
                      *       "stale": true,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
@@ -7139,6 +8327,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7148,6 +8341,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7157,6 +8351,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7166,6 +8365,11 @@ export interface operations {
             /** @description not_found: the company or the bank account does not exist or is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7175,6 +8379,11 @@ export interface operations {
             /** @description already_reconciled: a named bank transaction or GL line is already in a group that year (inUse names each with its reconciliationId); members_changed: the members kept changing while the group was made (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7184,6 +8393,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7193,6 +8407,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7202,6 +8421,11 @@ export interface operations {
             /** @description validation_failed with reason invalid_members (errors name each member that does not exist, is on another account or in another period) or unbalanced (the bank transactions do not sum exactly to the GL lines) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7211,6 +8435,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7220,6 +8450,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7245,14 +8480,11 @@ export interface operations {
             /** @description The group with its entries */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7265,8 +8497,8 @@ export interface operations {
                      *       "glAccountCode": "1920",
                      *       "source": "manual",
                      *       "note": "Card payment",
-                     *       "bankTransactionCount": 1,
-                     *       "glLineCount": 1,
+                     *       "bankTransactionCount": 0,
+                     *       "glLineCount": 0,
                      *       "total": 1250.5,
                      *       "stale": true,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
@@ -7289,6 +8521,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7298,6 +8535,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7307,6 +8545,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7316,6 +8559,11 @@ export interface operations {
             /** @description not_found: no such group, dissolved, or outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7325,6 +8573,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7334,6 +8588,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7346,7 +8605,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7362,16 +8621,12 @@ export interface operations {
             /** @description The group is dissolved and its members are unreconciled (the same answer when it already was) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7396,6 +8651,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7405,6 +8665,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7414,6 +8675,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7423,6 +8689,11 @@ export interface operations {
             /** @description not_found: no such group, or outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7432,6 +8703,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7441,6 +8717,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7450,6 +8731,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7459,6 +8745,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7468,6 +8760,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7491,14 +8788,11 @@ export interface operations {
             /** @description Readiness of the books */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7511,15 +8805,15 @@ export interface operations {
                      *         {
                      *           "year": 2026,
                      *           "current": true,
-                     *           "accounts": 1,
-                     *           "mappedAccounts": 1,
-                     *           "openingBalances": 1,
-                     *           "generalLedgerLines": 1,
+                     *           "accounts": 0,
+                     *           "mappedAccounts": 0,
+                     *           "openingBalances": 0,
+                     *           "generalLedgerLines": 0,
                      *           "lastImportAt": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "dimensions": 1,
-                     *       "subLedgers": 1,
+                     *       "dimensions": 0,
+                     *       "subLedgers": 0,
                      *       "blockers": [
                      *         "no_accounts"
                      *       ],
@@ -7535,6 +8829,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7544,6 +8843,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7553,6 +8853,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7562,6 +8867,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7571,6 +8881,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7580,6 +8896,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7592,7 +8913,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7632,16 +8953,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7654,13 +8971,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -7671,7 +8988,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -7698,6 +9015,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7707,6 +9029,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7716,6 +9039,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7725,6 +9053,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7734,6 +9067,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7743,6 +9081,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7752,6 +9095,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7761,6 +9109,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7770,6 +9123,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7779,6 +9138,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7791,7 +9155,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -7820,16 +9184,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7842,13 +9202,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -7859,7 +9219,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -7886,6 +9246,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7895,6 +9260,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7904,6 +9270,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7913,6 +9284,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7922,6 +9298,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7931,6 +9312,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7940,6 +9326,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7949,6 +9340,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7958,6 +9354,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7967,6 +9369,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7979,7 +9386,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8008,16 +9415,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8030,13 +9433,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8047,7 +9450,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8074,6 +9477,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8083,6 +9491,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8092,6 +9501,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8101,6 +9515,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8110,6 +9529,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8119,6 +9543,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8128,6 +9557,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8137,6 +9571,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8146,6 +9585,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8155,6 +9600,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8167,7 +9617,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8202,16 +9652,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8224,13 +9670,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8241,7 +9687,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8268,6 +9714,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8277,6 +9728,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8286,6 +9738,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8295,6 +9752,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8304,6 +9766,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8313,6 +9780,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8322,6 +9794,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8331,6 +9808,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8340,6 +9822,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8349,6 +9837,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8361,7 +9854,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8404,16 +9897,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8426,13 +9915,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8443,7 +9932,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8470,6 +9959,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8479,6 +9973,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8488,6 +9983,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8497,6 +9997,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8506,6 +10011,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8515,6 +10025,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8524,6 +10039,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8533,6 +10053,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8542,6 +10067,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8551,6 +10082,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8563,7 +10099,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8610,16 +10146,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8632,13 +10164,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8649,7 +10181,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8676,6 +10208,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8685,6 +10222,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8694,6 +10232,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8703,6 +10246,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8712,6 +10260,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8721,6 +10274,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8730,6 +10288,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8739,6 +10302,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8748,6 +10316,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8757,6 +10331,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8769,7 +10348,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8796,16 +10375,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8818,13 +10393,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -8835,7 +10410,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -8862,6 +10437,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8871,6 +10451,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8880,6 +10461,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8889,6 +10475,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8898,6 +10489,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8907,6 +10503,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8916,6 +10517,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8925,6 +10531,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8934,6 +10545,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8943,6 +10560,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8955,7 +10577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8982,16 +10604,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9004,13 +10622,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -9021,7 +10639,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -9048,6 +10666,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9057,6 +10680,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9066,6 +10690,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9075,6 +10704,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9084,6 +10718,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9093,6 +10732,11 @@ export interface operations {
             /** @description payload_too_large: more than 10,000 rows, or a body of more than 4194304 bytes (4 MiB) as sent or 33554432 bytes (32 MiB) decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9102,6 +10746,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9111,6 +10760,11 @@ export interface operations {
             /** @description validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9120,6 +10774,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9129,6 +10789,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9154,14 +10819,11 @@ export interface operations {
             /** @description The import */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9174,13 +10836,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -9191,7 +10853,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -9218,6 +10880,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9227,6 +10894,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9236,6 +10904,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9245,6 +10918,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9254,6 +10932,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9263,6 +10947,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9297,14 +10986,11 @@ export interface operations {
             /** @description Imports, newest first; filters kind, status, year */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9319,13 +11005,13 @@ export interface operations {
                      *           "status": "queued",
                      *           "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *           "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *           "lineCount": 1,
-                     *           "rowsDiscovered": 1,
-                     *           "rowsValid": 1,
-                     *           "rowsFailed": 1,
-                     *           "rowsInserted": 1,
-                     *           "rowsUpdated": 1,
-                     *           "rowsDeleted": 1,
+                     *           "lineCount": 0,
+                     *           "rowsDiscovered": 0,
+                     *           "rowsValid": 0,
+                     *           "rowsFailed": 0,
+                     *           "rowsInserted": 0,
+                     *           "rowsUpdated": 0,
+                     *           "rowsDeleted": 0,
                      *           "sampleErrors": [
                      *             "line 3: account 3000 is hidden in 2026"
                      *           ],
@@ -9336,7 +11022,7 @@ export interface operations {
                      *               "transactionIds": [
                      *                 "V-7"
                      *               ],
-                     *               "count": 1
+                     *               "count": 0
                      *             }
                      *           ],
                      *           "failureReason": null,
@@ -9369,6 +11055,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9378,6 +11069,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9387,6 +11079,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9396,6 +11093,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9405,6 +11107,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9414,6 +11122,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9426,7 +11139,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9442,16 +11155,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9464,13 +11173,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -9481,7 +11190,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -9508,6 +11217,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9517,6 +11231,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9526,6 +11241,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9535,6 +11255,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9544,6 +11269,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9553,6 +11283,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9562,6 +11297,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9571,6 +11311,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9580,6 +11326,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9592,7 +11343,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9608,16 +11359,12 @@ export interface operations {
             /** @description Accepted and queued: poll the import (Location) or its job until succeeded or failed */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9630,13 +11377,13 @@ export interface operations {
                      *       "status": "queued",
                      *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "datasetId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "lineCount": 1,
-                     *       "rowsDiscovered": 1,
-                     *       "rowsValid": 1,
-                     *       "rowsFailed": 1,
-                     *       "rowsInserted": 1,
-                     *       "rowsUpdated": 1,
-                     *       "rowsDeleted": 1,
+                     *       "lineCount": 0,
+                     *       "rowsDiscovered": 0,
+                     *       "rowsValid": 0,
+                     *       "rowsFailed": 0,
+                     *       "rowsInserted": 0,
+                     *       "rowsUpdated": 0,
+                     *       "rowsDeleted": 0,
                      *       "sampleErrors": [
                      *         "line 3: account 3000 is hidden in 2026"
                      *       ],
@@ -9647,7 +11394,7 @@ export interface operations {
                      *           "transactionIds": [
                      *             "V-7"
                      *           ],
-                     *           "count": 1
+                     *           "count": 0
                      *         }
                      *       ],
                      *       "failureReason": null,
@@ -9674,6 +11421,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9683,6 +11435,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9692,6 +11445,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9701,6 +11459,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9710,6 +11473,11 @@ export interface operations {
             /** @description conflict: reason company_not_api_managed (the company is not bound to Api), job_in_flight (an import of this kind runs; jobId names it), or *_in_use for deletions (inUse lists what depends on each id) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9719,6 +11487,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9728,6 +11501,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9737,6 +11515,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9746,6 +11530,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9774,14 +11563,11 @@ export interface operations {
             /** @description Fetch runs, newest first, with their post-fetch engines */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9818,6 +11604,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9827,6 +11618,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9836,6 +11628,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9845,6 +11642,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9854,6 +11656,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9863,6 +11671,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9894,14 +11707,11 @@ export interface operations {
             /** @description A page of the jobs of the companies within your reach (not deleted), newest first; filters status, type, company_id. A filtered page may be shorter than page_size: follow pagination.next_cursor while has_more */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9938,6 +11748,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9947,6 +11762,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9956,6 +11772,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9965,6 +11786,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9974,6 +11801,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10010,14 +11842,11 @@ export interface operations {
             /** @description A page of document metadata, newest first (completion time). Pages filtered by linked_line_id or content_type may hold fewer than page_size; follow next_cursor. */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10058,6 +11887,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10067,6 +11901,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10076,6 +11911,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10085,6 +11925,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10094,6 +11939,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10103,6 +11954,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10115,7 +11971,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10150,16 +12006,12 @@ export interface operations {
             /** @description Step 1 of 2. The upload is declared; nothing exists yet. PUT the exact bytes to upload.url with upload.headers (the URL binds Content-Type, Content-Length and the SHA-256 checksum and expires after 15 minutes), then complete the upload (step 2). An S3 notification also completes it on its own shortly after the PUT. */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10185,6 +12037,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10194,6 +12051,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10203,6 +12061,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10212,6 +12075,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10221,6 +12089,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10230,6 +12103,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10239,6 +12117,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10248,6 +12131,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10257,6 +12145,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10266,6 +12160,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10278,7 +12177,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10292,16 +12191,12 @@ export interface operations {
             /** @description Step 2 of 2. The stored bytes were checked (they exist; size and SHA-256 equal the declaration; their first bytes match the declared content type) and the document now exists. Completing again (or after the automatic completion) answers the same document. */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10334,6 +12229,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10343,6 +12243,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10352,6 +12253,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10361,6 +12267,11 @@ export interface operations {
             /** @description not_found: no such declaration or document, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10370,6 +12281,11 @@ export interface operations {
             /** @description upload_missing: nothing was uploaded to the URL yet (PUT the bytes, then complete again) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10379,6 +12295,11 @@ export interface operations {
             /** @description upload_expired: the declaration expired before completion (declare again) */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10388,6 +12309,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10397,6 +12323,11 @@ export interface operations {
             /** @description upload_mismatch: the stored bytes differ from the declaration; errors[].field names sizeBytes, sha256 or contentType. Nothing is created; PUT the right bytes and complete again */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10406,6 +12337,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10415,6 +12352,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10438,14 +12380,11 @@ export interface operations {
             /** @description The document metadata */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10478,6 +12417,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10487,6 +12431,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10496,6 +12441,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10505,6 +12455,11 @@ export interface operations {
             /** @description not_found: no such document, soft-deleted, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10514,6 +12469,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10523,6 +12484,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10535,7 +12501,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10549,16 +12515,12 @@ export interface operations {
             /** @description Soft delete: the document answers 404 everywhere afterwards; the stored bytes stay. Deleting again answers the same deletion. */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10575,6 +12537,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10584,6 +12551,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10593,6 +12561,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10602,6 +12575,11 @@ export interface operations {
             /** @description not_found: no such document, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10611,6 +12589,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10620,6 +12603,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10629,6 +12617,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10638,6 +12631,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10647,6 +12646,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10670,14 +12674,11 @@ export interface operations {
             /** @description A presigned GET URL valid for 5 minutes; its answer carries Content-Disposition: attachment with the file name */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10693,6 +12694,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10702,6 +12708,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10711,6 +12718,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10720,6 +12732,11 @@ export interface operations {
             /** @description not_found: no such document, soft-deleted, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10729,6 +12746,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10738,6 +12761,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10750,7 +12778,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10764,16 +12792,12 @@ export interface operations {
             /** @description The document, back (a document that is not deleted is answered unchanged) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10806,6 +12830,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10815,6 +12844,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10824,6 +12854,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10833,6 +12868,11 @@ export interface operations {
             /** @description not_found: no such document, or its company is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10842,6 +12882,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10851,6 +12896,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10860,6 +12910,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10869,6 +12924,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10878,6 +12939,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10903,14 +12969,11 @@ export interface operations {
             /** @description The subscriptions of your organization and its descendants: your own first, each organization's oldest first */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10930,10 +12993,10 @@ export interface operations {
                      *           "description": "Bank deposits",
                      *           "status": "pending_verification",
                      *           "statusReason": "text",
-                     *           "verifiedAt": "text",
-                     *           "previousSecretExpiresAt": "text",
-                     *           "createdAt": "text",
-                     *           "updatedAt": "text"
+                     *           "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -10948,6 +13011,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10957,6 +13025,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10966,6 +13035,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10975,6 +13049,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10984,6 +13064,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10996,7 +13081,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -11021,16 +13106,12 @@ export interface operations {
             /** @description Created, pending_verification; the signing secret is in this answer only. The handshake follows within seconds. */
             201: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11048,10 +13129,10 @@ export interface operations {
                      *       "description": "Bank deposits",
                      *       "status": "pending_verification",
                      *       "statusReason": "text",
-                     *       "verifiedAt": "text",
-                     *       "previousSecretExpiresAt": "text",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text",
+                     *       "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -11061,6 +13142,11 @@ export interface operations {
             /** @description validation_failed: url refused (not https, credentials, a private address), companyIds naming a company outside your reach, or another field (detail and errors name it); malformed_json */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11070,6 +13156,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11079,6 +13166,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11088,6 +13180,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11097,6 +13194,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11106,6 +13208,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11115,6 +13222,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11124,6 +13236,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11133,6 +13251,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11156,14 +13279,11 @@ export interface operations {
             /** @description The subscription (never its secret) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11181,10 +13301,10 @@ export interface operations {
                      *       "description": "Bank deposits",
                      *       "status": "pending_verification",
                      *       "statusReason": "text",
-                     *       "verifiedAt": "text",
-                     *       "previousSecretExpiresAt": "text",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -11193,6 +13313,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11202,6 +13327,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11211,6 +13337,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11220,6 +13351,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11229,6 +13365,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11238,6 +13380,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11250,7 +13397,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11264,16 +13411,12 @@ export interface operations {
             /** @description Deleted: nothing more is delivered (pending deliveries end as failed) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11289,6 +13432,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11298,6 +13446,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11307,6 +13456,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11316,6 +13470,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11325,6 +13484,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11334,6 +13498,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11343,6 +13512,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11352,6 +13526,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11361,6 +13541,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11373,7 +13558,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11398,16 +13583,12 @@ export interface operations {
             /** @description The subscription; a new url makes it pending_verification until the handshake passes again */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11425,10 +13606,10 @@ export interface operations {
                      *       "description": "Bank deposits",
                      *       "status": "pending_verification",
                      *       "statusReason": "text",
-                     *       "verifiedAt": "text",
-                     *       "previousSecretExpiresAt": "text",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -11437,6 +13618,11 @@ export interface operations {
             /** @description validation_failed: url refused, companyIds outside your reach or the subscription's organization, or another field (detail and errors name it); malformed_json */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11446,6 +13632,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11455,6 +13642,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11464,6 +13656,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11473,6 +13670,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11482,6 +13684,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11491,6 +13698,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11500,6 +13712,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11509,6 +13726,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11518,6 +13741,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11530,7 +13758,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11544,16 +13772,12 @@ export interface operations {
             /** @description The handshake ran now: active when it passed, else pending_verification (or disabled) with the reason in statusReason */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11571,10 +13795,10 @@ export interface operations {
                      *       "description": "Bank deposits",
                      *       "status": "pending_verification",
                      *       "statusReason": "text",
-                     *       "verifiedAt": "text",
-                     *       "previousSecretExpiresAt": "text",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "verifiedAt": "2026-01-15T09:30:00.000Z",
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -11583,6 +13807,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11592,6 +13821,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11601,6 +13831,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11610,6 +13845,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11619,6 +13859,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11628,6 +13873,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11637,6 +13887,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11646,6 +13901,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11655,6 +13916,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11667,7 +13933,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11681,16 +13947,12 @@ export interface operations {
             /** @description The new secret, shown once; the previous one keeps signing until previousSecretExpiresAt */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11698,7 +13960,7 @@ export interface operations {
                      * @example {
                      *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "secret": "text",
-                     *       "previousSecretExpiresAt": "text"
+                     *       "previousSecretExpiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["RotatedWebhookSecret"];
@@ -11707,6 +13969,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11716,6 +13983,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11725,6 +13993,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11734,6 +14007,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11743,6 +14021,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11752,6 +14035,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11761,6 +14049,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11770,6 +14063,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11779,6 +14078,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11791,7 +14095,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11805,16 +14109,12 @@ export interface operations {
             /** @description A webhook.test event is being delivered: follow the delivery */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11825,12 +14125,12 @@ export interface operations {
                      *       "eventId": "text",
                      *       "eventType": "text",
                      *       "status": "pending",
-                     *       "attemptCount": 1,
-                     *       "nextAttemptAt": "text",
+                     *       "attemptCount": 0,
+                     *       "nextAttemptAt": "2026-01-15T09:30:00.000Z",
                      *       "notice": "text",
                      *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -11839,6 +14139,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11848,6 +14153,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11857,6 +14163,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11866,6 +14177,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11875,6 +14191,11 @@ export interface operations {
             /** @description conflict: reason subscription_not_active (pending_verification or disabled: verify it first) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11884,6 +14205,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11893,6 +14219,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11902,6 +14233,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11911,6 +14248,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11943,14 +14285,11 @@ export interface operations {
             /** @description Deliveries, newest first; filtered pages may hold fewer than page_size (follow next_cursor) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11963,12 +14302,12 @@ export interface operations {
                      *           "eventId": "text",
                      *           "eventType": "text",
                      *           "status": "pending",
-                     *           "attemptCount": 1,
-                     *           "nextAttemptAt": "text",
+                     *           "attemptCount": 0,
+                     *           "nextAttemptAt": "2026-01-15T09:30:00.000Z",
                      *           "notice": "text",
                      *           "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *           "createdAt": "text",
-                     *           "updatedAt": "text"
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11983,6 +14322,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11992,6 +14336,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12001,6 +14346,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12010,6 +14360,11 @@ export interface operations {
             /** @description not_found: no such subscription, or it belongs to an organization outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12019,6 +14374,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12028,6 +14389,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12051,14 +14417,11 @@ export interface operations {
             /** @description The delivery with the event and every attempt */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12069,16 +14432,16 @@ export interface operations {
                      *       "eventId": "text",
                      *       "eventType": "text",
                      *       "status": "pending",
-                     *       "attemptCount": 1,
-                     *       "nextAttemptAt": "text",
+                     *       "attemptCount": 0,
+                     *       "nextAttemptAt": "2026-01-15T09:30:00.000Z",
                      *       "notice": "text",
                      *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
                      *       "event": {
                      *         "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *         "type": "bank_transaction",
-                     *         "occurredAt": "text",
+                     *         "occurredAt": "2026-01-15T09:30:00.000Z",
                      *         "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
                      *         "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
                      *         "data": {
@@ -12088,10 +14451,10 @@ export interface operations {
                      *       },
                      *       "attempts": [
                      *         {
-                     *           "at": "text",
-                     *           "statusCode": 1,
+                     *           "at": "2026-01-15T09:30:00.000Z",
+                     *           "statusCode": 100,
                      *           "error": "validation_failed",
-                     *           "latencyMs": 1,
+                     *           "latencyMs": 0,
                      *           "responseBody": "text"
                      *         }
                      *       ]
@@ -12103,6 +14466,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12112,6 +14480,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12121,6 +14490,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12130,6 +14504,11 @@ export interface operations {
             /** @description not_found: no such delivery, or its subscription is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12139,6 +14518,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12148,6 +14533,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12160,7 +14550,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12174,16 +14564,12 @@ export interface operations {
             /** @description The same event (same id and body) is being delivered again as a new delivery */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12194,12 +14580,12 @@ export interface operations {
                      *       "eventId": "text",
                      *       "eventType": "text",
                      *       "status": "pending",
-                     *       "attemptCount": 1,
-                     *       "nextAttemptAt": "text",
+                     *       "attemptCount": 0,
+                     *       "nextAttemptAt": "2026-01-15T09:30:00.000Z",
                      *       "notice": "text",
                      *       "redeliveryOf": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
-                     *       "createdAt": "text",
-                     *       "updatedAt": "text"
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -12208,6 +14594,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12217,6 +14608,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12226,6 +14618,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12235,6 +14632,11 @@ export interface operations {
             /** @description not_found: no such delivery, or its subscription is outside your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12244,6 +14646,11 @@ export interface operations {
             /** @description conflict: reason subscription_not_active (pending_verification or disabled: verify it first) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12253,6 +14660,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12262,6 +14674,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12271,6 +14688,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12280,6 +14703,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12300,14 +14728,11 @@ export interface operations {
             /** @description The event catalogue: each type, what it means, its ids and link */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12331,6 +14756,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12340,6 +14770,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12349,6 +14780,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12358,6 +14794,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12367,6 +14809,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12396,14 +14843,11 @@ export interface operations {
             /** @description The organization's events after `after`, in sequence order (its own and its descendants' companies, kept 30 days) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12414,7 +14858,7 @@ export interface operations {
                      *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *           "sequence": 1,
                      *           "type": "bank_transaction",
-                     *           "occurredAt": "text",
+                     *           "occurredAt": "2026-01-15T09:30:00.000Z",
                      *           "organizationId": "5e8d7c6b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
                      *           "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
                      *           "data": {
@@ -12435,6 +14879,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12444,6 +14893,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12453,6 +14903,11 @@ export interface operations {
             /** @description system_client_required: webhooks are managed by system clients only (or insufficient_scope: webhooks:manage) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12462,6 +14917,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12471,6 +14932,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12496,14 +14962,11 @@ export interface operations {
             /** @description The people who are members of your organization subtree, in one page (next_cursor is always null) */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12536,6 +14999,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12545,6 +15013,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12554,6 +15023,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12563,6 +15037,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12572,6 +15052,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12595,14 +15080,11 @@ export interface operations {
             /** @description The person with their memberships within your reach */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12627,6 +15109,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12636,6 +15123,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12645,6 +15133,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12654,6 +15147,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12663,6 +15161,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12672,6 +15176,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12702,14 +15211,11 @@ export interface operations {
             /** @description A page of the companies within your reach the person holds actions on, with those actions */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12736,6 +15242,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12745,6 +15256,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12754,6 +15266,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12763,6 +15280,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12772,6 +15294,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12781,6 +15309,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12809,14 +15342,11 @@ export interface operations {
             /** @description The decision for the company and action, and the policy rule that decided it */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12831,7 +15361,7 @@ export interface operations {
                      *         "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *         "name": "Bakeriet Solsiden AS"
                      *       },
-                     *       "ruleIndex": 1,
+                     *       "ruleIndex": 0,
                      *       "rule": {
                      *         "effect": "allow",
                      *         "actions": [
@@ -12855,6 +15385,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12864,6 +15399,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12873,6 +15409,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12882,6 +15423,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12891,6 +15437,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12900,6 +15452,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12925,14 +15482,11 @@ export interface operations {
             /** @description A page of the policies owned by organizations of your subtree */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12978,6 +15532,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12987,6 +15546,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12996,6 +15556,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13005,6 +15570,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13014,6 +15585,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13026,7 +15602,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -13076,16 +15652,12 @@ export interface operations {
             /** @description The policy, at version 1 */
             201: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13123,6 +15695,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13132,6 +15709,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13141,6 +15719,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13150,6 +15733,11 @@ export interface operations {
             /** @description not_found: organizationId names no organization within your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13159,6 +15747,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13168,6 +15761,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13177,6 +15775,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13186,6 +15789,11 @@ export interface operations {
             /** @description resource_outside_organization: a rule names an organization or company outside the owning organization's subtree (errors[] names each) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13195,6 +15803,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13204,6 +15818,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13227,14 +15846,11 @@ export interface operations {
             /** @description The policy */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13272,6 +15888,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13281,6 +15902,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13290,6 +15912,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13299,6 +15926,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13308,6 +15940,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13317,6 +15955,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13329,9 +15972,9 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
-                /** @description The policy's current version (e.g. `3` or `"3"`); required */
+                /** @description The policy's current version (e.g. `3` or `"3"`); required; anything else answers 412 */
                 "If-Match": string;
             };
             path: {
@@ -13370,16 +16013,12 @@ export interface operations {
             /** @description The policy with its new version; everyone it is assigned to holds the new rules from their next request */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13417,6 +16056,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13426,6 +16070,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13435,6 +16080,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13444,6 +16094,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13453,6 +16108,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13462,6 +16122,11 @@ export interface operations {
             /** @description version_mismatch: If-Match is missing or names another version than the current one (read the policy again) */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13471,6 +16136,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13480,6 +16150,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13489,6 +16164,11 @@ export interface operations {
             /** @description resource_outside_organization: a rule names an organization or company outside the owning organization's subtree */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13498,6 +16178,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13507,6 +16193,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13519,7 +16210,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13533,16 +16224,12 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13558,6 +16245,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13567,6 +16259,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13576,6 +16269,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13585,6 +16283,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13594,6 +16297,11 @@ export interface operations {
             /** @description policy_in_use: the policy is assigned; inUse lists the assignments (id, userId). conflict: it changed meanwhile */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13603,6 +16311,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13612,6 +16325,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13621,6 +16339,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13630,6 +16354,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13659,14 +16388,11 @@ export interface operations {
             /** @description A page of the assignments of policies owned within your subtree */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13694,6 +16420,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13703,6 +16434,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13712,6 +16444,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13721,6 +16458,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13730,6 +16473,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13742,7 +16490,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -13763,16 +16511,12 @@ export interface operations {
             /** @description The assignment; the person holds the policy's rules from their next request */
             201: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13792,6 +16536,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13801,6 +16550,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13810,6 +16560,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13819,6 +16574,11 @@ export interface operations {
             /** @description not_found: the policy or the person is not within your reach */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13828,6 +16588,11 @@ export interface operations {
             /** @description conflict (reason already_assigned): the person holds this policy already */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13837,6 +16602,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13846,6 +16616,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13855,6 +16630,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13864,6 +16644,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13873,6 +16659,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13885,7 +16676,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13899,16 +16690,12 @@ export interface operations {
             /** @description Revoked: the person's very next request is decided without it */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
-                    /** @description true when this is the stored response of an earlier request with the same key */
-                    "Idempotency-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13924,6 +16711,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13933,6 +16725,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13942,6 +16735,11 @@ export interface operations {
             /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13951,6 +16749,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13960,6 +16763,11 @@ export interface operations {
             /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13969,6 +16777,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13978,6 +16791,11 @@ export interface operations {
             /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13987,6 +16805,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13996,6 +16820,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14019,14 +16848,11 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14055,6 +16881,11 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14064,6 +16895,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14073,6 +16905,11 @@ export interface operations {
             /** @description insufficient_scope: the token lacks the scope of this operation */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14082,6 +16919,11 @@ export interface operations {
             /** @description not_found: wrong id, outside your reach, or deleted */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14091,6 +16933,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14100,6 +16948,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14137,14 +16990,11 @@ export interface operations {
             /** @description The JSON-RPC response */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14154,7 +17004,7 @@ export interface operations {
                      *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
                      *       "result": {},
                      *       "error": {
-                     *         "code": 1,
+                     *         "code": -2147483648,
                      *         "message": "Something to know about"
                      *       }
                      *     }
@@ -14165,14 +17015,11 @@ export interface operations {
             /** @description A notification or response was accepted (no body) */
             202: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14180,14 +17027,11 @@ export interface operations {
             /** @description The body is not one readable JSON-RPC message; validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description Burst size of the client plan */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is fully replenished */
-                    "RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14198,6 +17042,7 @@ export interface operations {
             /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14207,6 +17052,11 @@ export interface operations {
             /** @description origin_not_allowed: the Host or Origin header names a site other than this API (DNS rebinding protection); insufficient_scope: tools/call of a tool whose scope the token lacks (the scope is in WWW-Authenticate) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14216,6 +17066,11 @@ export interface operations {
             /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14225,6 +17080,11 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14234,6 +17094,12 @@ export interface operations {
             /** @description rate_limited: the quota of the client is used up; honour Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14243,6 +17109,11 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14263,8 +17134,7 @@ export interface operations {
             /** @description The protected-resource metadata */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14283,7 +17153,7 @@ export interface operations {
                      *         "header"
                      *       ],
                      *       "resource_name": "text",
-                     *       "resource_documentation": "text"
+                     *       "resource_documentation": "https://api.example.com/problems/validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
@@ -14292,6 +17162,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14301,6 +17172,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14321,8 +17193,7 @@ export interface operations {
             /** @description The protected-resource metadata */
             200: {
                 headers: {
-                    /** @description Identifies the request; quote it to support */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14341,7 +17212,7 @@ export interface operations {
                      *         "header"
                      *       ],
                      *       "resource_name": "text",
-                     *       "resource_documentation": "text"
+                     *       "resource_documentation": "https://api.example.com/problems/validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
@@ -14350,6 +17221,7 @@ export interface operations {
             /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14359,6 +17231,7 @@ export interface operations {
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

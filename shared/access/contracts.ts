@@ -52,7 +52,7 @@ export const accessContracts = {
   getAccessPolicy: { params: policyParams, responses: { 200: { description: 'The policy', schema: PolicySchema } } },
   replaceAccessPolicy: {
     params: policyParams,
-    headers: z.object({ 'If-Match': z.string().openapi({ description: 'The policy\'s current version (e.g. `3` or `"3"`); required', example: '1' }) }),
+    headers: z.object({ 'If-Match': z.string().max(32).regex(/^\s*(W\/)?"?\d{1,9}"?\s*$/).openapi({ description: 'The policy\'s current version (e.g. `3` or `"3"`); required; anything else answers 412', example: '1' }) }),
     body: ReplacePolicySchema,
     responses: { 200: { description: 'The policy with its new version; everyone it is assigned to holds the new rules from their next request', schema: PolicySchema } },
     problems: {

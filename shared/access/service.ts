@@ -10,6 +10,7 @@ import { canReach, within } from '../identity/reach';
 import { personCompanies, reachTargetOf as target } from '../companies/person-companies';
 import type { Scope } from '../identity/scopes';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
+import { limits } from '../platform/schemas';
 import { personRepository } from '../identity/person-repository';
 import { policyKeys } from '../identity/access-keys';
 import { allowedActions, decide, noAccess, type EffectiveAccess, type GrantedRule } from '../identity/access-evaluator';
@@ -210,7 +211,7 @@ export const deletePolicy = async (policy: PolicyRecord): Promise<void> => {
       error: 'policy_in_use',
       title: 'Policy in use',
       detail: `The policy is assigned ${policy.assignmentCount} time${policy.assignmentCount === 1 ? '' : 's'}; delete its assignments first.`,
-      inUse: assignments.map((assignment) => ({ id: assignment.id, userId: assignment.userId })),
+      inUse: assignments.slice(0, limits.inUse).map((assignment) => ({ id: assignment.id, userId: assignment.userId })),
     });
   }
   try {

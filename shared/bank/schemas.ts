@@ -1,56 +1,64 @@
 import { Decimal } from '../platform/money';
-import { pageOf, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
+import { CountSchema, DateSchema, identifier, limits, pageOf, PageQuerySchema, PeriodSchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals (shared/platform/json.ts). */
 
 const amountRead = z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' });
-const date = z.string().openapi({ format: 'date', example: '2026-03-14' });
-const nullableText = z.string().nullable();
+const date = DateSchema.openapi({ example: '2026-03-14' });
+/** Text of a bank statement as the bank sent it (camt.053 texts are at most 500 characters; remittance lines are joined). */
+const statementText = textOut(4000);
+const nullableText = statementText.nullable();
+const timestamp = TimestampSchema;
+const accountCode = textOut(20);
+const clientOrEngine = textOut(limits.serviceId);
+
+/** Members of one reconciliation group (bank transactions plus GL lines). */
+export const maxGroupMembers = 98;
 
 export const reconciliationStatuses = ['unreconciled', 'reconciled', 'stale'] as const;
 export type ReconciliationStatus = (typeof reconciliationStatuses)[number];
 
 export const BankAccountSchema = z
   .object({
-    id: z.string().uuid(),
-    name: z.string().openapi({ description: 'The name the bank gives the account (or the owner name when it gives none)' }),
-    accountNumber: z.string().openapi({ description: 'Norwegian bank account number, 11 digits with a valid mod-11 check digit', example: '15032012340' }),
-    iban: z.string().nullable().openapi({ example: 'NO9315032012340' }),
-    bic: nullableText,
-    currency: z.string().openapi({ example: 'NOK' }),
-    glAccountCode: z.string().openapi({ description: 'The GL account the bank account is mapped to (reconciliation matches its GL lines)', example: '1920' }),
-    lastStatementAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the latest statement was ingested' }),
-    createdAt: z.string().openapi({ format: 'date-time' }),
-    updatedAt: z.string().openapi({ format: 'date-time' }),
+    id: UuidSchema,
+    name: statementText.openapi({ description: 'The name the bank gives the account (or the owner name when it gives none)' }),
+    accountNumber: textOut(11).openapi({ description: 'Norwegian bank account number, 11 digits with a valid mod-11 check digit', example: '15032012340' }),
+    iban: textOut(34).nullable().openapi({ example: 'NO9315032012340' }),
+    bic: textOut(11).nullable(),
+    currency: textOut(3).openapi({ example: 'NOK' }),
+    glAccountCode: accountCode.openapi({ description: 'The GL account the bank account is mapped to (reconciliation matches its GL lines)', example: '1920' }),
+    lastStatementAt: timestamp.nullable().openapi({ description: 'When the latest statement was ingested' }),
+    createdAt: timestamp,
+    updatedAt: timestamp,
   })
   .openapi('BankAccount');
 
-export const BankAccountPageSchema = pageOf(BankAccountSchema, 'BankAccountPage');
+export const BankAccountPageSchema = pageOf(BankAccountSchema, 'BankAccountPage', null);
 
 export const BankTransactionSchema = z
   .object({
-    id: z.string().uuid().openapi({ description: 'Stable across re-ingestion of the same statement' }),
-    bankAccountId: z.string().uuid(),
+    id: UuidSchema.openapi({ description: 'Stable across re-ingestion of the same statement' }),
+    bankAccountId: UuidSchema,
     bookingDate: date,
     valueDate: date.nullable(),
     amount: amountRead.openapi({ description: 'Signed: money in positive, debits negative' }),
-    currency: z.string(),
+    currency: textOut(3),
     description: nullableText,
     reference: nullableText.openapi({ description: 'KID or structured creditor reference, else the end-to-end id' }),
     counterpartyName: nullableText,
     counterpartyAccount: nullableText,
     bankTransactionCode: nullableText.openapi({ description: 'ISO 20022 domain/family/sub-family code, e.g. PMNT/RCDT/DMCT' }),
     bankReference: nullableText.openapi({ description: "The bank's own id of the entry (camt.053 AcctSvcrRef)" }),
-    statementId: z.string().openapi({ description: 'The camt.053 statement (Stmt/Id) the transaction last came from' }),
+    statementId: statementText.openapi({ description: 'The camt.053 statement (Stmt/Id) the transaction last came from' }),
     reconciliationStatus: z.enum(reconciliationStatuses).openapi({
       description:
         'Computed on every read. unreconciled: in no group. reconciled: in a group none of whose members changed since it was made. stale: in a group one of whose members changed afterwards (see ReconciliationGroup.stale).',
     }),
-    reconciliationId: z.string().uuid().nullable().openapi({ description: 'The group the transaction is in' }),
-    version: z.number().int().min(1).openapi({ description: 'Starts at 1; a statement that amends the entry adds one' }),
-    createdAt: z.string().openapi({ format: 'date-time' }),
-    updatedAt: z.string().openapi({ format: 'date-time' }),
+    reconciliationId: UuidSchema.nullable().openapi({ description: 'The group the transaction is in' }),
+    version: CountSchema.min(1).openapi({ description: 'Starts at 1; a statement that amends the entry adds one' }),
+    createdAt: timestamp,
+    updatedAt: timestamp,
   })
   .openapi('BankTransaction');
 
@@ -66,7 +74,7 @@ export const ReconciliationEntrySchema = z
     z
       .object({
         type: z.literal('bank_transaction'),
-        bankTransactionId: z.string().uuid(),
+        bankTransactionId: UuidSchema,
         bookingDate: date,
         description: nullableText,
         ...EntryBase,
@@ -75,10 +83,10 @@ export const ReconciliationEntrySchema = z
     z
       .object({
         type: z.literal('gl_line'),
-        lineId: z.string(),
-        sourceLineId: z.string(),
-        accountCode: z.string(),
-        period: z.number().int().min(1).max(12),
+        lineId: textOut(limits.serviceId),
+        sourceLineId: textOut(limits.integratorId),
+        accountCode,
+        period: PeriodSchema,
         transactionDate: date.nullable(),
         description: nullableText,
         ...EntryBase,
@@ -88,52 +96,50 @@ export const ReconciliationEntrySchema = z
   .openapi('ReconciliationEntry', { description: 'A member of a group as it was when the group was made, and whether it changed since' });
 
 const groupFields = {
-  id: z.string().uuid(),
-  bankAccountId: z.string().uuid(),
-  year: z.number().int(),
-  period: z.number().int().min(1).max(12),
-  glAccountCode: z.string().openapi({ description: 'The mapped GL account of the bank account when the group was made' }),
+  id: UuidSchema,
+  bankAccountId: UuidSchema,
+  year: YearSchema,
+  period: PeriodSchema,
+  glAccountCode: accountCode.openapi({ description: 'The mapped GL account of the bank account when the group was made' }),
   source: z.enum(['manual', 'automatic']).openapi({ description: 'automatic: made by the auto-reconciliation engine' }),
   note: nullableText,
-  bankTransactionCount: z.number().int(),
-  glLineCount: z.number().int(),
+  bankTransactionCount: CountSchema.max(maxGroupMembers),
+  glLineCount: CountSchema.max(maxGroupMembers),
   total: amountRead.openapi({ description: 'Sum of the bank transactions (equal to the sum of the GL lines)' }),
   stale: z.boolean().openapi({
     description:
       'True when a member changed after the group was made: a GL line re-imported with another amount, account, period or transaction date, or a bank transaction amended by a later statement (amount or dates).',
   }),
-  createdAt: z.string().openapi({ format: 'date-time' }),
-  createdBy: z.string().openapi({ description: 'Client id, or auto-reconciliation' }),
+  createdAt: timestamp,
+  createdBy: clientOrEngine.openapi({ description: 'Client id, or auto-reconciliation' }),
 };
 
 export const ReconciliationGroupSummarySchema = z.object(groupFields).openapi('ReconciliationGroupListItem');
 export const ReconciliationGroupPageSchema = pageOf(ReconciliationGroupSummarySchema, 'ReconciliationGroupPage');
 export const ReconciliationGroupSchema = z
-  .object({ ...groupFields, entries: z.array(ReconciliationEntrySchema) })
+  .object({ ...groupFields, entries: z.array(ReconciliationEntrySchema).max(maxGroupMembers) })
   .openapi('ReconciliationGroup');
 
 export const ReconciliationDeletionSchema = z
   .object({
-    id: z.string().uuid(),
+    id: UuidSchema,
     deleted: z.literal(true),
-    deletedAt: z.string().openapi({ format: 'date-time' }),
+    deletedAt: timestamp,
     released: z.object({
-      bankTransactionIds: z.array(z.string().uuid()),
-      lineIds: z.array(z.string()),
+      bankTransactionIds: z.array(UuidSchema).max(maxGroupMembers),
+      lineIds: z.array(textOut(limits.serviceId)).max(maxGroupMembers),
     }).openapi({ description: 'The members that are unreconciled again' }),
   })
   .openapi('ReconciliationDeletion', { description: 'The group is dissolved; deleting it again answers the same result' });
 
-export const maxGroupMembers = 98;
-
 export const CreateReconciliationSchema = z
   .strictObject({
     bankAccountId: UuidSchema,
-    year: z.number().int().min(1900).max(2999),
-    period: z.number().int().min(1).max(12),
-    bankTransactionIds: z.array(UuidSchema).min(1).openapi({ description: 'Bank transactions of the bank account (at least one)' }),
-    lineIds: z.array(z.string().min(1).max(64)).default([]).openapi({ description: 'GL lines (lineId) on the mapped GL account in this year and period' }),
-    note: z.string().max(500).optional(),
+    year: YearSchema,
+    period: PeriodSchema,
+    bankTransactionIds: z.array(UuidSchema).min(1).max(maxGroupMembers).openapi({ description: 'Bank transactions of the bank account (at least one)' }),
+    lineIds: z.array(identifier({ max: 64 })).max(maxGroupMembers).default([]).openapi({ description: 'GL lines (lineId) on the mapped GL account in this year and period' }),
+    note: text({ max: limits.note, multiline: true, blank: true }).optional(),
   })
   .superRefine((body, ctx) => {
     const members = body.bankTransactionIds.length + body.lineIds.length;
@@ -155,31 +161,32 @@ export type CreateReconciliation = z.infer<typeof CreateReconciliationSchema>;
 const approval = z
   .object({
     status: z.enum(['approved', 'not_approved']),
-    approvedAt: z.string().nullable().openapi({ format: 'date-time' }),
-    approvedBy: nullableText,
+    approvedAt: timestamp.nullable(),
+    approvedBy: textOut(limits.name).nullable(),
   })
   .openapi('PeriodApproval', { description: "The firm's approval of the period on the mapped GL account (set in the application)" });
 
 export const ReconciliationSummarySchema = z
   .object({
-    bankAccountId: z.string().uuid(),
-    glAccountCode: z.string(),
-    year: z.number().int(),
+    bankAccountId: UuidSchema,
+    glAccountCode: accountCode,
+    year: YearSchema,
     periods: z
       .array(
         z.object({
-          period: z.number().int().min(1).max(12),
-          label: z.string().openapi({ example: 'January' }),
-          groupCount: z.number().int(),
-          automaticGroupCount: z.number().int(),
-          entryCount: z.number().int().openapi({ description: 'Members of the period\'s groups: bank transactions plus GL lines' }),
-          staleGroupCount: z.number().int(),
+          period: PeriodSchema,
+          label: textOut(20).openapi({ example: 'January' }),
+          groupCount: CountSchema,
+          automaticGroupCount: CountSchema,
+          entryCount: CountSchema.openapi({ description: 'Members of the period\'s groups: bank transactions plus GL lines' }),
+          staleGroupCount: CountSchema,
           stale: z.boolean().openapi({ description: 'Any group of the period is stale' }),
-          unreconciledTransactionCount: z.number().int().openapi({ description: 'Bank transactions booked in the period that are in no group' }),
+          unreconciledTransactionCount: CountSchema.openapi({ description: 'Bank transactions booked in the period that are in no group' }),
           approval,
         }).openapi('ReconciliationSummaryPeriod'),
       )
-      .length(12),
+      .min(12)
+      .max(12),
   })
   .openapi('ReconciliationSummary');
 
@@ -190,8 +197,8 @@ export const ReconciliationParamsSchema = z.object({ companyId: UuidSchema, reco
 
 export const BankTransactionQuerySchema = z
   .strictObject({
-    from: z.iso.date().optional().openapi({ description: 'Booking date on or after (inclusive)' }),
-    to: z.iso.date().optional().openapi({ description: 'Booking date on or before (inclusive)' }),
+    from: z.iso.date().max(limits.date).optional().openapi({ description: 'Booking date on or after (inclusive)' }),
+    to: z.iso.date().max(limits.date).optional().openapi({ description: 'Booking date on or before (inclusive)' }),
     reconciliation_status: z.enum(reconciliationStatuses).optional(),
     ...PageQuerySchema.shape,
   })

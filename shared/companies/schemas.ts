@@ -1,4 +1,4 @@
-import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 import { isValidOrganizationNumber } from './organization-number';
 
@@ -14,17 +14,13 @@ export const vatFrequencies = ['bimonthly', 'annual'] as const;
 export type VatFrequency = (typeof vatFrequencies)[number];
 export const defaultVatFrequency: VatFrequency = 'bimonthly';
 
-const displayName = z
-  .string()
-  .trim()
-  .min(1, 'must not be blank')
-  .max(200)
-  .openapi({ description: 'The company name shown everywhere (read back as `name`)', example: 'Nordlys Regnskap AS' });
+const displayName = text({ max: limits.name }).openapi({ description: 'The company name shown everywhere (read back as `name`)', example: 'Nordlys Regnskap AS' });
 
 const organizationNumber = z
   .string()
+  .max(9)
   .refine(isValidOrganizationNumber, 'must be a valid Norwegian organization number (9 digits, modulus 11)')
-  .openapi({ description: 'Norwegian organization number (9 digits with a modulus-11 check digit)', example: '923609016' });
+  .openapi({ pattern: '^\\d{9}$', description: 'Norwegian organization number (9 digits with a modulus-11 check digit)', example: '923609016' });
 
 const vatFrequency = z.enum(vatFrequencies).openapi({
   description:
@@ -35,14 +31,14 @@ const vatFrequency = z.enum(vatFrequencies).openapi({
 export const CompanySchema = z
   .object({
     id: UuidSchema,
-    name: z.string(),
+    name: textOut(limits.name),
     status: z.enum(companyStatuses),
     organizationId: UuidSchema.openapi({ description: 'The organization the company belongs to' }),
-    organizationNumber: z.string().nullable(),
+    organizationNumber: textOut(9).nullable(),
     accountingSystem: z.enum(accountingSystems),
     vatFrequency,
-    createdAt: z.string().openapi({ format: 'date-time' }),
-    updatedAt: z.string().openapi({ format: 'date-time' }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
   })
   .openapi('Company');
 
@@ -71,7 +67,7 @@ export const UpdateCompanySchema = z
 
 export const DeleteCompanySchema = z
   .strictObject({
-    reason: z.string().trim().max(500).optional().openapi({ description: 'Free text kept with the deletion record' }),
+    reason: text({ max: limits.note, multiline: true, blank: true }).optional().openapi({ description: 'Free text kept with the deletion record' }),
   })
   .openapi('DeleteCompanyRequest');
 
@@ -82,11 +78,11 @@ export const CompanyDeletionSchema = z
   .object({
     id: UuidSchema,
     deleted: z.literal(true),
-    deletedAt: z.string().openapi({ format: 'date-time' }),
+    deletedAt: TimestampSchema,
     cause: z.enum(deletionCauses).openapi({
       description: '`direct` for DELETE on the company; `organization_cascade` when its organization was deleted (such a company cannot be restored)',
     }),
-    reason: z.string().nullable(),
+    reason: textOut(limits.note).nullable(),
   })
   .openapi('CompanyDeletion');
 

@@ -1,7 +1,7 @@
 import type { OperationContract } from '../api/operation';
 import { maxImportDecimals, maxImportIntegerDigits } from '../platform/money';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
-import { currentYearNote, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
+import { currentYearNote, identifier, limits, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
 import type { ImportKindName } from '../imports/kind';
 import { importKind } from './import-kinds';
@@ -64,13 +64,13 @@ export const importContracts = {
     responses: { 200: { description: 'Imports, newest first; filters kind, status, year', schema: ImportPageSchema } },
   },
   deleteAccount: {
-    ...deletionByPath(companyParams.extend({ accountNumber: z.string().min(1).max(20) })),
+    ...deletionByPath(companyParams.extend({ accountNumber: identifier({ max: 20 }) })),
     query: z.strictObject({
       year: yearQueryParam(`Accounting year; ${currentYearNote}`).optional(),
     }),
   },
-  deleteDimension: deletionByPath(companyParams.extend({ key: z.string().min(1).max(200) })),
-  deleteSubLedger: deletionByPath(companyParams.extend({ key: z.string().min(1).max(200) })),
+  deleteDimension: deletionByPath(companyParams.extend({ key: identifier({ max: limits.integratorId }) })),
+  deleteSubLedger: deletionByPath(companyParams.extend({ key: identifier({ max: limits.integratorId }) })),
   listFetchRuns: {
     params: companyParams,
     query: z.strictObject(PageQuerySchema.shape),

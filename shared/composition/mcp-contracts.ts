@@ -1,6 +1,9 @@
 import type { OperationContract } from '../api/operation';
 import { allScopes } from '../identity/scopes';
+import { identifier, limits, textOut } from '../platform/schemas';
 import { z } from '../platform/zod';
+
+const jsonRpcId = z.union([identifier({ max: limits.integratorId }), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)]);
 
 /** The scopes the MCP tools need: the read scopes of their REST twins and context:read. */
 export const mcpScopes = allScopes.filter((scope) => scope.endsWith(':read') && scope !== 'users:read');
@@ -8,8 +11,8 @@ export const mcpScopes = allScopes.filter((scope) => scope.endsWith(':read') && 
 const JsonRpcMessageSchema = z
   .looseObject({
     jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
-    id: z.union([z.string(), z.number()]).optional().openapi({ description: 'Request id; absent on notifications' }),
-    method: z.string().optional().openapi({ description: 'MCP method: initialize, ping, tools/list, tools/call, notifications/initialized' }),
+    id: jsonRpcId.optional().openapi({ description: 'Request id; absent on notifications' }),
+    method: identifier({ max: limits.code }).optional().openapi({ description: 'MCP method: initialize, ping, tools/list, tools/call, notifications/initialized' }),
     params: z.looseObject({}).optional().openapi({ additionalProperties: true, description: 'Method parameters (tools/call: name and arguments)' }),
   })
   .openapi('McpMessage', { additionalProperties: true, description: 'One JSON-RPC 2.0 message of the Model Context Protocol (revision 2025-11-25)' });
@@ -17,12 +20,12 @@ const JsonRpcMessageSchema = z
 const JsonRpcResponseSchema = z
   .looseObject({
     jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
-    id: z.union([z.string(), z.number()]).openapi({ description: 'The id of the request answered' }),
+    id: z.union([textOut(limits.integratorId), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)]).openapi({ description: 'The id of the request answered' }),
     result: z.looseObject({}).optional().openapi({ additionalProperties: true, description: 'The answer (tools/call: content, structuredContent, isError)' }),
     error: z
       .looseObject({
-        code: z.number().int().openapi({ description: 'JSON-RPC error code' }),
-        message: z.string().openapi({ description: 'What went wrong' }),
+        code: z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1).openapi({ description: 'JSON-RPC error code' }),
+        message: textOut(limits.message).openapi({ description: 'What went wrong' }),
       })
       .optional()
       .openapi({ additionalProperties: true, description: 'A protocol error (unknown method or tool, malformed message)' }),
@@ -44,12 +47,12 @@ const JsonRpcErrorSchema = z
 
 export const ProtectedResourceMetadataSchema = z
   .object({
-    resource: z.string().openapi({ description: 'The protected resource: the absolute URL of the MCP endpoint', example: 'http://127.0.0.1:3000/mcp' }),
-    authorization_servers: z.array(z.string()).openapi({ description: 'Issuer URLs of the authorization servers; their RFC 8414 metadata tells clients how to sign in', example: ['http://127.0.0.1:3001'] }),
-    scopes_supported: z.array(z.string()).openapi({ description: 'Scopes the tools need', example: ['companies:read', 'ledger:read', 'context:read'] }),
-    bearer_methods_supported: z.array(z.string()).openapi({ description: 'How the access token is sent: the Authorization header only', example: ['header'] }),
-    resource_name: z.string().openapi({ description: 'Human-readable name of the resource' }),
-    resource_documentation: z.string().openapi({ description: 'Where the endpoint is documented' }),
+    resource: textOut(limits.url).openapi({ format: 'uri', description: 'The protected resource: the absolute URL of the MCP endpoint', example: 'http://127.0.0.1:3000/mcp' }),
+    authorization_servers: z.array(textOut(limits.url)).max(10).openapi({ description: 'Issuer URLs of the authorization servers; their RFC 8414 metadata tells clients how to sign in', example: ['http://127.0.0.1:3001'] }),
+    scopes_supported: z.array(textOut(limits.code)).max(allScopes.length).openapi({ description: 'Scopes the tools need', example: ['companies:read', 'ledger:read', 'context:read'] }),
+    bearer_methods_supported: z.array(textOut(limits.code)).max(3).openapi({ description: 'How the access token is sent: the Authorization header only', example: ['header'] }),
+    resource_name: textOut(limits.name).openapi({ description: 'Human-readable name of the resource' }),
+    resource_documentation: textOut(limits.url).openapi({ format: 'uri' }).openapi({ description: 'Where the endpoint is documented' }),
   })
   .openapi('ProtectedResourceMetadata', { description: 'OAuth 2.0 protected-resource metadata (RFC 9728) of the MCP endpoint' });
 

@@ -1,5 +1,4 @@
-import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
-import { isWellFormed } from '../platform/text';
+import { identifier, limits, pageOf, PageQuerySchema, text, textOut, textPattern, textRuleProblem, TimestampSchema, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 
 /** What may be uploaded: receipts, invoices (PDF, EHF/PEPPOL XML), bank statements, photos of receipts. */
@@ -16,34 +15,46 @@ export const documentContentTypes = [
 ] as const;
 export type DocumentContentType = (typeof documentContentTypes)[number];
 
+/** GL lines or vouchers one document names. */
+const maxLinks = 100;
+/** A presigned URL: the storage URL and its signature (a long object key included). */
+const presignedUrlLength = 4096;
+
 /** 50 MiB: the largest document. */
 export const maxDocumentBytes = 50 * 1024 * 1024;
 
-// eslint-disable-next-line no-control-regex
-const unsafeFileNameCharacters = /[\u0000-\u001f\u007f/\\]/;
-
+/** A file name: the text rule, and no path separators. */
 const fileName = z
   .string()
   .min(1)
   .max(255)
-  .refine((value) => !unsafeFileNameCharacters.test(value), { message: 'must not contain path separators (/ or \\) or control characters' })
-  .refine(isWellFormed, { message: 'must be well-formed Unicode (no lone surrogate)' })
+  .check((ctx) => {
+    const problem = textRuleProblem(ctx.value);
+    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+  })
+  .refine((value) => !/[/\\]/.test(value), { message: 'must not contain path separators (/ or \\)' })
+  .refine((value) => value.trim() !== '', { message: 'must not be blank' })
   .refine((value) => value !== '.' && value !== '..', { message: 'must be a file name' })
-  .openapi({ description: 'The file name shown to people and given on download (1 to 255 characters, no / or \\, no control characters)', example: 'kvittering-2026-03-14.pdf' });
+  .openapi({
+    pattern: textPattern({ refuse: '/\\\\' }),
+    description: 'The file name shown to people and given on download (1 to 255 characters, no / or \\, no control or bidirectional override characters)',
+    example: 'kvittering-2026-03-14.pdf',
+  });
 
 const sha256 = z
   .string()
+  .max(64)
   .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits')
   .transform((value) => value.toLowerCase())
-  .openapi({ type: 'string', pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the exact bytes, hexadecimal (answered in lower case)', example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' });
+  .openapi({ type: 'string', maxLength: 64, pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the exact bytes, hexadecimal (answered in lower case)', example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' });
 
-const lineId = z.string().min(1).max(200);
-const transactionId = z.string().min(1).max(200);
+const lineId = identifier({ max: limits.integratorId });
+const transactionId = identifier({ max: limits.integratorId });
 
 export const DocumentLinksSchema = z
   .strictObject({
-    lineIds: z.array(lineId).max(100).optional().openapi({ description: 'GL lines (`lineId`) the document supports' }),
-    transactionIds: z.array(transactionId).max(100).optional().openapi({ description: 'Vouchers (GL `transactionId`) the document supports' }),
+    lineIds: z.array(lineId).max(maxLinks).optional().openapi({ description: 'GL lines (`lineId`) the document supports' }),
+    transactionIds: z.array(transactionId).max(maxLinks).optional().openapi({ description: 'Vouchers (GL `transactionId`) the document supports' }),
   })
   .openapi('DocumentLinks', {
     description:
@@ -56,7 +67,7 @@ export const DeclareDocumentSchema = z
     contentType: z.enum(documentContentTypes).openapi({ description: 'The media type of the bytes; checked against their first bytes on completion', example: 'application/pdf' }),
     sizeBytes: z.number().int().min(1).max(maxDocumentBytes).openapi({ description: 'Exact size in bytes, 1 B to 50 MiB (52428800); the upload URL accepts only this length', example: 48213 }),
     sha256,
-    description: z.string().max(1000).optional().openapi({ example: 'Kvittering, lunsj med kunde' }),
+    description: text({ max: limits.description, multiline: true, blank: true }).optional().openapi({ example: 'Kvittering, lunsj med kunde' }),
     links: DocumentLinksSchema.optional(),
   })
   .openapi('DeclareDocument');
@@ -64,24 +75,27 @@ export const DeclareDocumentSchema = z
 export const UploadInstructionsSchema = z
   .object({
     method: z.literal('PUT'),
-    url: z.string().openapi({ format: 'uri', description: 'Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).' }),
+    url: textOut(presignedUrlLength).openapi({ format: 'uri', description: 'Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).' }),
     headers: z
-      .record(z.string(), z.string())
+      .object({
+        'Content-Type': z.enum(documentContentTypes).openapi({ description: 'The declared content type' }),
+        'x-amz-checksum-sha256': textOut(44).openapi({ description: 'The SHA-256 of the bytes, base64' }),
+      })
       .openapi({
         description:
           'Headers the PUT must carry exactly (Content-Type and x-amz-checksum-sha256, the base64 SHA-256); the signed Content-Length is the declared sizeBytes, so the body must be exactly that long',
         example: { 'Content-Type': 'application/pdf', 'x-amz-checksum-sha256': 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' },
       }),
-    expiresAt: z.string().openapi({ format: 'date-time' }),
+    expiresAt: TimestampSchema,
   })
   .openapi('UploadInstructions');
 
 export const DeclaredUploadSchema = z
   .object({
-    documentId: z.string().uuid(),
+    documentId: UuidSchema,
     status: z.literal('pending_upload'),
     upload: UploadInstructionsSchema,
-    completeBy: z.string().openapi({ format: 'date-time', description: 'Completion after this instant answers 410 upload_expired (declare again)' }),
+    completeBy: TimestampSchema.openapi({ description: 'Completion after this instant answers 410 upload_expired (declare again)' }),
   })
   .openapi('DeclaredUpload', {
     description: 'The document does not exist yet (GET answers 404): PUT the bytes to upload.url, then POST /v1/documents/{documentId}/complete',
@@ -89,35 +103,42 @@ export const DeclaredUploadSchema = z
 
 export const DocumentSchema = z
   .object({
-    id: z.string().uuid(),
-    companyId: z.string().uuid(),
-    fileName: z.string(),
+    id: UuidSchema,
+    companyId: UuidSchema,
+    fileName: textOut(255),
     contentType: z.enum(documentContentTypes),
-    sizeBytes: z.number().int(),
-    sha256: z.string().openapi({ description: 'Hexadecimal, lower case; verified against the stored bytes' }),
-    description: z.string().nullable(),
-    links: z.object({ lineIds: z.array(z.string()), transactionIds: z.array(z.string()) }),
+    sizeBytes: z.number().int().min(1).max(maxDocumentBytes),
+    sha256: textOut(64).openapi({ description: 'Hexadecimal, lower case; verified against the stored bytes' }),
+    description: textOut(limits.description).nullable(),
+    links: z.object({
+      lineIds: z.array(textOut(limits.integratorId)).max(maxLinks),
+      transactionIds: z.array(textOut(limits.integratorId)).max(maxLinks),
+    }),
     status: z.enum(['available', 'deleted']).openapi({ description: 'deleted only in the answer of a delete; a deleted document otherwise answers 404' }),
-    createdAt: z.string().openapi({ format: 'date-time', description: 'When the upload was completed' }),
-    createdBy: z.string().openapi({ description: 'Client id that declared the upload' }),
-    deletedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    createdAt: TimestampSchema.openapi({ description: 'When the upload was completed' }),
+    createdBy: textOut(limits.serviceId).openapi({ description: 'Client id that declared the upload' }),
+    deletedAt: TimestampSchema.nullable(),
   })
   .openapi('Document');
 
 export const DocumentPageSchema = pageOf(DocumentSchema, 'DocumentPage');
 
 export const DocumentDeletionSchema = z
-  .object({ id: z.string().uuid(), deleted: z.literal(true), deletedAt: z.string().openapi({ format: 'date-time' }) })
+  .object({ id: UuidSchema, deleted: z.literal(true), deletedAt: TimestampSchema })
   .openapi('DocumentDeletion');
 
 export const DownloadSchema = z
   .object({
-    url: z.string().openapi({ format: 'uri', description: 'Presigned GET URL; the answer carries Content-Disposition with the file name' }),
-    expiresAt: z.string().openapi({ format: 'date-time', description: '5 minutes after the request' }),
+    url: textOut(presignedUrlLength).openapi({ format: 'uri', description: 'Presigned GET URL; the answer carries Content-Disposition with the file name' }),
+    expiresAt: TimestampSchema.openapi({ description: '5 minutes after the request' }),
   })
   .openapi('DocumentDownload');
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').openapi({ format: 'date' });
+const date = z
+  .string()
+  .max(limits.date)
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .openapi({ format: 'date' });
 
 export const DocumentListQuerySchema = z.strictObject({
   ...PageQuerySchema.shape,

@@ -1,14 +1,18 @@
 import { allScopes } from './scopes';
-import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { identifier, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 
-const instant = z.string().openapi({ format: 'date-time' });
+const instant = TimestampSchema;
 const exampleOrganization = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const exampleCompany = '3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f';
 
 /** "resource:*" for every resource of the scope names ("ledger:*", "companies:*"). */
 export const actionWildcards = [...new Set(allScopes.map((scope) => `${scope.split(':')[0]}:*`))];
 export const policyActions = [...allScopes, ...actionWildcards] as const;
+
+/** Rules of one policy. */
+const maxRules = 50;
+const policyDescriptionLength = 2000;
 
 export const PolicyRuleSchema = z
   .strictObject({
@@ -29,9 +33,9 @@ export const PolicyRuleSchema = z
   .openapi('PolicyRule');
 
 export const PolicyDocumentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200).openapi({ example: 'Accountant: full access to two clients' }),
-  description: z.string().max(2000).default('').openapi({ example: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri' }),
-  rules: z.array(PolicyRuleSchema).min(1).max(50),
+  name: text({ max: limits.name }).openapi({ example: 'Accountant: full access to two clients' }),
+  description: text({ max: policyDescriptionLength, multiline: true, blank: true }).default('').openapi({ example: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri' }),
+  rules: z.array(PolicyRuleSchema).min(1).max(maxRules),
 });
 
 export const CreatePolicySchema = PolicyDocumentSchema.extend({
@@ -44,10 +48,10 @@ export const PolicySchema = z
   .object({
     id: UuidSchema,
     organizationId: UuidSchema,
-    name: z.string(),
-    description: z.string(),
-    rules: z.array(PolicyRuleSchema),
-    version: z.number().int().openapi({ description: 'Starts at 1, +1 on every replacement; send it in If-Match to replace the policy', example: 1 }),
+    name: textOut(limits.name),
+    description: textOut(policyDescriptionLength),
+    rules: z.array(PolicyRuleSchema).max(maxRules),
+    version: z.number().int().min(1).max(limits.count).openapi({ description: 'Starts at 1, +1 on every replacement; send it in If-Match to replace the policy', example: 1 }),
     createdAt: instant,
     updatedAt: instant,
   })
@@ -66,7 +70,7 @@ export const AssignmentSchema = z
     userId: UuidSchema,
     organizationId: UuidSchema.openapi({ description: 'The organization that owns the policy' }),
     createdAt: instant,
-    createdBy: z.string().openapi({ description: 'The client that made the assignment' }),
+    createdBy: textOut(limits.serviceId).openapi({ description: 'The client that made the assignment' }),
   })
   .openapi('Assignment');
 
@@ -83,25 +87,27 @@ export const MembershipSchema = z.object({ organizationId: UuidSchema, createdAt
 export const UserSchema = z
   .object({
     id: UuidSchema,
-    email: z.string().openapi({ example: 'kari.nordmann@nordlys.example' }),
-    name: z.string().openapi({ example: 'Kari Nordmann' }),
+    email: textOut(limits.email).openapi({ example: 'kari.nordmann@nordlys.example' }),
+    name: textOut(limits.name).openapi({ example: 'Kari Nordmann' }),
     status: z.enum(['active']),
     createdAt: instant,
     memberships: z.array(MembershipSchema).openapi({ description: 'The organizations the person is a member of (within your reach)' }),
   })
   .openapi('User');
 
-export const UserPageSchema = pageOf(UserSchema, 'UserPage');
+export const UserPageSchema = pageOf(UserSchema, 'UserPage', null);
 
 export const UserListQuerySchema = z.strictObject({
   organization_id: UuidSchema.optional().openapi({ description: 'Only members of this organization (not of its descendants)' }),
-  email: z.string().min(1).max(320).optional().openapi({ description: 'Only the person with this e-mail address (case-insensitive)' }),
+  email: identifier({ max: limits.email })
+    .optional()
+    .openapi({ description: 'Only the person with this e-mail address (case-insensitive)' }),
 });
 
 export const UserAccessSchema = z
   .object({
     companyId: UuidSchema,
-    actions: z.array(z.enum(allScopes)).openapi({ description: 'The scopes the person holds on the company', example: ['companies:read', 'ledger:read'] }),
+    actions: z.array(z.enum(allScopes)).max(allScopes.length).openapi({ description: 'The scopes the person holds on the company', example: ['companies:read', 'ledger:read'] }),
   })
   .openapi('UserAccess');
 
@@ -127,8 +133,8 @@ export const AccessExplanationSchema = z
       description:
         'allow_rule / deny_rule: the rule named decided (a deny wins over any allow); no_matching_rule: no rule of the person\'s policies covers the company and action; not_a_member: the company lies outside every organization the person is a member of',
     }),
-    policy: z.object({ id: UuidSchema, name: z.string() }).nullable(),
-    ruleIndex: z.number().int().openapi({ description: '0-based index of the deciding rule in the policy\'s rules' }).nullable(),
+    policy: z.object({ id: UuidSchema, name: textOut(limits.name) }).nullable(),
+    ruleIndex: z.number().int().min(0).max(maxRules - 1).openapi({ description: '0-based index of the deciding rule in the policy\'s rules' }).nullable(),
     rule: PolicyRuleSchema.nullable(),
   })
   .openapi('AccessExplanation');

@@ -1,13 +1,15 @@
+import { limits, textOut, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
+import { allScopes } from './scopes';
 
 export const WhoamiSchema = z
   .object({
-    clientId: z.string(),
+    clientId: textOut(limits.serviceId),
     mode: z.enum(['SYSTEM', 'USER', 'INTERACTIVE']),
-    organizationId: z.string().uuid().nullable().openapi({ description: 'null for interactive sessions' }),
-    userId: z.string().uuid().nullable().openapi({ description: 'The person authorization runs as; null for SYSTEM' }),
-    organizationIds: z.array(z.string().uuid()).optional().openapi({ description: 'Interactive sessions only' }),
-    scopes: z.array(z.string()).openapi({ description: 'Scopes the credential holds; an operation needs the scope named in its security requirement' }),
+    organizationId: UuidSchema.nullable().openapi({ description: 'null for interactive sessions' }),
+    userId: UuidSchema.nullable().openapi({ description: 'The person authorization runs as; null for SYSTEM' }),
+    organizationIds: z.array(UuidSchema).optional().openapi({ description: 'Interactive sessions only' }),
+    scopes: z.array(textOut(limits.code)).max(allScopes.length).openapi({ description: 'Scopes the credential holds; an operation needs the scope named in its security requirement' }),
   })
   .openapi('Whoami');
 

@@ -1,5 +1,6 @@
 import { isLosslessNumber } from 'lossless-json';
 import { Decimal, decimalStringPattern, maxImportDecimals, maxImportIntegerDigits, readAmount, type AmountProblem } from '../platform/money';
+import { identifier, limits, text, textPattern, withTextRule } from '../platform/schemas';
 import { z } from '../platform/zod';
 
 /**
@@ -15,6 +16,7 @@ export const decimalInputOpenApi = (options: { description: string; example: str
       type: 'string' as const,
       format: 'decimal',
       pattern: decimalStringPattern,
+      maxLength: maxDecimalTextLength,
       description: 'Decimal string (preferred), e.g. "1250.50": an optional minus, digits, and optionally a point with 1 to 4 digits; no +, blanks or exponent',
       ...(options.nullable && { nullable: true }),
     },
@@ -55,6 +57,9 @@ export const optionalImportDecimal = (decimals: number, range?: DecimalRange) =>
     .transform((value, ctx): Decimal | null => (value === null ? null : checkDecimal(value, decimals, ctx, range)))
     .optional();
 
+/** Longest decimal string taken (leading zeros, trailing zeros and spaces included). */
+export const maxDecimalTextLength = 64;
+
 const amountMessages = (decimals: number): Record<AmountProblem, string> => ({
   not_a_decimal: 'must be a decimal amount (a string like "1250.50" or a JSON number)',
   exponent_in_string: 'must be a decimal string in decimal notation (like "1250.50"), without an exponent',
@@ -63,6 +68,10 @@ const amountMessages = (decimals: number): Record<AmountProblem, string> => ({
 });
 
 const checkDecimal = (value: unknown, decimals: number, ctx: z.core.$RefinementCtx, range?: DecimalRange): Decimal => {
+  if (typeof value === 'string' && value.length > maxDecimalTextLength) {
+    ctx.addIssue({ code: 'custom', message: `must be a decimal string of at most ${maxDecimalTextLength} characters` });
+    return z.NEVER;
+  }
   const read = readAmount(value, decimals);
   if ('problem' in read) {
     ctx.addIssue({ code: 'custom', message: amountMessages(decimals)[read.problem] });
@@ -105,19 +114,23 @@ export const yearSchema = integerSchema(1900, 2999).openapi({ description: 'Acco
 export const periodSchema = integerSchema(1, 12).openapi({ description: 'Accounting period 1 to 12', example: 3 });
 
 /** The integrator's own stable row id: lines are merged by it; it must not contain ':'. */
-export const sourceIdSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine((id) => !id.includes(':'), "must not contain ':'")
-  .openapi({ description: "The integrator's stable id of the row (no ':')" });
+export const sourceIdSchema = identifier({ max: limits.integratorId, refuse: { characters: ':', message: "must not contain ':'" } }).openapi({
+  description: "The integrator's stable id of the row (no ':')",
+});
 
 /** Keys of dimensions and sub-ledgers: the integrator's, stable, unique per company. */
-export const keySchema = z.string().trim().min(1).max(200);
+export const keySchema = text({ max: limits.integratorId });
 
-export const accountCodeSchema = z.string().trim().min(1).max(20).regex(/^[^#\s]+$/, 'must not contain spaces or #').openapi({ example: '1920' });
+export const accountCodeSchema = withTextRule(
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(20)
+    .regex(/^[^#\s]+$/, 'must not contain spaces or #'),
+).openapi({ pattern: textPattern({ refuse: '#\\s' }), example: '1920' });
 
-export const dateSchema = z.iso.date().openapi({ format: 'date', example: '2025-03-31' });
+export const dateSchema = z.iso.date().max(limits.date).openapi({ format: 'date', example: '2025-03-31' });
 
 /** Most rows any import request may hold (spec: Limits). */
-export const maxImportRows = 10_000;
+export const maxImportRows = limits.importRows;

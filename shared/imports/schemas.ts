@@ -1,5 +1,6 @@
-import { pageOf, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
+import { CountSchema, limits, pageOf, PageQuerySchema, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
+import { maxImportRows } from './fields';
 import { ImportWarningSchema } from './warnings';
 
 export const importKindNames = [
@@ -19,15 +20,16 @@ export const importKindNames = [
 export const importStatuses = ['queued', 'succeeded', 'failed'] as const;
 export const fetchCompletionStatuses = ['completed', 'failed', 'ignored', 'error', 'unreported'] as const;
 
-const instant = z.string().openapi({ format: 'date-time' });
+const instant = TimestampSchema;
+const count = CountSchema;
 
 export const FetchCompletionSchema = z
   .object({
     status: z.enum(fetchCompletionStatuses),
-    failureType: z.string().optional(),
-    fetchRunId: z.string().nullable(),
+    failureType: textOut(limits.code).optional(),
+    fetchRunId: textOut(limits.serviceId).nullable(),
     recordedAt: instant.nullable(),
-    message: z.string().optional(),
+    message: textOut(limits.message).optional(),
   })
   .openapi('FetchCompletion', {
     description:
@@ -38,25 +40,25 @@ export const ImportRecordSchema = z
   .object({
     id: UuidSchema,
     kind: z.enum(importKindNames),
-    year: z.number().int().nullable(),
-    mode: z.string(),
+    year: YearSchema.nullable(),
+    mode: textOut(limits.code),
     status: z.enum(importStatuses),
     jobId: UuidSchema,
     datasetId: UuidSchema,
-    lineCount: z.number().int(),
-    rowsDiscovered: z.number().int(),
-    rowsValid: z.number().int(),
-    rowsFailed: z.number().int(),
-    rowsInserted: z.number().int(),
-    rowsUpdated: z.number().int(),
-    rowsDeleted: z.number().int().nullable(),
-    sampleErrors: z.array(z.string()).max(100),
-    warnings: z.array(ImportWarningSchema).openapi({ description: 'Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none' }),
-    failureReason: z.string().nullable().openapi({
+    lineCount: count,
+    rowsDiscovered: count,
+    rowsValid: count,
+    rowsFailed: count,
+    rowsInserted: count,
+    rowsUpdated: count,
+    rowsDeleted: count.nullable(),
+    sampleErrors: z.array(textOut(limits.message)).max(100),
+    warnings: z.array(ImportWarningSchema).max(10).openapi({ description: 'Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none' }),
+    failureReason: textOut(limits.code).nullable().openapi({
       description:
         'Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), internal_error (retried, then given up). The job\'s error.message says more.',
     }),
-    result: z.object({ unknown: z.array(z.string()) }).optional().openapi({ description: 'Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error)' }),
+    result: z.object({ unknown: z.array(textOut(limits.integratorId)).max(maxImportRows) }).optional().openapi({ description: 'Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error)' }),
     fetchCompletion: FetchCompletionSchema.optional(),
     createdAt: instant,
     updatedAt: instant,
@@ -77,26 +79,26 @@ export const ImportListQuerySchema = z.strictObject({
 });
 
 export const ReadinessYearSchema = z.object({
-  year: z.number().int(),
+  year: YearSchema,
   current: z.boolean(),
-  accounts: z.number().int(),
-  mappedAccounts: z.number().int(),
-  openingBalances: z.number().int(),
-  generalLedgerLines: z.number().int(),
+  accounts: count,
+  mappedAccounts: count,
+  openingBalances: count,
+  generalLedgerLines: count,
   lastImportAt: instant.nullable(),
 });
 
 export const ReadinessSchema = z
   .object({
     apiManaged: z.boolean(),
-    accountingSystem: z.string(),
-    currentYear: z.number().int(),
-    years: z.array(ReadinessYearSchema),
-    dimensions: z.number().int(),
-    subLedgers: z.number().int(),
-    blockers: z.array(z.string()),
-    warnings: z.array(z.string()),
-    nextStep: z.string().openapi({
+    accountingSystem: textOut(limits.code),
+    currentYear: YearSchema,
+    years: z.array(ReadinessYearSchema).max(1100),
+    dimensions: count,
+    subLedgers: count,
+    blockers: z.array(textOut(limits.code)).max(20),
+    warnings: z.array(textOut(limits.code)).max(20),
+    nextStep: textOut(limits.code).openapi({
       description:
         'company_not_api_managed, import_accounts, map_accounts, import_opening_balances, import_general_ledger_lines, import_open_items or up_to_date (the recommended order)',
     }),
@@ -105,14 +107,16 @@ export const ReadinessSchema = z
 
 export const FetchRunSchema = z
   .object({
-    id: z.string(),
+    id: textOut(limits.serviceId),
     importId: UuidSchema,
     kind: z.enum(importKindNames),
-    year: z.number().int().nullable(),
+    year: YearSchema.nullable(),
     completedAt: instant,
     recordedAt: instant.openapi({ description: 'When the fetch completion was recorded' }),
     postFetchCompletedAt: instant.nullable().optional().openapi({ description: 'When the post-fetch engines finished (absent while queued)' }),
-    engines: z.array(z.object({ name: z.string(), status: z.enum(['queued', 'completed', 'failed']), finishedAt: instant.nullable(), detail: z.string().nullable() })),
+    engines: z
+      .array(z.object({ name: textOut(limits.code), status: z.enum(['queued', 'completed', 'failed']), finishedAt: instant.nullable(), detail: textOut(limits.message).nullable() }))
+      .max(20),
   })
   .openapi('FetchRun');
 

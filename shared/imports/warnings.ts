@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { CountSchema, limits, textOut } from '../platform/schemas';
 import { z } from '../platform/zod';
 
 /** At most this many transaction ids are named by one warning. */
@@ -11,9 +12,9 @@ export const maxWarningIds = 100;
 export const ImportWarningSchema = z
   .object({
     code: z.enum(['unbalanced_vouchers']).openapi({ description: 'What the warning is about; branch on it. `unbalanced_vouchers`: the request holds lines of vouchers (same `transactionId`) whose amounts do not sum to zero.' }),
-    message: z.string().openapi({ description: 'The warning as a sentence, for people' }),
-    transactionIds: z.array(z.string()).max(maxWarningIds).openapi({ description: `The transactionIds concerned (at most ${maxWarningIds}; \`count\` says how many there are in all)` }),
-    count: z.number().int().openapi({ description: 'How many transactionIds the warning concerns in all' }),
+    message: textOut(limits.message).openapi({ description: 'The warning as a sentence, for people' }),
+    transactionIds: z.array(textOut(limits.integratorId)).max(maxWarningIds).openapi({ description: `The transactionIds concerned (at most ${maxWarningIds}; \`count\` says how many there are in all)` }),
+    count: CountSchema.openapi({ description: 'How many transactionIds the warning concerns in all' }),
   })
   .openapi('ImportWarning', {
     description:

@@ -1,21 +1,21 @@
-import { pageOf, PageQuerySchema, UuidSchema } from '../platform/schemas';
+import { limits, pageOf, PageQuerySchema, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 
-const instant = z.string().openapi({ format: 'date-time' });
+const instant = TimestampSchema;
 
 export const jobStatuses = ['queued', 'running', 'succeeded', 'failed'] as const;
 
 export const JobSchema = z
   .object({
     id: UuidSchema,
-    type: z.string().openapi({ description: 'What the job does, e.g. import:general_ledger_lines' }),
-    scope: z.object({ companyId: UuidSchema, lane: z.string() }).openapi({ description: 'One job per (type, scope) is in flight at a time' }),
+    type: textOut(limits.code).openapi({ description: 'What the job does, e.g. import:general_ledger_lines' }),
+    scope: z.object({ companyId: UuidSchema, lane: textOut(limits.code) }).openapi({ description: 'One job per (type, scope) is in flight at a time' }),
     status: z.enum(jobStatuses),
     createdAt: instant,
     startedAt: instant.nullable(),
     finishedAt: instant.nullable(),
-    resultUrl: z.string().openapi({ description: 'Where the job result is read (the import record)' }),
-    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    resultUrl: textOut(limits.url).openapi({ description: 'Where the job result is read (the import record)' }),
+    error: z.object({ code: textOut(limits.code), message: textOut(limits.message) }).nullable(),
   })
   .openapi('Job');
 

@@ -11,6 +11,7 @@ import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
 import { identityContracts } from '../identity/schemas';
 import { interactiveScopes, systemClientScopes } from '../identity/scopes';
 import type { OperationContract } from '../api/operation';
+import { customRateLimitBounds } from '../platform/rate-limit';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { publicBaseUrl } from '../platform/config';
 import { ProblemSchema } from '../platform/schemas';
@@ -27,7 +28,7 @@ import { operationDocs } from './operation-docs';
 /** Every operation's contract by operationId; the route table says where each is served. */
 export const contracts: Record<string, OperationContract> = {
   getOpenApiDocument: {
-    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.string() }).openapi({ additionalProperties: true }) } },
+    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3') }).openapi({ additionalProperties: true }) } },
   },
   ...docsContracts,
   ...identityContracts,
@@ -45,12 +46,46 @@ export const contracts: Record<string, OperationContract> = {
   ...webhookContracts,
 };
 
-const problemResponse = (description: string) => ({
+const problemResponse = (description: string, headers: Record<string, { $ref: string }>) => ({
   description,
+  headers,
   content: { 'application/problem+json': { schema: ProblemSchema } },
 });
 
-const header = (description: string, type: 'string' | 'integer' = 'string') => ({ description, schema: { type } });
+/**
+ * Response headers, declared once under components.headers. The RateLimit-* headers come with
+ * every answer once the bearer token is accepted (not with 401, before the client is known).
+ */
+const rateBound = customRateLimitBounds.burst.max;
+const longestWaitSeconds = Math.ceil((customRateLimitBounds.burst.max * 60) / customRateLimitBounds.perMinute.min);
+type ResponseHeader = 'X-Request-Id' | 'RateLimit-Limit' | 'RateLimit-Remaining' | 'RateLimit-Reset' | 'RateLimit-Policy' | 'Retry-After' | 'Idempotency-Replayed';
+const responseHeaders: Record<ResponseHeader, { description: string; schema: { type: 'string' | 'integer' } & Record<string, unknown> }> = {
+  'X-Request-Id': {
+    description: 'Identifies the request; quote it to support',
+    schema: { type: 'string', maxLength: 128, pattern: '^[\\x21-\\x7E]+$' },
+  },
+  'RateLimit-Limit': { description: 'Burst size of the client plan', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: rateBound } },
+  'RateLimit-Remaining': { description: 'Requests left in the current burst', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: rateBound } },
+  'RateLimit-Reset': {
+    description: 'Seconds until the burst is fully replenished',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: longestWaitSeconds },
+  },
+  'RateLimit-Policy': {
+    description: 'The quota of the client: `<burst>;w=<seconds to refill the burst>, <requests per minute>;w=60`',
+    schema: { type: 'string', maxLength: 64, pattern: '^\\d+;w=\\d+, \\d+;w=60$', example: '60;w=12, 300;w=60' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before sending again',
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: longestWaitSeconds },
+  },
+  'Idempotency-Replayed': {
+    description: 'true when this is the stored response of an earlier request with the same key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+const headerRefs = (...names: ResponseHeader[]): Record<string, { $ref: string }> =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const rateLimitHeaders: ResponseHeader[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
 
 /** Problems the platform itself can answer for a route, beside the operation's own. */
 const platformProblems = (route: RouteDefinition, contract: OperationContract): Partial<Record<number, string>> => ({
@@ -115,10 +150,11 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
   const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
   const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;
   const registry = new OpenAPIRegistry();
+  for (const [name, definition] of Object.entries(responseHeaders)) registry.registerComponent('headers', name, definition);
   registry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
     description:
-      'OAuth 2.0: client credentials for API clients; authorization code with PKCE (S256) for a person signing in to an interactive tool (never `users:read`, `access:manage`, `webhooks:manage`, `imports:write`; only it gets `context:read`). Send the access token as `Authorization: Bearer <token>`.',
+      'OAuth 2.0: client credentials for API clients; authorization code with PKCE (S256) for a person signing in to an interactive tool (never `users:read`, `access:manage`, `webhooks:manage`, `imports:write`; only it gets `context:read`). Send the access token as `Authorization: Bearer <token>`. Access tokens are short-lived JWTs, checked as RFC8725 (JWT best current practices) recommends: the signature against the issuer\'s published keys with the key\'s own algorithm (never `none`), the issuer, the expiry, and that the token is an access token; fetch a new one when it expires.',
     flows: {
       clientCredentials: {
         tokenUrl,
@@ -137,23 +173,20 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
   for (const route of routes) {
     const contract = contracts[route.operationId];
     if (!contract) throw new Error(`No contract for ${route.operationId}`);
-    const commonHeaders = {
-      'X-Request-Id': header('Identifies the request; quote it to support'),
-      ...(route.auth === 'token' && {
-        'RateLimit-Limit': header('Burst size of the client plan', 'integer'),
-        'RateLimit-Remaining': header('Requests left in the current burst', 'integer'),
-        'RateLimit-Reset': header('Seconds until the burst is fully replenished', 'integer'),
-      }),
-    };
+    const authenticated = route.auth === 'token';
+    const headersOf = (status: number) =>
+      headerRefs(
+        'X-Request-Id',
+        ...(authenticated && status !== 401 ? rateLimitHeaders : []),
+        ...(status === 429 ? (['Retry-After'] as const) : []),
+        ...(route.mutation && status < 300 ? (['Idempotency-Replayed'] as const) : []),
+      );
     const success = Object.fromEntries(
       Object.entries(contract.responses).map(([status, response]) => [
         status,
         {
           description: response.description,
-          headers: {
-            ...commonHeaders,
-            ...(route.mutation && { 'Idempotency-Replayed': header('true when this is the stored response of an earlier request with the same key') }),
-          },
+          headers: headersOf(Number(status)),
           ...(response.schema && { content: { [response.mediaType ?? 'application/json']: { schema: response.schema } } }),
         },
       ]),
@@ -161,7 +194,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
     const failures = Object.fromEntries(
       Object.entries({ ...platformProblems(route, contract), ...contract.problems }).map(([status, description]) => [
         status,
-        problemResponse(description ?? ''),
+        problemResponse(description ?? '', headersOf(Number(status))),
       ]),
     );
     registry.registerPath({
@@ -174,14 +207,20 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       }),
       'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: curlSample(route, contract) }],
       tags: [route.group],
-      ...(route.auth === 'token' ? { security: [{ oauth2: route.scope ? [route.scope] : [] }] } : { security: [] }),
+      // `{}`: no credential needed (OpenAPI's way to say so explicitly).
+      security: authenticated ? [{ oauth2: route.scope ? [route.scope] : [] }] : [{}],
       request: {
         ...(contract.params && { params: contract.params as z.ZodObject }),
         ...(contract.query && { query: contract.query as z.ZodObject }),
         ...((route.mutation || contract.headers) && {
           headers: z.object({
             ...(route.mutation && {
-              'Idempotency-Key': z.string().min(1).max(255).openapi({ description: 'Required on every mutation; scoped to the client; kept at least 24 h' }),
+              'Idempotency-Key': z
+                .string()
+                .min(1)
+                .max(255)
+                .regex(/^[\x21-\x7E]+$/)
+                .openapi({ description: 'Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h' }),
             }),
             ...contract.headers?.shape,
           }),
@@ -207,12 +246,31 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
         'Documents are uploaded in two steps without the API carrying the bytes: POST /v1/companies/{companyId}/documents declares the upload (file name, content type, exact size, SHA-256) and answers a presigned PUT URL valid for 15 minutes; PUT the bytes to it with the headers given (the URL binds Content-Type, Content-Length and x-amz-checksum-sha256); then POST /v1/documents/{documentId}/complete, which checks the stored bytes and creates the document. Downloads are presigned GET URLs valid for 5 minutes.',
       ].join('\n\n'),
     },
-    servers: [{ url: serverUrl, description: 'This API' }],
+    servers: [{ url: serverUrl, description: 'This API', 'x-internal': false }],
     tags: (Object.keys(functionGroups) as FunctionGroup[])
       .filter((group) => routes.some((route) => route.group === group))
       .map((group) => ({ name: group, description: functionGroups[group].description })),
   });
-  return addExamples(describeDocument(nullableInsideOneOf(document)));
+  return addExamples(describeDocument(integerFormats(nullableInsideOneOf(document))));
+};
+
+const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * Every integer states its format, from the range its zod schema enforces: int32 when the range
+ * fits, else int64 (zod-to-openapi writes only the range).
+ */
+const integerFormats = <T>(node: T): T => {
+  if (Array.isArray(node)) {
+    node.forEach(integerFormats);
+  } else if (node && typeof node === 'object') {
+    const schema = node as Record<string, unknown>;
+    if (schema.type === 'integer' && schema.format === undefined && typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {
+      schema.format = schema.minimum >= int32.min && schema.maximum <= int32.max ? 'int32' : 'int64';
+    }
+    Object.values(schema).forEach(integerFormats);
+  }
+  return node;
 };
 
 /**

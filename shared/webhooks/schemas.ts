@@ -1,6 +1,13 @@
-import { PageQuerySchema, pageOf, PaginationSchema, UuidSchema } from '../platform/schemas';
+import { CountSchema, limits, PageQuerySchema, pageOf, PaginationSchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
 import { catalogTypes } from './catalog';
+
+/** A signing secret: whsec_ and the base64 key. */
+const secretLength = 128;
+/** Attempts of one delivery: the schedule's (at most 8), redeliveries being deliveries of their own. */
+const maxAttempts = 20;
+/** An event type name: dotted lower-case words (job.succeeded). */
+const eventTypePattern = /^[a-z0-9_]+(\.[a-z0-9_]+)*$/;
 
 export const subscriptionStatuses = ['pending_verification', 'active', 'disabled'] as const;
 export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'dead'] as const;
@@ -16,8 +23,10 @@ const companyIds = z
   .max(100)
   .nullable()
   .openapi({ description: 'Only events of these companies (within your reach); null or omitted: every company within reach' });
-const url = z.string().min(1).max(2048).openapi({ description: 'The receiver: https (plain http only to a loopback address, and only where the deployment allows it)', example: 'https://example.com/webhooks/ledger' });
-const description = z.string().max(500).nullable().openapi({ description: 'Your note on what it is for' });
+const url = z.string().min(1).max(limits.url).openapi({ format: 'uri', description: 'The receiver: https (plain http only to a loopback address, and only where the deployment allows it)', example: 'https://example.com/webhooks/ledger' });
+const description = text({ max: limits.note, multiline: true, blank: true }).nullable().openapi({ description: 'Your note on what it is for' });
+const timestamp = TimestampSchema;
+const eventTypeName = textOut(limits.code);
 
 export const CreateSubscriptionSchema = z
   .strictObject({ url, eventTypes, companyIds: companyIds.optional(), description: description.optional() })
@@ -33,29 +42,29 @@ export const SubscriptionSchema = z
   .object({
     id: UuidSchema,
     organizationId: UuidSchema,
-    url: z.string(),
-    eventTypes: z.array(z.string()),
-    companyIds: z.array(UuidSchema).nullable(),
-    description: z.string().nullable(),
+    url: textOut(limits.url),
+    eventTypes: z.array(eventTypeName).max(50),
+    companyIds: z.array(UuidSchema).max(100).nullable(),
+    description: textOut(limits.note).nullable(),
     status: z.enum(subscriptionStatuses).openapi({ description: 'pending_verification until the handshake passes; active; disabled (a 410 answer, 5 days of failures, or a failed handshake while disabled)' }),
-    statusReason: z.string().nullable().openapi({ description: 'Why it is pending or disabled: the last handshake failure or what disabled it' }),
-    verifiedAt: z.string().nullable(),
-    previousSecretExpiresAt: z.string().nullable().openapi({ description: 'After a rotation: until when the previous secret also signs (two signatures in webhook-signature)' }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    statusReason: textOut(limits.message).nullable().openapi({ description: 'Why it is pending or disabled: the last handshake failure or what disabled it' }),
+    verifiedAt: timestamp.nullable(),
+    previousSecretExpiresAt: timestamp.nullable().openapi({ description: 'After a rotation: until when the previous secret also signs (two signatures in webhook-signature)' }),
+    createdAt: timestamp,
+    updatedAt: timestamp,
   })
   .openapi('WebhookSubscription');
 export type Subscription = z.infer<typeof SubscriptionSchema>;
 
 export const CreatedSubscriptionSchema = SubscriptionSchema.extend({
-  secret: z.string().openapi({ description: 'The signing secret (whsec_...), shown this once: store it now', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+  secret: textOut(secretLength).openapi({ description: 'The signing secret (whsec_...), shown this once: store it now', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
 }).openapi('CreatedWebhookSubscription');
 
 export const RotatedSecretSchema = z
   .object({
     id: UuidSchema,
-    secret: z.string().openapi({ description: 'The new signing secret, shown this once' }),
-    previousSecretExpiresAt: z.string().openapi({ description: 'Until then deliveries carry two signatures, one per secret' }),
+    secret: textOut(secretLength).openapi({ description: 'The new signing secret, shown this once' }),
+    previousSecretExpiresAt: timestamp.openapi({ description: 'Until then deliveries carry two signatures, one per secret' }),
   })
   .openapi('RotatedWebhookSecret');
 
@@ -64,11 +73,11 @@ export const SubscriptionDeletionSchema = z.object({ id: UuidSchema, deleted: z.
 
 export const AttemptSchema = z
   .object({
-    at: z.string(),
-    statusCode: z.number().int().nullable().openapi({ description: 'The HTTP status; null on a network error or timeout' }),
-    error: z.string().nullable().openapi({ description: 'Network error, timeout or refused address' }),
-    latencyMs: z.number().int(),
-    responseBody: z.string().nullable().openapi({ description: 'The first 1 KiB of the answer' }),
+    at: timestamp,
+    statusCode: z.number().int().min(100).max(599).nullable().openapi({ description: 'The HTTP status; null on a network error or timeout' }),
+    error: textOut(limits.message).nullable().openapi({ description: 'Network error, timeout or refused address' }),
+    latencyMs: CountSchema,
+    responseBody: textOut(1024).nullable().openapi({ description: 'The first 1 KiB of the answer' }),
   })
   .openapi('WebhookAttempt');
 
@@ -76,33 +85,36 @@ export const DeliverySchema = z
   .object({
     id: UuidSchema,
     subscriptionId: UuidSchema,
-    eventId: z.string().openapi({ description: 'The event id: the webhook-id header, the same on every attempt and redelivery' }),
-    eventType: z.string(),
+    eventId: textOut(limits.serviceId).openapi({ description: 'The event id: the webhook-id header, the same on every attempt and redelivery' }),
+    eventType: eventTypeName,
     status: z.enum(deliveryStatuses).openapi({ description: 'pending (attempts go on), succeeded, failed (subscription disabled or deleted; or a webhook.disabled notice), dead (every attempt failed; on the DLQ)' }),
-    attemptCount: z.number().int(),
-    nextAttemptAt: z.string().nullable(),
-    notice: z.string().nullable().openapi({ description: 'Why it ended without success, or the reason of a webhook.disabled notice' }),
-    redeliveryOf: z.string().uuid().nullable().openapi({ description: 'The delivery this one sends again (POST ./redeliver)' }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    attemptCount: CountSchema,
+    nextAttemptAt: timestamp.nullable(),
+    notice: textOut(limits.message).nullable().openapi({ description: 'Why it ended without success, or the reason of a webhook.disabled notice' }),
+    redeliveryOf: UuidSchema.nullable().openapi({ description: 'The delivery this one sends again (POST ./redeliver)' }),
+    createdAt: timestamp,
+    updatedAt: timestamp,
   })
   .openapi('WebhookDelivery');
 
 export const EventSchema = z
   .object({
-    id: z.string(),
-    sequence: z.number().int().openapi({ description: "Position in the organization's event feed (1, 2, 3, ...)" }),
-    type: z.string(),
-    occurredAt: z.string(),
+    id: textOut(limits.serviceId),
+    sequence: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: "Position in the organization's event feed (1, 2, 3, ...)" }),
+    type: eventTypeName,
+    occurredAt: timestamp,
     organizationId: UuidSchema.openapi({ description: "The company's organization" }),
-    companyId: z.string().uuid().nullable(),
-    data: z.object({ ids: z.record(z.string(), z.string()), link: z.string() }),
+    companyId: UuidSchema.nullable(),
+    data: z.object({
+      ids: z.record(textOut(limits.code), textOut(limits.serviceId)).openapi({ maxProperties: 10 }),
+      link: textOut(limits.url),
+    }),
   })
   .openapi('Event');
 
 export const DeliveryWithAttemptsSchema = DeliverySchema.extend({
   event: EventSchema.omit({ sequence: true }).openapi({ description: 'The event as signed and sent' }),
-  attempts: z.array(AttemptSchema),
+  attempts: z.array(AttemptSchema).max(maxAttempts),
 }).openapi('WebhookDeliveryWithAttempts');
 
 export const DeliveryPageSchema = pageOf(DeliverySchema, 'WebhookDeliveryPage');
@@ -110,30 +122,30 @@ export const DeliveryPageSchema = pageOf(DeliverySchema, 'WebhookDeliveryPage');
 export const DeliveryListQuerySchema = z.strictObject({
   ...PageQuerySchema.shape,
   status: z.enum(deliveryStatuses).optional(),
-  event_type: z.string().min(1).max(100).optional(),
+  event_type: z.string().min(1).max(limits.code).regex(eventTypePattern).optional(),
 });
 
 export const EventTypeSchema = z
   .object({
-    type: z.string(),
-    description: z.string(),
-    ids: z.array(z.string()).openapi({ description: 'The ids in data.ids' }),
-    link: z.string().openapi({ description: 'data.link: the path that fetches what changed' }),
+    type: eventTypeName,
+    description: textOut(limits.description),
+    ids: z.array(textOut(limits.code)).max(10).openapi({ description: 'The ids in data.ids' }),
+    link: textOut(limits.url).openapi({ description: 'data.link: the path that fetches what changed' }),
   })
   .openapi('WebhookEventType');
-export const EventTypeListSchema = z.object({ data: z.array(EventTypeSchema) }).openapi('WebhookEventTypeList');
+export const EventTypeListSchema = z.object({ data: z.array(EventTypeSchema).max(catalogTypes.length) }).openapi('WebhookEventTypeList');
 
 export const EventPageSchema = z
   .object({
-    data: z.array(EventSchema),
+    data: z.array(EventSchema).max(limits.pageItems),
     pagination: PaginationSchema.openapi({ description: 'next_cursor: pass it as `after` (it is the last sequence read, also when has_more is false, to poll for newer events later)' }),
   })
   .openapi('EventPage');
 
 export const EventListQuerySchema = z.strictObject({
-  after: z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', minimum: 0, default: 0, description: 'Events after this sequence number (0: from the oldest kept, 30 days)' }),
+  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).openapi({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Events after this sequence number (0: from the oldest kept, 30 days)' }),
   page_size: PageQuerySchema.shape.page_size,
-  type: z.string().min(1).max(100).optional(),
+  type: z.string().min(1).max(limits.code).regex(eventTypePattern).optional(),
   company_id: UuidSchema.optional(),
 });
 

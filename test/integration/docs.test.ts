@@ -100,7 +100,7 @@ describe('the document as YAML and on disk', () => {
     try {
       const summary = writeOpenApiDocument(join(dir, 'openapi.yaml'), { serverUrl: 'https://api.example.com', tokenUrl: 'https://auth.example.com/oauth2/token' });
       const written = parseYaml(readFileSync(summary.file, 'utf8'));
-      expect(written.servers).toEqual([{ url: 'https://api.example.com', description: 'This API' }]);
+      expect(written.servers).toEqual([{ url: 'https://api.example.com', description: 'This API', 'x-internal': false }]);
       expect(written.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe('https://auth.example.com/oauth2/token');
       // People sign in at the authorization endpoint next to it (Cognito managed login, the local provider).
       expect(written.components.securitySchemes.oauth2.flows.authorizationCode).toMatchObject({

@@ -1,5 +1,5 @@
 import { accountCodeSchema, keySchema, maxImportRows, yearSchema } from '../../imports/fields';
-import { currentYearNote, pageOf, PageQuerySchema, UuidSchema, yearQueryParam } from '../../platform/schemas';
+import { currentYearNote, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
 import { z } from '../../platform/zod';
 
 /**
@@ -28,10 +28,10 @@ export type SubLedgerType = (typeof subLedgerTypes)[number];
 
 const currencyCodeSchema = z
   .string()
+  .max(3)
   .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code of 3 upper-case letters')
   .openapi({ description: 'ISO 4217 currency code', example: 'NOK' });
 
-const textSchema = (max: number) => z.string().trim().min(1, 'must not be blank').max(max);
 
 // ---------------------------------------------------------------------------------------------
 // Import bodies
@@ -40,7 +40,7 @@ const textSchema = (max: number) => z.string().trim().min(1, 'must not be blank'
 export const AccountImportLineSchema = z
   .strictObject({
     accountCode: accountCodeSchema.openapi({ description: 'Account number, stable across years; updated in place when it exists' }),
-    accountDescription: textSchema(200).openapi({ example: 'Bankinnskudd' }),
+    accountDescription: text({ max: limits.name }).openapi({ example: 'Bankinnskudd' }),
     accountCategory: z.enum(accountCategories).openapi({ description: '`Balance` (balance sheet) or `Result` (income statement)' }),
     currencyCode: currencyCodeSchema
       .nullable()
@@ -65,7 +65,7 @@ export type AccountsImportBody = z.infer<typeof AccountsImportSchema>;
 export const DimensionImportLineSchema = z
   .strictObject({
     key: keySchema.openapi({ description: "The integrator's key, unique per company" }),
-    value: textSchema(200).openapi({ description: 'Display value', example: 'Salg' }),
+    value: text({ max: limits.name }).openapi({ description: 'Display value', example: 'Salg' }),
     type: z.enum(dimensionTypes),
     parentKey: keySchema
       .nullable()
@@ -83,7 +83,7 @@ export type DimensionsImportBody = z.infer<typeof DimensionsImportSchema>;
 export const SubLedgerImportLineSchema = z
   .strictObject({
     key: keySchema.openapi({ description: "The integrator's key (customer or supplier number), unique per company" }),
-    value: textSchema(200).openapi({ description: 'Display value (name)', example: 'Kunde AS' }),
+    value: text({ max: limits.name }).openapi({ description: 'Display value (name)', example: 'Kunde AS' }),
     type: z.enum(subLedgerTypes),
   })
   .openapi('SubLedgerImportLine');
@@ -118,18 +118,17 @@ export type SubLedgerDeletionBody = z.infer<typeof SubLedgerDeletionSchema>;
 // Read shapes
 // ---------------------------------------------------------------------------------------------
 
-const timestamp = z.string().openapi({ format: 'date-time' });
+const timestamp = TimestampSchema;
 
 export const LedgerAccountSchema = z
   .object({
-    accountNumber: z.string().openapi({ example: '1920' }),
-    year: z.number().int().openapi({ example: 2025 }),
-    description: z.string(),
+    accountNumber: textOut(20).openapi({ example: '1920' }),
+    year: YearSchema.openapi({ example: 2025 }),
+    description: textOut(limits.name),
     category: z.enum(accountCategories),
-    currencyCode: z.string().nullable(),
+    currencyCode: textOut(3).nullable(),
     hidden: z.boolean().openapi({ description: 'A hidden account is retired (rule 12); it stays readable' }),
-    standardAccount: z
-      .string()
+    standardAccount: textOut(20)
       .nullable()
       .openapi({ description: 'The standard account this account is mapped to (set in the application, never by an import); null while unmapped' }),
     mapped: z.boolean().openapi({ description: 'Whether standardAccount is set' }),
@@ -139,14 +138,14 @@ export const LedgerAccountSchema = z
   .openapi('LedgerAccount');
 export type LedgerAccount = z.infer<typeof LedgerAccountSchema>;
 
-export const LedgerAccountPageSchema = pageOf(LedgerAccountSchema, 'LedgerAccountPage');
+export const LedgerAccountPageSchema = pageOf(LedgerAccountSchema, 'LedgerAccountPage', null);
 
 export const DimensionSchema = z
   .object({
-    key: z.string(),
-    value: z.string(),
+    key: textOut(limits.integratorId),
+    value: textOut(limits.name),
     type: z.enum(dimensionTypes).nullable().openapi({ description: 'null for a dimension created automatically from a GL line and not imported yet' }),
-    parentKey: z.string().nullable(),
+    parentKey: textOut(limits.integratorId).nullable(),
     autoCreated: z.boolean().openapi({ description: 'Created from a GL line naming an unknown key (value = key) and not imported since' }),
     updatedAt: timestamp,
   })
@@ -157,8 +156,8 @@ export const DimensionPageSchema = pageOf(DimensionSchema, 'DimensionPage');
 
 export const SubLedgerSchema = z
   .object({
-    key: z.string(),
-    value: z.string(),
+    key: textOut(limits.integratorId),
+    value: textOut(limits.name),
     type: z.enum(subLedgerTypes).nullable().openapi({ description: 'null for a sub-ledger created automatically from a line and not imported yet' }),
     autoCreated: z.boolean(),
     updatedAt: timestamp,

@@ -14,7 +14,7 @@ import {
   yearSchema,
 } from '../../imports/fields';
 import { Decimal, maxImportDecimals } from '../../platform/money';
-import { currentYearNote, pageOf, PageQuerySchema, yearQueryParam } from '../../platform/schemas';
+import { CountSchema, currentYearNote, DateSchema, limits, pageOf, PageQuerySchema, PeriodSchema, text, textOut, textPattern, textRuleProblem, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
 import { z } from '../../platform/zod';
 
 /*
@@ -33,14 +33,19 @@ const codeText = (max: number) =>
         ctx.addIssue({ code: 'custom', message: `must be a string (or a JSON number) of 1 to ${max} characters` });
         return z.NEVER;
       }
+      const problem = textRuleProblem(text);
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: problem });
+        return z.NEVER;
+      }
       return text;
     })
-    .openapi({ type: 'string', maxLength: max, description: 'String (preferred) or JSON number, kept as text' });
+    .openapi({ type: 'string', maxLength: max, pattern: textPattern(), description: 'String (preferred) or JSON number, kept as text' });
 
 const keyList = (what: string) =>
   z
     .array(keySchema)
-    .max(100)
+    .max(maxLineKeys)
     .nullish()
     .openapi({
       description: `Keys of ${what} (optional). A key not yet pushed is created as a plain value (value = key, no type).`,
@@ -48,15 +53,21 @@ const keyList = (what: string) =>
 
 const optional = 'Optional; omitted or null means none.';
 
+/** Keys of dimensions or of sub-ledgers one line may name. */
+const maxLineKeys = 100;
+/** The service's lineId: 26 characters of Crockford base32. */
+const lineIdLength = 26;
+const accountCodeLength = 20;
+
 export const GeneralLedgerLineInputSchema = z
   .strictObject({
     id: sourceIdSchema,
     accountCode: accountCodeSchema,
     amount: amountSchema,
     period: periodSchema,
-    transactionId: codeText(200).nullish().openapi({ description: `Groups the lines of one voucher. ${optional}` }),
+    transactionId: codeText(limits.integratorId).nullish().openapi({ description: `Groups the lines of one voucher. ${optional}` }),
     transactionNo: codeText(100).nullish().openapi({ description: `Voucher number. ${optional}` }),
-    description: z.string().max(1000).nullish().openapi({ description: optional }),
+    description: text({ max: limits.description, multiline: true, blank: true, trim: false }).nullish().openapi({ description: optional }),
     transactionDate: dateSchema.nullish().openapi({ description: `Informational: period and year are never derived from it. ${optional}` }),
     taxCode: codeText(50).nullish().openapi({ description: optional }),
     taxAmount: optionalImportDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ nullable: true, description: `${amountDescription}. ${optional}`, example: '312.50' })),
@@ -123,24 +134,24 @@ const nullableAmountRead = amountRead.nullable().openapi({ type: 'number', forma
 
 export const GeneralLedgerLineSchema = z
   .object({
-    lineId: z.string().openapi({ description: 'The service\'s stable text id of the line; survives re-imports', example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
-    sourceLineId: z.string().openapi({ description: 'The id the integrator supplied' }),
-    year: z.number().int(),
-    period: z.number().int().min(1).max(12),
-    accountCode: z.string(),
+    lineId: textOut(lineIdLength).openapi({ description: 'The service\'s stable text id of the line; survives re-imports', example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
+    sourceLineId: textOut(limits.integratorId).openapi({ description: 'The id the integrator supplied' }),
+    year: YearSchema,
+    period: PeriodSchema,
+    accountCode: textOut(accountCodeLength),
     amount: amountRead,
-    transactionId: z.string().nullable(),
-    transactionNo: z.string().nullable(),
-    description: z.string().nullable(),
-    transactionDate: z.string().nullable().openapi({ format: 'date' }),
-    taxCode: z.string().nullable(),
+    transactionId: textOut(limits.integratorId).nullable(),
+    transactionNo: textOut(100).nullable(),
+    description: textOut(limits.description).nullable(),
+    transactionDate: DateSchema.nullable(),
+    taxCode: textOut(50).nullable(),
     taxAmount: nullableAmountRead,
     taxPercentage: nullableAmountRead,
-    dimensionKeys: z.array(z.string()).openapi({ description: 'Empty when the line names none' }),
-    subLedgerKeys: z.array(z.string()).openapi({ description: 'Empty when the line names none' }),
-    datasetId: z.string().uuid().openapi({ description: 'The dataset of the import that last wrote the line' }),
-    version: z.number().int().min(1).openapi({ description: 'Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history)' }),
-    updatedAt: z.string().openapi({ format: 'date-time' }),
+    dimensionKeys: z.array(textOut(limits.integratorId)).max(maxLineKeys).openapi({ description: 'Empty when the line names none' }),
+    subLedgerKeys: z.array(textOut(limits.integratorId)).max(maxLineKeys).openapi({ description: 'Empty when the line names none' }),
+    datasetId: UuidSchema.openapi({ description: 'The dataset of the import that last wrote the line' }),
+    version: CountSchema.min(1).openapi({ description: 'Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history)' }),
+    updatedAt: TimestampSchema,
   })
   .openapi('GeneralLedgerLine');
 
@@ -163,7 +174,7 @@ export const monthLabels = [
 
 const MovementSchema = z
   .object({
-    period: z.number().int().min(1).max(12),
+    period: PeriodSchema,
     label: z.enum(monthLabels),
     amount: amountRead.openapi({ description: 'Sum of the period\'s GL lines' }),
     closingBalance: amountRead.openapi({ description: 'openingBalance plus the movements of periods 1 to this one' }),
@@ -172,15 +183,15 @@ const MovementSchema = z
 
 const balances = {
   openingBalance: amountRead,
-  movements: z.array(MovementSchema).length(12).openapi({ description: 'Periods 1 to 12 in order' }),
+  movements: z.array(MovementSchema).min(12).max(12).openapi({ description: 'Periods 1 to 12 in order' }),
   closingBalance: amountRead.openapi({ description: 'openingBalance plus all twelve movements' }),
 };
 
-export const TrialBalanceAccountSchema = z.object({ accountCode: z.string(), description: z.string().nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount');
+export const TrialBalanceAccountSchema = z.object({ accountCode: textOut(accountCodeLength), description: textOut(limits.name).nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount');
 
 export const TrialBalanceSchema = z
   .object({
-    year: z.number().int(),
+    year: YearSchema,
     accounts: z.array(TrialBalanceAccountSchema).openapi({
       description: 'Accounts with at least one opening balance or GL line in the year, in account-code order (as text)',
     }),
@@ -194,7 +205,7 @@ export const lineVersionChanges = ['created', 'updated', 'deleted'] as const;
 export type LineVersionChange = (typeof lineVersionChanges)[number];
 
 const versionFields = {
-  version: z.number().int().min(1).openapi({
+  version: CountSchema.min(1).openapi({
     description: 'The version number: 1 for the first, one more for every change, a deletion included',
     example: 2,
   }),
@@ -203,43 +214,41 @@ const versionFields = {
       'created: the first version, or the first after a deletion (the id was sent again); updated: a re-send that changed the row; deleted: the row was deleted (the fields are what was deleted)',
     example: 'updated',
   }),
-  recordedAt: z.string().openapi({
-    format: 'date-time',
+  recordedAt: TimestampSchema.openapi({
     description: 'When the version was recorded: the acceptance instant of the import that wrote it (for a deletion, of the deletion)',
     example: '2026-03-02T08:15:00.000Z',
   }),
-  supersededAt: z.string().nullable().openapi({
-    format: 'date-time',
+  supersededAt: TimestampSchema.nullable().openapi({
     description: 'When the next version replaced this one; null for the newest',
     example: '2026-04-01T07:00:00.000Z',
   }),
-  datasetId: z.string().uuid().openapi({
+  datasetId: UuidSchema.openapi({
     description: 'The dataset of the import that last wrote this version (an unchanged re-send stamps the version it finds without making a new one)',
     example: '2f0c8e8e-6a8b-4d5e-9a39-3f1f7f2c9b10',
   }),
-  importId: z.string().uuid().openapi({
+  importId: UuidSchema.openapi({
     description: 'The import that last wrote this version (GET .../imports/{importId})',
     example: '7b1e4c3a-0d9f-4f36-8a51-6c2d9e0b4a77',
   }),
 };
 
 const keysOfVersion = (what: string) =>
-  z.array(z.string()).openapi({ description: `Keys of ${what} the version names; empty when none`, example: ['10001'] });
+  z.array(textOut(limits.integratorId)).max(maxLineKeys).openapi({ description: `Keys of ${what} the version names; empty when none`, example: ['10001'] });
 
 export const GeneralLedgerLineVersionSchema = z
   .object({
-    lineId: z.string().openapi({ description: "The service's stable text id of the line", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
-    sourceLineId: z.string().openapi({ description: 'The id the integrator supplied', example: 'gl-2025-000001' }),
-    year: z.number().int().openapi({ description: 'Accounting year of the line', example: 2025 }),
+    lineId: textOut(lineIdLength).openapi({ description: "The service's stable text id of the line", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
+    sourceLineId: textOut(limits.integratorId).openapi({ description: 'The id the integrator supplied', example: 'gl-2025-000001' }),
+    year: YearSchema.openapi({ description: 'Accounting year of the line', example: 2025 }),
     ...versionFields,
-    period: z.number().int().min(1).max(12).openapi({ description: 'Period (1 to 12) of this version', example: 1 }),
-    accountCode: z.string().openapi({ description: 'Account number of this version', example: '3000' }),
+    period: PeriodSchema.openapi({ description: 'Period (1 to 12) of this version', example: 1 }),
+    accountCode: textOut(accountCodeLength).openapi({ description: 'Account number of this version', example: '3000' }),
     amount: amountRead.openapi({ description: 'Amount of this version', example: -10000 }),
-    transactionId: z.string().nullable().openapi({ description: 'Voucher grouping of this version', example: 'V-2025-0001' }),
-    transactionNo: z.string().nullable().openapi({ description: 'Voucher number of this version', example: '1' }),
-    description: z.string().nullable().openapi({ description: 'Text of this version', example: 'Kontantsalg januar' }),
-    transactionDate: z.string().nullable().openapi({ format: 'date', description: 'Transaction date of this version', example: '2025-01-15' }),
-    taxCode: z.string().nullable().openapi({ description: 'Tax code of this version', example: '3' }),
+    transactionId: textOut(limits.integratorId).nullable().openapi({ description: 'Voucher grouping of this version', example: 'V-2025-0001' }),
+    transactionNo: textOut(100).nullable().openapi({ description: 'Voucher number of this version', example: '1' }),
+    description: textOut(limits.description).nullable().openapi({ description: 'Text of this version', example: 'Kontantsalg januar' }),
+    transactionDate: DateSchema.nullable().openapi({ description: 'Transaction date of this version', example: '2025-01-15' }),
+    taxCode: textOut(50).nullable().openapi({ description: 'Tax code of this version', example: '3' }),
     taxAmount: nullableAmountRead.openapi({ description: 'Tax amount of this version', example: -2500 }),
     taxPercentage: nullableAmountRead.openapi({ description: 'Tax percentage of this version', example: 25 }),
     dimensionKeys: keysOfVersion('dimensions'),
@@ -251,10 +260,10 @@ export const GeneralLedgerLineVersionPageSchema = pageOf(GeneralLedgerLineVersio
 
 export const OpeningBalanceVersionSchema = z
   .object({
-    openingBalanceId: z.string().openapi({ description: "The integrator's id of the opening balance", example: 'ob-2025-1920' }),
-    year: z.number().int().openapi({ description: 'Accounting year of the opening balance', example: 2025 }),
+    openingBalanceId: textOut(limits.integratorId).openapi({ description: "The integrator's id of the opening balance", example: 'ob-2025-1920' }),
+    year: YearSchema.openapi({ description: 'Accounting year of the opening balance', example: 2025 }),
     ...versionFields,
-    accountCode: z.string().openapi({ description: 'Account number of this version', example: '1920' }),
+    accountCode: textOut(accountCodeLength).openapi({ description: 'Account number of this version', example: '1920' }),
     amount: amountRead.openapi({ description: 'Amount of this version', example: 250000 }),
     subLedgerKeys: keysOfVersion('sub-ledgers'),
   })
@@ -284,16 +293,17 @@ export const TrialBalanceQuerySchema = z.strictObject({ year: yearQuery });
 
 /** The service's lineId: 26 characters of Crockford base32 (lower case); anything else names no line (404). */
 export const LineVersionParamsSchema = z.object({
-  companyId: z.string().uuid(),
+  companyId: UuidSchema,
   lineId: z
     .string()
+    .max(lineIdLength)
     .regex(/^[0-9a-hjkmnp-tv-z]{26}$/)
     .openapi({ description: "The service's lineId of the line (from the GL lines list), deleted or not", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
 });
 export const LineVersionQuerySchema = z.strictObject(PageQuerySchema.shape);
 
 export const OpeningBalanceVersionParamsSchema = z.object({
-  companyId: z.string().uuid(),
+  companyId: UuidSchema,
   openingBalanceId: sourceIdSchema.openapi({ description: "The integrator's id of the opening balance (URL-encoded), deleted or not", example: 'ob-2025-1920' }),
 });
 export const OpeningBalanceVersionQuerySchema = z.strictObject({

@@ -1,5 +1,6 @@
-import { accountCodeSchema, amountSchema, dateSchema, keySchema, sourceIdSchema } from '../../imports/fields';
+import { accountCodeSchema, amountSchema, dateSchema, keySchema, maxImportRows, sourceIdSchema } from '../../imports/fields';
 import { Decimal } from '../../platform/money';
+import { DateSchema, limits, text, textOut, TimestampSchema, UuidSchema } from '../../platform/schemas';
 import { z } from '../../platform/zod';
 
 /**
@@ -39,7 +40,7 @@ export const maxMatchesPerItem = 1000;
 
 const subLedgerTypeSchema = z.enum(subLedgerTypes).openapi({ description: '`customer` (receivables) or `supplier` (payables)' });
 
-const matchKeySchema = z.string().trim().min(1).max(200);
+const matchKeySchema = text({ max: limits.integratorId });
 
 export const OpenItemMatchInputSchema = z
   .strictObject({
@@ -73,7 +74,7 @@ const itemFieldsSchema = z.strictObject({
   subLedgerType: subLedgerTypeSchema.openapi({ description: "Required. Must equal the request's subLedgerType" }),
   subLedgerKey: keySchema.optional().openapi({ description: `The customer or supplier (sub-ledger key) the item belongs to. ${requiredUnlessDeleted}` }),
   accountCode: accountCodeSchema.optional().openapi({ description: `The receivable or payable account of the item. ${requiredUnlessDeleted}` }),
-  documentId: z.string().trim().min(1).max(200).optional().openapi({ description: `Invoice or voucher number of the document. ${requiredUnlessDeleted}` }),
+  documentId: text({ max: limits.integratorId }).optional().openapi({ description: `Invoice or voucher number of the document. ${requiredUnlessDeleted}` }),
   entryCategory: z.enum(entryCategories).optional().openapi({ description: `What the item is. ${requiredUnlessDeleted}` }),
   documentDate: dateSchema.optional().openapi({ description: `Date of the document. ${requiredUnlessDeleted}` }),
   dueDate: dateSchema.optional().openapi({ description: `Due date; not before documentDate. ${requiredUnlessDeleted}` }),
@@ -158,7 +159,7 @@ export const OpenItemsImportSchema = z
         'baseline also marks the items it contains as the starting point of the sub-ledger.',
       ].join(' '),
     }),
-    items: z.array(OpenItemInputSchema).min(1, 'must hold at least one item').openapi({
+    items: z.array(OpenItemInputSchema).min(1, 'must hold at least one item').max(maxImportRows).openapi({
       description: 'At most 10 000 items. All or nothing: one invalid item fails the whole import and nothing is applied.',
     }),
   })
@@ -197,8 +198,8 @@ export type RetirementReason = (typeof retirementReasons)[number];
 
 export const OpenItemMatchSchema = z
   .object({
-    matchKey: z.string(),
-    matchDate: z.string().openapi({ format: 'date' }),
+    matchKey: textOut(limits.integratorId),
+    matchDate: DateSchema,
     amount: decimalSchema,
     status: z.enum(openItemStatuses).openapi({ description: 'retired together with its item' }),
   })
@@ -206,29 +207,29 @@ export const OpenItemMatchSchema = z
 
 export const OpenItemSchema = z
   .object({
-    itemKey: z.string(),
+    itemKey: textOut(limits.integratorId),
     subLedgerType: z.enum(subLedgerTypes),
-    subLedgerKey: z.string(),
-    accountCode: z.string(),
-    documentId: z.string(),
+    subLedgerKey: textOut(limits.integratorId),
+    accountCode: textOut(20),
+    documentId: textOut(limits.integratorId),
     entryCategory: z.enum(entryCategories),
-    documentDate: z.string().openapi({ format: 'date' }),
-    dueDate: z.string().openapi({ format: 'date' }),
+    documentDate: DateSchema,
+    dueDate: DateSchema,
     amount: decimalSchema,
     amountOpen: decimalSchema,
     settlementStatus: z.enum(settlementStatuses),
-    matches: z.array(OpenItemMatchSchema),
+    matches: z.array(OpenItemMatchSchema).max(maxMatchesPerItem),
     status: z.enum(openItemStatuses).openapi({
       description: 'live, or retired (deleted in the source, or absent from a later snapshot); retired items keep their last content',
     }),
-    retiredAt: z.string().nullable().openapi({ format: 'date-time' }),
+    retiredAt: TimestampSchema.nullable(),
     retiredReason: z.enum(retirementReasons).nullable(),
     baseline: z.boolean().openapi({
       description: 'true when the item came from a baseline import (the starting point of the sub-ledger) and has not been re-created since; false for items that arrived later by other modes',
     }),
-    datasetId: z.string().uuid().openapi({ description: 'Dataset of the last import that touched the item' }),
-    importId: z.string().uuid().openapi({ description: 'The last import that touched the item' }),
-    updatedAt: z.string().openapi({ format: 'date-time' }),
+    datasetId: UuidSchema.openapi({ description: 'Dataset of the last import that touched the item' }),
+    importId: UuidSchema.openapi({ description: 'The last import that touched the item' }),
+    updatedAt: TimestampSchema,
   })
   .openapi('OpenItem');
 
