@@ -4143,7 +4143,10 @@ export interface components {
             id: string | null;
             /** @description The JSON-RPC error */
             error: {
-                /** @description -32700 parse error (not JSON), -32600 invalid request (not one JSON-RPC request object) */
+                /**
+                 * Format: int32
+                 * @description -32700 parse error (not JSON), -32600 invalid request (not one JSON-RPC request object)
+                 */
                 code: number;
                 /** @description What went wrong */
                 message: string;

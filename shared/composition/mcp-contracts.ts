@@ -35,11 +35,11 @@ const JsonRpcResponseSchema = z
 const JsonRpcErrorSchema = z
   .object({
     jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
-    id: z.string().nullable().openapi({ description: 'Always null: the request could not be read' }),
+    id: textOut(limits.integratorId).nullable().openapi({ description: 'Always null: the request could not be read' }),
     error: z
       .looseObject({
-        code: z.number().int().openapi({ description: '-32700 parse error (not JSON), -32600 invalid request (not one JSON-RPC request object)' }),
-        message: z.string().openapi({ description: 'What went wrong' }),
+        code: z.number().int().min(-32700).max(-32600).openapi({ description: '-32700 parse error (not JSON), -32600 invalid request (not one JSON-RPC request object)' }),
+        message: textOut(limits.message).openapi({ description: 'What went wrong' }),
       })
       .openapi({ additionalProperties: true, description: 'The JSON-RPC error' }),
   })
