@@ -27,8 +27,22 @@ export const signInUsage = (): string =>
     '  --help             this text',
   ].join('\n');
 
+const valueFlags = new Set(['--email', '--password', '--scope', '--stack-file']);
+
+/** Each value flag takes the next argument whatever it starts with: a password may start with -. */
+const withValuesJoined = (argv: readonly string[]): string[] => {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (valueFlags.has(flag) && i + 1 < argv.length) joined.push(`${flag}=${argv[++i]}`);
+    else joined.push(flag);
+  }
+  return joined;
+};
+
 const main = async () => {
   const { values } = parseArgs({
+    args: withValuesJoined(process.argv.slice(2)),
     options: {
       email: { type: 'string' },
       password: { type: 'string' },

@@ -24,8 +24,12 @@ import { membershipItem, personRepository, type Membership, type Person } from '
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** A generated login password: 20 characters, with the classes Cognito's default policy asks for. */
-export const generatePassword = (): string => `${randomBytes(15).toString('base64url')}aA1!`;
+/**
+ * A generated login password: 21 characters, with the classes Cognito's default policy asks for.
+ * It starts with a letter: one starting with - reads as a flag where a person pastes it after
+ * `--password` (Node's parseArgs refuses it).
+ */
+export const generatePassword = (): string => `P${randomBytes(15).toString('base64url')}aA1!`;
 
 const activeOrganization = async (organizationId: string) => {
   const organization = await organizationRepository.get(organizationId);

@@ -227,6 +227,10 @@ describe('interactive sign-in', () => {
       const whoami = await api('GET', '/v1/whoami', { token: stdout.trim() });
       expect(whoami.body).toMatchObject({ mode: 'INTERACTIVE', userId: person.userId, scopes: ['companies:read', 'context:read'] });
       await expect(run(['--email', person.email, '--password', 'wrong'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('Wrong e-mail address or password') });
+      // A password may start with a dash: it is still the value of --password.
+      const dashed = await createPerson(testStack().organizations[0]!.id, 'Dashed Password', '-dash-first-Secret1');
+      const signedIn = await run(['--email', dashed.email, '--password', dashed.password, '--scope', 'companies:read']);
+      expect((await api('GET', '/v1/whoami', { token: signedIn.stdout.trim() })).body).toMatchObject({ userId: dashed.userId });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -56,10 +56,9 @@ export const signIn = (person: { email: string; password: string }, request: Tes
   signInWithPassword(server(), person, asSent(request), browser);
 
 /** A person with a login password, member of the given organization. */
-export const createPerson = async (organizationId: string, name = 'Test Person') => {
+export const createPerson = async (organizationId: string, name = 'Test Person', password = randomBytes(12).toString('base64url')) => {
   const userId = randomUUID();
   const email = `${userId}@people.example.test`;
-  const password = randomBytes(12).toString('base64url');
   await personRepository.create({ userId, email, name, status: 'active', createdAt: new Date().toISOString(), passwordHash: await hashSecret(password) }, organizationId);
   return { userId, email, password };
 };
