@@ -51,7 +51,8 @@ function clients(endpoint: string) {
   return { raw, doc: DynamoDBDocumentClient.from(raw) };
 }
 
-describe('DynamoDB Local in memory', { timeout: 60_000 }, () => {
+// One process's life in order: tables are made, used, then the process stopped.
+describe('DynamoDB Local in memory', { timeout: 60_000, shuffle: false }, () => {
   let ddb: DynamoDbLocal;
   let raw: DynamoDBClient;
   let doc: DynamoDBDocumentClient;

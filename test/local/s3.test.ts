@@ -9,7 +9,8 @@ import { ensureBucket, localS3Client, startS3, type LocalS3 } from '../../infra/
 
 const BUCKET = 'local-test-bucket';
 
-describe('S3 (s3rver)', { timeout: 30_000 }, () => {
+// One server's life in order: the bucket is made, used, then the server stopped.
+describe('S3 (s3rver)', { timeout: 30_000, shuffle: false }, () => {
   let s3: LocalS3;
   let client: S3Client;
 
