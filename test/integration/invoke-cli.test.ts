@@ -748,12 +748,13 @@ describe('npm run invoke: every sample event', { shuffle: false }, () => {
 
 describe('npm run invoke: behaviour', () => {
   it('--set NAME=@last.PATH takes a value of the previous answer (create a company, then read it without copying its id)', async () => {
-    const created = await invoke('companies', 'companies/createCompany.json', ...asClient);
+    // As a seeded client: this file's organization must stay empty until companies/listCompanies.json has seen it.
+    const created = await invoke('companies', 'companies/createCompany.json', '--as', 'a-system');
     expect(created.status).toBe(201);
-    const read = await invoke('companies', 'companies/getCompany.json', ...asClient, '--set', 'companyId=@last.id');
+    const read = await invoke('companies', 'companies/getCompany.json', '--as', 'a-system', '--set', 'companyId=@last.id');
     expect(read.status).toBe(200);
     expect(read.body.id).toBe(created.body.id);
-    const missing = await invoke('companies', 'companies/getCompany.json', ...asClient, '--set', 'companyId=@last.nothing.here');
+    const missing = await invoke('companies', 'companies/getCompany.json', '--as', 'a-system', '--set', 'companyId=@last.nothing.here');
     expect(missing.code).toBe(1);
     expect(missing.stderr.join('\n')).toContain('the previous answer has no value at nothing.here');
   });
