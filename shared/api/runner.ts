@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { callerKey, type Principal } from '../identity/principal';
-import { loadReach, type ReachingPrincipal } from '../identity/reach';
+import { holdsScope, loadReach, refusesCaller, type ReachingPrincipal } from '../identity/reach';
 import { routes, type RouteDefinition } from '../routes';
 import {
   claimIdempotencyKey,
@@ -106,7 +106,7 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
       let reaching: ReachingPrincipal | undefined;
       if (principal) {
         logger.appendKeys({ clientId: principal.clientId, organizationId: principal.organizationId ?? undefined });
-        const systemClientRequired = route.systemOnly === true && principal.mode !== 'SYSTEM';
+        const systemClientRequired = refusesCaller(route, principal);
         // Reach only reads, so it runs alongside the rate limit's write (one round trip, not two);
         // its answer counts only once the rate limit has let the request through (429 before 404).
         const reach = systemClientRequired
@@ -124,7 +124,7 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
         reaching = reached?.loaded;
         owner = reached?.owner;
       }
-      if (principal && route.scope && !principal.scopes.includes(route.scope)) throw problems.insufficientScope(route.scope);
+      if (principal && !holdsScope(route, principal)) throw problems.insufficientScope(route.scope!);
       if (call.bodyProblem) throw call.bodyProblem;
       const execute = () => timed('runner: operation', () => executeOperation(operation, route, call, reaching, owner));
       const response = route.mutation && principal ? await idempotent(idempotency, callerKey(principal), route, call, execute) : await execute();

@@ -47,4 +47,12 @@ export const canReach = (principal: ReachingPrincipal, target: ReachTarget, acti
  * a route's figures elsewhere (the context tools' pictures) decide with it, never by hand.
  */
 export const mayRun = (principal: ReachingPrincipal, route: Pick<RouteDefinition, 'scope' | 'systemOnly'>, target: ReachTarget): boolean =>
-  !(route.systemOnly && principal.mode !== 'SYSTEM') && (!route.scope || principal.scopes.includes(route.scope)) && canReach(principal, target, route.scope);
+  !refusesCaller(route, principal) && holdsScope(route, principal) && canReach(principal, target, route.scope);
+
+/** A route for system clients only, called by anyone else (the runner's 403 system_client_required). */
+export const refusesCaller = (route: Pick<RouteDefinition, 'systemOnly'>, principal: Pick<Principal, 'mode'>): boolean =>
+  route.systemOnly === true && principal.mode !== 'SYSTEM';
+
+/** The token holds the route's scope, if it names one (else the runner's 403 insufficient_scope). */
+export const holdsScope = (route: Pick<RouteDefinition, 'scope'>, principal: Pick<Principal, 'scopes'>): boolean =>
+  !route.scope || principal.scopes.includes(route.scope);

@@ -1,3 +1,4 @@
+import { isWellFormed } from './text';
 import { z } from './zod';
 
 /**
@@ -54,7 +55,6 @@ const singleLineControls = /[\u0000-\u001F\u007F-\u009F]/;
 // eslint-disable-next-line no-control-regex
 const multiLineControls = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 const bidiControls = /[\u202A-\u202E\u2066-\u2069]/;
-const loneSurrogate = /\p{Cs}/u;
 
 const refusedCharacters = (multiline: boolean) =>
   `\\u0000-${multiline ? '\\u0008\\u000B\\u000C\\u000E-' : ''}\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069`;
@@ -68,7 +68,7 @@ export const textPattern = (options: { multiline?: boolean; blank?: boolean; ref
 
 /** What breaks the character rule in a value, as a message; undefined when nothing does. */
 export const textRuleProblem = (value: string, multiline = false): string | undefined => {
-  if (loneSurrogate.test(value)) return 'must be well-formed Unicode text (no lone surrogates)';
+  if (!isWellFormed(value)) return 'must be well-formed Unicode text (no lone surrogates)';
   if ((multiline ? multiLineControls : singleLineControls).test(value)) {
     return multiline
       ? 'must not contain control characters (U+0000-U+001F, U+007F-U+009F) other than tab and line breaks'
