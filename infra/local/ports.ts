@@ -22,11 +22,13 @@ export function freePort(): Promise<number> {
   });
 }
 
+const listenError = (error: NodeJS.ErrnoException, port: number, what: string): Error =>
+  new Error(error.code === 'EADDRINUSE' ? `${what}: port ${port} is already in use (is another npm start running? try --port/--auth-port)` : `${what}: ${error.message}`);
+
 /** Starts a server on 127.0.0.1:port; a taken port rejects with a readable message instead of crashing the process. */
 export const listenOnLoopback = (server: Server, port: number, what: string): Promise<void> =>
   new Promise((resolve, reject) => {
-    const fail = (error: NodeJS.ErrnoException) =>
-      reject(new Error(error.code === 'EADDRINUSE' ? `${what}: port ${port} is already in use (is another npm start running? try --port/--auth-port)` : `${what}: ${error.message}`));
+    const fail = (error: NodeJS.ErrnoException) => reject(listenError(error, port, what));
     server.once('error', fail);
     server.listen(port, '127.0.0.1', () => {
       server.off('error', fail);
@@ -39,10 +41,10 @@ export const listenOnLoopback = (server: Server, port: number, what: string): Pr
  * before it can start (the gateway, whose URL the identity provider and the seed need). A port
  * only looked up with freePort could meanwhile become the local port of an outgoing connection.
  */
-export const holdPort = async (port = 0): Promise<{ port: number; release: () => Promise<void> }> => {
+export const holdPort = async (port = 0, what = 'server'): Promise<{ port: number; release: () => Promise<void> }> => {
   const holder = createServer();
   await new Promise<void>((resolve, reject) => {
-    holder.once('error', reject);
+    holder.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port, what)));
     holder.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve());
   });
   const address = holder.address();

@@ -107,11 +107,13 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
   };
 
   try {
+    // The two ports people name are held first: a busy one fails the start at once, before any seeding.
+    const gatewayPortHeld = await holdPort(options.port ?? 0, 'API gateway');
+    stops.push(gatewayPortHeld.release); // released before the gateway starts; again on a failed start
+    const authPortHeld = await holdPort(options.authPort ?? 0, 'identity provider');
+    stops.push(authPortHeld.release);
+    const [gatewayPort, authPort] = [gatewayPortHeld.port, authPortHeld.port];
     const [dynamoPort, sqsPort, s3Port] = [await freePort(), await freePort(), await freePort()];
-    const gatewayPortHeld = options.port ? undefined : await holdPort();
-    const gatewayPort = options.port || gatewayPortHeld!.port;
-    if (gatewayPortHeld) stops.push(gatewayPortHeld.release); // released before the gateway starts; again on a failed start
-    const authPort = options.authPort || (await freePort());
 
     // S3 event notifications, as the stateful stack configures them: ObjectCreated under
     // uploads/pending/ goes to the uploads queue (its worker completes document uploads). The
@@ -140,6 +142,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const queueUrls = await ensureQueues({ endpoint: sqs.endpoint, prefix: 'ledger-local' });
 
     const secrets = loadOrCreateSecrets(options.persist ? join(dataDir, 'secrets.json') : undefined);
+    await authPortHeld.release();
     const identityProvider = await startIdentityProvider({
       port: authPort,
       scopePrefix,
@@ -222,7 +225,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       if (seedFile) writeFileSync(seedFile, JSON.stringify(seedData, null, 2), { mode: 0o600 });
     }
 
-    await gatewayPortHeld?.release();
+    await gatewayPortHeld.release();
     const gateway = await startGateway({ port: gatewayPort, ...(options.onRequest && { onRequest: options.onRequest }) });
     stops.push(gateway.stop);
     process.env.API_BASE_URL = gateway.baseUrl;

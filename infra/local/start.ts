@@ -5,15 +5,50 @@ import { parseArgs } from 'node:util';
 import { accessLine, installReadableLogs } from './log-format';
 import { startLocalStack } from './stack';
 
+const usage = `Usage: npm start [-- options]
+
+Starts the whole service on 127.0.0.1: API gateway and handlers, identity provider, DynamoDB Local,
+SQS and S3 stand-ins, seeded with demo organizations, clients, people and books. Writes what a
+client needs (base URL, token URL, client ids and secrets) to .local/stack.json.
+
+Options:
+  --port N        API port (default 3000, or $PORT; 0 picks a free one)
+  --auth-port N   identity provider port (default 3001, or $AUTH_PORT; 0 picks a free one)
+  --persist       keep data under .local/data between runs (default: in memory)
+  --fresh         with --persist: delete the kept data first
+  -h, --help      print this help`;
+
 /** `npm start [-- --persist] [-- --fresh] [-- --port N]`: the whole service on 127.0.0.1. */
-const { values } = parseArgs({
-  options: {
-    persist: { type: 'boolean', default: false },
-    fresh: { type: 'boolean', default: false },
-    port: { type: 'string', default: process.env.PORT ?? '3000' },
-    'auth-port': { type: 'string', default: process.env.AUTH_PORT ?? '3001' },
-  },
-});
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        persist: { type: 'boolean', default: false },
+        fresh: { type: 'boolean', default: false },
+        port: { type: 'string', default: process.env.PORT ?? '3000' },
+        'auth-port': { type: 'string', default: process.env.AUTH_PORT ?? '3001' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+    process.exit(2);
+  }
+})();
+const { values } = parsed;
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const portOption = (name: 'port' | 'auth-port'): number => {
+  const port = Number(values[name]);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`--${name} takes a port number from 0 to 65535, not "${values[name]}"\n\n${usage}`);
+    process.exit(2);
+  }
+  return port;
+};
+const [port, authPort] = [portOption('port'), portOption('auth-port')];
 
 // One readable line per request instead of the handlers' JSON records (JSON stays the format on Lambda).
 installReadableLogs();
@@ -21,8 +56,8 @@ installReadableLogs();
 const started = Date.now();
 const log = (message: string) => console.log(`[local] ${message}`);
 const stack = await startLocalStack({
-  port: Number(values.port),
-  authPort: Number(values['auth-port']),
+  port,
+  authPort,
   persist: values.persist,
   fresh: values.fresh,
   onProgress: log,
@@ -39,7 +74,7 @@ writeFileSync(stackFile, `${JSON.stringify(stack.info, null, 2)}\n`, { mode: 0o6
 const client = stack.info.clients.find((c) => c.name === 'a-system')!;
 console.log(`
 Accounting Ledger Integration Service — local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s
-  API        ${stack.info.baseUrl}/v1   (OpenAPI: ${stack.info.baseUrl}/v1/openapi.json)
+  Base URL   ${stack.info.baseUrl}   (paths start with /v1; reference ${stack.info.baseUrl}/docs, OpenAPI ${stack.info.baseUrl}/v1/openapi.json)
   Token URL  ${stack.info.authUrl}
   Sign-in    ${stack.info.interactive.authorizationUrl}   (authorization code + PKCE; public client ${stack.info.interactive.clientId}, redirect ${stack.info.interactive.redirectUris.join(', ')} on any port)
   Data       ${values.persist ? 'persisted under .local/data' : 'in memory (use --persist to keep it)'}
