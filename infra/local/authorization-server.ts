@@ -9,7 +9,7 @@ import { revocationRepository } from '../../shared/identity/revocation-repositor
 import { verifySecret } from '../../shared/identity/client-secrets';
 import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { apiResource, mcpResource } from '../../shared/identity/resources';
-import { readBody } from './http-body';
+import { readBody, replayRequest } from './http-body';
 import { createSignInThrottle, defaultSignInThrottle, type SignInThrottle, type SignInThrottleLimits } from './sign-in-throttle';
 
 /**
@@ -71,6 +71,8 @@ export const createAuthorizationServer = (options: {
     },
     claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
     scopes: ['openid', 'offline_access'],
+    // Authorization code + PKCE only: no implicit or hybrid flows, so none are advertised.
+    responseTypes: ['code'],
     // Every client proves possession with PKCE; oidc-provider supports S256 only.
     pkce: { required: () => true },
     features: {
@@ -171,8 +173,8 @@ export const createAuthorizationServer = (options: {
 
   return {
     handle: async (request, response) => {
-      if (request.method === 'POST' && new URL(request.url ?? '/', 'http://local').pathname === configuration.routes!.registration) await dropRegistrationScope(request);
-      await callback(request, response);
+      const registration = request.method === 'POST' && new URL(request.url ?? '/', 'http://local').pathname === configuration.routes!.registration;
+      await callback(registration ? await withoutRegistrationScope(request) : request, response);
     },
     interaction: (request, response) => interaction(pages, request, response),
   };
@@ -365,9 +367,9 @@ const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCo
  * refuses any scope it does not know as an OpenID scope, resource scopes included, which MCP
  * clients send (the SDK's client registers with the scopes of the protected-resource metadata).
  * The registered scope restricts nothing here (consent grants per request), so it is dropped
- * before oidc-provider reads the body (it then takes the parsed body from `request.body`).
+ * before oidc-provider reads the body.
  */
-const dropRegistrationScope = async (request: IncomingMessage): Promise<void> => {
+const withoutRegistrationScope = async (request: IncomingMessage): Promise<IncomingMessage> => {
   const text = await readBody(request, 56 * 1024);
   let metadata: unknown;
   try {
@@ -376,5 +378,5 @@ const dropRegistrationScope = async (request: IncomingMessage): Promise<void> =>
     metadata = undefined;
   }
   if (metadata && typeof metadata === 'object' && !Array.isArray(metadata)) delete (metadata as { scope?: unknown }).scope;
-  (request as IncomingMessage & { body?: Buffer }).body = Buffer.from(metadata === undefined ? text : JSON.stringify(metadata));
+  return replayRequest(request, metadata === undefined ? text : JSON.stringify(metadata));
 };

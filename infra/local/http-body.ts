@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 
 /** Reads a request body, refusing more than limitBytes. */
 export const readBody = (request: IncomingMessage, limitBytes = 10 * 1024 * 1024): Promise<string> =>
@@ -35,3 +36,26 @@ export const readBoundedBody = (request: IncomingMessage, limitBytes: number): P
     request.on('end', () => resolve(size > limitBytes ? { tooLarge: size } : { body: Buffer.concat(chunks) }));
     request.on('error', reject);
   });
+
+/**
+ * A request whose body was already read, given back readable with the same head: for a library
+ * that reads the body itself (oidc-provider warns when handed a parsed body instead).
+ */
+export const replayRequest = (request: IncomingMessage, body: Buffer | string): IncomingMessage => {
+  const bytes = Buffer.from(body);
+  const { 'transfer-encoding': _chunked, ...headers } = request.headers;
+  return Object.assign(Readable.from([bytes], { objectMode: false }), {
+    headers: { ...headers, 'content-length': String(bytes.length) },
+    rawHeaders: request.rawHeaders,
+    method: request.method,
+    url: request.url,
+    httpVersion: request.httpVersion,
+    httpVersionMajor: request.httpVersionMajor,
+    httpVersionMinor: request.httpVersionMinor,
+    socket: request.socket,
+    connection: request.socket,
+    complete: true,
+    trailers: {},
+    rawTrailers: [],
+  }) as unknown as IncomingMessage;
+};

@@ -5,7 +5,7 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { verifySecret } from '../../shared/identity/client-secrets';
 import { createAuthorizationServer, localInteractiveClient } from './authorization-server';
-import { readBody } from './http-body';
+import { readBody, replayRequest } from './http-body';
 import { listenOnLoopback } from './ports';
 import { defaultSignInThrottle, type SignInThrottleLimits } from './sign-in-throttle';
 
@@ -84,9 +84,7 @@ export const startIdentityProvider = async (options: {
     const raw = await readBody(request);
     const form = new URLSearchParams(raw);
     if (interactiveGrants.has(form.get('grant_type') ?? '')) {
-      // oidc-provider reads an already-consumed body from request.body.
-      Object.assign(request, { body: raw });
-      return authorizationServer.handle(request, response);
+      return authorizationServer.handle(replayRequest(request, raw), response);
     }
     const basic = parseBasic(request.headers.authorization);
     const clientId = basic?.id ?? form.get('client_id') ?? '';

@@ -43,7 +43,9 @@ describe('interactive sign-in', () => {
       jwks_uri: testStack().internal.jwksUri,
       code_challenge_methods_supported: ['S256'],
     });
-    expect(oauth.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']));
+    expect([...oauth.grant_types_supported].sort()).toEqual(['authorization_code', 'client_credentials', 'refresh_token']);
+    // Authorization code + PKCE only: no implicit or hybrid response types.
+    expect(oauth.response_types_supported).toEqual(['code']);
     expect(oauth.scopes_supported).toEqual(expect.arrayContaining(prefixed(['context:read', 'companies:read'])));
     expect(interactive.redirectUris).toEqual(['http://127.0.0.1/callback']);
   });
