@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, listAll } from '../support/api';
+import { newFirm } from '../support/people';
+import { eventually } from '../support/poll';
+import { testStack } from '../support/stack';
+
+/**
+ * `npm run webhooks:listen` as a person runs it: a receiver that subscribes itself, answers the
+ * handshake, verifies and prints a real delivery, and removes its subscription on Ctrl-C.
+ */
+let dir: string;
+let firm: Awaited<ReturnType<typeof newFirm>>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'webhooks-listen-'));
+  writeFileSync(join(dir, 'stack.json'), JSON.stringify(testStack()));
+  firm = await newFirm('Listen');
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const listen = (...args: string[]) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/tools/webhooks-listen.ts', '--stack-file', join(dir, 'stack.json'), ...args], {
+    cwd: resolve('.'),
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+  return { child, output, exited };
+};
+
+const stop = async (run: { child: ChildProcess; exited: Promise<number | null> }) => {
+  run.child.kill('SIGINT');
+  return run.exited;
+};
+
+describe('npm run webhooks:listen', () => {
+  it('--help prints the usage', async () => {
+    const run = listen('--help');
+    expect(await run.exited).toBe(0);
+    expect(run.output.stdout).toContain('Usage: npm run webhooks:listen -- [flags]');
+  });
+
+  it('subscribes itself, passes the handshake, prints a verified delivery and deletes its subscription on Ctrl-C', async () => {
+    const companyId = await firm.company();
+    const run = listen('--events', 'company.updated', '--client-id', firm.system.client.clientId, '--client-secret', firm.system.clientSecret);
+    try {
+      await eventually(() => run.output.stderr.includes('subscription active: waiting for events'), undefined, 'subscription active: waiting for events');
+      const [subscription] = await listAll('/v1/webhooks/subscriptions', { token: firm.systemToken });
+      expect(subscription).toMatchObject({ status: 'active', eventTypes: ['company.updated'], description: 'npm run webhooks:listen' });
+      expect(subscription.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
+
+      const changed = await api('PATCH', `/v1/companies/${companyId}`, { token: firm.systemToken, body: { displayName: 'Lyttet AS' } });
+      expect(changed.status).toBe(200);
+      await eventually(() => run.output.stdout.includes(`company ${companyId}`), undefined, `company ${companyId}`);
+      const line = run.output.stdout.split('\n').find((candidate) => candidate.includes(companyId))!;
+      expect(line).toMatch(/^\S+Z {2}company\.updated +[0-9a-f-]{36} {2}company [0-9a-f-]{36} {2}\/v1\/companies\/[0-9a-f-]{36}$/);
+      // The API recorded the delivery as answered by the listener.
+      const deliveries = await listAll(`/v1/webhooks/subscriptions/${subscription.id}/deliveries`, { token: firm.systemToken });
+      expect(deliveries.some((delivery) => delivery.status === 'succeeded' && delivery.eventType === 'company.updated')).toBe(true);
+
+      expect(await stop(run)).toBe(0);
+      expect(run.output.stderr).toContain(`SIGINT: deleted subscription ${subscription.id}`);
+      expect(await listAll('/v1/webhooks/subscriptions', { token: firm.systemToken })).toEqual([]);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('with --keep and a fixed port, a second run reuses the subscription with a new secret', async () => {
+    const holder = listen('--port', '0', '--client-id', firm.system.client.clientId, '--client-secret', firm.system.clientSecret, '--keep');
+    let port: string;
+    try {
+      await eventually(() => holder.output.stderr.includes('subscription active'), undefined, 'subscription active');
+      port = /receiving at http:\/\/127\.0\.0\.1:(\d+)\/webhooks/.exec(holder.output.stderr)![1]!;
+    } finally {
+      expect(await stop(holder)).toBe(0);
+    }
+    const [kept] = await listAll('/v1/webhooks/subscriptions', { token: firm.systemToken });
+    expect(kept.url).toBe(`http://127.0.0.1:${port}/webhooks`);
+
+    const again = listen('--port', port, '--events', 'company.updated', '--client-id', firm.system.client.clientId, '--client-secret', firm.system.clientSecret);
+    try {
+      await eventually(() => again.output.stderr.includes(`reusing subscription ${kept.id}`), undefined, `reusing subscription ${kept.id}`);
+      await eventually(() => again.output.stderr.includes('subscription active'), undefined, 'subscription active');
+      const test = await api('POST', `/v1/webhooks/subscriptions/${kept.id}/test`, { token: firm.systemToken, body: {} });
+      expect(test.status).toBeLessThan(300);
+      const reused = await api('GET', `/v1/webhooks/subscriptions/${kept.id}`, { token: firm.systemToken });
+      expect(reused.body).toMatchObject({ eventTypes: ['company.updated'] });
+      expect(reused.body.previousSecretExpiresAt).not.toBeNull();
+      await eventually(() => again.output.stdout.includes('webhook.test'), undefined, 'webhook.test');
+      expect(await stop(again)).toBe(0);
+      expect(await listAll('/v1/webhooks/subscriptions', { token: firm.systemToken })).toEqual([]);
+    } finally {
+      again.child.kill('SIGKILL');
+    }
+  });
+});
