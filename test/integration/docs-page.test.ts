@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,10 +23,17 @@ const chromiumFlags = [
   '--disable-sync',
 ];
 
+/** CHROMIUM_PATH, or Debian's and Ubuntu's package path; missing, the test says how to install it. */
+const chromiumPath = (): string => {
+  const path = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => candidate && existsSync(candidate));
+  if (!path) throw new Error('This test drives Chromium and found none: install it (Debian/Ubuntu: sudo apt-get install -y chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary.');
+  return path;
+};
+
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumFlags, headless: true });
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: chromiumFlags, headless: true });
 });
 
 afterAll(async () => {
