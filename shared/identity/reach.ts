@@ -2,7 +2,6 @@ import { isAllowed, noAccess, type EffectiveAccess } from './access-evaluator';
 import { accessRepository } from './access-repository';
 import type { Scope } from './scopes';
 import type { Principal } from './principal';
-import type { RouteDefinition } from '../routes';
 
 /** What reach is decided on: where a resource sits in the organization tree, and its company. */
 export interface ReachTarget {
@@ -46,13 +45,19 @@ export const canReach = (principal: ReachingPrincipal, target: ReachTarget, acti
  * route says so, reach with the route's action (canReach), and the token's scope. Reads that repeat
  * a route's figures elsewhere (the context tools' pictures) decide with it, never by hand.
  */
-export const mayRun = (principal: ReachingPrincipal, route: Pick<RouteDefinition, 'scope' | 'systemOnly'>, target: ReachTarget): boolean =>
+/** What reach reads of a route (shared/routes.ts): the scope it needs and whether only system clients may call it. */
+export interface RouteRule {
+  scope?: Scope;
+  systemOnly?: boolean;
+}
+
+export const mayRun = (principal: ReachingPrincipal, route: RouteRule, target: ReachTarget): boolean =>
   !refusesCaller(route, principal) && holdsScope(route, principal) && canReach(principal, target, route.scope);
 
 /** A route for system clients only, called by anyone else (the runner's 403 system_client_required). */
-export const refusesCaller = (route: Pick<RouteDefinition, 'systemOnly'>, principal: Pick<Principal, 'mode'>): boolean =>
+export const refusesCaller = (route: Pick<RouteRule, 'systemOnly'>, principal: Pick<Principal, 'mode'>): boolean =>
   route.systemOnly === true && principal.mode !== 'SYSTEM';
 
 /** The token holds the route's scope, if it names one (else the runner's 403 insufficient_scope). */
-export const holdsScope = (route: Pick<RouteDefinition, 'scope'>, principal: Pick<Principal, 'scopes'>): boolean =>
+export const holdsScope = (route: Pick<RouteRule, 'scope'>, principal: Pick<Principal, 'scopes'>): boolean =>
   !route.scope || principal.scopes.includes(route.scope);
