@@ -72,8 +72,8 @@ export const toImportRecord = (item: ImportItem): ImportRecord => {
     sampleErrors: p.sampleErrors,
     warnings: item.warnings ?? [],
     failureReason: item.failureReason,
-    // Deletions, and open items (whose sourceDeleted rows may name items the ledger does not have).
-    ...(item.kind.endsWith('deletion') || item.kind.endsWith('deletions') || item.kind === 'open_items' ? { result: { unknown: p.unknown } } : {}),
+    // Kinds that delete (deletions, open items' sourceDeleted rows) may name rows the ledger does not have.
+    ...(item.reportsDeletions ? { result: { unknown: p.unknown } } : {}),
     ...(item.fetchCompletion && { fetchCompletion: item.fetchCompletion }),
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
