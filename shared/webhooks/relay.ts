@@ -5,6 +5,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { companyRepository } from '../companies/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { storedInteger } from '../db/attributes';
+import { contextRefreshingEventTypes } from '../outbox/events';
 import { outboxEventKeys } from '../outbox/keys';
 import { dynamo, outboxTableName, tableName } from '../platform/aws';
 import { logger } from '../platform/logger';
@@ -35,8 +36,8 @@ export const eventRetentionDays = 30;
  *    table) and the event's "relayed" mark (outbox table) in one transaction, conditional on the
  *    counters' values: entries commit in sequence order, so a strongly consistent read never
  *    sees n+1 without n;
- * 2. queues the event for fan-out (and, for reconciliation, bank and document events, a rebuild
- *    of the company's context pictures).
+ * 2. queues the event for fan-out (and, for the event types that say so, refreshesContext in
+ *    shared/outbox/events.ts, a rebuild of the company's context pictures).
  * A failure fails the record (and, on AWS, the records after it in the shard, retried in order);
  * a repeat finds the event relayed and only queues it again: fan-out is idempotent.
  */
@@ -105,11 +106,8 @@ const relay = async (item: Record<string, unknown>): Promise<void> => {
   }
   await sendMessage('webhook-fanout', { eventId });
   // The MCP context pictures follow the changes the post-fetch engines do not see, asynchronously.
-  if (contextChangingEvents.has(item.type as string)) await requestContextRefresh(companyId);
+  if (contextRefreshingEventTypes.has(item.type as string)) await requestContextRefresh(companyId);
 };
-
-/** Events after which a company's context pictures (shared/context) are rebuilt. */
-const contextChangingEvents = new Set(['reconciliation.created', 'reconciliation.deleted', 'bank.statement.ingested', 'document.created', 'document.deleted', 'document.restored']);
 
 const readCounter = async (organizationId: string): Promise<number> => {
   const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: eventFeedCounterKeys(organizationId), ConsistentRead: true }));
