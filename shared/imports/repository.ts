@@ -238,4 +238,29 @@ export const importRepository = {
     );
     return Items?.[0] ? (fromItem(Items[0]) as unknown as FetchRun) : undefined;
   },
+
+  /** Records the post-fetch engines' outcomes on a fetch run. */
+  async recordEngineResults(companyId: string, run: FetchRun, engines: FetchRun['engines'], at: string): Promise<void> {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: fetchRunKeys(companyId, run.completedAt, run.importId),
+        UpdateExpression: 'SET engines = :engines, postFetchCompletedAt = :at',
+        ExpressionAttributeValues: { ':engines': engines, ':at': at },
+      }),
+    );
+  },
+
+  /** Sets the fetch completion of an import that exists (refused otherwise). */
+  async setFetchCompletion(importId: string, completion: ImportRecord['fetchCompletion']): Promise<void> {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importKeys(importId),
+        UpdateExpression: 'SET fetchCompletion = :completion',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':completion': completion },
+      }),
+    );
+  },
 };
