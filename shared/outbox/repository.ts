@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import type { TransactionWrite } from '../db/unit-of-work';
-import { outboxTableName } from '../platform/aws';
+import { dynamo, outboxTableName } from '../platform/aws';
 import type { EventDataFor, EventType } from './events';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from './keys';
 
@@ -41,6 +41,25 @@ export const outboxEventItem = (type: EventType, companyId: string, data: Outbox
  */
 export const outboxEventWrite = <Type extends EventType>(type: Type, companyId: string, data: EventDataFor<Type>, occurredAt: string): TransactionWrite => ({
   Put: { TableName: outboxTableName(), Item: outboxEventItem(type, companyId, data as OutboxEvent['data'], occurredAt) },
+});
+
+/** The stored outbox item of an event (as the relay left it: with its organization), or undefined. */
+export const outboxEventOf = async (eventId: string): Promise<Record<string, unknown> | undefined> =>
+  (await dynamo().send(new GetCommand({ TableName: outboxTableName(), Key: outboxEventKeys(eventId), ConsistentRead: true }))).Item;
+
+/**
+ * The relay's mark on an event (a write of its unit of work): relayed, with the organization it
+ * was sequenced in, and out of the pending index. Refused (condition) when the event is absent or
+ * relayed before.
+ */
+export const outboxRelayedWrite = (eventId: string, organization: { organizationId: string; organizationPath: string }, at: string): TransactionWrite => ({
+  Update: {
+    TableName: outboxTableName(),
+    Key: outboxEventKeys(eventId),
+    UpdateExpression: 'SET relayedAt = :at, organizationId = :org, organizationPath = :path, deliveryStatus = :relayed REMOVE GSI2PK, GSI2SK',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(relayedAt)',
+    ExpressionAttributeValues: { ':at': at, ':org': organization.organizationId, ':path': organization.organizationPath, ':relayed': 'relayed' },
+  },
 });
 
 /** A company's events, oldest first. */
