@@ -180,7 +180,7 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
     grants.push({ actions: ['dynamodb:Query'], resource: 'outboxTableIndexes' });
   }
   if (permissions.outbox === 'relay') {
-    // shared/webhooks/relay.ts: the conditional "relayed" mark, in the feed's transaction.
+    // shared/outbox/repository.ts outboxRelayedWrite: the relay's conditional "relayed" mark, in the feed's transaction.
     grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'outboxTable' });
   }
   return grants;

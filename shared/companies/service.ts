@@ -39,7 +39,7 @@ const notFound = () => problems.notFound('company');
  * Commits a company change together with its event in the outbox (one transaction); false when
  * the change's condition did not hold (the company is gone, or a concurrent change won).
  */
-const commitWithEvent = async (change: TransactionWrite, type: EventType, companyId: string, at: string): Promise<boolean> => {
+const commitWithEvent = async (change: TransactionWrite, type: Extract<EventType, `company.${string}`>, companyId: string, at: string): Promise<boolean> => {
   try {
     await unitOfWork().add('company', change).add('event', outboxEventWrite(type, companyId, { companyId }, at)).commit();
     return true;

@@ -1,24 +1,15 @@
 import type { JobType } from '../jobs/schemas';
 import type { z } from 'zod';
+import type { importKindNames } from './schemas';
+import type { ImportWarning } from './warnings';
 
 /**
  * What one kind of import is: its request shape, how its rows are applied, and which lane
  * (job type) it runs in. The import pipeline (shared/imports/pipeline.ts, worker.ts) does
  * everything else the same way for every kind: validation stages, jobs, claim check, chunks,
- * counters, events, fetch completion.
+ * counters, events, fetch completion. The kind names are the import list's (schemas.ts).
  */
-export type ImportKindName =
-  | 'accounts'
-  | 'dimensions'
-  | 'sub_ledgers'
-  | 'opening_balances'
-  | 'general_ledger_lines'
-  | 'open_items'
-  | 'general_ledger_line_deletions'
-  | 'opening_balance_deletions'
-  | 'account_deletion'
-  | 'dimension_deletion'
-  | 'sub_ledger_deletion';
+export type ImportKindName = (typeof importKindNames)[number];
 
 /**
  * One import runs per lane and company at a time (the job lock). Deletions share the lane of
@@ -68,6 +59,13 @@ export interface ImportKind<Body = any, Row = any> {
   /** The request array that holds the rows ('accounts', 'lines', 'ids', ...). */
   rowsField: string;
   rows(body: Body): Row[];
+  /**
+   * The row's identity within the import (the id it is merged or deleted by): keys firstRowOfId
+   * (ChunkPosition) and names the rows that come back `unknown`.
+   */
+  rowId(row: Row): string;
+  /** Conditions reported on the accepted import that do not stop it (e.g. unbalanced vouchers); [] for none. */
+  warnings(body: Body): ImportWarning[];
   year(body: Body): number | null;
   /** 'merge' unless the kind has modes (open items). */
   mode(body: Body): string;

@@ -16,7 +16,6 @@ import { maxImportRows } from './fields';
 import { importJobType, type ImportKind } from './kind';
 import { emptyProgress, importRepository, toImportRecord, type ImportItem } from './repository';
 import type { ImportRecord } from './schemas';
-import { unbalancedVoucherWarnings } from './warnings';
 
 /**
  * Accepting an import (the synchronous part), in the order an integrator meets the rules:
@@ -75,8 +74,7 @@ const accept = async (companyId: string, placement: JobPlacement, kind: ImportKi
     rowsUpdated: 0,
     rowsDeleted: null,
     sampleErrors: [],
-    // Vouchers that do not balance are accepted (lines may come in several requests) but reported.
-    warnings: kind.name === 'general_ledger_lines' ? unbalancedVoucherWarnings((validBody as { lines: Parameters<typeof unbalancedVoucherWarnings>[0] }).lines) : [],
+    warnings: kind.warnings(validBody),
     failureReason: null,
     createdAt: at,
     updatedAt: at,

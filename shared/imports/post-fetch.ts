@@ -1,8 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../platform/aws';
 import { logger } from '../platform/logger';
-import { fetchRunKeys, importKeys } from './keys';
 import { importRepository } from './repository';
 import type { FetchRun, ImportRecord } from './schemas';
 
@@ -46,27 +43,12 @@ export const createPostFetchWorker =
         }
       }
       const at = new Date().toISOString();
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: fetchRunKeys(message.companyId, run.completedAt, run.importId),
-          UpdateExpression: 'SET engines = :engines, postFetchCompletedAt = :at',
-          ExpressionAttributeValues: { ':engines': results, ':at': at },
-        }),
-      );
+      await importRepository.recordEngineResults(message.companyId, run, results, at);
       // The import's fetchCompletion tells the integrator when an engine failed after the fetch.
       const completion: ImportRecord['fetchCompletion'] = failed
         ? { status: 'failed', failureType: 'post_fetch_engine_failed', fetchRunId: run.id, recordedAt: at, message: results.filter((r) => r.status === 'failed').map((r) => r.name).join(', ') }
         : { status: 'completed', fetchRunId: run.id, recordedAt: at };
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: importKeys(message.importId),
-          UpdateExpression: 'SET fetchCompletion = :completion',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':completion': completion },
-        }),
-      );
+      await importRepository.setFetchCompletion(message.importId, completion);
       if (failed) batchItemFailures.push({ itemIdentifier: record.messageId });
     }
     return { batchItemFailures };

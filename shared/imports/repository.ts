@@ -72,8 +72,8 @@ export const toImportRecord = (item: ImportItem): ImportRecord => {
     sampleErrors: p.sampleErrors,
     warnings: item.warnings ?? [],
     failureReason: item.failureReason,
-    // Deletions, and open items (whose sourceDeleted rows may name items the ledger does not have).
-    ...(item.kind.endsWith('deletion') || item.kind.endsWith('deletions') || item.kind === 'open_items' ? { result: { unknown: p.unknown } } : {}),
+    // Kinds that delete (deletions, open items' sourceDeleted rows) may name rows the ledger does not have.
+    ...(item.reportsDeletions ? { result: { unknown: p.unknown } } : {}),
     ...(item.fetchCompletion && { fetchCompletion: item.fetchCompletion }),
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
@@ -237,5 +237,30 @@ export const importRepository = {
       }),
     );
     return Items?.[0] ? (fromItem(Items[0]) as unknown as FetchRun) : undefined;
+  },
+
+  /** Records the post-fetch engines' outcomes on a fetch run. */
+  async recordEngineResults(companyId: string, run: FetchRun, engines: FetchRun['engines'], at: string): Promise<void> {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: fetchRunKeys(companyId, run.completedAt, run.importId),
+        UpdateExpression: 'SET engines = :engines, postFetchCompletedAt = :at',
+        ExpressionAttributeValues: { ':engines': engines, ':at': at },
+      }),
+    );
+  },
+
+  /** Sets the fetch completion of an import that exists (refused otherwise). */
+  async setFetchCompletion(importId: string, completion: ImportRecord['fetchCompletion']): Promise<void> {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importKeys(importId),
+        UpdateExpression: 'SET fetchCompletion = :completion',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':completion': completion },
+      }),
+    );
   },
 };

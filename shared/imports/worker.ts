@@ -124,14 +124,14 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
   }
 
   const chunkCount = Math.ceil(rows.length / kind.chunkSize);
-  const firstRowOfId = firstRowsOfIds(rows);
+  const firstRowOfId = firstRowsOfIds(kind, rows);
   for (let index = progress.nextChunk; index < chunkCount; index++) {
     const firstRow = index * kind.chunkSize;
     const chunk = rows.slice(firstRow, firstRow + kind.chunkSize);
     const outcomes = await timed('import: apply chunks', () => kind.applyChunk(context, chunk, { index, firstRow, firstRowOfId, rows })).catch((error: unknown) => {
       throw new ChunkFailure(firstRow, firstRow + chunk.length - 1, error);
     });
-    const next = { ...tally(progress, outcomes, chunk, firstRow), nextChunk: index + 1 };
+    const next = { ...tally(kind, progress, outcomes, chunk, firstRow), nextChunk: index + 1 };
     const recorded = await timed('import: record chunk, extend lease', async () => {
       if (!(await importRepository.recordChunk(item.id, index, next, new Date().toISOString()))) return false;
       await jobRepository.extendLease(item.companyId, item.lane, item.jobId, Date.now()).catch(() => undefined);
@@ -154,7 +154,7 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
 };
 
 /** Adds a chunk's outcomes to the counters; sample errors name the row as "line N" (from 1). */
-const tally = (progress: ImportProgress, outcomes: RowOutcome[], rows: unknown[], firstRow: number): ImportProgress => {
+const tally = (kind: ImportKind, progress: ImportProgress, outcomes: RowOutcome[], rows: unknown[], firstRow: number): ImportProgress => {
   const next: ImportProgress = { ...progress, sampleErrors: [...progress.sampleErrors], unknown: [...progress.unknown] };
   outcomes.forEach((result, i) => {
     switch (result.outcome) {
@@ -168,7 +168,7 @@ const tally = (progress: ImportProgress, outcomes: RowOutcome[], rows: unknown[]
         next.rowsDeletedFromRequest++;
         break;
       case 'unknown':
-        next.unknown.push(rowId(rows[i]));
+        next.unknown.push(kind.rowId(rows[i]));
         break;
       case 'failed':
         next.rowsFailed++;
@@ -179,20 +179,14 @@ const tally = (progress: ImportProgress, outcomes: RowOutcome[], rows: unknown[]
   return next;
 };
 
-/** Each row id -> the position of its first row (ChunkPosition.firstRowOfId). */
-export const firstRowsOfIds = (rows: readonly unknown[]): Map<string, number> => {
+/** Each row id (the kind's rowId) -> the position of its first row (ChunkPosition.firstRowOfId). */
+export const firstRowsOfIds = <Row>(kind: Pick<ImportKind<unknown, Row>, 'rowId'>, rows: readonly Row[]): Map<string, number> => {
   const first = new Map<string, number>();
   rows.forEach((row, i) => {
-    const id = rowId(row);
+    const id = kind.rowId(row);
     if (!first.has(id)) first.set(id, i);
   });
   return first;
-};
-
-const rowId = (row: unknown): string => {
-  if (typeof row === 'string') return row;
-  const record = row as Record<string, unknown>;
-  return String(record.id ?? record.key ?? record.itemKey ?? record.accountCode ?? '');
 };
 
 export type { ImportItem };

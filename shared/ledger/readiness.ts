@@ -1,9 +1,8 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRecord } from '../companies/repository';
 import { countDimensions, countSubLedgers, currentAccountingYear } from './chart/service';
-import { ledgerPartition, ledgerYearPrefix, openItemPartition } from './keys';
+import { ledgerYearCounts, ledgerYearSummaries } from './general-ledger/repository';
+import { openItemRepository } from './open-items/repository';
 import { subLedgerTypes } from './open-items/schemas';
-import { dynamo, tableName } from '../platform/aws';
 import type { Readiness } from '../imports/schemas';
 
 type YearTotals = Omit<Readiness['years'][number], 'current'>;
@@ -24,7 +23,7 @@ export const readiness = async (company: CompanyRecord): Promise<Readiness> => {
   const [dimensions, subLedgers, openItems] = await Promise.all([
     countDimensions(companyId),
     countSubLedgers(companyId),
-    Promise.all(subLedgerTypes.map((type) => countLiveOpenItems(openItemPartition(companyId, type)))).then((counts) => counts.reduce((a, b) => a + b, 0)),
+    Promise.all(subLedgerTypes.map((type) => openItemRepository.countLive(companyId, type))).then((counts) => counts.reduce((a, b) => a + b, 0)),
   ]);
   const apiManaged = company.accountingSystem === 'Api';
   const blockers = current.accounts === 0 ? ['no_accounts'] : [];
@@ -55,44 +54,13 @@ export const readiness = async (company: CompanyRecord): Promise<Readiness> => {
 
 /** Sums the per-lane summary items (YEAR#<year>#<lane>) per year. */
 const yearTotals = async (companyId: string): Promise<YearTotals[]> => {
-  const { Items = [] } = await dynamo().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': ledgerPartition(companyId), ':prefix': ledgerYearPrefix },
-    }),
-  );
   const byYear = new Map<number, YearTotals>();
-  for (const item of Items) {
-    const year = Number(String(item.SK).split('#')[1]);
-    const totals = byYear.get(year) ?? { year, accounts: 0, mappedAccounts: 0, openingBalances: 0, generalLedgerLines: 0, lastImportAt: null };
-    for (const field of ['accounts', 'mappedAccounts', 'openingBalances', 'generalLedgerLines'] as const) {
-      if (item[field] !== undefined) totals[field] += Number(String(item[field]));
-    }
-    const at = item.lastImportAt as string | undefined;
+  for (const summary of await ledgerYearSummaries(companyId)) {
+    const totals = byYear.get(summary.year) ?? { year: summary.year, accounts: 0, mappedAccounts: 0, openingBalances: 0, generalLedgerLines: 0, lastImportAt: null };
+    for (const field of ledgerYearCounts) totals[field] += summary.counts[field] ?? 0;
+    const at = summary.lastImportAt;
     if (at && (!totals.lastImportAt || at > totals.lastImportAt)) totals.lastImportAt = at;
-    byYear.set(year, totals);
+    byYear.set(summary.year, totals);
   }
   return [...byYear.values()];
-};
-
-const countLiveOpenItems = async (partition: string): Promise<number> => {
-  let total = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        FilterExpression: '#status <> :retired',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': partition, ':retired': 'retired' },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    total += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return total;
 };

@@ -1,31 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import type { TransactionWrite } from '../db/unit-of-work';
-import { outboxTableName } from '../platform/aws';
+import { dynamo, outboxTableName } from '../platform/aws';
+import type { EventDataFor, EventType } from './events';
 import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from './keys';
 
-/** Event types of the specification's catalogue written to the outbox (the webhook catalogue describes each: shared/webhooks/catalog.ts). */
-export const outboxEventTypes = [
-  'job.succeeded',
-  'job.failed',
-  'import.requested',
-  'correction.requested',
-  'company.created',
-  'company.updated',
-  'company.disabled',
-  'company.enabled',
-  'company.deleted',
-  'company.restored',
-  'reconciliation.created',
-  'reconciliation.deleted',
-  'document.created',
-  'document.deleted',
-  'document.restored',
-  'bank.statement.ingested',
-] as const;
-
-export type EventType = (typeof outboxEventTypes)[number];
+export { outboxEventTypes, type EventType } from './events';
 
 export interface OutboxEvent {
   id: string;
@@ -54,9 +35,31 @@ export const outboxEventItem = (type: EventType, companyId: string, data: Outbox
   };
 };
 
-/** The event as a write of a unit of work (a Put in the outbox table): announced in the same transaction as the change. */
-export const outboxEventWrite = (type: EventType, companyId: string, data: OutboxEvent['data'], occurredAt: string): TransactionWrite => ({
-  Put: { TableName: outboxTableName(), Item: outboxEventItem(type, companyId, data, occurredAt) },
+/**
+ * The event as a write of a unit of work (a Put in the outbox table): announced in the same
+ * transaction as the change. The data is the one the event's definition names (shared/outbox/events.ts).
+ */
+export const outboxEventWrite = <Type extends EventType>(type: Type, companyId: string, data: EventDataFor<Type>, occurredAt: string): TransactionWrite => ({
+  Put: { TableName: outboxTableName(), Item: outboxEventItem(type, companyId, data as OutboxEvent['data'], occurredAt) },
+});
+
+/** The stored outbox item of an event (as the relay left it: with its organization), or undefined. */
+export const outboxEventOf = async (eventId: string): Promise<Record<string, unknown> | undefined> =>
+  (await dynamo().send(new GetCommand({ TableName: outboxTableName(), Key: outboxEventKeys(eventId), ConsistentRead: true }))).Item;
+
+/**
+ * The relay's mark on an event (a write of its unit of work): relayed, with the organization it
+ * was sequenced in, and out of the pending index. Refused (condition) when the event is absent or
+ * relayed before.
+ */
+export const outboxRelayedWrite = (eventId: string, organization: { organizationId: string; organizationPath: string }, at: string): TransactionWrite => ({
+  Update: {
+    TableName: outboxTableName(),
+    Key: outboxEventKeys(eventId),
+    UpdateExpression: 'SET relayedAt = :at, organizationId = :org, organizationPath = :path, deliveryStatus = :relayed REMOVE GSI2PK, GSI2SK',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(relayedAt)',
+    ExpressionAttributeValues: { ':at': at, ':org': organization.organizationId, ':path': organization.organizationPath, ':relayed': 'relayed' },
+  },
 });
 
 /** A company's events, oldest first. */

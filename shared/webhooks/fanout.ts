@@ -3,7 +3,8 @@ import { v5 as uuidv5 } from 'uuid';
 import { logger } from '../platform/logger';
 import { thinEvent } from './catalog';
 import { sendMessages } from './queue';
-import { deliveryRepository, outboxEvent, subscriptionRepository, type SubscriptionRecord } from './repository';
+import { outboxEventOf } from '../outbox/repository';
+import { deliveryRepository, subscriptionRepository, type SubscriptionRecord } from './repository';
 
 const deliveryNamespace = '3f1c2b9e-6f0a-4d51-9a57-8c1e0d6b2a47';
 
@@ -37,7 +38,7 @@ export const fanoutWorker = async (event: SQSEvent): Promise<SQSBatchResponse> =
 };
 
 const fanOut = async (eventId: string): Promise<void> => {
-  const item = await outboxEvent(eventId);
+  const item = await outboxEventOf(eventId);
   if (!item?.organizationPath) throw new Error(`Event ${eventId} is not relayed yet`);
   const companyId = item.companyId as string;
   const payload = JSON.stringify(thinEvent({ id: eventId, type: item.type as string, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, item.organizationId as string));

@@ -1,15 +1,13 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { companyRepository } from '../companies/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
-import { storedInteger } from '../db/attributes';
-import { outboxEventKeys } from '../outbox/keys';
-import { dynamo, outboxTableName, tableName } from '../platform/aws';
+import { contextRefreshingEventTypes } from '../outbox/events';
+import { outboxRelayedWrite } from '../outbox/repository';
 import { logger } from '../platform/logger';
 import { thinEvent } from './catalog';
-import { eventFeedCounterKeys, eventFeedEntryKeys } from './keys';
+import { eventFeedSequence } from './repository';
 import { sendMessage } from './queue';
 import { requestContextRefresh } from '../context/refresh-queue';
 
@@ -35,8 +33,8 @@ export const eventRetentionDays = 30;
  *    table) and the event's "relayed" mark (outbox table) in one transaction, conditional on the
  *    counters' values: entries commit in sequence order, so a strongly consistent read never
  *    sees n+1 without n;
- * 2. queues the event for fan-out (and, for reconciliation, bank and document events, a rebuild
- *    of the company's context pictures).
+ * 2. queues the event for fan-out (and, for the event types that say so, refreshesContext in
+ *    shared/outbox/events.ts, a rebuild of the company's context pictures).
  * A failure fails the record (and, on AWS, the records after it in the shard, retried in order);
  * a repeat finds the event relayed and only queues it again: fan-out is idempotent.
  */
@@ -65,34 +63,12 @@ const relay = async (item: Record<string, unknown>): Promise<void> => {
   const expiresAt = Math.floor(Date.now() / 1000) + eventRetentionDays * 86_400;
 
   for (let round = 0; ; round++) {
-    const counters = await Promise.all(organizations.map(readCounter));
-    const work = unitOfWork().add('event', {
-      Update: {
-        TableName: outboxTableName(),
-        Key: outboxEventKeys(eventId),
-        UpdateExpression: 'SET relayedAt = :at, organizationId = :org, organizationPath = :path, deliveryStatus = :relayed REMOVE GSI2PK, GSI2SK',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(relayedAt)',
-        ExpressionAttributeValues: { ':at': new Date().toISOString(), ':org': company.organizationId, ':path': company.organizationPath, ':relayed': 'relayed' },
-      },
-    });
+    const counters = await Promise.all(organizations.map((organizationId) => eventFeedSequence.current(organizationId)));
+    const work = unitOfWork().add('event', outboxRelayedWrite(eventId, company, new Date().toISOString()));
     organizations.forEach((organizationId, level) => {
       const current = counters[level]!;
-      work.add(`counter:${organizationId}`, {
-        Update: {
-          TableName: tableName(),
-          Key: eventFeedCounterKeys(organizationId),
-          UpdateExpression: 'SET #sequence = :next',
-          ConditionExpression: current === 0 ? 'attribute_not_exists(PK)' : '#sequence = :current',
-          ExpressionAttributeNames: { '#sequence': 'sequence' },
-          ExpressionAttributeValues: { ':next': current + 1, ...(current !== 0 && { ':current': current }) },
-        },
-      });
-      work.add(`entry:${organizationId}`, {
-        Put: {
-          TableName: tableName(),
-          Item: { ...eventFeedEntryKeys(organizationId, current + 1), entity: 'eventFeedEntry', sequence: current + 1, eventId, eventType: item.type, companyId, event: payload, expiresAt },
-        },
-      });
+      work.add(`counter:${organizationId}`, eventFeedSequence.advanceWrite(organizationId, current));
+      work.add(`entry:${organizationId}`, eventFeedSequence.entryWrite(organizationId, current + 1, { eventId, eventType: item.type as string, companyId, event: payload, expiresAt }));
     });
     try {
       await work.commit();
@@ -105,13 +81,5 @@ const relay = async (item: Record<string, unknown>): Promise<void> => {
   }
   await sendMessage('webhook-fanout', { eventId });
   // The MCP context pictures follow the changes the post-fetch engines do not see, asynchronously.
-  if (contextChangingEvents.has(item.type as string)) await requestContextRefresh(companyId);
-};
-
-/** Events after which a company's context pictures (shared/context) are rebuilt. */
-const contextChangingEvents = new Set(['reconciliation.created', 'reconciliation.deleted', 'bank.statement.ingested', 'document.created', 'document.deleted', 'document.restored']);
-
-const readCounter = async (organizationId: string): Promise<number> => {
-  const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: eventFeedCounterKeys(organizationId), ConsistentRead: true }));
-  return Item ? storedInteger(Item.sequence) : 0;
+  if (contextRefreshingEventTypes.has(item.type as string)) await requestContextRefresh(companyId);
 };

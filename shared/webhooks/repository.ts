@@ -21,6 +21,8 @@ import {
   subscriptionTreeKeys,
   subscriptionTreePartition,
 } from './keys';
+import type { TransactionWrite } from '../db/unit-of-work';
+import { eventFeedCounterKeys, eventFeedEntryKeys } from './keys';
 
 export type SubscriptionStatus = 'pending_verification' | 'active' | 'disabled';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
@@ -375,3 +377,51 @@ const toDelivery = (item: Item): DeliveryRecord => ({
   redeliveryOf: textOrNull(item.redeliveryOf),
   notice: textOrNull(item.notice),
 });
+
+// ---------------------------------------------------------------------------------------------
+// The relay's side of the event feed (shared/webhooks/relay.ts): the per-organization sequence
+// counter and the entries, written in the relay's transaction.
+// ---------------------------------------------------------------------------------------------
+
+/** One event's entry in an organization's feed. */
+export interface FeedEntryWrite {
+  eventId: string;
+  eventType: string;
+  companyId: string;
+  /** The thin payload (JSON), as GET /v1/events answers it. */
+  event: string;
+  /** Epoch seconds after which the entry may go (TTL). */
+  expiresAt: number;
+}
+
+export const eventFeedSequence = {
+  /** The organization's last sequence number (0 before its first event); strongly consistent. */
+  async current(organizationId: string): Promise<number> {
+    const item = await get(eventFeedCounterKeys(organizationId));
+    return item ? storedInteger(item.sequence) : 0;
+  },
+
+  /** Moves the counter from `current` (0: absent) to current + 1; refused (condition) when it moved meanwhile. */
+  advanceWrite(organizationId: string, current: number): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: eventFeedCounterKeys(organizationId),
+        UpdateExpression: 'SET #sequence = :next',
+        ConditionExpression: current === 0 ? 'attribute_not_exists(PK)' : '#sequence = :current',
+        ExpressionAttributeNames: { '#sequence': 'sequence' },
+        ExpressionAttributeValues: { ':next': current + 1, ...(current !== 0 && { ':current': current }) },
+      },
+    };
+  },
+
+  /** The feed entry of one sequence number. */
+  entryWrite(organizationId: string, sequence: number, entry: FeedEntryWrite): TransactionWrite {
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: { ...eventFeedEntryKeys(organizationId, sequence), entity: 'eventFeedEntry', sequence, eventId: entry.eventId, eventType: entry.eventType, companyId: entry.companyId, event: entry.event, expiresAt: entry.expiresAt },
+      },
+    };
+  },
+};

@@ -92,7 +92,7 @@ const runImport = async (kind: ImportKind, text: string, chunkSize = kind.chunkS
   const rows = kind.rows(body);
   const context = contextFor(kind, kind.year(body)!);
   const outcomes: RowOutcome[] = [];
-  const firstRowOfId = firstRowsOfIds(rows); // as the worker passes it
+  const firstRowOfId = firstRowsOfIds(kind, rows); // as the worker passes it
   for (let index = 0; index * chunkSize < rows.length; index++) {
     const firstRow = index * chunkSize;
     outcomes.push(...(await kind.applyChunk(context, rows.slice(firstRow, firstRow + chunkSize), { index, firstRow, firstRowOfId, rows })));
@@ -375,7 +375,7 @@ describe('a year nothing was imported into: its rows are not read before they ar
     expect(run.outcomes[2]).toEqual({ outcome: 'failed', message: 'duplicate id "u-1" in this request (first at line 1)' });
     // Chunk 1 delivered again (a crash before it was recorded): a chunk started before is read, so it answers the same and counts once.
     const rows = generalLedgerLinesImport.rows(generalLedgerLinesImport.bodySchema.parse(parse(JSON.stringify({ year, lines }))));
-    const again = await generalLedgerLinesImport.applyChunk(run.context, rows.slice(2), { index: 1, firstRow: 2, firstRowOfId: firstRowsOfIds(rows) });
+    const again = await generalLedgerLinesImport.applyChunk(run.context, rows.slice(2), { index: 1, firstRow: 2, firstRowOfId: firstRowsOfIds(generalLedgerLinesImport, rows) });
     expect(again).toEqual(run.outcomes.slice(2));
     const balance = await trialBalance(year);
     expect(accountOf(balance, '1920')!.movements[0]!.amount.toString()).toBe('3');
@@ -410,7 +410,7 @@ describe('the counters of a year nothing was imported into', () => {
 
     // Chunks 1 and 2 delivered again (crashes before they were recorded): nothing counts twice.
     const rows = generalLedgerLinesImport.rows(generalLedgerLinesImport.bodySchema.parse(parse(JSON.stringify({ year, lines }))));
-    const position = (index: number) => ({ index, firstRow: index * 2, firstRowOfId: firstRowsOfIds(rows), rows });
+    const position = (index: number) => ({ index, firstRow: index * 2, firstRowOfId: firstRowsOfIds(generalLedgerLinesImport, rows), rows });
     expect(await generalLedgerLinesImport.applyChunk(run.context, rows.slice(2, 4), position(1))).toEqual(run.outcomes.slice(2, 4));
     expect(await generalLedgerLinesImport.applyChunk(run.context, rows.slice(4), position(2))).toEqual(run.outcomes.slice(4));
     expect(await balanceCells(year)).toEqual(cells);

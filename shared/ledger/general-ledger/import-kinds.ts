@@ -1,4 +1,5 @@
 import type { ImportKind } from '../../imports/kind';
+import { unbalancedVoucherWarnings } from '../../imports/warnings';
 import {
   GeneralLedgerLinesImportSchema,
   LedgerDeletionSchema,
@@ -35,6 +36,9 @@ export const generalLedgerLinesImport: ImportKind<GeneralLedgerLinesImport, Gene
   bodySchema: GeneralLedgerLinesImportSchema,
   rowsField: 'lines',
   rows: (body) => body.lines,
+  rowId: (line) => line.id,
+  // Vouchers that do not balance are accepted (lines may come in several requests) but reported.
+  warnings: (body) => unbalancedVoucherWarnings(body.lines),
   year: (body) => body.year,
   mode: () => 'merge',
   precheck: (companyId, body) => checkAccountCodes(companyId, body.year, body.lines),
@@ -51,6 +55,8 @@ export const openingBalancesImport: ImportKind<OpeningBalancesImport, OpeningBal
   bodySchema: OpeningBalancesImportSchema,
   rowsField: 'lines',
   rows: (body) => body.lines,
+  rowId: (line) => line.id,
+  warnings: () => [],
   year: (body) => body.year,
   mode: () => 'merge',
   precheck: (companyId, body) => checkAccountCodes(companyId, body.year, body.lines),
@@ -67,6 +73,8 @@ export const generalLedgerLineDeletions: ImportKind<LedgerDeletion, string> = {
   bodySchema: LedgerDeletionSchema,
   rowsField: 'ids',
   rows: (body) => body.ids,
+  rowId: (id) => id,
+  warnings: () => [],
   year: (body) => body.year,
   mode: () => 'merge',
   precheck: (companyId, body) => checkLinesNotInUse(companyId, body.year, body.ids),
@@ -83,6 +91,8 @@ export const openingBalanceDeletions: ImportKind<LedgerDeletion, string> = {
   bodySchema: LedgerDeletionSchema,
   rowsField: 'ids',
   rows: (body) => body.ids,
+  rowId: (id) => id,
+  warnings: () => [],
   year: (body) => body.year,
   mode: () => 'merge',
   precheck: (companyId, body) => checkOpeningBalancesNotInUse(companyId, body.year, body.ids),

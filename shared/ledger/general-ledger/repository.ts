@@ -7,7 +7,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { keyId, type Item, type Key } from '../../db/attributes';
+import { keyId, textOrNull, type Item, type Key } from '../../db/attributes';
 import { batchGet, inParallel } from '../../db/batch';
 import { queryAll } from '../../db/query-all';
 import { updateItem } from '../../db/update';
@@ -19,7 +19,9 @@ import {
   glAccountPartition,
   glLineKeys,
   glPeriodPartition,
+  ledgerPartition,
   ledgerYearKeys,
+  ledgerYearPrefix,
   openingBalanceKeys,
   pad2,
   subLedgerKeys,
@@ -150,6 +152,34 @@ export const claimUnreadChunk = async (companyId: string, year: number, lane: st
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
+};
+
+/** The counts a year summary item may hold (each written by the lane that keeps it). */
+export const ledgerYearCounts = ['accounts', 'mappedAccounts', 'openingBalances', 'generalLedgerLines'] as const;
+
+/** One lane's summary of a year (`YEAR#<year>#<lane>`): the counts it holds and when the lane last imported. */
+export interface LedgerYearSummary {
+  year: number;
+  lane: string;
+  counts: Partial<Record<(typeof ledgerYearCounts)[number], number>>;
+  lastImportAt: string | null;
+}
+
+/** Every lane's summary of every year of the company: one Query of a few small items. */
+export const ledgerYearSummaries = async (companyId: string): Promise<LedgerYearSummary[]> => {
+  const { Items = [] } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': ledgerPartition(companyId), ':prefix': ledgerYearPrefix },
+    }),
+  );
+  return Items.map((item) => {
+    const [, year, lane] = String(item.SK).split('#');
+    const counts: LedgerYearSummary['counts'] = {};
+    for (const field of ledgerYearCounts) if (item[field] !== undefined) counts[field] = Number(String(item[field]));
+    return { year: Number(year), lane: lane ?? '', counts, lastImportAt: textOrNull(item.lastImportAt) };
+  });
 };
 
 /** Every trial-balance aggregate of a year: one Query of O(accounts x 13) items. */

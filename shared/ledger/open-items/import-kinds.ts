@@ -230,6 +230,8 @@ export const openItemsImportKind: ImportKind<OpenItemsImportBody, OpenItemRow> =
   bodySchema: OpenItemsImportSchema,
   rowsField: 'items',
   rows: (body) => body.items,
+  rowId: (item) => item.itemKey,
+  warnings: () => [],
   year: () => null,
   mode: (body) => body.mode,
   chunkSize: openItemsChunkSize,

@@ -249,6 +249,28 @@ export const openItemRepository = {
     } while (startKey);
   },
 
+  /** How many items of a company and sub-ledger type are not retired (a COUNT Query, page by page). */
+  async countLive(companyId: string, subLedgerType: string): Promise<number> {
+    let total = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'PK = :pk',
+          FilterExpression: '#status <> :retired',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pk': openItemPartition(companyId, subLedgerType), ':retired': 'retired' },
+          Select: 'COUNT',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      total += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return total;
+  },
+
   /** Every stored item (live and retired) of a company and sub-ledger type, in itemKey order. */
   async listAll(companyId: string, subLedgerType: string): Promise<OpenItemRecord[]> {
     const records: OpenItemRecord[] = [];
