@@ -1,8 +1,9 @@
 import type { OperationContract } from '../api/operation';
-import { maxImportDecimals, maxImportIntegerDigits } from '../platform/money';
+import type { OperationIdOfGroup } from '../routes';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { currentYearNote, identifier, limits, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
+import { importSubmissions, type ImportSubmissionId } from '../imports/catalogue';
 import type { ImportKindName } from '../imports/kind';
 import { importKind } from './import-kinds';
 import { FetchRunPageSchema, ImportListQuerySchema, ImportPageSchema, ImportRecordSchema, ReadinessSchema } from '../imports/schemas';
@@ -16,16 +17,8 @@ const importProblems = {
   422: 'validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them)',
 };
 
-/** What every import operation says about its body: size limits and compression. */
-const bodyNotes = [
-  `**Body size.** A request body may hold at most ${maxRequestBodyBytes} bytes (4 MiB) as sent: what a synchronous Lambda invocation (6 MB event) carries behind API Gateway, with room for base64 and the headers. Larger bodies answer 413 \`payload_too_large\` naming the limit.`,
-  `**Compression.** Send larger imports compressed with \`Content-Encoding: gzip\` (and \`Content-Type: application/json\`): the limit above then applies to the compressed body, and the decompressed JSON may hold at most ${maxDecodedBodyBytes} bytes (32 MiB; more answers 413). Other codings answer 415 \`unsupported_media_type\`; a body that is not gzip data answers 400 \`malformed_json\`. The 10,000-row limit applies as always.`,
-].join('\n\n');
-
-const amountNotes = `**Amounts** are decimal strings (preferred): an optional minus, digits, and optionally a point with 1 to ${maxImportDecimals} digits (\`"1e2"\`, \`"+5"\`, \`" 12"\`, \`".5"\` are refused), or JSON numbers (judged on their source text), with at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point; \`taxPercentage\` is from 0 to 100; anything else is a structural 422 naming the row and field.`;
-
-const submit = (name: ImportKindName, about: string, withAmounts = false) => ({
-  description: [about, bodyNotes, ...(withAmounts ? [amountNotes] : [])].join('\n\n'),
+/** The contract of an import submission (shared/imports/catalogue.ts): its body is the kind's. */
+const submit = (name: ImportKindName) => ({
   params: companyParams,
   body: importKind(name).bodySchema,
   bodyParsing: 'lossless-json' as const,
@@ -33,27 +26,14 @@ const submit = (name: ImportKindName, about: string, withAmounts = false) => ({
   problems: importProblems,
 });
 
+const submissionContracts = Object.fromEntries(importSubmissions.map((entry) => [entry.operationId, submit(entry.kind)])) as Record<ImportSubmissionId, ReturnType<typeof submit>>;
+
 const deletionByPath = <P extends z.ZodObject>(params: P) => ({ params, responses: accepted, problems: { 409: importProblems[409] } });
 
 /** Request and response shapes of the import operations, keyed by operationId. */
 export const importContracts = {
   getImportReadiness: { params: companyParams, responses: { 200: { description: 'Readiness of the books', schema: ReadinessSchema } } },
-  importAccounts: submit('accounts', 'Accounts are merged by accountCode within the year; hidden true retires one.'),
-  importDimensions: submit('dimensions', 'Dimensions are merged by key.'),
-  importSubLedgers: submit('sub_ledgers', 'Customers and suppliers are merged by key.'),
-  importOpeningBalances: submit(
-    'opening_balances',
-    'Opening balances are merged by id within the year. A hidden account takes no new opening balance (the row is skipped, see sampleErrors), but one already on it is corrected in place.',
-    true,
-  ),
-  importGeneralLedgerLines: submit(
-    'general_ledger_lines',
-    'Lines are merged by id within the year: a re-sent id updates the line in place and keeps the earlier version in history. A hidden account takes no new line (the row is skipped, see sampleErrors), but a line already on it is corrected in place.',
-    true,
-  ),
-  importOpenItems: submit('open_items', 'All or nothing: one invalid item fails the whole import and nothing is applied.', true),
-  deleteGeneralLedgerLines: submit('general_ledger_line_deletions', 'All or nothing: reconciled lines answer 409 lines_in_use; unknown ids are listed under result.unknown.'),
-  deleteOpeningBalances: submit('opening_balance_deletions', 'All or nothing: reconciled opening balances answer 409 opening_balances_in_use; unknown ids are listed under result.unknown.'),
+  ...submissionContracts,
   getImport: {
     params: companyParams.extend({ importId: UuidSchema }),
     responses: { 200: { description: 'The import', schema: ImportRecordSchema } },
@@ -76,4 +56,4 @@ export const importContracts = {
     query: z.strictObject(PageQuerySchema.shape),
     responses: { 200: { description: 'Fetch runs, newest first, with their post-fetch engines', schema: FetchRunPageSchema } },
   },
-} satisfies Record<string, OperationContract>;
+} satisfies Record<OperationIdOfGroup<'imports'>, OperationContract>;

@@ -1,7 +1,10 @@
 import type { OperationContract } from '../api/operation';
+import { AccountContextSchema, CompanyContextSchema } from '../context/schemas';
 import { allScopes } from '../identity/scopes';
-import { identifier, limits, textOut } from '../platform/schemas';
+import { AccountParamsSchema, AccountQuerySchema } from '../ledger/chart/schemas';
+import { identifier, limits, textOut, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
+import type { McpOnlyOperationId, OperationIdOfGroup } from '../routes';
 
 const jsonRpcId = z.union([identifier({ max: limits.integratorId }), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)]);
 
@@ -63,8 +66,6 @@ const metadataContract = {
 /** Contracts of the MCP group: the endpoint itself and its protected-resource metadata. */
 export const mcpContracts = {
   callMcp: {
-    description:
-      'The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors are JSON-RPC error objects as MCP defines them, not problem documents: a body that is not JSON is HTTP 400 with -32700 (parse error), one that is not a single JSON-RPC message (a batch, no `jsonrpc`) HTTP 400 with -32600; an unknown method is -32601, params that do not fit the method (tools/call without a string `name`, `arguments` not an object) -32602 naming the parameter, and an unknown tool -32602, each in an HTTP 200 answer. A tool\'s arguments that break its input schema are a tool error (`isError`) naming the field, as MCP asks.',
     body: JsonRpcMessageSchema,
     // Read here, not by the runner: malformed JSON is a JSON-RPC parse error, not malformed_json.
     bodyParsing: 'text' as const,
@@ -79,4 +80,10 @@ export const mcpContracts = {
   },
   getMcpResourceMetadata: metadataContract,
   getResourceMetadata: metadataContract,
-} satisfies Record<string, OperationContract>;
+} satisfies Record<OperationIdOfGroup<'mcp'>, OperationContract>;
+
+/** Contracts of the MCP-only operations (the context tools; shared/routes.ts `mcpOnlyOperations`). */
+export const mcpOnlyContracts = {
+  getCompanyContext: { params: z.object({ companyId: UuidSchema }), responses: { 200: { description: 'The company picture', schema: CompanyContextSchema } } },
+  getAccountContext: { params: AccountParamsSchema, query: AccountQuerySchema, responses: { 200: { description: 'The account picture', schema: AccountContextSchema } } },
+} satisfies Record<McpOnlyOperationId, OperationContract>;

@@ -16,17 +16,17 @@ import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-bo
 import { publicBaseUrl } from '../platform/config';
 import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
-import { functionGroups, routes, type FunctionGroup, type RouteDefinition } from '../routes';
+import { functionGroups, routes, type FunctionGroup, type OperationId, type RouteDefinition } from '../routes';
 import { vatContracts } from '../vat/contracts';
 import { describeDocument } from './describe';
 import { problemCatalogueMarkdown } from './problem-catalogue';
 import { docsContracts } from './docs-contracts';
 import { mcpContracts } from '../composition/mcp-contracts';
 import { addExamples } from './examples';
-import { operationDocs } from './operation-docs';
+import { operationDocs, type OperationDoc } from './operation-docs';
 
 /** Every operation's contract by operationId; the route table says where each is served. */
-export const contracts: Record<string, OperationContract> = {
+export const operationContracts = {
   getOpenApiDocument: {
     responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3') }).openapi({ additionalProperties: true }) } },
   },
@@ -44,7 +44,14 @@ export const contracts: Record<string, OperationContract> = {
   ...documentContracts,
   ...mcpContracts,
   ...webhookContracts,
-};
+} satisfies Record<OperationId, OperationContract>;
+
+/** A contract of an operation the route table does not have does not compile. */
+const unrouted: Record<Exclude<keyof typeof operationContracts, OperationId>, never> = {};
+void unrouted;
+
+/** The same, looked up by any string (tools that walk the route table). */
+export const contracts: Record<string, OperationContract> = operationContracts;
 
 const problemResponse = (description: string, headers: Record<string, { $ref: string }>) => ({
   description,
@@ -126,12 +133,12 @@ export interface DocumentUrls {
  * endpoint locally); `npm run openapi` passes them explicitly.
  */
 /** A request example for every operation: curl against the server of the document. */
-const curlSample = (route: RouteDefinition, contract: OperationContract): string => {
+const curlSample = (route: RouteDefinition<OperationId>, contract: OperationContract): string => {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => `$${name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`);
   const lines = [`curl -s ${route.method === 'GET' ? '' : `-X ${route.method} `}"$API${path}"`];
   if (route.auth === 'token') lines.push('-H "Authorization: Bearer $TOKEN"');
   if (route.mutation) lines.push('-H "Idempotency-Key: $(uuidgen)"');
-  const example = operationDocs[route.operationId]?.requestExample;
+  const example = (operationDocs[route.operationId] as OperationDoc).requestExample;
   if (contract.body && example !== undefined) lines.push(`-H "Content-Type: application/json" -d '${JSON.stringify(example)}'`);
   return lines.join(' \\\n  ');
 };
@@ -171,8 +178,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
   });
 
   for (const route of routes) {
-    const contract = contracts[route.operationId];
-    if (!contract) throw new Error(`No contract for ${route.operationId}`);
+    const contract: OperationContract = operationContracts[route.operationId];
     const authenticated = route.auth === 'token';
     const headersOf = (status: number) =>
       headerRefs(
@@ -202,9 +208,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
-      ...(([operationDocs[route.operationId]?.description, contract.description].filter(Boolean).join('\n\n') || undefined) && {
-        description: [operationDocs[route.operationId]?.description, contract.description].filter(Boolean).join('\n\n'),
-      }),
+      description: operationDocs[route.operationId].description,
       'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: curlSample(route, contract) }],
       tags: [route.group],
       // `{}`: no credential needed (OpenAPI's way to say so explicitly).

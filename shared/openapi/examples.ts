@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { operationDocs } from './operation-docs';
+import { operationDocs, type OperationDoc } from './operation-docs';
 
 type Schema = Record<string, any>;
 
@@ -146,7 +146,7 @@ export const addExamples = <T>(document: T): T => {
     for (const method of httpMethods) {
       const operation = item[method];
       if (!operation) continue;
-      const docs = operationDocs[operation.operationId];
+      const docs: OperationDoc | undefined = (operationDocs as Record<string, OperationDoc>)[operation.operationId];
       for (const media of Object.values<Schema>(operation.requestBody?.content ?? {})) {
         if (media.example === undefined) media.example = docs?.requestExample ?? sampleSchema(media.schema, doc);
       }

@@ -1,9 +1,15 @@
+import { importSubmissions, type ImportSubmissionId } from '../imports/catalogue';
+import { maxImportDecimals, maxImportIntegerDigits } from '../platform/money';
+import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
+import type { OperationId } from '../routes';
+
 /**
  * What each operation does, the rules of the specification that govern it and the errors to
- * branch on (CommonMark), plus request examples: the document builder puts the description before
- * the contract's own and the examples into the request body (shared/openapi/document.ts). Response
+ * branch on (CommonMark), plus request examples: the one home of an operation's text (the route
+ * table holds its summary, the contract its shapes). Keyed by the route table's operation ids: an
+ * operation without its docs, or docs of an operation that does not exist, does not compile. The
+ * import submissions' docs come from the import catalogue (shared/imports/catalogue.ts). Response
  * examples are built from the schemas (shared/openapi/examples.ts) unless given here.
- * test/integration/docs.test.ts fails when an operation has no description or no example.
  */
 export interface OperationDoc {
   description: string;
@@ -17,9 +23,48 @@ const importErrors =
   'Branch on: **409** `conflict` with `reason` `company_not_api_managed` (the company is not bound to `Api`) or `job_in_flight` (wait for `jobId`, then send again); **413** `payload_too_large` (more than 10,000 rows or 4 MiB); **422** `validation_failed` (structural problems, `errors[]` with `index` and `field`; nothing accepted; an empty row array is refused too).';
 const sameKey = 'The same `Idempotency-Key` answers the same import and never creates a second.';
 
-export const operationDocs: Record<string, OperationDoc> = {
+/** What every import submission says about its body: size limits and compression. */
+const bodyNotes = [
+  `**Body size.** A request body may hold at most ${maxRequestBodyBytes} bytes (4 MiB) as sent: what a synchronous Lambda invocation (6 MB event) carries behind API Gateway, with room for base64 and the headers. Larger bodies answer 413 \`payload_too_large\` naming the limit.`,
+  `**Compression.** Send larger imports compressed with \`Content-Encoding: gzip\` (and \`Content-Type: application/json\`): the limit above then applies to the compressed body, and the decompressed JSON may hold at most ${maxDecodedBodyBytes} bytes (32 MiB; more answers 413). Other codings answer 415 \`unsupported_media_type\`; a body that is not gzip data answers 400 \`malformed_json\`. The 10,000-row limit applies as always.`,
+].join('\n\n');
+
+const amountNotes = `**Amounts** are decimal strings (preferred): an optional minus, digits, and optionally a point with 1 to ${maxImportDecimals} digits (\`"1e2"\`, \`"+5"\`, \`" 12"\`, \`".5"\` are refused), or JSON numbers (judged on their source text), with at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point; \`taxPercentage\` is from 0 to 100; anything else is a structural 422 naming the row and field.`;
+
+/** The docs of the import submissions, from the catalogue (deletions are all or nothing: their errors are in their own text). */
+const importSubmissionDocs = Object.fromEntries(
+  importSubmissions.map((entry) => {
+    const deletion = entry.kind.endsWith('_deletions');
+    const description = [
+      `${entry.description} ${pollImport} ${deletion ? '' : `${importErrors} `}${sameKey}`,
+      entry.about,
+      bodyNotes,
+      ...(entry.withAmounts ? [amountNotes] : []),
+    ].join('\n\n');
+    return [entry.operationId, { description, ...('requestExample' in entry && { requestExample: entry.requestExample }) }];
+  }),
+) as Record<ImportSubmissionId, OperationDoc>;
+
+export const operationDocs = {
+  ...importSubmissionDocs,
   getOpenApiDocument: {
     description: 'This OpenAPI 3.0.3 document, generated from the schemas the API validates with. Public: no token needed. Also served as YAML at `GET /v1/openapi.yaml` and rendered at `GET /docs`.',
+  },
+  getOpenApiYaml: {
+    description:
+      'The same document as `GET /v1/openapi.json`, serialized as YAML for tools that prefer it. Public: no token needed.',
+  },
+  getApiReference: {
+    description:
+      'The API reference rendered from this document with Redoc, served by the API itself: the renderer is vendored at build time and the page loads nothing from the internet. Public: no token needed.',
+  },
+  getApiReferenceScript: {
+    description:
+      'The Redoc standalone bundle the reference page loads (vendored from the redoc package at build time). Public.',
+  },
+  getProblemType: {
+    description:
+      'Every problem document\'s `type` is the URL of this page for its `error` code: when the API answers it, and what to do about it. Unknown codes answer 404 `not_found`. Public: no token needed.',
   },
   whoami: {
     description: 'Who the access token belongs to: the client, its organization and the scopes it holds. Any valid token may call it; use it to check credentials. Errors: **401** `invalid_token`.',
@@ -94,56 +139,6 @@ export const operationDocs: Record<string, OperationDoc> = {
   getImportReadiness: {
     description:
       'What the books hold per year and what to import next (`nextStep`), in the recommended order: accounts, dimensions and sub-ledgers (optional), opening balances, GL lines, open items. `blockers` (e.g. `no_accounts`) and `warnings` (e.g. `unmapped_accounts`) say what needs attention.',
-  },
-  importAccounts: {
-    description: `Imports the chart of accounts of a year (each accounting year has its own chart): an existing \`accountCode\` is updated in place, its standard-account mapping is never changed. Import it before opening balances and GL lines, which must name accounts of the year's chart. ${pollImport} ${importErrors} ${sameKey}`,
-    requestExample: {
-      year: 2026,
-      accounts: [
-        { accountCode: '1920', accountDescription: 'Bank deposits', accountCategory: 'Balance' },
-        { accountCode: '2050', accountDescription: 'Other equity', accountCategory: 'Balance' },
-        { accountCode: '3000', accountDescription: 'Sales revenue', accountCategory: 'Result' },
-      ],
-    },
-  },
-  importDimensions: {
-    description: `Imports dimension values (department, project, ...), merged by key; \`parentKey\` must name an existing dimension or an earlier row. ${pollImport} ${importErrors} ${sameKey}`,
-    requestExample: { dimensions: [{ key: 'D-10', value: 'Bakery', type: 'department' }] },
-  },
-  importSubLedgers: {
-    description: `Imports customers and suppliers, merged by key; a key keeps its type. ${pollImport} ${importErrors} ${sameKey}`,
-    requestExample: { subLedgers: [{ key: 'C-1001', value: 'Kafe Solsiden', type: 'customer' }] },
-  },
-  importOpeningBalances: {
-    description: `Imports the opening balances of a year, merged by \`id\`. **Sign convention: debit positive, credit negative** (an asset is positive, equity and liabilities negative). Every \`accountCode\` must be in the year's chart, else **422** with \`reason\` \`unknown_account_codes\` and \`accountCodes\`. ${pollImport} ${importErrors} ${sameKey}`,
-    requestExample: {
-      year: 2026,
-      lines: [
-        { id: 'OB-1920', accountCode: '1920', amount: '150000.00' },
-        { id: 'OB-2050', accountCode: '2050', amount: '-150000.00' },
-      ],
-    },
-  },
-  importGeneralLedgerLines: {
-    description: `Imports GL lines of a year, merged by \`id\`: a re-sent id updates the line in place and keeps the earlier version in history; lines not re-sent stay. \`period\` (1 to 12) and \`year\` are given, never derived from dates. **Sign convention: debit positive, credit negative.** The lines of one voucher (\`transactionId\`) should sum to zero; vouchers that do not are accepted (their other lines may come in a later request) and named under the import record's \`warnings\` (\`unbalanced_vouchers\`, at most 100 ids). Every \`accountCode\` must be in the year's chart, else **422** \`unknown_account_codes\`. ${pollImport} ${importErrors} ${sameKey}`,
-    requestExample: {
-      year: 2026,
-      lines: [
-        { id: 'GL-1', accountCode: '1920', amount: '1250.00', period: 1, transactionId: 'V-1', transactionDate: '2026-01-15', description: 'Cash sale' },
-        { id: 'GL-2', accountCode: '3000', amount: '-1250.00', period: 1, transactionId: 'V-1', transactionDate: '2026-01-15', description: 'Cash sale' },
-      ],
-    },
-  },
-  importOpenItems: {
-    description: `Imports open items (invoices, credit notes, payments, ...) of one sub-ledger type. ${pollImport} ${importErrors} ${sameKey}`,
-  },
-  deleteGeneralLedgerLines: {
-    description: `Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** \`conflict\` with \`reason\` \`lines_in_use\` and \`inUse\` when a line is reconciled; nothing is deleted then. Ids the ledger does not have are listed under \`result.unknown\` (not an error). Deleted lines keep their history. ${pollImport} ${sameKey}`,
-    requestExample: { year: 2026, ids: ['GL-1', 'GL-2'] },
-  },
-  deleteOpeningBalances: {
-    description: `Deletes imported opening balances by the integrator's ids, all or nothing (**409** \`opening_balances_in_use\`); unknown ids are listed under \`result.unknown\`. ${pollImport} ${sameKey}`,
-    requestExample: { year: 2026, ids: ['OB-1920', 'OB-2050'] },
   },
   getImport: {
     description:
@@ -238,7 +233,8 @@ export const operationDocs: Record<string, OperationDoc> = {
   restoreDocument: { description: 'Brings a soft-deleted document back; restoring a live document answers it unchanged. **404** for an unknown id or outside the reach.' },
   callMcp: {
     description:
-      'The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope` naming the scope. Outside the reach a tool answers a tool error (`isError`) that says not found.',
+      'The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope` naming the scope. Outside the reach a tool answers a tool error (`isError`) that says not found.\n\n' +
+      'The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors are JSON-RPC error objects as MCP defines them, not problem documents: a body that is not JSON is HTTP 400 with -32700 (parse error), one that is not a single JSON-RPC message (a batch, no `jsonrpc`) HTTP 400 with -32600; an unknown method is -32601, params that do not fit the method (tools/call without a string `name`, `arguments` not an object) -32602 naming the parameter, and an unknown tool -32602, each in an HTTP 200 answer. A tool\'s arguments that break its input schema are a tool error (`isError`) naming the field, as MCP asks.',
     requestExample: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_companies', arguments: { page_size: 10 } } },
   },
   getMcpResourceMetadata: {
@@ -280,4 +276,4 @@ export const operationDocs: Record<string, OperationDoc> = {
     description:
       "The organization's events (its own and its descendants' companies) in order of their per-organization `sequence`, kept 30 days: a receiver that was down reads what it missed without waiting for retries. Pass `pagination.next_cursor` as `after` for the next page (it is the last sequence read, also when `has_more` is false: poll with it later). Filters `type`, `company_id`; filtered pages may hold fewer than `page_size`. Sequence numbers are assigned by the relay in the order it takes events from the table's stream; each is committed with its feed entry, so a page never skips a number that appears later.",
   },
-};
+} satisfies Record<OperationId, OperationDoc>;
