@@ -1,4 +1,4 @@
-import { identityContracts as contracts } from '../../shared/identity/schemas';
+import { identityContracts as contracts } from '../../shared/identity/contracts';
 import { defineOperations } from '../../shared/composition/operations';
 
 /** GET /v1/whoami (any valid token). */

@@ -7,6 +7,16 @@ export interface OperationContract<
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
 > {
+  /**
+   * What the operation does, the rules that govern it and the errors to branch on (CommonMark): the
+   * one home of its reference text, beside the route's summary. Every route's contract has one
+   * (`DocumentedContract`, shared/openapi/document.ts).
+   */
+  description?: string;
+  /** The request example of the reference (else one is built from the body schema). */
+  requestExample?: unknown;
+  /** The response example of the reference (else one is built from the schema, shared/openapi/examples.ts). */
+  responseExample?: unknown;
   params?: P;
   /** Request headers the operation reads beyond the platform's (documented; e.g. If-Match). */
   headers?: z.ZodObject;
@@ -27,6 +37,9 @@ export interface OperationContract<
   /** Problem statuses this operation answers beyond the platform's common ones (400, 401, 403, 404, 429, 500...). */
   problems?: Record<number, string>;
 }
+
+/** A contract with its reference text: what every route's contract is. */
+export type DocumentedContract = OperationContract & { description: string };
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 

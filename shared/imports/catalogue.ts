@@ -2,9 +2,9 @@ import type { ImportKindName } from './kind';
 
 /**
  * The import submissions: one entry per POST .../imports/<path> route. The route table
- * (shared/routes.ts), the contracts (shared/composition/import-contracts.ts), the operations
- * (functions/imports/operations.ts) and the operation docs (shared/openapi/operation-docs.ts) map
- * over it. Data only, so the route table may import it.
+ * (shared/routes.ts), the contracts with their reference text (shared/composition/import-contracts.ts)
+ * and the operations (functions/imports/operations.ts) map over it. Data only, so the route table
+ * may import it.
  */
 export interface ImportSubmission {
   operationId: string;

@@ -9,15 +9,23 @@ const wholeDocument = () => z.string().max(limits.responseBody);
 /** Contracts of the public documentation routes (group openapi) beside the JSON document. */
 export const docsContracts = {
   getOpenApiYaml: {
+    description:
+      'The same document as `GET /v1/openapi.json`, serialized as YAML for tools that prefer it. Public: no token needed.',
     responses: { 200: { description: 'This document in YAML', schema: wholeDocument().openapi({ description: 'OpenAPI 3.0.3 document (YAML 1.2)', example: "openapi: 3.0.3\ninfo:\n  title: Accounting Ledger Integration Service\n" }), mediaType: 'application/yaml' } },
   },
   getApiReference: {
+    description:
+      'The API reference rendered from this document with Redoc, served by the API itself: the renderer is vendored at build time and the page loads nothing from the internet. Public: no token needed.',
     responses: { 200: { description: 'The reference page', schema: wholeDocument().openapi({ description: 'An HTML document', example: '<!doctype html>...' }), mediaType: 'text/html' } },
   },
   getApiReferenceScript: {
+    description:
+      'The Redoc standalone bundle the reference page loads (vendored from the redoc package at build time). Public.',
     responses: { 200: { description: 'The script', schema: wholeDocument().openapi({ description: 'JavaScript', example: '/*! Redoc */' }), mediaType: 'text/javascript' } },
   },
   getProblemType: {
+    description:
+      'Every problem document\'s `type` is the URL of this page for its `error` code: when the API answers it, and what to do about it. Unknown codes answer 404 `not_found`. Public: no token needed.',
     params: z.object({ code: z.string().max(64).regex(/^[a-z_]{1,64}$/).openapi({ description: 'A problem `error` code, e.g. `validation_failed`', example: 'validation_failed' }) }),
     responses: { 200: { description: 'The page of the problem type', schema: wholeDocument().openapi({ description: 'An HTML document', example: '<!doctype html>...' }), mediaType: 'text/html' } },
   },

@@ -8,9 +8,9 @@ import { jobContracts } from '../jobs/contracts';
 import { accessContracts, userContracts } from '../access/contracts';
 import { chartContracts } from '../ledger/chart/contracts';
 import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
-import { identityContracts } from '../identity/schemas';
+import { identityContracts } from '../identity/contracts';
 import { interactiveScopes, systemClientScopes } from '../identity/scopes';
-import type { OperationContract } from '../api/operation';
+import type { DocumentedContract, OperationContract } from '../api/operation';
 import { customRateLimitBounds } from '../platform/rate-limit';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { publicBaseUrl } from '../platform/config';
@@ -23,11 +23,15 @@ import { problemCatalogueMarkdown } from './problem-catalogue';
 import { docsContracts } from './docs-contracts';
 import { mcpContracts } from '../composition/mcp-contracts';
 import { addExamples } from './examples';
-import { operationDocs, type OperationDoc } from './operation-docs';
 
-/** Every operation's contract by operationId; the route table says where each is served. */
+/**
+ * Every operation's contract by operationId, with its reference text (description, examples): one
+ * per route of the route table, which says where each is served; a route without its documented
+ * contract, or a contract without a route, does not compile.
+ */
 export const operationContracts = {
   getOpenApiDocument: {
+    description: 'This OpenAPI 3.0.3 document, generated from the schemas the API validates with. Public: no token needed. Also served as YAML at `GET /v1/openapi.yaml` and rendered at `GET /docs`.',
     responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3') }).openapi({ additionalProperties: true }) } },
   },
   ...docsContracts,
@@ -44,7 +48,7 @@ export const operationContracts = {
   ...documentContracts,
   ...mcpContracts,
   ...webhookContracts,
-} satisfies Record<OperationId, OperationContract>;
+} satisfies Record<OperationId, DocumentedContract>;
 
 /** A contract of an operation the route table does not have does not compile. */
 const unrouted: Record<Exclude<keyof typeof operationContracts, OperationId>, never> = {};
@@ -138,7 +142,7 @@ const curlSample = (route: RouteDefinition<OperationId>, contract: OperationCont
   const lines = [`curl -s ${route.method === 'GET' ? '' : `-X ${route.method} `}"$API${path}"`];
   if (route.auth === 'token') lines.push('-H "Authorization: Bearer $TOKEN"');
   if (route.mutation) lines.push('-H "Idempotency-Key: $(uuidgen)"');
-  const example = (operationDocs[route.operationId] as OperationDoc).requestExample;
+  const example = contract.requestExample;
   if (contract.body && example !== undefined) lines.push(`-H "Content-Type: application/json" -d '${JSON.stringify(example)}'`);
   return lines.join(' \\\n  ');
 };
@@ -153,7 +157,8 @@ const mergeResponses = (success: Record<string, ResponseConfig>, failures: Recor
   return merged;
 };
 
-export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
+/** `descriptionsUsed` collects the entries of shared/openapi/descriptions.ts that filled a gap (see describeDocument). */
+export const buildOpenApiDocument = (urls: DocumentUrls = {}, descriptionsUsed?: Set<string>) => {
   const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
   const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;
   const registry = new OpenAPIRegistry();
@@ -208,7 +213,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
-      description: operationDocs[route.operationId].description,
+      description: operationContracts[route.operationId].description,
       'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: curlSample(route, contract) }],
       tags: [route.group],
       // `{}`: no credential needed (OpenAPI's way to say so explicitly).
@@ -255,7 +260,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       .filter((group) => routes.some((route) => route.group === group))
       .map((group) => ({ name: group, description: functionGroups[group].description })),
   });
-  return addExamples(describeDocument(integerFormats(nullableInsideOneOf(document))));
+  return addExamples(describeDocument(integerFormats(nullableInsideOneOf(document)), descriptionsUsed), contracts);
 };
 
 const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
