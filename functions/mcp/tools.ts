@@ -141,7 +141,7 @@ const groupOperations = {
 
 type TwinOperationId = keyof typeof groupOperations;
 
-export const twinOperations: Operations = Object.fromEntries(twinTools.map((tool) => [tool.operationId, groupOperations[tool.operationId]]));
+export const twinOperations = Object.fromEntries(twinTools.map((tool) => [tool.operationId, groupOperations[tool.operationId]])) as Record<TwinOperationId, Operations[string]>;
 
 /** The scope a twin tool needs: its REST route's. */
 export const scopeOfOperation = (operationId: OperationId): Scope | undefined => routes.find((route) => route.operationId === operationId)?.scope;

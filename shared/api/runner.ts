@@ -28,8 +28,8 @@ export type OperationResponse = StoredResponse;
 export type Authentication = { authenticated: true; principal: Principal } | { authenticated: false; failure: string };
 
 /** One call of one operation, free of any transport. */
-export interface OperationCall {
-  operationId: string;
+export interface OperationCall<Id extends string = string> {
+  operationId: Id;
   authentication?: Authentication;
   /** Raw path parameters, query parameters and body text, as the caller sent them. */
   params: Record<string, string | undefined>;
@@ -109,12 +109,13 @@ export type Operations = Record<string, Operation<any, any>>;
  * Reach comes before scope and before anything about the request is judged, so a resource
  * outside the reach answers 404 whatever else is wrong with the request.
  */
-export const createOperationRunner = (operations: Operations, dependencies: RunnerDependencies) => {
+export const createOperationRunner = <Ops extends Operations>(operations: Ops, dependencies: RunnerDependencies) => {
   const rateLimit = dependencies.rateLimit ?? ((principal: Principal) => consumeRateLimit(callerKey(principal), rateLimitOf(principal)));
   const idempotency = dependencies.idempotency ?? dynamoIdempotency;
   const routeOf = new Map((dependencies.routes ?? routes).filter((route) => operations[route.operationId]).map((route) => [route.operationId, route]));
 
-  return async (call: OperationCall): Promise<OperationResponse> => {
+  /** Runs one call; its operationId is one of the operations given (a typed id, where the table is typed). */
+  return async (call: OperationCall<Extract<keyof Ops, string>>): Promise<OperationResponse> => {
     let rateHeaders: Record<string, string> = {};
     try {
       const route = routeOf.get(call.operationId);

@@ -89,7 +89,7 @@ const setup = (rateLimited = false) => {
   return { run, idempotency, rateLimitCalls };
 };
 
-const call = (operationId: string, overrides: Partial<OperationCall> = {}): OperationCall => ({
+const call = (operationId: keyof typeof operations, overrides: Partial<Omit<OperationCall, 'operationId'>> = {}): OperationCall<keyof typeof operations> => ({
   operationId,
   authentication: { authenticated: true, principal: principal(['ledger:read', 'companies:write']) },
   params: { thingId: uuid },
@@ -209,7 +209,7 @@ describe('operation runner (transport-neutral)', () => {
       { getThingContext: defineOperation({ params: z.strictObject({ thingId: z.string().uuid(), part: z.string() }), responses: { 200: { description: '' } } }, async ({ owner, params }) => ({ status: 200, body: { owner, part: params.part } })) },
       { routes: declarations, rateLimit: async () => ({}), owners: { thingId: { noun: 'thing', resolve: async (id) => (id === uuid ? { id } : undefined) } } },
     );
-    const contextCall = (thingId: string, scopes: Principal['scopes']): OperationCall => ({
+    const contextCall = (thingId: string, scopes: Principal['scopes']): OperationCall<'getThingContext'> => ({
       operationId: 'getThingContext',
       authentication: { authenticated: true, principal: principal(scopes) },
       params: { thingId, part: 'p1' },
