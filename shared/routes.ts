@@ -1,16 +1,15 @@
 import type { Scope } from './identity/scopes';
+import { importSubmissions, type ImportSubmissionEntry } from './imports/catalogue';
 
 /** The one route table: CDK builds API Gateway routes from it, the local gateway serves it. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 export type FunctionGroup = 'identity' | 'companies' | 'ledger' | 'vat' | 'bank' | 'imports' | 'jobs' | 'documents' | 'users' | 'access' | 'webhooks' | 'openapi' | 'mcp' | 'fallback';
 
-export interface RouteDefinition {
-  method: HttpMethod;
-  /** API Gateway path with {param} placeholders. */
-  path: string;
+/** What the runner needs to run one operation, whatever carries it (an HTTP route, an MCP tool). */
+export interface OperationDefinition<Id extends string = string> {
   group: FunctionGroup;
-  operationId: string;
+  operationId: Id;
   summary: string;
   /** 'token': needs a valid bearer token; 'public': no authorizer. */
   auth: 'token' | 'public';
@@ -31,6 +30,25 @@ export interface RouteDefinition {
   ownerMayBePending?: boolean;
   /** RFC 9728: the path of this resource's protected-resource metadata, named by its 401 challenge (`resource_metadata`). */
   resourceMetadataPath?: string;
+}
+
+/** An operation served over HTTP: API Gateway route (method and path) and runner declaration in one. */
+export interface RouteDefinition<Id extends string = string> extends OperationDefinition<Id> {
+  method: HttpMethod;
+  /** API Gateway path with {param} placeholders. */
+  path: string;
+}
+
+/**
+ * An operation only MCP runs (a context tool): no HTTP route; its parameters are named in order as
+ * a path's would be (the first owned one decides reach, as on a route).
+ */
+export interface McpOnlyOperationDefinition<Id extends string = string> extends OperationDefinition<Id> {
+  group: 'mcp';
+  auth: 'token';
+  scope: Scope;
+  mutation: false;
+  parameters: readonly string[];
 }
 
 export interface FunctionGroupDefinition {
@@ -68,7 +86,20 @@ const webhookPath = '/v1/webhooks/subscriptions/{subscriptionId}';
 /** RFC 9728 path-based location of the MCP endpoint's protected-resource metadata. */
 export const mcpResourceMetadataPath = '/.well-known/oauth-protected-resource/mcp';
 
-export const routes: readonly RouteDefinition[] = [
+/** The route of each import submission of the catalogue (shared/imports/catalogue.ts). */
+type ImportSubmissionRoute<S extends ImportSubmissionEntry = ImportSubmissionEntry> = S extends unknown
+  ? { method: 'POST'; path: `${typeof companyPath}/imports/${S['path']}`; group: 'imports'; operationId: S['operationId']; summary: string; auth: 'token'; scope: 'imports:write'; mutation: true; systemOnly: true }
+  : never;
+const importSubmissionRoutes = importSubmissions.map(
+  (entry) =>
+    ({ method: 'POST', path: `${companyPath}/imports/${entry.path}`, group: 'imports', operationId: entry.operationId, summary: entry.summary, auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true }) as ImportSubmissionRoute,
+);
+
+/**
+ * The route table, typed as written: `OperationId` and the types below are derived from it, so an
+ * operation map, an operation doc or a contract keyed by an id no route has does not compile.
+ */
+const routeTable = [
   { method: 'GET', path: '/v1/openapi.json', group: 'openapi', operationId: 'getOpenApiDocument', summary: 'The OpenAPI 3.0.3 document of this API', auth: 'public', mutation: false },
   { method: 'GET', path: '/v1/openapi.yaml', group: 'openapi', operationId: 'getOpenApiYaml', summary: 'The OpenAPI 3.0.3 document of this API as YAML', auth: 'public', mutation: false },
   { method: 'GET', path: '/docs', group: 'openapi', operationId: 'getApiReference', summary: 'The API reference, rendered (HTML)', auth: 'public', mutation: false },
@@ -104,14 +135,7 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'DELETE', path: `${companyPath}/reconciliations/{reconciliationId}`, group: 'bank', operationId: 'deleteReconciliation', summary: 'Dissolve a reconciliation group', auth: 'token', scope: 'reconciliation:write', mutation: true },
 
   { method: 'GET', path: `${companyPath}/imports/readiness`, group: 'imports', operationId: 'getImportReadiness', summary: 'What the books hold and what to import next', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
-  { method: 'POST', path: `${companyPath}/imports/accounts`, group: 'imports', operationId: 'importAccounts', summary: 'Import the chart of accounts of a year', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
-  { method: 'POST', path: `${companyPath}/imports/dimensions`, group: 'imports', operationId: 'importDimensions', summary: 'Import dimensions', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
-  { method: 'POST', path: `${companyPath}/imports/sub-ledgers`, group: 'imports', operationId: 'importSubLedgers', summary: 'Import sub-ledgers (customers and suppliers)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
-  { method: 'POST', path: `${companyPath}/imports/opening-balances`, group: 'imports', operationId: 'importOpeningBalances', summary: 'Import opening balances of a year', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
-  { method: 'POST', path: `${companyPath}/imports/general-ledger-lines`, group: 'imports', operationId: 'importGeneralLedgerLines', summary: 'Import GL lines of a year', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
-  { method: 'POST', path: `${companyPath}/imports/open-items`, group: 'imports', operationId: 'importOpenItems', summary: 'Import open items of a sub-ledger type', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
-  { method: 'POST', path: `${companyPath}/imports/general-ledger-lines/deletions`, group: 'imports', operationId: 'deleteGeneralLedgerLines', summary: 'Delete imported GL lines (all or nothing)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
-  { method: 'POST', path: `${companyPath}/imports/opening-balances/deletions`, group: 'imports', operationId: 'deleteOpeningBalances', summary: 'Delete imported opening balances (all or nothing)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  ...importSubmissionRoutes,
   { method: 'GET', path: `${companyPath}/imports/{importId}`, group: 'imports', operationId: 'getImport', summary: 'One import (poll until succeeded or failed)', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
   { method: 'GET', path: `${companyPath}/imports`, group: 'imports', operationId: 'listImports', summary: 'Imports of the company, newest first', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
   { method: 'DELETE', path: `${companyPath}/accounts/{accountNumber}`, group: 'imports', operationId: 'deleteAccount', summary: 'Delete an imported account of a year (202, poll the import)', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
@@ -158,9 +182,40 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/mcp', group: 'mcp', operationId: 'callMcp', summary: 'Model Context Protocol (beta): read-only tools over stateless streamable HTTP', auth: 'token', mutation: false, resourceMetadataPath: mcpResourceMetadataPath },
   { method: 'GET', path: mcpResourceMetadataPath, group: 'mcp', operationId: 'getMcpResourceMetadata', summary: 'Protected-resource metadata of the MCP endpoint (RFC 9728)', auth: 'public', mutation: false },
   { method: 'GET', path: '/.well-known/oauth-protected-resource', group: 'mcp', operationId: 'getResourceMetadata', summary: 'Protected-resource metadata at the root location (RFC 9728), where MCP clients fall back', auth: 'public', mutation: false },
-];
+] as const satisfies readonly RouteDefinition[];
+
+export type Route = (typeof routeTable)[number];
+/** Every operation id of the route table. */
+export type OperationId = Route['operationId'];
+export type OperationIdOfGroup<G extends FunctionGroup> = Extract<Route, { group: G }>['operationId'];
+export type RouteOf<Id extends OperationId> = Extract<Route, { operationId: Id }>;
+/** The API Gateway path template of an operation. */
+export type PathOf<Id extends OperationId> = RouteOf<Id>['path'];
+
+export const routes: readonly RouteDefinition<OperationId>[] = routeTable;
+
+/**
+ * The MCP-only operations (the context tools, functions/mcp/context-tools.ts): run by the same
+ * runner as the routes, with their own scope, typed the same way (`McpOnlyOperationId`).
+ */
+const mcpOnlyTable = [
+  { group: 'mcp', operationId: 'getCompanyContext', summary: 'Company at a glance', auth: 'token', scope: 'context:read', mutation: false, parameters: ['companyId'] },
+  { group: 'mcp', operationId: 'getAccountContext', summary: 'Account at a glance', auth: 'token', scope: 'context:read', mutation: false, parameters: ['companyId', 'accountNumber'] },
+] as const satisfies readonly McpOnlyOperationDefinition[];
+
+export type McpOnlyOperation = (typeof mcpOnlyTable)[number];
+export type McpOnlyOperationId = McpOnlyOperation['operationId'];
+export const mcpOnlyOperations: readonly McpOnlyOperationDefinition<McpOnlyOperationId>[] = mcpOnlyTable;
+
+/** Path parameter names of a path template, in order ("/v1/companies/{companyId}/x/{id}" -> [companyId, id]). */
+export type PathParameterList<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? [Name, ...PathParameterList<Rest>] : [];
+
+/** The parameters of an operation, in order: a route's from its path, an MCP-only operation's as declared. */
+export type ParametersOf<Id extends OperationId | McpOnlyOperationId> = Id extends OperationId
+  ? PathParameterList<PathOf<Id>>
+  : Extract<McpOnlyOperation, { operationId: Id }>['parameters'];
 
 /** API Gateway's route key, e.g. "GET /v1/companies/{companyId}". */
 export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): string => `${route.method} ${route.path}`;
 
-export const routesOfGroup = (group: FunctionGroup): RouteDefinition[] => routes.filter((r) => r.group === group);
+export const routesOfGroup = (group: FunctionGroup): RouteDefinition<OperationId>[] => routes.filter((r) => r.group === group);

@@ -1,6 +1,5 @@
-import { defineOperation } from '../../shared/api/operation';
 import { accessContracts as contracts } from '../../shared/access/contracts';
-import type { AssignmentRecord, PolicyRecord } from '../../shared/identity/access-repository';
+import { defineOperations } from '../../shared/composition/operations';
 import {
   createAssignment,
   createPolicy,
@@ -13,34 +12,34 @@ import {
 } from '../../shared/access/service';
 
 /** Access policies and assignments (system clients, access:manage): the runner resolves {policyId} and {assignmentId} within reach. */
-export const accessOperations = {
-  createAccessPolicy: defineOperation(contracts.createAccessPolicy, async ({ principal, body }) => {
+export const accessOperations = defineOperations('access', contracts, {
+  createAccessPolicy: async ({ principal, body }) => {
     const policy = await createPolicy(principal, body);
     return { status: 201, body: policy, headers: { Location: `/v1/access/policies/${policy.id}`, ETag: `"${policy.version}"` } };
-  }),
-  listAccessPolicies: defineOperation(contracts.listAccessPolicies, async ({ principal, query }) => ({
+  },
+  listAccessPolicies: async ({ principal, query }) => ({
     status: 200,
     body: await listPolicies(principal, { pageSize: query.page_size, ...(query.cursor && { cursor: query.cursor }) }),
-  })),
-  getAccessPolicy: defineOperation(contracts.getAccessPolicy, async ({ owner }) => {
-    const policy = toPolicy(owner as PolicyRecord);
+  }),
+  getAccessPolicy: async ({ owner }) => {
+    const policy = toPolicy(owner);
     return { status: 200, body: policy, headers: { ETag: `"${policy.version}"` } };
-  }),
-  replaceAccessPolicy: defineOperation(contracts.replaceAccessPolicy, async ({ owner, ifMatch, body }) => {
-    const policy = await replacePolicy(owner as PolicyRecord, ifMatch, body);
+  },
+  replaceAccessPolicy: async ({ owner, ifMatch, body }) => {
+    const policy = await replacePolicy(owner, ifMatch, body);
     return { status: 200, body: policy, headers: { ETag: `"${policy.version}"` } };
-  }),
-  deleteAccessPolicy: defineOperation(contracts.deleteAccessPolicy, async ({ owner }) => {
-    await deletePolicy(owner as PolicyRecord);
-    return { status: 200, body: { id: (owner as PolicyRecord).id, deleted: true } };
-  }),
-  createAccessAssignment: defineOperation(contracts.createAccessAssignment, async ({ principal, body }) => {
+  },
+  deleteAccessPolicy: async ({ owner }) => {
+    await deletePolicy(owner);
+    return { status: 200, body: { id: owner.id, deleted: true } };
+  },
+  createAccessAssignment: async ({ principal, body }) => {
     const assignment = await createAssignment(principal, body);
     return { status: 201, body: assignment, headers: { Location: `/v1/access/assignments/${assignment.id}` } };
-  }),
-  listAccessAssignments: defineOperation(contracts.listAccessAssignments, async ({ principal, query }) => ({ status: 200, body: await listAssignments(principal, query) })),
-  deleteAccessAssignment: defineOperation(contracts.deleteAccessAssignment, async ({ owner }) => {
-    await deleteAssignment(owner as AssignmentRecord);
-    return { status: 200, body: { id: (owner as AssignmentRecord).id, deleted: true } };
-  }),
-};
+  },
+  listAccessAssignments: async ({ principal, query }) => ({ status: 200, body: await listAssignments(principal, query) }),
+  deleteAccessAssignment: async ({ owner }) => {
+    await deleteAssignment(owner);
+    return { status: 200, body: { id: owner.id, deleted: true } };
+  },
+});

@@ -1,5 +1,4 @@
 import { companyContracts as contracts } from '../../shared/companies/contracts';
-import { defineCompanyOperation } from '../../shared/companies/operation';
 import {
   createCompany,
   deleteCompany,
@@ -9,34 +8,34 @@ import {
   setCompanyStatus,
   updateCompany,
 } from '../../shared/companies/service';
-import { defineOperation } from '../../shared/api/operation';
+import { defineOperations } from '../../shared/composition/operations';
 
-/** Companies (companies:read / companies:write); the runner resolves {companyId} within reach. */
-export const companyOperations = {
-  listCompanies: defineOperation(contracts.listCompanies, async ({ principal, query }) => ({
+/** Companies (companies:read / companies:write); the runner resolves {companyId} within reach and hands it over as `owner`. */
+export const companyOperations = defineOperations('companies', contracts, {
+  listCompanies: async ({ principal, query }) => ({
     status: 200,
     body: await listCompanies(principal, { pageSize: query.page_size, cursor: query.cursor }),
-  })),
-  createCompany: defineOperation(contracts.createCompany, async ({ principal, body }) => {
+  }),
+  createCompany: async ({ principal, body }) => {
     const company = await createCompany(principal, body);
     return { status: 201, body: company, headers: { Location: `/v1/companies/${company.id}` } };
-  }),
-  getCompany: defineCompanyOperation(contracts.getCompany, async ({ company }) => ({ status: 200, body: getCompany(company) })),
-  updateCompany: defineCompanyOperation(contracts.updateCompany, async ({ company, body }) => ({
+  },
+  getCompany: async ({ owner: company }) => ({ status: 200, body: getCompany(company) }),
+  updateCompany: async ({ owner: company, body }) => ({
     status: 200,
     body: await updateCompany(company, body),
-  })),
-  deleteCompany: defineCompanyOperation(contracts.deleteCompany, async ({ principal, company, body }) => ({
+  }),
+  deleteCompany: async ({ principal, owner: company, body }) => ({
     status: 200,
     body: await deleteCompany(principal, company, body?.reason),
-  })),
-  disableCompany: defineCompanyOperation(contracts.disableCompany, async ({ company }) => ({
+  }),
+  disableCompany: async ({ owner: company }) => ({
     status: 200,
     body: await setCompanyStatus(company, 'disabled'),
-  })),
-  enableCompany: defineCompanyOperation(contracts.enableCompany, async ({ company }) => ({
+  }),
+  enableCompany: async ({ owner: company }) => ({
     status: 200,
     body: await setCompanyStatus(company, 'active'),
-  })),
-  restoreCompany: defineCompanyOperation(contracts.restoreCompany, async ({ company }) => ({ status: 200, body: await restoreCompany(company) })),
-};
+  }),
+  restoreCompany: async ({ owner: company }) => ({ status: 200, body: await restoreCompany(company) }),
+});

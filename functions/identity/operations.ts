@@ -1,9 +1,9 @@
-import { identityContracts as contracts } from '../../shared/identity/schemas';
-import { defineOperation } from '../../shared/api/operation';
+import { identityContracts as contracts } from '../../shared/identity/contracts';
+import { defineOperations } from '../../shared/composition/operations';
 
 /** GET /v1/whoami (any valid token). */
-export const identityOperations = {
-  whoami: defineOperation(contracts.whoami, async ({ principal }) => ({
+export const identityOperations = defineOperations('identity', contracts, {
+  whoami: async ({ principal }) => ({
     status: 200,
     body: {
       clientId: principal.clientId,
@@ -13,5 +13,5 @@ export const identityOperations = {
       ...(principal.mode === 'INTERACTIVE' ? { organizationIds: principal.organizationIds } : {}),
       scopes: principal.scopes,
     },
-  })),
-};
+  }),
+});

@@ -1,5 +1,6 @@
-import { defineCompanyOperation } from '../../shared/companies/operation';
 import { importContracts as contracts } from '../../shared/composition/import-contracts';
+import { defineOperations, type Implementations } from '../../shared/composition/operations';
+import { importSubmissions, type ImportSubmissionId } from '../../shared/imports/catalogue';
 import type { ImportKindName } from '../../shared/imports/kind';
 import { submitImport } from '../../shared/imports/pipeline';
 import { readiness } from '../../shared/ledger/readiness';
@@ -15,41 +16,39 @@ const accepted = (companyId: string, record: ImportRecord): OperationResult => (
   headers: { Location: `/v1/companies/${companyId}/imports/${record.id}` },
 });
 
-const submit = (name: ImportKindName, contract: (typeof contracts)['importAccounts']) =>
-  defineCompanyOperation(contract, async ({ principal, company, body }) => accepted(company.id, await submitImport(principal, company, importKind(name), body)));
+type Submissions = Implementations<ImportSubmissionId, typeof contracts>;
+
+const submit =
+  (name: ImportKindName): Submissions[ImportSubmissionId] =>
+  async ({ principal, owner: company, body }) =>
+    accepted(company.id, await submitImport(principal, company, importKind(name), body));
+
+/** One submission per entry of the import catalogue (shared/imports/catalogue.ts). */
+const submissions = Object.fromEntries(importSubmissions.map((entry) => [entry.operationId, submit(entry.kind)])) as Submissions;
 
 /** Data import (imports:write, system clients only), import reads, readiness, fetch runs. */
-export const importOperations = {
-  getImportReadiness: defineCompanyOperation(contracts.getImportReadiness, async ({ company }) => ({ status: 200, body: await readiness(company) })),
-  importAccounts: submit('accounts', contracts.importAccounts),
-  importDimensions: submit('dimensions', contracts.importDimensions),
-  importSubLedgers: submit('sub_ledgers', contracts.importSubLedgers),
-  importOpeningBalances: submit('opening_balances', contracts.importOpeningBalances),
-  importGeneralLedgerLines: submit('general_ledger_lines', contracts.importGeneralLedgerLines),
-  importOpenItems: submit('open_items', contracts.importOpenItems),
-  deleteGeneralLedgerLines: submit('general_ledger_line_deletions', contracts.deleteGeneralLedgerLines),
-  deleteOpeningBalances: submit('opening_balance_deletions', contracts.deleteOpeningBalances),
-  getImport: defineCompanyOperation(contracts.getImport, async ({ company, params }) => ({
+export const importOperations = defineOperations('imports', contracts, {
+  getImportReadiness: async ({ owner: company }) => ({ status: 200, body: await readiness(company) }),
+  ...submissions,
+  getImport: async ({ owner: company, params }) => ({
     status: 200,
     body: await getImport(company.id, params.importId),
-  })),
-  listImports: defineCompanyOperation(contracts.listImports, async ({ principal, company, query }) => ({
+  }),
+  listImports: async ({ principal, owner: company, query }) => ({
     status: 200,
     body: await listImports(principal, company.id, query),
-  })),
-  deleteAccount: defineCompanyOperation(contracts.deleteAccount, async ({ principal, company, params, query }) => {
+  }),
+  deleteAccount: async ({ principal, owner: company, params, query }) => {
     const year = query.year ?? (await currentAccountingYear(company.id));
     const body = { year, ids: [params.accountNumber] };
     return accepted(company.id, await submitImport(principal, company, importKind('account_deletion'), body));
-  }),
-  deleteDimension: defineCompanyOperation(contracts.deleteDimension, async ({ principal, company, params }) =>
+  },
+  deleteDimension: async ({ principal, owner: company, params }) =>
     accepted(company.id, await submitImport(principal, company, importKind('dimension_deletion'), { ids: [params.key] })),
-  ),
-  deleteSubLedger: defineCompanyOperation(contracts.deleteSubLedger, async ({ principal, company, params }) =>
+  deleteSubLedger: async ({ principal, owner: company, params }) =>
     accepted(company.id, await submitImport(principal, company, importKind('sub_ledger_deletion'), { ids: [params.key] })),
-  ),
-  listFetchRuns: defineCompanyOperation(contracts.listFetchRuns, async ({ principal, company, query }) => ({
+  listFetchRuns: async ({ principal, owner: company, query }) => ({
     status: 200,
     body: await listFetchRuns(principal, company.id, query),
-  })),
-};
+  }),
+});

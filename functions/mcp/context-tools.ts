@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { defineOperation } from '../../shared/api/operation';
 import { createOperationRunner, type OperationResponse } from '../../shared/api/runner';
-import type { CompanyRecord } from '../../shared/companies/repository';
+import { mcpOnlyContracts } from '../../shared/composition/mcp-contracts';
+import { defineMcpOnlyOperations } from '../../shared/composition/operations';
 import { owners } from '../../shared/composition/owners';
 import { accountPictureBase, accountPictureParts, companyPictureParts, mayReadAll, omittedParts, trimPicture } from '../../shared/context/parts';
 import { AccountContextSchema, CompanyContextSchema } from '../../shared/context/schemas';
@@ -10,11 +10,8 @@ import { readAccountContext, readCompanyContext, type ContextAnswer } from '../.
 import type { Principal } from '../../shared/identity/principal';
 import type { ReachingPrincipal } from '../../shared/identity/reach';
 import type { Scope } from '../../shared/identity/scopes';
-import { AccountParamsSchema, AccountQuerySchema } from '../../shared/ledger/chart/schemas';
 import { ProblemError, problems } from '../../shared/platform/problem';
-import { UuidSchema } from '../../shared/platform/schemas';
-import { z as openapiZod } from '../../shared/platform/zod';
-import type { RouteDefinition } from '../../shared/routes';
+import { mcpOnlyOperations, type McpOnlyOperationId } from '../../shared/routes';
 import type { JsonSchema } from './tool-schemas';
 
 /** A tool over the context service (no REST twin). */
@@ -27,28 +24,6 @@ export interface ContextTool {
   outputJsonSchema: JsonSchema & { type: 'object' };
   call: (args: Record<string, unknown>, principal: Principal, requestId: string) => Promise<CallToolResult>;
 }
-
-const scope: Scope = 'context:read';
-
-/**
- * The context tools are operations of their own, run by the one operation runner over a route
- * table of their own (not HTTP routes: only MCP calls them): reach of {companyId} with their scope
- * context:read, the token's scope, validation; then each picture part with the actions of its
- * source (shared/context/parts.ts).
- */
-const contextRoutes: RouteDefinition[] = [
-  { method: 'GET', path: '/mcp/tools/get_company_context/{companyId}', group: 'mcp', operationId: 'getCompanyContext', summary: 'Company at a glance', auth: 'token', scope, mutation: false },
-  {
-    method: 'GET',
-    path: '/mcp/tools/get_account_context/{companyId}/{accountNumber}',
-    group: 'mcp',
-    operationId: 'getAccountContext',
-    summary: 'Account at a glance',
-    auth: 'token',
-    scope,
-    mutation: false,
-  },
-];
 
 const unavailable = (what: string) =>
   new ProblemError({
@@ -63,34 +38,35 @@ const answer = (result: ContextAnswer, what: string, omitted: ReturnType<typeof 
   return { status: 200, text: trimPicture(result.picture, omitted), headers: { 'Content-Type': 'application/json' } };
 };
 
-const operations = {
-  getCompanyContext: defineOperation(
-    { params: openapiZod.object({ companyId: UuidSchema }), responses: { 200: { description: 'The company picture', schema: CompanyContextSchema } } },
-    async ({ owner, principal }) => {
-      const company = owner as CompanyRecord;
-      const omitted = omittedParts(principal as ReachingPrincipal, company, companyPictureParts);
-      // No figure to show: the company answers itself; no picture is read, nor is its freshness told.
-      if (omitted.filter((part) => part.part !== 'name').length === companyPictureParts.length - 1) {
-        const name = omitted.some((part) => part.part === 'name') ? {} : { name: company.name };
-        return { status: 200, body: { companyId: company.id, ...name, omitted } };
-      }
-      return answer(await readCompanyContext(company.id), 'this company', omitted);
-    },
-  ),
-  getAccountContext: defineOperation(
-    { params: AccountParamsSchema, query: AccountQuerySchema, responses: { 200: { description: 'The account picture', schema: AccountContextSchema } } },
-    async ({ owner, principal, params, query }) => {
-      const company = owner as CompanyRecord;
-      // An account is a ledger account: without its read (get_account), it is not found.
-      if (!mayReadAll(principal as ReachingPrincipal, company, accountPictureBase)) throw problems.notFound('account');
-      const omitted = omittedParts(principal as ReachingPrincipal, company, accountPictureParts);
-      return answer(await readAccountContext(company.id, params.accountNumber, query.year), `account ${params.accountNumber}`, omitted);
-    },
-  ),
-};
+/**
+ * The context tools are MCP-only operations (declared in shared/routes.ts `mcpOnlyOperations` with
+ * their scope context:read, contracts in shared/composition/mcp-contracts.ts), run by the one
+ * operation runner: reach of {companyId}, the token's scope, validation; then each picture part
+ * with the actions of its source (shared/context/parts.ts).
+ */
+export const contextOperations = defineMcpOnlyOperations(mcpOnlyContracts, {
+  getCompanyContext: async ({ owner: company, principal }) => {
+    const omitted = omittedParts(principal as ReachingPrincipal, company, companyPictureParts);
+    // No figure to show: the company answers itself; no picture is read, nor is its freshness told.
+    if (omitted.filter((part) => part.part !== 'name').length === companyPictureParts.length - 1) {
+      const name = omitted.some((part) => part.part === 'name') ? {} : { name: company.name };
+      return { status: 200, body: { companyId: company.id, ...name, omitted } };
+    }
+    return answer(await readCompanyContext(company.id), 'this company', omitted);
+  },
+  getAccountContext: async ({ owner: company, principal, params, query }) => {
+    // An account is a ledger account: without its read (get_account), it is not found.
+    if (!mayReadAll(principal as ReachingPrincipal, company, accountPictureBase)) throw problems.notFound('account');
+    const omitted = omittedParts(principal as ReachingPrincipal, company, accountPictureParts);
+    return answer(await readAccountContext(company.id, params.accountNumber, query.year), `account ${params.accountNumber}`, omitted);
+  },
+});
+
+/** The scope of an MCP-only operation, as declared. */
+const scopeOf = (operationId: McpOnlyOperationId): Scope => mcpOnlyOperations.find((operation) => operation.operationId === operationId)!.scope;
 
 /** The tools' runner: the MCP request has passed the rate limit once (the runner of the mcp group). */
-const run = createOperationRunner(operations, { owners, routes: contextRoutes, rateLimit: async () => ({}) });
+const run = createOperationRunner(contextOperations, { owners, routes: mcpOnlyOperations, rateLimit: async () => ({}) });
 
 const CompanyContextInput = z.strictObject({ companyId: z.uuid().describe('The company (the `id` list_companies answers)') });
 const AccountContextInput = z.strictObject({
@@ -115,13 +91,13 @@ const problemText = (response: OperationResponse): string => {
 };
 
 const contextTool = <I extends z.ZodType>(
-  definition: Omit<ContextTool, 'scope' | 'inputJsonSchema' | 'outputJsonSchema' | 'call'> & { operationId: keyof typeof operations; input: I; output: z.ZodType },
+  definition: Omit<ContextTool, 'scope' | 'inputJsonSchema' | 'outputJsonSchema' | 'call'> & { operationId: McpOnlyOperationId; input: I; output: z.ZodType },
   toCall: (input: z.infer<I>) => { params: Record<string, string>; query: Record<string, string> },
 ): ContextTool => ({
   name: definition.name,
   title: definition.title,
   description: definition.description,
-  scope,
+  scope: scopeOf(definition.operationId),
   inputJsonSchema: jsonSchemaOf(definition.input),
   outputJsonSchema: jsonSchemaOf(definition.output),
   call: async (args, principal, requestId) => {

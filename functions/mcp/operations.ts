@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { defineOperation, type OperationResult } from '../../shared/api/operation';
+import type { OperationResult } from '../../shared/api/operation';
+import { defineOperations } from '../../shared/composition/operations';
 import { mcpContracts as contracts, mcpScopes } from '../../shared/composition/mcp-contracts';
 import { config, publicBaseUrl } from '../../shared/platform/config';
 import { ProblemError, problems } from '../../shared/platform/problem';
@@ -85,8 +86,8 @@ const metadata = () => ({
 });
 
 /** POST /mcp and the protected-resource metadata (RFC 9728) at both locations clients look. */
-export const mcpOperations = {
-  callMcp: defineOperation(contracts.callMcp, async ({ principal, body, headers, requestId }) => {
+export const mcpOperations = defineOperations('mcp', contracts, {
+  callMcp: async ({ principal, body, headers, requestId }) => {
     checkHostAndOrigin(headers);
     // The contract's bodyParsing 'text': the runner hands over the body unparsed.
     const read = readMessage(body as unknown as string);
@@ -111,7 +112,7 @@ export const mcpOperations = {
     } finally {
       await server.close();
     }
-  }),
-  getMcpResourceMetadata: defineOperation(contracts.getMcpResourceMetadata, async () => ({ status: 200, body: metadata() })),
-  getResourceMetadata: defineOperation(contracts.getResourceMetadata, async () => ({ status: 200, body: metadata() })),
-};
+  },
+  getMcpResourceMetadata: async () => ({ status: 200, body: metadata() }),
+  getResourceMetadata: async () => ({ status: 200, body: metadata() }),
+});

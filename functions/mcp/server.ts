@@ -14,6 +14,7 @@ import { createOperationRunner, type OperationResponse } from '../../shared/api/
 import { owners } from '../../shared/composition/owners';
 import type { Principal } from '../../shared/identity/principal';
 import type { Scope } from '../../shared/identity/scopes';
+import type { OperationId } from '../../shared/routes';
 import { contextTools, type ContextTool } from './context-tools';
 import { twinSchemas } from './tool-schemas';
 import { scopeOfOperation, twinOperations, twinTools, type TwinTool } from './tools';
@@ -85,7 +86,7 @@ const problemText = (response: OperationResponse): string => {
 };
 
 /** Tool arguments as the REST call's path and query parameters: the runner validates them with the REST contract's schemas. */
-const restCall = (operationId: string, args: Record<string, unknown>) => {
+const restCall = (operationId: OperationId, args: Record<string, unknown>) => {
   const { pathParameters } = twinSchemas(operationId);
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};

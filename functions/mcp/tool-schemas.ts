@@ -1,5 +1,5 @@
 import { buildOpenApiDocument } from '../../shared/openapi/document';
-import { routes } from '../../shared/routes';
+import { routes, type OperationId } from '../../shared/routes';
 
 /** A JSON Schema (2020-12, the MCP default dialect) as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -77,7 +77,7 @@ let document: OpenApiDocument | undefined;
  * The input and output schemas of a tool that runs a REST operation, read from the OpenAPI
  * document the API publishes (built from the same zod schemas the runner validates with).
  */
-export const twinSchemas = (operationId: string): TwinSchemas => {
+export const twinSchemas = (operationId: OperationId): TwinSchemas => {
   document ??= buildOpenApiDocument() as unknown as OpenApiDocument;
   const route = routes.find((candidate) => candidate.operationId === operationId);
   const operation = route && document.paths[route.path]?.[route.method.toLowerCase()];

@@ -1,6 +1,6 @@
 import type { Operations } from '../../shared/api/runner';
 import type { Scope } from '../../shared/identity/scopes';
-import { routes } from '../../shared/routes';
+import { routes, type OperationId } from '../../shared/routes';
 import { bankOperations } from '../bank/operations';
 import { companyOperations } from '../companies/operations';
 import { documentOperations } from '../documents/operations';
@@ -13,7 +13,8 @@ import { vatOperations } from '../vat/operations';
 export interface TwinTool {
   name: string;
   title: string;
-  operationId: string;
+  /** A read of one of the groups below (another id does not compile). */
+  operationId: TwinOperationId;
   description: string;
 }
 
@@ -128,7 +129,7 @@ export const twinTools: readonly TwinTool[] = [
 ];
 
 /** The operations the twin tools run, from the groups that serve them over REST: one implementation. */
-const groupOperations: Operations = {
+const groupOperations = {
   ...identityOperations,
   ...companyOperations,
   ...ledgerOperations,
@@ -138,7 +139,9 @@ const groupOperations: Operations = {
   ...jobOperations,
 };
 
-export const twinOperations: Operations = Object.fromEntries(twinTools.map((tool) => [tool.operationId, groupOperations[tool.operationId]!]));
+type TwinOperationId = keyof typeof groupOperations;
+
+export const twinOperations = Object.fromEntries(twinTools.map((tool) => [tool.operationId, groupOperations[tool.operationId]])) as Record<TwinOperationId, Operations[string]>;
 
 /** The scope a twin tool needs: its REST route's. */
-export const scopeOfOperation = (operationId: string): Scope | undefined => routes.find((route) => route.operationId === operationId)?.scope;
+export const scopeOfOperation = (operationId: OperationId): Scope | undefined => routes.find((route) => route.operationId === operationId)?.scope;

@@ -6,7 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
+import { contracts } from '../../shared/openapi/document';
+import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, type RouteDefinition } from '../../shared/routes';
 import type { StackInfo } from '../local/stack';
 import { lambdaContext, loadHandler } from '../local/gateway';
 import { applyStackEnv, defaultStackFile, isConnectionRefused, noStackMessage, readStackFile, ToolError, valueAtPath } from './stack-env';
@@ -56,6 +57,9 @@ export const invokeUsage = (): string =>
     '  npm run invoke -- companies events/companies/createCompany.json          (201, note the "id")',
     '  npm run invoke -- companies events/companies/disableCompany.json --set companyId=<id>',
     '',
+    'A new route gets its sample derived from the route table and its contract\'s request example:',
+    '  npm run invoke -- --write-sample <operationId>   writes events/<function>/<operationId>.json (never overwrites)',
+    '',
     'Flags:',
     '  --set NAME=VALUE   define a placeholder variable (repeatable); it wins over stack file paths.',
     '                     VALUE @last.PATH takes a dotted path of the previous invocation\'s JSON answer',
@@ -69,6 +73,69 @@ export const invokeUsage = (): string =>
     'The result goes to stdout; the function\'s logs and the tool\'s notes go to stderr.',
     'Exit codes: 0 invoked (whatever the HTTP status), 1 invocation error, 2 usage error.',
   ].join('\n');
+
+// ---------------------------------------------------------------------------------------------
+// Sample events
+
+const sampleHost = 'local.execute-api.eu-north-1.amazonaws.com';
+const sampleAgent = 'ledger-invoke-sample/1.0';
+
+/**
+ * The sample event of a route (API Gateway HTTP API payload 2.0), derived from the route table:
+ * path parameters as placeholders ({{companyId ?? companies.0.id}}: the first seeded company),
+ * a system client's token on token routes, an idempotency key on mutations, the contract's request
+ * example as body.
+ */
+export const sampleEvent = (route: RouteDefinition, requestExample: unknown = contracts[route.operationId]?.requestExample) => {
+  const value = (name: string) => (name === 'companyId' ? `{{companyId ?? companies.0.id}}` : `{{${name}}}`);
+  const rawPath = route.path.replace(/\{(\w+)\}/g, (_, name: string) => value(name));
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+  const key = routeKey(route);
+  const withBody = route.mutation || contracts[route.operationId]?.body !== undefined;
+  return {
+    version: '2.0',
+    routeKey: key,
+    rawPath,
+    rawQueryString: '',
+    headers: {
+      accept: 'application/json',
+      ...(route.auth === 'token' && { authorization: 'Bearer {{token:a-system}}' }),
+      ...(withBody && { 'content-type': 'application/json' }),
+      host: sampleHost,
+      ...(route.mutation && { 'idempotency-key': '{{uuid}}' }),
+      'user-agent': sampleAgent,
+      'x-forwarded-for': '203.0.113.10',
+      'x-forwarded-port': '443',
+      'x-forwarded-proto': 'https',
+    },
+    ...(names.length && { pathParameters: Object.fromEntries(names.map((name) => [name, value(name)])) }),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: sampleHost,
+      domainPrefix: 'local',
+      http: { method: route.method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.10', userAgent: sampleAgent },
+      requestId: '{{uuid}}',
+      routeKey: key,
+      stage: '$default',
+      time: '22/Nov/2025:09:30:00 +0000',
+      timeEpoch: 1763803800000,
+    },
+    ...(withBody && requestExample !== undefined && { body: JSON.stringify(requestExample) }),
+    isBase64Encoded: false,
+  };
+};
+
+/** Writes events/<group>/<operationId>.json from the route table, unless it exists; answers its path. */
+export const writeSampleEvent = (operationId: string, eventsDir = resolve(import.meta.dirname, '../../events')): string => {
+  const route = routes.find((candidate) => candidate.operationId === operationId);
+  if (!route) throw new ToolError(`no route has the operationId ${operationId}`);
+  const file = join(eventsDir, route.group, `${operationId}.json`);
+  if (existsSync(file)) throw new ToolError(`${file} exists; edit it, or delete it to derive it again`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(sampleEvent(route), null, 2)}\n`);
+  return file;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Placeholders
@@ -329,6 +396,7 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
         as: { type: 'string' },
         stack: { type: 'string' },
         json: { type: 'boolean' },
+        'write-sample': { type: 'string' },
         verbose: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -342,6 +410,17 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
   if (values.help) {
     for (const line of invokeUsage().split('\n')) io.out(line);
     return 2;
+  }
+  if (values['write-sample'] !== undefined) {
+    if (positionals.length) return usageError(`unexpected argument ${positionals[0]}`);
+    try {
+      io.out(`Wrote ${writeSampleEvent(values['write-sample'])}`);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof ToolError)) throw error;
+      io.err(`error: ${error.message}`);
+      return 1;
+    }
   }
   const [functionName, eventFile, ...extra] = positionals;
   if (!functionName || !eventFile) return usageError('give a function and an event file');

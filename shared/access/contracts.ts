@@ -26,16 +26,26 @@ const policyParams = z.object({ policyId: UuidSchema });
 
 export const userContracts = {
   listUsers: {
+    description:
+      'The people who are members of an organization of your subtree, with those memberships, sorted by e-mail, in **one page** (`next_cursor` always null: the spec counts users among the small bounded lists). Filters `organization_id` (members of that organization only) and `email`. System clients only: per-user and interactive principals get **403** `system_client_required`.',
     query: UserListQuerySchema,
     responses: { 200: { description: 'The people who are members of your organization subtree, in one page (next_cursor is always null)', schema: UserPageSchema } },
   },
-  getUser: { params: userParams, responses: { 200: { description: 'The person with their memberships within your reach', schema: UserSchema } } },
+  getUser: {
+    description: 'One person with their memberships within your reach. **404** when no organization of the person is within your reach. System clients only (**403** `system_client_required`).',
+    params: userParams,
+    responses: { 200: { description: 'The person with their memberships within your reach', schema: UserSchema } },
+  },
   getUserAccess: {
+    description:
+      'The person\'s effective access, company by company: the live companies within your reach on which the person holds at least one action, with those actions (scope names). It is the evaluator\'s own answer from the person\'s materialized access (deny wins; only companies within the person\'s organizations). Filter `company_id`; paginated by cursor.',
     params: userParams,
     query: UserAccessQuerySchema,
     responses: { 200: { description: 'A page of the companies within your reach the person holds actions on, with those actions', schema: UserAccessPageSchema } },
   },
   explainUserAccess: {
+    description:
+      'Why the person may or may not do `action` on `company_id`: `decision` allow or deny, `reason` (`allow_rule`, `deny_rule`, `no_matching_rule`, `not_a_member`) and the policy and rule (0-based `ruleIndex`) that decided. **404** when the company is not within your reach.',
     params: userParams,
     query: ExplainQuerySchema,
     responses: { 200: { description: 'The decision for the company and action, and the policy rule that decided it', schema: AccessExplanationSchema } },
@@ -44,13 +54,38 @@ export const userContracts = {
 
 export const accessContracts = {
   createAccessPolicy: {
+    description:
+      'Creates an access policy owned by your organization (or by `organizationId`, an organization of your subtree). Each rule allows or denies `actions` (scope names, or `resource:*` such as `ledger:*`) on `resources`: `organizations` (each with its whole subtree, companies created later included) and/or single `companies`. **A deny wins** over any allow for the same company and action. Rules may only name resources inside the owning organization\'s subtree: **422** `resource_outside_organization` names each offending rule and resource. A policy does nothing until assigned.',
+    requestExample: {
+      name: 'Accountant: full access to two clients',
+      description: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri',
+      rules: [
+        { effect: 'allow', actions: ['companies:*', 'ledger:*', 'bank:*', 'reconciliation:*', 'documents:*'], resources: { companies: ['3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f', '7a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d'] } },
+        { effect: 'deny', actions: ['documents:write'], resources: { companies: ['7a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d'] } },
+      ],
+    },
     body: CreatePolicySchema,
     responses: { 201: { description: 'The policy, at version 1', schema: PolicySchema } },
     problems: { 404: 'not_found: organizationId names no organization within your reach', 422: 'resource_outside_organization: a rule names an organization or company outside the owning organization\'s subtree (errors[] names each)' },
   },
-  listAccessPolicies: { query: z.strictObject({ ...PageQuerySchema.shape }), responses: { 200: { description: 'A page of the policies owned by organizations of your subtree', schema: PolicyPageSchema } } },
-  getAccessPolicy: { params: policyParams, responses: { 200: { description: 'The policy', schema: PolicySchema } } },
+  listAccessPolicies: {
+    description: 'The access policies owned by organizations of your subtree, paginated by cursor.',
+    query: z.strictObject({ ...PageQuerySchema.shape }),
+    responses: { 200: { description: 'A page of the policies owned by organizations of your subtree', schema: PolicyPageSchema } },
+  },
+  getAccessPolicy: {
+    description: 'One access policy with its `version` (also in `ETag`): send that version in `If-Match` to replace it.',
+    params: policyParams,
+    responses: { 200: { description: 'The policy', schema: PolicySchema } },
+  },
   replaceAccessPolicy: {
+    description:
+      'Replaces the policy\'s document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **412** `version_mismatch` otherwise (read it again). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people), so the new rules decide their very next request.',
+    requestExample: {
+      name: 'Auditor: read one client',
+      description: 'Reads the books of Bakeriet Solsiden',
+      rules: [{ effect: 'allow', actions: ['companies:read', 'ledger:read', 'bank:read'], resources: { companies: ['3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f'] } }],
+    },
     params: policyParams,
     headers: z.object({ 'If-Match': z.string().max(32).regex(/^\s*(W\/)?"?\d{1,9}"?\s*$/).openapi({ description: 'The policy\'s current version (e.g. `3` or `"3"`); required; anything else answers 412', example: '1' }) }),
     body: ReplacePolicySchema,
@@ -61,17 +96,26 @@ export const accessContracts = {
     },
   },
   deleteAccessPolicy: {
+    description: 'Deletes a policy that is not assigned. While assigned: **409** `policy_in_use` with `inUse` listing the assignments (`id`, `userId`): delete them first.',
     params: policyParams,
     responses: { 200: { description: 'Deleted', schema: DeletedSchema } },
     problems: { 409: 'policy_in_use: the policy is assigned; inUse lists the assignments (id, userId). conflict: it changed meanwhile' },
   },
   createAccessAssignment: {
+    description:
+      'Assigns a policy to a person; both must be within your reach (else **404**). The person\'s effective access is recomputed in the same transaction: their next request is decided with the policy. **409** `conflict` (`reason` `already_assigned`) when the person holds the policy already.',
+    requestExample: { policyId: '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e', userId: '0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b' },
     body: CreateAssignmentSchema,
     responses: { 201: { description: 'The assignment; the person holds the policy\'s rules from their next request', schema: AssignmentSchema } },
     problems: { 404: 'not_found: the policy or the person is not within your reach', 409: 'conflict (reason already_assigned): the person holds this policy already' },
   },
-  listAccessAssignments: { query: AssignmentListQuerySchema, responses: { 200: { description: 'A page of the assignments of policies owned within your subtree', schema: AssignmentPageSchema } } },
+  listAccessAssignments: {
+    description: 'The assignments of policies owned within your subtree; filters `user_id` and `policy_id`; paginated by cursor.',
+    query: AssignmentListQuerySchema,
+    responses: { 200: { description: 'A page of the assignments of policies owned within your subtree', schema: AssignmentPageSchema } },
+  },
   deleteAccessAssignment: {
+    description: 'Revokes an assignment: the assignment goes and the person\'s effective access is recomputed in the same transaction, so their very next request is decided without it (no cache to expire).',
     params: z.object({ assignmentId: UuidSchema }),
     responses: { 200: { description: 'Revoked: the person\'s very next request is decided without it', schema: DeletedSchema } },
   },

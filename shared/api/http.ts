@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2WithLambdaAuthorizer, Context } from 'aws-lambda';
 import { fromAuthorizerContext, type AuthorizerContext } from '../identity/principal';
-import { routeKey, routes, routesOfGroup, type FunctionGroup } from '../routes';
+import { routeKey, routes, routesOfGroup, type FunctionGroup, type OperationId } from '../routes';
 import { withRequestBaseUrl } from '../platform/config';
 import { logger } from '../platform/logger';
 import { ProblemError, problems } from '../platform/problem';
@@ -54,7 +54,7 @@ const routeMapOf = (group: FunctionGroup, operations: Operations) => {
   return new Map(groupRoutes.map((route) => [routeKey(route), route]));
 };
 
-const callOf = (operationId: string, event: HttpEvent): OperationCall => {
+const callOf = (operationId: OperationId, event: HttpEvent): OperationCall => {
   let text: string | undefined;
   let bodyProblem: ProblemError | undefined;
   try {

@@ -7,8 +7,16 @@ export interface OperationContract<
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
 > {
-  /** The operation's description in the OpenAPI document (CommonMark), beside the route's summary. */
+  /**
+   * What the operation does, the rules that govern it and the errors to branch on (CommonMark): the
+   * one home of its reference text, beside the route's summary. Every route's contract has one
+   * (`DocumentedContract`, shared/openapi/document.ts).
+   */
   description?: string;
+  /** The request example of the reference (else one is built from the body schema). */
+  requestExample?: unknown;
+  /** The response example of the reference (else one is built from the schema, shared/openapi/examples.ts). */
+  responseExample?: unknown;
   params?: P;
   /** Request headers the operation reads beyond the platform's (documented; e.g. If-Match). */
   headers?: z.ZodObject;
@@ -30,9 +38,12 @@ export interface OperationContract<
   problems?: Record<number, string>;
 }
 
+/** A contract with its reference text: what every route's contract is. */
+export type DocumentedContract = OperationContract & { description: string };
+
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
-export interface OperationRequest<C extends OperationContract> {
+export interface OperationRequest<C extends OperationContract, Owner = unknown> {
   params: Infer<C['params']>;
   query: Infer<C['query']>;
   body: Infer<C['body']>;
@@ -41,8 +52,9 @@ export interface OperationRequest<C extends OperationContract> {
   /**
    * The resource the path names ({companyId} -> the company record, {jobId} -> the job), resolved
    * by the runner's reach step before the operation runs; undefined for routes that name none.
+   * Typed by the path's first owned parameter (shared/composition/operations.ts).
    */
-  owner: unknown;
+  owner: Owner;
   /** The If-Match request header, as sent (optimistic concurrency of replacements). */
   ifMatch?: string;
   requestId: string;
@@ -59,10 +71,12 @@ export interface OperationResult {
   headers?: Record<string, string>;
 }
 
-export interface Operation<C extends OperationContract = OperationContract> {
+/** `Operation<C>`: an operation of contract C, whatever owner its path names. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface Operation<C extends OperationContract = OperationContract, Owner = any> {
   contract: C;
-  run: (request: OperationRequest<C>) => Promise<OperationResult>;
+  run: (request: OperationRequest<C, Owner>) => Promise<OperationResult>;
 }
 
 /** Pairs a contract with its implementation, so the implementation is typed by the contract. */
-export const defineOperation = <C extends OperationContract>(contract: C, run: Operation<C>['run']): Operation<C> => ({ contract, run });
+export const defineOperation = <C extends OperationContract, Owner = unknown>(contract: C, run: Operation<C, Owner>['run']): Operation<C, Owner> => ({ contract, run });

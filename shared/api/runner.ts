@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { callerKey, type Principal } from '../identity/principal';
 import { holdsScope, loadReach, refusesCaller, type ReachingPrincipal } from '../identity/reach';
-import { routes, type RouteDefinition } from '../routes';
+import { routes, type OperationDefinition, type RouteDefinition } from '../routes';
 import {
   claimIdempotencyKey,
   releaseIdempotencyKey,
@@ -28,8 +28,8 @@ export type OperationResponse = StoredResponse;
 export type Authentication = { authenticated: true; principal: Principal } | { authenticated: false; failure: string };
 
 /** One call of one operation, free of any transport. */
-export interface OperationCall {
-  operationId: string;
+export interface OperationCall<Id extends string = string> {
+  operationId: Id;
   authentication?: Authentication;
   /** Raw path parameters, query parameters and body text, as the caller sent them. */
   params: Record<string, string | undefined>;
@@ -54,11 +54,27 @@ export interface OperationCall {
 export interface OwnerResolver {
   /** The noun of the 404 ("company", "job"). */
   noun: string;
-  resolve: (id: string, principal: Principal, route: RouteDefinition) => Promise<unknown | undefined>;
+  resolve: (id: string, principal: Principal, route: OperationDefinition) => Promise<unknown | undefined>;
 }
 
 /** Path parameter name -> resolver of the resource it names ({companyId} -> the company). */
 export type OwnerResolvers = Record<string, OwnerResolver>;
+
+/** What a resolver hands the operation when the resource is within reach. */
+export type ResolvedOwner<R> = R extends { resolve: (...args: never[]) => Promise<infer T> } ? Exclude<T, undefined> : never;
+
+type FirstOwned<Names extends readonly string[], Owned> = Names extends readonly [infer Head extends string, ...infer Tail extends readonly string[]]
+  ? Head extends Owned
+    ? Head
+    : FirstOwned<Tail, Owned>
+  : never;
+
+/**
+ * The owner the runner resolves for parameters named in this order (as `resolveOwner` picks it:
+ * the first owned one), or undefined when none is owned.
+ */
+export type OwnerOfParameters<Names extends readonly string[], Resolvers> =
+  [FirstOwned<Names, keyof Resolvers>] extends [never] ? undefined : ResolvedOwner<Resolvers[FirstOwned<Names, keyof Resolvers> & keyof Resolvers]>;
 
 export interface IdempotencyStore {
   claim: (clientId: string, key: string, fingerprint: string) => Promise<Claim>;
@@ -68,8 +84,11 @@ export interface IdempotencyStore {
 
 export interface RunnerDependencies {
   owners: OwnerResolvers;
-  /** The route table (method, path, scope, mutation of each operation); the API's own by default. */
-  routes?: readonly RouteDefinition[];
+  /**
+   * The declarations of the operations (auth, scope, mutation, parameters): the API's route table by
+   * default, or another table (the MCP-only operations).
+   */
+  routes?: readonly OperationDefinition[];
   rateLimit?: (principal: Principal) => Promise<Record<string, string>>;
   idempotency?: IdempotencyStore;
 }
@@ -81,7 +100,7 @@ const dynamoIdempotency: IdempotencyStore = {
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Operations = Record<string, Operation<any>>;
+export type Operations = Record<string, Operation<any, any>>;
 
 /**
  * The one pipeline of every operation, whatever carried the call (HTTP, MCP):
@@ -90,12 +109,13 @@ export type Operations = Record<string, Operation<any>>;
  * Reach comes before scope and before anything about the request is judged, so a resource
  * outside the reach answers 404 whatever else is wrong with the request.
  */
-export const createOperationRunner = (operations: Operations, dependencies: RunnerDependencies) => {
+export const createOperationRunner = <Ops extends Operations>(operations: Ops, dependencies: RunnerDependencies) => {
   const rateLimit = dependencies.rateLimit ?? ((principal: Principal) => consumeRateLimit(callerKey(principal), rateLimitOf(principal)));
   const idempotency = dependencies.idempotency ?? dynamoIdempotency;
   const routeOf = new Map((dependencies.routes ?? routes).filter((route) => operations[route.operationId]).map((route) => [route.operationId, route]));
 
-  return async (call: OperationCall): Promise<OperationResponse> => {
+  /** Runs one call; its operationId is one of the operations given (a typed id, where the table is typed). */
+  return async (call: OperationCall<Extract<keyof Ops, string>>): Promise<OperationResponse> => {
     let rateHeaders: Record<string, string> = {};
     try {
       const route = routeOf.get(call.operationId);
@@ -135,7 +155,7 @@ export const createOperationRunner = (operations: Operations, dependencies: Runn
   };
 };
 
-const authenticate = (authentication: Authentication | undefined, route: RouteDefinition): Principal => {
+const authenticate = (authentication: Authentication | undefined, route: OperationDefinition): Principal => {
   if (!authentication?.authenticated) {
     const failure = authentication?.failure ?? 'missing bearer token';
     const resourceMetadata = route.resourceMetadataPath && `${publicBaseUrl() ?? ''}${route.resourceMetadataPath}`;
@@ -147,16 +167,20 @@ const authenticate = (authentication: Authentication | undefined, route: RouteDe
 /** Path parameter names of a route template, in order ("/v1/companies/{companyId}/x/{id}" -> [companyId, id]). */
 export const pathParameterNames = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
 
+/** The parameters of an operation in order: a route's from its path, an MCP-only operation's as declared. */
+export const parameterNames = (definition: OperationDefinition): readonly string[] =>
+  'path' in definition ? pathParameterNames((definition as RouteDefinition).path) : ((definition as { parameters?: readonly string[] }).parameters ?? []);
+
 /** The first path parameter that names an owned resource decides reach; ids that are not well-formed name nothing (404). */
 export const resolveOwner = async (
   owners: OwnerResolvers,
-  route: RouteDefinition,
+  route: OperationDefinition,
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  operation: Operation<any>,
+  operation: Operation<any, any>,
   params: Record<string, string | undefined>,
   principal: Principal,
 ): Promise<unknown> => {
-  const name = pathParameterNames(route.path).find((parameter) => owners[parameter]);
+  const name = parameterNames(route).find((parameter) => owners[parameter]);
   if (!name) return undefined;
   const resolver = owners[name]!;
   const id = params[name];
@@ -170,12 +194,14 @@ export const resolveOwner = async (
 const idempotent = async (
   store: IdempotencyStore,
   clientId: string,
-  route: RouteDefinition,
+  route: OperationDefinition,
   call: OperationCall,
   execute: () => Promise<OperationResponse>,
 ): Promise<OperationResponse> => {
   const key = validateIdempotencyKey(call.idempotencyKey);
-  const fingerprint = requestFingerprint(route.method, concretePath(route.path, call.params), rawQueryOf(call), call.body?.text);
+  if (!('path' in route)) throw new Error(`${route.operationId}: a mutation needs an HTTP route`);
+  const { method, path } = route as RouteDefinition;
+  const fingerprint = requestFingerprint(method, concretePath(path, call.params), rawQueryOf(call), call.body?.text);
   const claim = await store.claim(clientId, key, fingerprint);
   if (claim.kind === 'replay') {
     return { ...claim.response, headers: { ...claim.response.headers, 'Idempotency-Replayed': 'true' } };
@@ -202,8 +228,8 @@ const rawQueryOf = (call: OperationCall): string =>
 /** Validates input, runs the operation, renders its result; problems become responses (so they can be stored). */
 const executeOperation = async (
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  operation: Operation<any>,
-  route: RouteDefinition,
+  operation: Operation<any, any>,
+  route: OperationDefinition,
   call: OperationCall,
   principal: Principal | undefined,
   owner: unknown,

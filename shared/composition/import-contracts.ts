@@ -1,9 +1,10 @@
 import type { OperationContract } from '../api/operation';
-import { maxImportDecimals, maxImportIntegerDigits } from '../platform/money';
+import type { OperationIdOfGroup } from '../routes';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { currentYearNote, identifier, limits, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
 import { z } from '../platform/zod';
-import type { ImportKindName } from '../imports/kind';
+import { importSubmissions, type ImportSubmissionEntry, type ImportSubmissionId } from '../imports/catalogue';
+import { maxImportDecimals, maxImportIntegerDigits } from '../platform/money';
 import { importKind } from './import-kinds';
 import { FetchRunPageSchema, ImportListQuerySchema, ImportPageSchema, ImportRecordSchema, ReadinessSchema } from '../imports/schemas';
 
@@ -16,7 +17,13 @@ const importProblems = {
   422: 'validation_failed: structural problems (errors[]: index into the request array, field, message; at most 100; nothing accepted) or reason unknown_account_codes (accountCodes lists them)',
 };
 
-/** What every import operation says about its body: size limits and compression. */
+const pollImport =
+  'Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied).';
+const importErrors =
+  'Branch on: **409** `conflict` with `reason` `company_not_api_managed` (the company is not bound to `Api`) or `job_in_flight` (wait for `jobId`, then send again); **413** `payload_too_large` (more than 10,000 rows or 4 MiB); **422** `validation_failed` (structural problems, `errors[]` with `index` and `field`; nothing accepted; an empty row array is refused too).';
+const sameKey = 'The same `Idempotency-Key` answers the same import and never creates a second.';
+
+/** What every import submission says about its body: size limits and compression. */
 const bodyNotes = [
   `**Body size.** A request body may hold at most ${maxRequestBodyBytes} bytes (4 MiB) as sent: what a synchronous Lambda invocation (6 MB event) carries behind API Gateway, with room for base64 and the headers. Larger bodies answer 413 \`payload_too_large\` naming the limit.`,
   `**Compression.** Send larger imports compressed with \`Content-Encoding: gzip\` (and \`Content-Type: application/json\`): the limit above then applies to the compressed body, and the decompressed JSON may hold at most ${maxDecodedBodyBytes} bytes (32 MiB; more answers 413). Other codings answer 415 \`unsupported_media_type\`; a body that is not gzip data answers 400 \`malformed_json\`. The 10,000-row limit applies as always.`,
@@ -24,56 +31,69 @@ const bodyNotes = [
 
 const amountNotes = `**Amounts** are decimal strings (preferred): an optional minus, digits, and optionally a point with 1 to ${maxImportDecimals} digits (\`"1e2"\`, \`"+5"\`, \`" 12"\`, \`".5"\` are refused), or JSON numbers (judged on their source text), with at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point; \`taxPercentage\` is from 0 to 100; anything else is a structural 422 naming the row and field.`;
 
-const submit = (name: ImportKindName, about: string, withAmounts = false) => ({
-  description: [about, bodyNotes, ...(withAmounts ? [amountNotes] : [])].join('\n\n'),
+/**
+ * The contract of an import submission (shared/imports/catalogue.ts): its body is the kind's, its
+ * description the catalogue's (deletions are all or nothing: their errors are in their own text).
+ */
+const submit = (entry: ImportSubmissionEntry) => ({
+  description: [
+    `${entry.description} ${pollImport} ${entry.kind.endsWith('_deletions') ? '' : `${importErrors} `}${sameKey}`,
+    entry.about,
+    bodyNotes,
+    ...(entry.withAmounts ? [amountNotes] : []),
+  ].join('\n\n'),
+  ...('requestExample' in entry && { requestExample: entry.requestExample as unknown }),
   params: companyParams,
-  body: importKind(name).bodySchema,
+  body: importKind(entry.kind).bodySchema,
   bodyParsing: 'lossless-json' as const,
   responses: accepted,
   problems: importProblems,
 });
 
+const submissionContracts = Object.fromEntries(importSubmissions.map((entry) => [entry.operationId, submit(entry)])) as Record<ImportSubmissionId, ReturnType<typeof submit>>;
+
 const deletionByPath = <P extends z.ZodObject>(params: P) => ({ params, responses: accepted, problems: { 409: importProblems[409] } });
 
 /** Request and response shapes of the import operations, keyed by operationId. */
 export const importContracts = {
-  getImportReadiness: { params: companyParams, responses: { 200: { description: 'Readiness of the books', schema: ReadinessSchema } } },
-  importAccounts: submit('accounts', 'Accounts are merged by accountCode within the year; hidden true retires one.'),
-  importDimensions: submit('dimensions', 'Dimensions are merged by key.'),
-  importSubLedgers: submit('sub_ledgers', 'Customers and suppliers are merged by key.'),
-  importOpeningBalances: submit(
-    'opening_balances',
-    'Opening balances are merged by id within the year. A hidden account takes no new opening balance (the row is skipped, see sampleErrors), but one already on it is corrected in place.',
-    true,
-  ),
-  importGeneralLedgerLines: submit(
-    'general_ledger_lines',
-    'Lines are merged by id within the year: a re-sent id updates the line in place and keeps the earlier version in history. A hidden account takes no new line (the row is skipped, see sampleErrors), but a line already on it is corrected in place.',
-    true,
-  ),
-  importOpenItems: submit('open_items', 'All or nothing: one invalid item fails the whole import and nothing is applied.', true),
-  deleteGeneralLedgerLines: submit('general_ledger_line_deletions', 'All or nothing: reconciled lines answer 409 lines_in_use; unknown ids are listed under result.unknown.'),
-  deleteOpeningBalances: submit('opening_balance_deletions', 'All or nothing: reconciled opening balances answer 409 opening_balances_in_use; unknown ids are listed under result.unknown.'),
+  getImportReadiness: {
+    description:
+      'What the books hold per year and what to import next (`nextStep`), in the recommended order: accounts, dimensions and sub-ledgers (optional), opening balances, GL lines, open items. `blockers` (e.g. `no_accounts`) and `warnings` (e.g. `unmapped_accounts`) say what needs attention.',
+    params: companyParams,
+    responses: { 200: { description: 'Readiness of the books', schema: ReadinessSchema } },
+  },
+  ...submissionContracts,
   getImport: {
+    description:
+      'One import: poll it until `status` is `succeeded` or `failed`. `rowsDiscovered = rowsValid + rowsFailed`; `sampleErrors` explains skipped rows; `warnings` names conditions that did not stop the import (e.g. `unbalanced_vouchers`); `failureReason` says why a failed import failed.',
     params: companyParams.extend({ importId: UuidSchema }),
     responses: { 200: { description: 'The import', schema: ImportRecordSchema } },
   },
   listImports: {
+    description: 'Imports of the company, newest first, filtered by `kind`, `status` and `year` (filtered pages may be shorter than `page_size`; follow `next_cursor`).',
     params: companyParams,
     query: ImportListQuerySchema,
     responses: { 200: { description: 'Imports, newest first; filters kind, status, year', schema: ImportPageSchema } },
   },
   deleteAccount: {
+    description: `Deletes an imported account from the chart of a year, as an import: ${pollImport} Errors: **409** \`conflict\` with \`reason\` \`account_in_use\` when the account has lines or opening balances that year (retire it by importing it with \`hidden: true\`), or \`job_in_flight\`. Nothing cascades.`,
     ...deletionByPath(companyParams.extend({ accountNumber: identifier({ max: 20 }) })),
     query: z.strictObject({
       year: yearQueryParam(`Accounting year; ${currentYearNote}`).optional(),
     }),
   },
-  deleteDimension: deletionByPath(companyParams.extend({ key: identifier({ max: limits.integratorId }) })),
-  deleteSubLedger: deletionByPath(companyParams.extend({ key: identifier({ max: limits.integratorId }) })),
+  deleteDimension: {
+    ...deletionByPath(companyParams.extend({ key: identifier({ max: limits.integratorId }) })),
+    description: `Deletes an imported dimension, as an import: ${pollImport} Errors: **409** \`dimension_in_use\` when live lines name it or it is the parent of another.`,
+  },
+  deleteSubLedger: {
+    ...deletionByPath(companyParams.extend({ key: identifier({ max: limits.integratorId }) })),
+    description: `Deletes an imported sub-ledger, as an import: ${pollImport} Errors: **409** \`sub_ledger_in_use\` when lines, opening balances or open items name it.`,
+  },
   listFetchRuns: {
+    description: 'Completed GL-line and opening-balance imports (fetch runs), newest first, each with the outcome of its post-fetch engines (e.g. auto-reconciliation).',
     params: companyParams,
     query: z.strictObject(PageQuerySchema.shape),
     responses: { 200: { description: 'Fetch runs, newest first, with their post-fetch engines', schema: FetchRunPageSchema } },
   },
-} satisfies Record<string, OperationContract>;
+} satisfies Record<OperationIdOfGroup<'imports'>, OperationContract>;

@@ -1,7 +1,10 @@
 import type { OperationContract } from '../api/operation';
+import { AccountContextSchema, CompanyContextSchema } from '../context/schemas';
 import { allScopes } from '../identity/scopes';
-import { identifier, limits, textOut } from '../platform/schemas';
+import { AccountParamsSchema, AccountQuerySchema } from '../ledger/chart/schemas';
+import { identifier, limits, textOut, UuidSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
+import type { McpOnlyOperationId, OperationIdOfGroup } from '../routes';
 
 const jsonRpcId = z.union([identifier({ max: limits.integratorId }), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)]);
 
@@ -64,7 +67,9 @@ const metadataContract = {
 export const mcpContracts = {
   callMcp: {
     description:
+      'The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope` naming the scope. Outside the reach a tool answers a tool error (`isError`) that says not found.\n\n' +
       'The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors are JSON-RPC error objects as MCP defines them, not problem documents: a body that is not JSON is HTTP 400 with -32700 (parse error), one that is not a single JSON-RPC message (a batch, no `jsonrpc`) HTTP 400 with -32600; an unknown method is -32601, params that do not fit the method (tools/call without a string `name`, `arguments` not an object) -32602 naming the parameter, and an unknown tool -32602, each in an HTTP 200 answer. A tool\'s arguments that break its input schema are a tool error (`isError`) naming the field, as MCP asks.',
+    requestExample: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_companies', arguments: { page_size: 10 } } },
     body: JsonRpcMessageSchema,
     // Read here, not by the runner: malformed JSON is a JSON-RPC parse error, not malformed_json.
     bodyParsing: 'text' as const,
@@ -77,6 +82,19 @@ export const mcpContracts = {
       403: 'origin_not_allowed: the Host or Origin header names a site other than this API (DNS rebinding protection); insufficient_scope: tools/call of a tool whose scope the token lacks (the scope is in WWW-Authenticate)',
     },
   },
-  getMcpResourceMetadata: metadataContract,
-  getResourceMetadata: metadataContract,
-} satisfies Record<string, OperationContract>;
+  getMcpResourceMetadata: {
+    ...metadataContract,
+    description:
+      'The protected-resource metadata of the MCP endpoint (RFC 9728), named by its 401 challenge: the resource, the authorization server to sign in at (its RFC 8414 metadata lists the endpoints), the scopes the tools need. Public.',
+  },
+  getResourceMetadata: {
+    ...metadataContract,
+    description: 'The same protected-resource metadata at the root location, where MCP clients look when the challenge names none. Public.',
+  },
+} satisfies Record<OperationIdOfGroup<'mcp'>, OperationContract>;
+
+/** Contracts of the MCP-only operations (the context tools; shared/routes.ts `mcpOnlyOperations`). */
+export const mcpOnlyContracts = {
+  getCompanyContext: { params: z.object({ companyId: UuidSchema }), responses: { 200: { description: 'The company picture', schema: CompanyContextSchema } } },
+  getAccountContext: { params: AccountParamsSchema, query: AccountQuerySchema, responses: { 200: { description: 'The account picture', schema: AccountContextSchema } } },
+} satisfies Record<McpOnlyOperationId, OperationContract>;

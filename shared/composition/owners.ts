@@ -1,13 +1,27 @@
 import { accessRepository, type AssignmentRecord, type PolicyRecord } from '../identity/access-repository';
 import { personWithinReach } from '../access/service';
 import { companyRepository, type CompanyRecord } from '../companies/repository';
-import { documentRepository } from '../documents/repository';
-import type { DocumentOwner } from '../documents/operation';
+import { documentRepository, type DeclarationRecord, type DocumentRecord } from '../documents/repository';
 import { canReach } from '../identity/reach';
 import { jobRepository, type JobRecord } from '../jobs/repository';
 import type { OwnerResolvers } from '../api/runner';
-import { deliveryRepository, subscriptionRepository, type SubscriptionRecord } from '../webhooks/repository';
-import type { DeliveryOwner } from '../webhooks/operation';
+import { deliveryRepository, subscriptionRepository, type DeliveryRecord, type SubscriptionRecord } from '../webhooks/repository';
+
+/**
+ * What {documentId} resolves to: the document, or on the completion route its pending
+ * declaration, with the company it belongs to (live, within reach).
+ */
+export interface DocumentOwner {
+  company: CompanyRecord;
+  document?: DocumentRecord;
+  declaration?: DeclarationRecord;
+}
+
+/** What {deliveryId} resolves to: the delivery and its subscription, within reach. */
+export interface DeliveryOwner {
+  delivery: DeliveryRecord;
+  subscription: SubscriptionRecord;
+}
 
 /** A subscription is visible within the reach of its organization. */
 const reachableSubscription = async (id: string, principal: Parameters<typeof canReach>[0]): Promise<SubscriptionRecord | undefined> => {
@@ -18,9 +32,11 @@ const reachableSubscription = async (id: string, principal: Parameters<typeof ca
 /**
  * What each owned path parameter names and how it is found, for the runner's reach step. Adding an
  * owned resource (documents, subscriptions, policies) is one entry here; what reach decides is
- * `canReach` (shared/identity/reach.ts).
+ * `canReach` (shared/identity/reach.ts). Each resolver's answer types the `owner` of the operations
+ * whose path names the parameter (shared/composition/operations.ts); test/integration/reach.test.ts
+ * walks every entry.
  */
-export const owners: OwnerResolvers = {
+export const owners = {
   companyId: {
     noun: 'company',
     resolve: async (id, principal, route): Promise<CompanyRecord | undefined> => {
@@ -91,4 +107,8 @@ export const owners: OwnerResolvers = {
       return delivery && subscription ? { delivery, subscription } : undefined;
     },
   },
-};
+} satisfies OwnerResolvers;
+
+/** The owned path parameters ({companyId}, {jobId}, ...). */
+export type OwnedParameter = keyof typeof owners;
+export const ownedParameters = Object.keys(owners) as OwnedParameter[];

@@ -16,6 +16,8 @@ const documentNotFound = 'not_found: no such document, soft-deleted, or its comp
 /** Request and response shapes of the document operations, keyed by operationId. */
 export const documentContracts = {
   declareDocumentUpload: {
+    description:
+      'Declares an upload: file name, content type (PDF, JPEG, PNG, HEIC, TIFF, XML, CSV, plain text), exact size (1 B to 50 MiB) and SHA-256. Answers a presigned **PUT** URL valid for 15 minutes with the headers to send; the bytes go straight to storage, then call `POST /v1/documents/{documentId}/complete`. The document does not exist until completed. Errors: **400** `validation_failed` naming the field; **403** without `documents:write`.',
     params: CompanyParamsSchema,
     body: DeclareDocumentSchema,
     responses: {
@@ -27,6 +29,8 @@ export const documentContracts = {
     },
   },
   completeDocumentUpload: {
+    description:
+      'Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field; nothing is created on any failure.',
     params: DocumentParamsSchema,
     responses: {
       200: {
@@ -43,6 +47,8 @@ export const documentContracts = {
     },
   },
   listDocuments: {
+    description:
+      'Metadata of the company\'s documents, newest first; filters `linked_line_id`, `content_type`, `from`/`to` (completion date). Filtered pages may be shorter than `page_size`: follow `pagination.next_cursor`.',
     params: CompanyParamsSchema,
     query: DocumentListQuerySchema,
     responses: {
@@ -53,16 +59,19 @@ export const documentContracts = {
     },
   },
   getDocument: {
+    description: 'Metadata of one document. **404** when unknown, soft-deleted or outside the reach.',
     params: DocumentParamsSchema,
     responses: { 200: { description: 'The document metadata', schema: DocumentSchema } },
     problems: { 404: documentNotFound },
   },
   getDocumentDownload: {
+    description: 'A presigned **GET** URL of the document\'s bytes, valid for 5 minutes, whose answer carries `Content-Disposition` with the file name.',
     params: DocumentParamsSchema,
     responses: { 200: { description: 'A presigned GET URL valid for 5 minutes; its answer carries Content-Disposition: attachment with the file name', schema: DownloadSchema } },
     problems: { 404: documentNotFound },
   },
   deleteDocument: {
+    description: 'Soft delete: the document answers 404 everywhere afterwards; the bytes stay in storage. Deleting again answers the same deletion.',
     params: DocumentParamsSchema,
     responses: {
       200: { description: 'Soft delete: the document answers 404 everywhere afterwards; the stored bytes stay. Deleting again answers the same deletion.', schema: DocumentDeletionSchema },
@@ -70,6 +79,7 @@ export const documentContracts = {
     problems: { 404: 'not_found: no such document, or its company is outside your reach' },
   },
   restoreDocument: {
+    description: 'Brings a soft-deleted document back; restoring a live document answers it unchanged. **404** for an unknown id or outside the reach.',
     params: DocumentParamsSchema,
     responses: { 200: { description: 'The document, back (a document that is not deleted is answered unchanged)', schema: DocumentSchema } },
     problems: { 404: 'not_found: no such document, or its company is outside your reach' },

@@ -12,7 +12,3 @@ export const WhoamiSchema = z
     scopes: z.array(textOut(limits.code)).max(allScopes.length).openapi({ description: 'Scopes the credential holds; an operation needs the scope named in its security requirement' }),
   })
   .openapi('Whoami');
-
-export const identityContracts = {
-  whoami: { responses: { 200: { description: 'The caller', schema: WhoamiSchema } } },
-};

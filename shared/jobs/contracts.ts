@@ -4,8 +4,14 @@ import { z } from '../platform/zod';
 import { JobListQuerySchema, JobPageSchema, JobSchema } from './schemas';
 
 export const jobContracts = {
-  getJob: { params: z.object({ jobId: UuidSchema }), responses: { 200: { description: 'The job', schema: JobSchema } } },
+  getJob: {
+    description: 'A job (the background work of an import): poll until `succeeded` or `failed`. Any valid token; **404** outside the reach.',
+    params: z.object({ jobId: UuidSchema }),
+    responses: { 200: { description: 'The job', schema: JobSchema } },
+  },
   listJobs: {
+    description:
+      'The jobs of the live companies within the caller\'s reach, newest first; filters `status`, `type` and `company_id` (a company outside the reach matches nothing). Filtered pages may be shorter than `page_size`: follow `pagination.next_cursor` while `has_more`. Any valid token. An interactive session (no organization of its own) lists the jobs of one company at a time: without `company_id` its page is empty.',
     query: JobListQuerySchema,
     responses: {
       200: {

@@ -47,11 +47,17 @@ export const isDescribed = (property: Schema, document: Schema): boolean => {
   return false;
 };
 
-/** Fills in the descriptions of shared/openapi/descriptions.ts where the schemas give none (in place). */
-export const describeDocument = <T>(document: T): T => {
+/**
+ * Fills in the descriptions of shared/openapi/descriptions.ts where the schemas give none (in place).
+ * `used` collects the entries that filled a gap (`component:Name`, `property:Schema.path`,
+ * `name:property`, `parameter:name`): an entry that fills none is dead or repeats the schema's own
+ * text (test/integration/docs.test.ts refuses both, so each description has one home).
+ */
+export const describeDocument = <T>(document: T, used?: Set<string>): T => {
   const doc = document as Schema;
   for (const [name, schema] of Object.entries<Schema>(doc.components?.schemas ?? {})) {
     if (!schema.description) {
+      if (componentDescriptions[name]) used?.add(`component:${name}`);
       const text = componentDescriptions[name] ?? (/Page$/.test(name) && schema.properties?.data ? `One page of ${name.replace(/Page$/, '')} items and where the next page starts` : undefined);
       if (text) schema.description = text;
     }
@@ -61,6 +67,7 @@ export const describeDocument = <T>(document: T): T => {
       if (isDescribed(property, doc)) return;
       const text = propertyDescriptions[path] ?? propertyDescriptionsByName[propertyName];
       if (!text) return;
+      used?.add(propertyDescriptions[path] ? `property:${path}` : `name:${propertyName}`);
       if (property.$ref) {
         // OpenAPI 3.0 ignores siblings of $ref: describe through allOf.
         const ref = property.$ref;
@@ -74,7 +81,10 @@ export const describeDocument = <T>(document: T): T => {
   for (const item of Object.values<Schema>(doc.paths ?? {})) {
     for (const method of httpMethods) {
       for (const parameter of item[method]?.parameters ?? []) {
-        if (!parameter.description && !parameter.schema?.description && parameterDescriptions[parameter.name]) parameter.description = parameterDescriptions[parameter.name];
+        if (!parameter.description && !parameter.schema?.description && parameterDescriptions[parameter.name]) {
+          parameter.description = parameterDescriptions[parameter.name];
+          used?.add(`parameter:${parameter.name}`);
+        }
       }
     }
   }

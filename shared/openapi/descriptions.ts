@@ -2,9 +2,9 @@
  * Descriptions for integrators of schema properties and parameters that do not carry their own
  * `.openapi({ description })` in the schema files. The document builder fills them in
  * (shared/openapi/document.ts): a description set in the schema wins, then `Schema.property`
- * (nested: `Schema.outer.inner`), then the property name alone. Kept apart from the schema files so
- * that parallel work on those files merges cleanly; test/integration/docs.test.ts fails when any
- * operation, parameter or property of the document is left without a description.
+ * (nested: `Schema.outer.inner`), then the property name alone. test/integration/docs.test.ts fails
+ * when any operation, parameter or property of the document is left without a description, and
+ * when an entry here fills no gap (dead, or repeating what the schema says): one home per text.
  */
 const instant = 'UTC timestamp (ISO 8601)';
 
@@ -18,34 +18,23 @@ export const propertyDescriptionsByName: Record<string, string> = {
   year: 'Accounting year',
   period: 'Accounting period (month) 1 to 12',
   label: 'Name of the period (January to December)',
-  currency: 'ISO 4217 currency code, e.g. NOK',
   currencyCode: 'ISO 4217 currency code of the account, or null for the company currency',
   accountCode: 'Account number in the chart of accounts of the year (text, e.g. "1920")',
-  accountNumber: 'Account number in the chart of accounts of the year (text, e.g. "1920")',
   amount: 'Amount in NOK (two decimals; debit positive, credit negative). Parse JSON numbers losslessly (see the API description).',
   openingBalance: 'Opening balance of the year (period 0); debit positive, credit negative',
   description: 'Free text as the source system gives it',
-  transactionId: 'Groups the lines of one voucher (the source system\'s voucher id)',
-  transactionNo: 'Voucher number as shown in the source system',
   transactionDate: 'Voucher date (YYYY-MM-DD)',
   taxCode: 'SAF-T standard tax code of the line, or null',
   taxAmount: 'VAT amount of the line, or null',
   taxPercentage: 'VAT rate in percent (e.g. 25), or null',
   bankAccountId: 'The bank account (UUID)',
   companyId: 'The company (UUID)',
-  importId: 'The import (UUID)',
   jobId: 'The job that runs the import (UUID); poll GET /v1/jobs/{jobId}',
   datasetId: 'Identifies the import request whose rows these are',
-  key: 'The integrator\'s key of the dimension or sub-ledger (unique per company)',
-  value: 'Display name of the dimension value or sub-ledger',
   parentKey: 'Key of the parent dimension, or null',
   type: 'Kind of the item',
   autoCreated: 'true when the key was created because a line named it before it was imported (type null until imported)',
-  note: 'Free-text note, at most 500 characters',
   status: 'State of the resource; see the enumeration',
-  reason: 'Why, as given by the caller',
-  kind: 'Import kind',
-  mode: 'Import mode (how rows that are not sent are treated)',
   bookingDate: 'Booking date at the bank (YYYY-MM-DD)',
   valueDate: 'Value date at the bank (YYYY-MM-DD), or null',
   counterpartyName: 'Name of the counterparty as the bank reports it, or null',
@@ -65,7 +54,6 @@ export const propertyDescriptionsByName: Record<string, string> = {
   staleGroupCount: 'Groups of the period with a member that changed since the group was made',
   deleted: 'Always true: the resource is deleted',
   pagination: 'Where the next page starts; follow next_cursor until it is null',
-  totals: 'Sums over the term',
 };
 
 /** Component schemas by name, where the schema gives none. */
@@ -156,7 +144,6 @@ export const propertyDescriptions: Record<string, string> = {
   'Event.data.ids': 'The ids of what changed, named as the catalogue lists them',
   'Event.data.link': 'The API path that fetches what changed',
   'DeclaredUpload.documentId': 'Id the document will have once the upload is completed (GET answers 404 until then)',
-  'DeclaredUpload.upload': 'How to send the bytes straight to storage (the API never carries them)',
   'UploadInstructions.method': 'Always PUT',
   'UploadInstructions.expiresAt': 'When the presigned URL stops working (15 minutes after the declaration); UTC timestamp (ISO 8601)',
   'Document.fileName': 'The file name as declared (1 to 255 characters, no path separators)',
@@ -316,7 +303,6 @@ export const propertyDescriptions: Record<string, string> = {
   'AccessExplanation.decision': 'allow or deny (deny wins; no matching rule denies)',
   'AccessExplanation.policy': 'The policy of the deciding rule; null when no rule decided',
   'AccessExplanation.policy.name': 'Name of the policy',
-  'AccessExplanation.rule': 'The deciding rule as it stands; null when no rule decided',
   'Policy.organizationId': 'The organization that owns the policy; its rules stay inside its subtree',
   'Policy.name': 'Name of the policy',
   'Policy.rules': 'The rules; a deny wins over any allow',
@@ -340,11 +326,9 @@ export const parameterDescriptions: Record<string, string> = {
   accountNumber: 'Account number (text, e.g. 1920)',
   key: 'The integrator\'s key (dimension or sub-ledger)',
   page_size: 'Items per page, 1 to 200 (default 50)',
-  cursor: 'Opaque cursor from pagination.next_cursor of the previous page (same filters)',
   kind: 'Only imports of this kind',
   status: 'Only items with this status',
   reconciliation_status: 'Only transactions with this computed reconciliation status',
-  'Idempotency-Key': 'Required on every mutation; scoped to the client; kept at least 24 h',
   documentId: 'The document (UUID), as answered by the upload declaration',
   content_type: 'Only documents of this content type (e.g. application/pdf)',
   userId: 'The person (UUID)',

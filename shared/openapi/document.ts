@@ -8,26 +8,30 @@ import { jobContracts } from '../jobs/contracts';
 import { accessContracts, userContracts } from '../access/contracts';
 import { chartContracts } from '../ledger/chart/contracts';
 import { generalLedgerContracts } from '../ledger/general-ledger/contracts';
-import { identityContracts } from '../identity/schemas';
+import { identityContracts } from '../identity/contracts';
 import { interactiveScopes, systemClientScopes } from '../identity/scopes';
-import type { OperationContract } from '../api/operation';
+import type { DocumentedContract, OperationContract } from '../api/operation';
 import { customRateLimitBounds } from '../platform/rate-limit';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { publicBaseUrl } from '../platform/config';
 import { ProblemSchema } from '../platform/schemas';
 import { z } from '../platform/zod';
-import { functionGroups, routes, type FunctionGroup, type RouteDefinition } from '../routes';
+import { functionGroups, routes, type FunctionGroup, type OperationId, type RouteDefinition } from '../routes';
 import { vatContracts } from '../vat/contracts';
 import { describeDocument } from './describe';
 import { problemCatalogueMarkdown } from './problem-catalogue';
 import { docsContracts } from './docs-contracts';
 import { mcpContracts } from '../composition/mcp-contracts';
 import { addExamples } from './examples';
-import { operationDocs } from './operation-docs';
 
-/** Every operation's contract by operationId; the route table says where each is served. */
-export const contracts: Record<string, OperationContract> = {
+/**
+ * Every operation's contract by operationId, with its reference text (description, examples): one
+ * per route of the route table, which says where each is served; a route without its documented
+ * contract, or a contract without a route, does not compile.
+ */
+export const operationContracts = {
   getOpenApiDocument: {
+    description: 'This OpenAPI 3.0.3 document, generated from the schemas the API validates with. Public: no token needed. Also served as YAML at `GET /v1/openapi.yaml` and rendered at `GET /docs`.',
     responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3') }).openapi({ additionalProperties: true }) } },
   },
   ...docsContracts,
@@ -44,7 +48,14 @@ export const contracts: Record<string, OperationContract> = {
   ...documentContracts,
   ...mcpContracts,
   ...webhookContracts,
-};
+} satisfies Record<OperationId, DocumentedContract>;
+
+/** A contract of an operation the route table does not have does not compile. */
+const unrouted: Record<Exclude<keyof typeof operationContracts, OperationId>, never> = {};
+void unrouted;
+
+/** The same, looked up by any string (tools that walk the route table). */
+export const contracts: Record<string, OperationContract> = operationContracts;
 
 const problemResponse = (description: string, headers: Record<string, { $ref: string }>) => ({
   description,
@@ -126,12 +137,12 @@ export interface DocumentUrls {
  * endpoint locally); `npm run openapi` passes them explicitly.
  */
 /** A request example for every operation: curl against the server of the document. */
-const curlSample = (route: RouteDefinition, contract: OperationContract): string => {
+const curlSample = (route: RouteDefinition<OperationId>, contract: OperationContract): string => {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => `$${name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`);
   const lines = [`curl -s ${route.method === 'GET' ? '' : `-X ${route.method} `}"$API${path}"`];
   if (route.auth === 'token') lines.push('-H "Authorization: Bearer $TOKEN"');
   if (route.mutation) lines.push('-H "Idempotency-Key: $(uuidgen)"');
-  const example = operationDocs[route.operationId]?.requestExample;
+  const example = contract.requestExample;
   if (contract.body && example !== undefined) lines.push(`-H "Content-Type: application/json" -d '${JSON.stringify(example)}'`);
   return lines.join(' \\\n  ');
 };
@@ -146,7 +157,8 @@ const mergeResponses = (success: Record<string, ResponseConfig>, failures: Recor
   return merged;
 };
 
-export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
+/** `descriptionsUsed` collects the entries of shared/openapi/descriptions.ts that filled a gap (see describeDocument). */
+export const buildOpenApiDocument = (urls: DocumentUrls = {}, descriptionsUsed?: Set<string>) => {
   const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
   const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;
   const registry = new OpenAPIRegistry();
@@ -171,8 +183,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
   });
 
   for (const route of routes) {
-    const contract = contracts[route.operationId];
-    if (!contract) throw new Error(`No contract for ${route.operationId}`);
+    const contract: OperationContract = operationContracts[route.operationId];
     const authenticated = route.auth === 'token';
     const headersOf = (status: number) =>
       headerRefs(
@@ -202,9 +213,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
-      ...(([operationDocs[route.operationId]?.description, contract.description].filter(Boolean).join('\n\n') || undefined) && {
-        description: [operationDocs[route.operationId]?.description, contract.description].filter(Boolean).join('\n\n'),
-      }),
+      description: operationContracts[route.operationId].description,
       'x-codeSamples': [{ lang: 'Shell', label: 'curl', source: curlSample(route, contract) }],
       tags: [route.group],
       // `{}`: no credential needed (OpenAPI's way to say so explicitly).
@@ -251,7 +260,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}) => {
       .filter((group) => routes.some((route) => route.group === group))
       .map((group) => ({ name: group, description: functionGroups[group].description })),
   });
-  return addExamples(describeDocument(integerFormats(nullableInsideOneOf(document))));
+  return addExamples(describeDocument(integerFormats(nullableInsideOneOf(document)), descriptionsUsed), contracts);
 };
 
 const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };

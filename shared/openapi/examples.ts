@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { operationDocs } from './operation-docs';
+import type { OperationContract } from '../api/operation';
 
 type Schema = Record<string, any>;
 
@@ -139,14 +139,14 @@ export const sampleSchema = (input: Schema | undefined, document: Schema, name?:
 
 const httpMethods = ['get', 'put', 'post', 'delete', 'patch'];
 
-/** Puts a request example (operation-docs.ts, else built) on every body and a response example on every success response. */
-export const addExamples = <T>(document: T): T => {
+/** Puts a request example (the contract's, else built) on every body and a response example on every success response. */
+export const addExamples = <T>(document: T, contracts: Record<string, Pick<OperationContract, 'requestExample' | 'responseExample'>>): T => {
   const doc = document as Schema;
   for (const item of Object.values<Schema>(doc.paths ?? {})) {
     for (const method of httpMethods) {
       const operation = item[method];
       if (!operation) continue;
-      const docs = operationDocs[operation.operationId];
+      const docs = contracts[operation.operationId];
       for (const media of Object.values<Schema>(operation.requestBody?.content ?? {})) {
         if (media.example === undefined) media.example = docs?.requestExample ?? sampleSchema(media.schema, doc);
       }

@@ -5,6 +5,7 @@ import { VatTermPageSchema, VatTermQuerySchema } from './schemas';
 /** Request and response shapes of the VAT reads, keyed by operationId. */
 export const vatContracts = {
   listVatTerms: {
+    description: 'The VAT filing terms of a year (bimonthly or annual, as the company files), with totals by standard tax code in NOK and a reconciliation status against the VAT accounts.',
     params: CompanyParamsSchema,
     query: VatTermQuerySchema,
     responses: {

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient } from '../support/clients';
 import { readOnlyScopes } from '../../shared/identity/scopes';
+import { pathParameterNames } from '../../shared/api/runner';
+import { ownedParameters, type OwnedParameter } from '../../shared/composition/owners';
 import { routes, type RouteDefinition } from '../../shared/routes';
 import { api, expectProblem, tokenFor, type RequestOptions } from '../support/api';
 import { importAndWait, newApiCompany } from '../support/ledger';
@@ -11,11 +13,32 @@ import { seededClient, seededCompanies, testStack } from '../support/stack';
  * General rule 2 as one pipeline step: a resource outside the caller's reach answers 404 on every
  * route that names one, before scope (403), the Idempotency-Key, the body or the query are judged.
  */
-const ownedRoutes = routes.filter((route) => route.auth === 'token' && /\{(companyId|jobId|documentId|subscriptionId|deliveryId)\}/.test(route.path));
+/** The owned parameter that decides a route's reach: the first of its path the runner resolves (shared/composition/owners.ts). */
+const ownerOf = (route: RouteDefinition): OwnedParameter | undefined =>
+  pathParameterNames(route.path).find((name): name is OwnedParameter => (ownedParameters as string[]).includes(name));
+
+const ownedRoutes = routes.filter((route) => route.auth === 'token' && ownerOf(route) !== undefined);
+
+/**
+ * The ids each owned parameter is tried with: another organization's resource where the file makes
+ * one, and an id that names nothing. Typed by the owners, so a new owner does not compile without
+ * its entry (and the test below fails when it names no route).
+ */
+const targetsOf: Record<OwnedParameter, () => string[]> = {
+  companyId: () => [foreignCompany, randomUUID()],
+  jobId: () => [foreignJob, randomUUID()],
+  // A foreign document's paths are shown in documents.test.ts; here an id that names nothing.
+  documentId: () => [randomUUID()],
+  userId: () => [randomUUID()],
+  policyId: () => [randomUUID()],
+  assignmentId: () => [randomUUID()],
+  subscriptionId: () => [randomUUID()],
+  deliveryId: () => [randomUUID()],
+};
 
 const concrete = (route: RouteDefinition, owned: string) =>
   route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    if (name === 'companyId' || name === 'jobId' || name === 'documentId' || name === 'subscriptionId' || name === 'deliveryId') return owned;
+    if (name === ownerOf(route)) return owned;
     if (name === 'accountNumber') return '1920';
     if (name === 'key') return 'K1';
     return randomUUID();
@@ -55,16 +78,17 @@ beforeAll(async () => {
 });
 
 describe('reach before everything else (general rule 2)', () => {
-  it('covers every route that names a company, a job or a document', () => {
+  it('covers every route that names an owned resource, and every owner names a route', () => {
     expect(ownedRoutes.length).toBeGreaterThanOrEqual(35);
     expect(ownedRoutes.filter((route) => route.mutation).length).toBeGreaterThanOrEqual(15);
+    expect(Object.keys(targetsOf).sort()).toEqual([...ownedParameters].sort());
+    for (const name of ownedParameters) expect(ownedRoutes.some((route) => ownerOf(route) === name), name).toBe(true);
   });
 
   it.each(ownedRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s: another organization\'s resource or a random id answers 404 for every caller and every request',
     async (_, route) => {
-      // A foreign document's paths are shown in documents.test.ts; here an id that names nothing.
-      const targets = route.path.includes('{jobId}') ? [foreignJob, randomUUID()] : route.path.includes('{documentId}') ? [randomUUID()] : /\{(subscriptionId|deliveryId)\}/.test(route.path) ? [randomUUID()] : [foreignCompany, randomUUID()];
+      const targets = targetsOf[ownerOf(route)!]();
       for (const target of targets) {
         for (const token of [systemToken, readOnlyToken]) {
           for (const [variant, { query, options }] of Object.entries(route.mutation ? mutationVariants : readVariants)) {

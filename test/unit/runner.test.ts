@@ -4,7 +4,7 @@ import type { Claim } from '../../shared/platform/idempotency';
 import { defineOperation } from '../../shared/api/operation';
 import { problems } from '../../shared/platform/problem';
 import { createOperationRunner, type IdempotencyStore, type OperationCall, type OperationResponse } from '../../shared/api/runner';
-import type { RouteDefinition } from '../../shared/routes';
+import { mcpOnlyOperations, type McpOnlyOperationDefinition, type RouteDefinition } from '../../shared/routes';
 import { z } from '../../shared/platform/zod';
 
 /** The runner alone: no API Gateway event, no DynamoDB; its stores are in memory. */
@@ -89,7 +89,7 @@ const setup = (rateLimited = false) => {
   return { run, idempotency, rateLimitCalls };
 };
 
-const call = (operationId: string, overrides: Partial<OperationCall> = {}): OperationCall => ({
+const call = (operationId: keyof typeof operations, overrides: Partial<Omit<OperationCall, 'operationId'>> = {}): OperationCall<keyof typeof operations> => ({
   operationId,
   authentication: { authenticated: true, principal: principal(['ledger:read', 'companies:write']) },
   params: { thingId: uuid },
@@ -199,5 +199,33 @@ describe('operation runner (transport-neutral)', () => {
     const { run, rateLimitCalls } = setup();
     expect(parsed(await run(call('publicThing', { authentication: undefined, params: {} })))).toEqual({ status: 200, body: { ok: true } });
     expect(rateLimitCalls).toEqual([]);
+  });
+
+  it('runs operations declared without an HTTP route (MCP-only): owner from the declared parameters, their own scope', async () => {
+    const declarations: McpOnlyOperationDefinition[] = [
+      { group: 'mcp', operationId: 'getThingContext', summary: '', auth: 'token', scope: 'context:read', mutation: false, parameters: ['thingId', 'part'] },
+    ];
+    const run = createOperationRunner(
+      { getThingContext: defineOperation({ params: z.strictObject({ thingId: z.string().uuid(), part: z.string() }), responses: { 200: { description: '' } } }, async ({ owner, params }) => ({ status: 200, body: { owner, part: params.part } })) },
+      { routes: declarations, rateLimit: async () => ({}), owners: { thingId: { noun: 'thing', resolve: async (id) => (id === uuid ? { id } : undefined) } } },
+    );
+    const contextCall = (thingId: string, scopes: Principal['scopes']): OperationCall<'getThingContext'> => ({
+      operationId: 'getThingContext',
+      authentication: { authenticated: true, principal: principal(scopes) },
+      params: { thingId, part: 'p1' },
+      query: {},
+      requestId: 'req-1',
+    });
+    expect(parsed(await run(contextCall(uuid, ['context:read'])))).toEqual({ status: 200, body: { owner: { id: uuid }, part: 'p1' } });
+    expect(parsed(await run(contextCall(foreign, ['ledger:read']))).body).toMatchObject({ status: 404, error: 'not_found' });
+    expect(parsed(await run(contextCall(uuid, ['ledger:read']))).body).toMatchObject({ status: 403, error: 'insufficient_scope' });
+  });
+
+  it("the API's MCP-only operations are not HTTP routes and each declares its scope", () => {
+    expect(mcpOnlyOperations.map((operation) => operation.operationId).sort()).toEqual(['getAccountContext', 'getCompanyContext']);
+    for (const operation of mcpOnlyOperations) {
+      expect(operation).not.toHaveProperty('path');
+      expect(operation.scope).toBe('context:read');
+    }
   });
 });

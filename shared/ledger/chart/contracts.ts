@@ -14,6 +14,7 @@ import {
 /** Request and response shapes of the chart reads, keyed by the route table's operationId. */
 export const chartContracts = {
   listAccounts: {
+    description: 'The chart of accounts of one year, in account-number order (as text). Without `year`: the current accounting year (the latest year with a chart).',
     params: ChartCompanyParamsSchema,
     query: AccountListQuerySchema,
     responses: {
@@ -24,12 +25,14 @@ export const chartContracts = {
     },
   },
   getAccount: {
+    description: 'One account of the chart of a year. Errors: **404** `not_found` when the year\'s chart does not hold it.',
     params: AccountParamsSchema,
     query: AccountQuerySchema,
     responses: { 200: { description: "The account in that year's chart", schema: LedgerAccountSchema } },
     problems: { 404: "not_found: the company is outside your reach, or the account is not in that year's chart" },
   },
   listDimensions: {
+    description: 'The dimension values of the company (departments, projects, ...), with their parent where imported.',
     params: ChartCompanyParamsSchema,
     query: KeyListQuerySchema,
     responses: {
@@ -37,6 +40,7 @@ export const chartContracts = {
     },
   },
   listSubLedgers: {
+    description: 'The customers and suppliers of the company.',
     params: ChartCompanyParamsSchema,
     query: KeyListQuerySchema,
     responses: {
