@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The import graph of the service's code. A room is a folder of shared/ with its subfolders (a
- * file directly in shared/ is a room of its own), or functions/ as one room.
+ * file directly in shared/ is a room of its own; a feature's contracts.ts is a room above it), or
+ * functions/ as one room.
  * Rooms must form floors: no circle between rooms, so every import runs down (or sideways to a
  * lower floor), never back up; and no circle between files.
  */
@@ -33,6 +34,8 @@ const importsOf = (file: string): string[] => {
 const roomOf = (file: string): string => {
   const path = relative(root, file).split('/');
   if (path[0] === 'functions') return 'functions';
+  // A feature's contracts (its HTTP shapes and texts) stand above the operation platform they use.
+  if (path.at(-1) === 'contracts.ts') return `shared/${path[1]}/contracts`;
   // shared/<room>/... or shared/<file>.ts
   return `shared/${path[1]!.replace(/\.ts$/, '')}`;
 };
