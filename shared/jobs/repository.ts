@@ -1,8 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { companyKeys } from '../companies/keys';
 import { storedInteger, textOrNull } from '../db/attributes';
-import { batchGet } from '../db/batch';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import { jobCompanyIndexKeys, jobCompanyPartition, jobKeys, jobTreeIndexKeys, jobTreePartition, laneLockKeys } from './keys';
@@ -173,15 +171,6 @@ export const jobRepository = {
         Limit: limit,
         ExclusiveStartKey: startKey,
       }),
-    );
-  },
-
-  /** Whether each company is live and where it sits (one BatchGet), for the job list's visibility check. */
-  async companyVisibility(companyIds: string[]): Promise<Map<string, { organizationPath: string; deleted: boolean }>> {
-    const keys = [...new Set(companyIds)].map((id) => companyKeys(id));
-    const found = await batchGet(keys, ['id', 'organizationPath', 'deletion']);
-    return new Map(
-      [...found.values()].map((item) => [String(item.id), { organizationPath: String(item.organizationPath), deleted: item.deletion !== undefined && item.deletion !== null }]),
     );
   },
 
