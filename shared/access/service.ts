@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from '../db/query-page';
+import { commitWithRetry } from '../db/retry';
 import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-of-work';
 import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { reachable } from '../companies/reachable';
@@ -67,20 +68,6 @@ export const computeEffectiveAccess = async (userId: string, change: AccessChang
     revision: (previous?.revision ?? 0) + 1,
     computedAt: new Date().toISOString(),
   };
-};
-
-/** Commits a unit of work built from fresh reads; a cancelled transaction (a concurrent change) is built and tried again. */
-export const commitWithRetry = async (build: () => Promise<ReturnType<typeof unitOfWork>>, explain: (failed: readonly string[]) => ProblemError | undefined, attempts = 5): Promise<void> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await (await build()).commit();
-    } catch (error) {
-      if (!(error instanceof ConditionsFailed)) throw error;
-      const problem = explain(error.names);
-      if (problem) throw problem;
-      if (attempt >= attempts) throw error;
-    }
-  }
 };
 
 const placementOf = (principal: Principal): Placement => {
