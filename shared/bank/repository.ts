@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TransactionWrite } from '../db/unit-of-work';
+import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
 import { keyId, type Item, type Key } from '../db/attributes';
 import { putIfAbsent, updateItem } from '../db/update';
@@ -82,28 +83,34 @@ export const bankRepository = {
   transactionKeys: bankTransactionKeys,
   transactionIndexKeys: bankTransactionDateIndexKeys,
 
-  /** One Query page over a bank account's transactions by booking date (GSI1). */
+  /**
+   * One Query page over a bank account's transactions by booking date (GSI1). `reconciled` narrows
+   * with a filter on the reconciliation marker (true: in a group; false: in none), so a page may
+   * hold fewer items than Limit (the caller goes on from LastEvaluatedKey).
+   */
   queryTransactions: (
     companyId: string,
     bankAccountId: string,
     range: { from?: string; to?: string },
-    options: Pick<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'FilterExpression' | 'ProjectionExpression' | 'ScanIndexForward'> & {
-      names?: Record<string, string>;
-    },
+    options: Pick<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'ScanIndexForward'> & { reconciled?: boolean },
   ) => {
     // GSI1SK is `${bookingDate}#${id}`: '#' sorts before any uuid character and '$' after '#'.
     const lower = range.from ? `${range.from}#` : undefined;
     const upper = range.to ? `${range.to}$` : undefined;
     const condition =
       lower && upper ? 'GSI1PK = :pk AND GSI1SK BETWEEN :lower AND :upper' : lower ? 'GSI1PK = :pk AND GSI1SK >= :lower' : upper ? 'GSI1PK = :pk AND GSI1SK <= :upper' : 'GSI1PK = :pk';
-    const { names, ...rest } = options;
+    const { reconciled, ...rest } = options;
+    const filter =
+      reconciled === undefined
+        ? {}
+        : { FilterExpression: reconciled ? 'attribute_exists(#group)' : 'attribute_not_exists(#group)', ExpressionAttributeNames: { '#group': 'reconciliationGroupId' } };
     return dynamo().send(
       new QueryCommand({
         TableName: tableName(),
         IndexName: 'GSI1',
         KeyConditionExpression: condition,
         ExpressionAttributeValues: { ':pk': bankTransactionDatePartition(companyId, bankAccountId), ...(lower && { ':lower': lower }), ...(upper && { ':upper': upper }) },
-        ...(names && { ExpressionAttributeNames: names }),
+        ...filter,
         ...rest,
       }),
     );
@@ -134,6 +141,9 @@ export const bankRepository = {
   getGroup: (companyId: string, groupId: string) => getItem(reconciliationKeys(companyId, groupId)),
 
   groupKeys: reconciliationKeys,
+
+  /** Reconciliation groups by id (strongly consistent), deleted ones included; unknown ids are left out. */
+  groups: async (companyId: string, groupIds: readonly string[]): Promise<Item[]> => [...(await batchGet(groupIds.map((id) => reconciliationKeys(companyId, id)))).values()],
 
   /** Groups of a bank account in (year, period, creation) order; whole year when period is omitted. */
   groupsOf: (companyId: string, bankAccountId: string, year: number, period?: number): Promise<Item[]> =>

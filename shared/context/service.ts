@@ -40,8 +40,7 @@ const unreconciledOf = async (companyId: string, bankAccountId: string) => {
     const result = await bankRepository.queryTransactions(companyId, bankAccountId, {}, {
       ScanIndexForward: true,
       ExclusiveStartKey: startKey,
-      FilterExpression: 'attribute_not_exists(#group)',
-      names: { '#group': 'reconciliationGroupId' },
+      reconciled: false,
     });
     for (const item of result.Items ?? []) {
       count += 1;
