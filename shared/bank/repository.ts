@@ -5,7 +5,6 @@ import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
 import { keyId, type Item, type Key } from '../db/attributes';
 import { putIfAbsent, updateItem } from '../db/update';
-import { glAccountPartition, glLineKeys } from '../ledger/keys';
 import { dynamo, tableName } from '../platform/aws';
 import {
   bankAccountKeys,
@@ -25,6 +24,13 @@ import {
 /** DynamoDB access of bank data, reconciliation groups and period approvals. */
 
 export { keyId, type Item, type Key };
+
+/** A bank transaction as reconciliation names it. */
+export interface TransactionRef {
+  companyId: string;
+  bankAccountId: string;
+  id: string;
+}
 
 export const getItem = async (key: Key): Promise<Item | undefined> =>
   (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
@@ -128,15 +134,14 @@ export const bankRepository = {
     return items;
   },
 
-  /** The GL lines of one account in a year (GSI2 of the ledger), in (period, lineId) order. */
-  glLinesOfAccount: (companyId: string, year: number, accountCode: string): Promise<Item[]> =>
-    queryAll({
-      IndexName: 'GSI2',
-      KeyConditionExpression: 'GSI2PK = :pk',
-      ExpressionAttributeValues: { ':pk': glAccountPartition(companyId, year, accountCode) },
-    }),
-
-  glLineKeys,
+  /** Transactions by reference (strongly consistent; `projection` limits the attributes read): a lookup that answers undefined for one not found. */
+  transactions: async (refs: readonly TransactionRef[], projection?: readonly string[]): Promise<(ref: TransactionRef) => Item | undefined> => {
+    const found = await batchGet(
+      refs.map((ref) => bankTransactionKeys(ref.companyId, ref.bankAccountId, ref.id)),
+      projection,
+    );
+    return (ref) => found.get(keyId(bankTransactionKeys(ref.companyId, ref.bankAccountId, ref.id)));
+  },
 
   getGroup: (companyId: string, groupId: string) => getItem(reconciliationKeys(companyId, groupId)),
 
@@ -169,25 +174,25 @@ export const bankRepository = {
   createGroupWrite: (item: Item): TransactionWrite => ({ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }),
 
   /**
-   * Marks a member (bank transaction or GL line) as in the group, only if it exists, is in no
-   * group and is still at the version that was read (and, for GL lines, not deleted).
+   * Marks a bank transaction as in the group, only if it exists, is in no group and is still at
+   * the version that was read (GL lines: glLineRepository.markReconciledWrite).
    */
-  markMemberWrite: (key: Key, groupId: string, version: unknown, member: 'transaction' | 'line'): TransactionWrite => ({
+  markMemberWrite: (ref: TransactionRef, groupId: string, version: unknown): TransactionWrite => ({
     Update: {
       TableName: tableName(),
-      Key: key,
+      Key: bankTransactionKeys(ref.companyId, ref.bankAccountId, ref.id),
       UpdateExpression: 'SET reconciliationGroupId = :group',
-      ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version${member === 'line' ? ' AND attribute_not_exists(deleted)' : ''}`,
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version',
       ExpressionAttributeNames: { '#version': 'version' },
       ExpressionAttributeValues: { ':group': groupId, ':version': version },
     },
   }),
 
-  /** Releases a member from the group it is in (only from that group). */
-  releaseMemberWrite: (key: Key, groupId: string): TransactionWrite => ({
+  /** Releases a bank transaction from the group it is in (only from that group). */
+  releaseMemberWrite: (ref: TransactionRef, groupId: string): TransactionWrite => ({
     Update: {
       TableName: tableName(),
-      Key: key,
+      Key: bankTransactionKeys(ref.companyId, ref.bankAccountId, ref.id),
       UpdateExpression: 'REMOVE reconciliationGroupId',
       ConditionExpression: 'reconciliationGroupId = :group',
       ExpressionAttributeValues: { ':group': groupId },

@@ -76,7 +76,7 @@ export const laneLockItem = (companyId: string, lane: string, jobId: string, imp
 });
 
 /** Condition for taking a lane lock (use with :now). */
-export const laneFreeCondition = 'attribute_not_exists(PK) OR leaseExpiresAt < :now';
+const laneFreeCondition = 'attribute_not_exists(PK) OR leaseExpiresAt < :now';
 
 /** How a job ends: its status and, when failed, the error (code and message). */
 export interface JobEnding {
@@ -91,6 +91,18 @@ export const jobRepository = {
       Put: {
         TableName: tableName(),
         Item: laneLockItem(companyId, lane, jobId, importId, now),
+        ConditionExpression: laneFreeCondition,
+        ExpressionAttributeValues: { ':now': now },
+      },
+    };
+  },
+
+  /** A check for a unit of work: the company's lane is free (no live lease holds it); nothing is written. */
+  laneFreeCheck(companyId: string, lane: string, now: number): TransactionWrite {
+    return {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: laneLockKeys(companyId, lane),
         ConditionExpression: laneFreeCondition,
         ExpressionAttributeValues: { ':now': now },
       },

@@ -26,8 +26,7 @@ import {
 } from '../keys';
 import type { AccountCategory, DimensionType, SubLedgerType } from './schemas';
 import type { ImportLane } from '../../imports/kind';
-import { laneLockKeys } from '../../jobs/keys';
-import { laneFreeCondition } from '../../jobs/repository';
+import { jobRepository } from '../../jobs/repository';
 import { storedInteger, storedIntegerOrNull, textOrNull } from '../../db/attributes';
 import { batchGet } from '../../db/batch';
 import { commitUnlessCancelled } from '../../db/unit-of-work';
@@ -379,14 +378,7 @@ export const chartRepository = {
       },
       ...balancePeriods.map((period) => zeroCountCheck(balanceKeys(companyId, year, account.accountNumber, period), ['lineCount'])),
       // No import that writes rows on accounts may be in flight (it may have read the account already).
-      ...accountWritingLanes.map((lane) => ({
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: laneLockKeys(companyId, lane),
-          ConditionExpression: laneFreeCondition,
-          ExpressionAttributeValues: { ':now': Date.now() },
-        },
-      })),
+      ...accountWritingLanes.map((lane) => jobRepository.laneFreeCheck(companyId, lane, Date.now())),
       {
         Put: {
           TableName: tableName(),

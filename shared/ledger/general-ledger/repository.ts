@@ -10,6 +10,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { keyId, type Item, type Key } from '../../db/attributes';
 import { batchGet, inParallel } from '../../db/batch';
 import { queryAll } from '../../db/query-all';
+import type { TransactionWrite } from '../../db/unit-of-work';
 import { updateItem } from '../../db/update';
 import { dynamo, tableName } from '../../platform/aws';
 import {
@@ -207,4 +208,57 @@ export const lineQuerySegments = (companyId: string, year: number, query: { acco
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': glPeriodPartition(companyId, year, period) },
   }));
+};
+
+/** A GL line as another feature names it (the bank's reconciliation groups). */
+export interface GlLineRef {
+  companyId: string;
+  year: number;
+  lineId: string;
+}
+
+/** The GL-line reads and writes other features make (bank reconciliation, the context pictures), so that they never build ledger keys. */
+export const glLineRepository = {
+  /** GL lines by reference (strongly consistent; `projection` limits the attributes read): a lookup that answers undefined for a line not found. */
+  async many(refs: readonly GlLineRef[], projection?: readonly string[]): Promise<(ref: GlLineRef) => Item | undefined> {
+    const found = await batchGet(
+      refs.map((ref) => glLineKeys(ref.companyId, ref.year, ref.lineId)),
+      projection,
+    );
+    return (ref) => found.get(keyId(glLineKeys(ref.companyId, ref.year, ref.lineId)));
+  },
+
+  /** The GL lines of one account in a year (GSI2), in (period, lineId) order. */
+  linesOfAccount: (companyId: string, year: number, accountCode: string): Promise<Item[]> =>
+    queryAll({
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': glAccountPartition(companyId, year, accountCode) },
+    }),
+
+  /**
+   * A write for a unit of work: marks the line as in a reconciliation group, only if it exists, is
+   * not deleted, is in no group and is still at the version that was read.
+   */
+  markReconciledWrite: (ref: GlLineRef, groupId: string, version: unknown): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: glLineKeys(ref.companyId, ref.year, ref.lineId),
+      UpdateExpression: 'SET reconciliationGroupId = :group',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version AND attribute_not_exists(deleted)',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':group': groupId, ':version': version },
+    },
+  }),
+
+  /** A write for a unit of work: releases the line from the group it is in (only from that group). */
+  releaseReconciledWrite: (ref: GlLineRef, groupId: string): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: glLineKeys(ref.companyId, ref.year, ref.lineId),
+      UpdateExpression: 'REMOVE reconciliationGroupId',
+      ConditionExpression: 'reconciliationGroupId = :group',
+      ExpressionAttributeValues: { ':group': groupId },
+    },
+  }),
 };
