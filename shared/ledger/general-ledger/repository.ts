@@ -13,6 +13,7 @@ import { queryAll } from '../../db/query-all';
 import type { TransactionWrite } from '../../db/unit-of-work';
 import { updateItem } from '../../db/update';
 import { dynamo, tableName } from '../../platform/aws';
+import { Decimal, fromStoredNumber } from '../../platform/money';
 import {
   accountKeys,
   balancePartition,
@@ -24,6 +25,7 @@ import {
   openingBalanceKeys,
   pad2,
   subLedgerKeys,
+  vatCellPartition,
 } from '../keys';
 
 /** DynamoDB access of the general ledger: GL lines, opening balances, their aggregates and helpers. */
@@ -262,3 +264,56 @@ export const glLineRepository = {
     },
   }),
 };
+
+/* The aggregates the VAT terms are read from (kept by the GL-line import; no GL line is read). */
+
+const countOf = (value: unknown): number => Number(String(value ?? 0));
+
+export interface VatCell {
+  taxCode: string;
+  period: number;
+  basis: Decimal;
+  taxAmount: Decimal;
+  lineCount: number;
+}
+
+export interface AccountCell {
+  accountCode: string;
+  period: number;
+  amount: Decimal;
+  lineCount: number;
+}
+
+/** Every VAT aggregate of a year: one Query of O(tax codes x 12) items. */
+export const vatCells = async (companyId: string, year: number): Promise<VatCell[]> =>
+  (
+    await queryAll({
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': vatCellPartition(companyId, year) },
+    })
+  ).map((item) => ({
+    taxCode: String(item.taxCode),
+    period: countOf(item.period),
+    basis: fromStoredNumber(item.basis),
+    taxAmount: fromStoredNumber(item.taxAmount),
+    lineCount: countOf(item.lineCount),
+  }));
+
+/**
+ * The trial-balance aggregates of the accounts whose code starts with 270 or 271 (the VAT
+ * accounts; the caller classifies them): one Query of a key range of the year's balance
+ * partition, O(VAT accounts x 13) items. Sort keys are `<code>#<pp>`, so the range '270' to '272'
+ * holds exactly the codes starting with 270 or 271.
+ */
+export const vatAccountCells = async (companyId: string, year: number): Promise<AccountCell[]> =>
+  (
+    await queryAll({
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': balancePartition(companyId, year), ':from': '270', ':to': '272' },
+    })
+  ).map((item) => ({
+    accountCode: String(item.accountCode),
+    period: countOf(item.period),
+    amount: fromStoredNumber(item.amount),
+    lineCount: countOf(item.lineCount),
+  }));
