@@ -5,6 +5,8 @@ import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import { membershipKeys, membershipListKeys, membershipSortKeyPrefix, normalizeEmail, organizationMembersPartition, personEmailKeys, personKeys } from './person-keys';
 
+export { normalizeEmail };
+
 /** A person of the firm: signs in interactively and may own per-user API clients. */
 export interface Person {
   userId: string;

@@ -11,9 +11,8 @@ import { AdministrationError } from '../administration/service';
 import { apiClientRepository } from '../identity/api-client-repository';
 import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository } from '../identity/organization-repository';
-import { normalizeEmail } from '../identity/person-keys';
 import type { PersonDirectory } from '../identity/person-directories';
-import { personRepository, personWrites, type Membership, type Person } from '../identity/person-repository';
+import { normalizeEmail, personRepository, personWrites, type Membership, type Person } from '../identity/person-repository';
 
 /**
  * People of the firm, as an administrator manages them (admin CLI, demo seed): a person, their
