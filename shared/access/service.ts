@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { batchGet } from '../db/batch';
 import type { Page } from '../db/query-page';
+import { commitWithRetry } from '../db/retry';
 import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-of-work';
 import { companyRepository, type CompanyRecord } from '../companies/repository';
-import { organizationKeys } from '../identity/keys';
+import { reachable } from '../companies/reachable';
 import { organizationRepository } from '../identity/organization-repository';
 import { cursorCaller, type Principal } from '../identity/principal';
-import { canReach, within } from '../identity/reach';
+import { within } from '../identity/reach';
 import { personCompanies, reachTargetOf as target } from '../companies/person-companies';
 import type { Scope } from '../identity/scopes';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
 import { limits } from '../platform/schemas';
 import { personRepository } from '../identity/person-repository';
-import { policyKeys } from '../identity/access-keys';
 import { allowedActions, decide, noAccess, type EffectiveAccess, type GrantedRule } from '../identity/access-evaluator';
 import { accessRepository, accessWrites, type AssignmentRecord, type Placement, type PolicyRecord } from '../identity/access-repository';
 import type { Assignment, CreatePolicyInput, Policy, PolicyDocument } from '../identity/access-schemas';
@@ -51,38 +50,24 @@ export const computeEffectiveAccess = async (userId: string, change: AccessChang
   if (change.removeAssignment) assignments = assignments.filter((assignment) => assignment.id !== change.removeAssignment);
   const memberships = change.memberships ?? (await personRepository.memberships(userId)).map((membership) => membership.organizationId);
   const policyIds = [...new Set(assignments.map((assignment) => assignment.policyId))];
-  const stored = await batchGet(policyIds.filter((id) => id !== change.policy?.id).map(policyKeys));
-  const policies = new Map<string, { id: string; name: string; rules: PolicyDocument['rules'] }>([...stored.values()].map((item) => [String(item.id), item as unknown as Policy]));
+  const stored = await accessRepository.policies(policyIds.filter((id) => id !== change.policy?.id));
+  const policies = new Map<string, { id: string; name: string; rules: PolicyDocument['rules'] }>(stored.map((policy) => [policy.id, policy]));
   if (change.policy && policyIds.includes(change.policy.id)) policies.set(change.policy.id, change.policy);
   const rules: GrantedRule[] = policyIds.flatMap((id) => {
     const policy = policies.get(id);
     return policy ? policy.rules.map((rule, ruleIndex) => ({ ...rule, policyId: policy.id, policyName: policy.name, ruleIndex })) : [];
   });
   const organizationIds = [...new Set([...memberships, ...rules.flatMap((rule) => rule.resources.organizations ?? [])])];
-  const organizations = await batchGet(organizationIds.map(organizationKeys), ['id', 'path']);
+  const organizations = await organizationRepository.placements(organizationIds);
   return {
     userId,
     memberships,
     assignments,
     rules,
-    organizationPaths: Object.fromEntries([...organizations.values()].map((item) => [String(item.id), String(item.path)])),
+    organizationPaths: Object.fromEntries([...organizations.values()].map((organization) => [organization.id, organization.path])),
     revision: (previous?.revision ?? 0) + 1,
     computedAt: new Date().toISOString(),
   };
-};
-
-/** Commits a unit of work built from fresh reads; a cancelled transaction (a concurrent change) is built and tried again. */
-export const commitWithRetry = async (build: () => Promise<ReturnType<typeof unitOfWork>>, explain: (failed: readonly string[]) => ProblemError | undefined, attempts = 5): Promise<void> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await (await build()).commit();
-    } catch (error) {
-      if (!(error instanceof ConditionsFailed)) throw error;
-      const problem = explain(error.names);
-      if (problem) throw problem;
-      if (attempt >= attempts) throw error;
-    }
-  }
 };
 
 const placementOf = (principal: Principal): Placement => {
@@ -102,12 +87,12 @@ const checkResources = async (owner: { path: string }, document: PolicyDocument)
   const errors: FieldError[] = [];
   const organizationIds = [...new Set(document.rules.flatMap((rule) => rule.resources.organizations ?? []))];
   const companyIds = [...new Set(document.rules.flatMap((rule) => rule.resources.companies ?? []))];
-  const organizations = new Map([...(await batchGet(organizationIds.map(organizationKeys), ['id', 'path', 'status'])).values()].map((item) => [String(item.id), item]));
+  const organizations = await organizationRepository.placements(organizationIds);
   const companies = new Map((await companyRepository.many(companyIds)).map((company) => [company.id, company]));
   document.rules.forEach((rule, index) => {
     (rule.resources.organizations ?? []).forEach((id, position) => {
       const organization = organizations.get(id);
-      if (!organization || organization.status !== 'active' || !within(String(organization.path), owner.path)) {
+      if (!organization || organization.status !== 'active' || !within(organization.path, owner.path)) {
         errors.push({ index, field: `rules[${index}].resources.organizations[${position}]`, message: `Organization ${id} is not inside the subtree of the organization that owns the policy` });
       }
     });
@@ -135,8 +120,8 @@ export const toAssignment = ({ rootOrganizationId: _root, organizationPath: _pat
 
 export const createPolicy = async (principal: Principal, input: CreatePolicyInput): Promise<Policy> => {
   const organizationId = input.organizationId ?? principal.organizationId;
-  const organization = organizationId ? await organizationRepository.get(organizationId) : undefined;
-  if (!organization || organization.status !== 'active' || !canReach(principal, { organizationPath: organization.path, companyId: null })) throw problems.notFound('organization');
+  const organization = organizationId ? await reachable.organization(principal, organizationId) : undefined;
+  if (!organization) throw problems.notFound('organization');
   const { organizationId: _owner, ...document } = input;
   await checkResources(organization, document);
   const now = new Date().toISOString();
@@ -232,17 +217,17 @@ export const personWithinReach = async (principal: Principal, userId: string) =>
   const person = await personRepository.get(userId);
   if (!person || person.status !== 'active') return undefined;
   const memberships = await personRepository.memberships(userId);
-  const organizations = await batchGet(memberships.map((membership) => organizationKeys(membership.organizationId)), ['id', 'path']);
-  const reachable = memberships.filter((membership) => {
-    const organization = [...organizations.values()].find((item) => item.id === membership.organizationId);
-    return organization && canReach(principal, { organizationPath: String(organization.path), companyId: null });
+  const organizations = await organizationRepository.placements(memberships.map((membership) => membership.organizationId));
+  const reached = memberships.filter((membership) => {
+    const organization = organizations.get(membership.organizationId);
+    return organization && reachable.placed(principal, { organizationPath: organization.path });
   });
-  return reachable.length ? { person, memberships: reachable } : undefined;
+  return reached.length ? { person, memberships: reached } : undefined;
 };
 
 export const createAssignment = async (principal: Principal, input: { policyId: string; userId: string }): Promise<Assignment> => {
-  const policy = await accessRepository.policy(input.policyId);
-  if (!policy || !canReach(principal, { organizationPath: policy.organizationPath, companyId: null })) throw problems.notFound('policy');
+  const policy = reachable.placed(principal, await accessRepository.policy(input.policyId));
+  if (!policy) throw problems.notFound('policy');
   if (!(await personWithinReach(principal, input.userId))) throw problems.notFound('user');
   const assignment: AssignmentRecord = {
     id: randomUUID(),
@@ -307,9 +292,8 @@ export const userAccess = async (
   const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
   const entry = (company: CompanyRecord) => ({ companyId: company.id, actions: allowedActions(access, target(company)) });
   if (query.company_id) {
-    const company = await companyRepository.get(query.company_id);
-    const visible = company && !company.deletion && canReach(principal, { organizationPath: company.organizationPath, companyId: company.id });
-    const held = visible ? entry(company) : undefined;
+    const company = await reachable.company(principal, query.company_id);
+    const held = company ? entry(company) : undefined;
     return { data: held?.actions.length ? [held] : [], pagination: { next_cursor: null, has_more: false } };
   }
   const page = await personCompanies(access, undefined, principal.organizationPath, {
@@ -322,8 +306,8 @@ export const userAccess = async (
 
 /** GET /v1/users/{userId}/access/explain: the decision and the policy rule that made it. */
 export const explainAccess = async (principal: Principal, userId: string, companyId: string, action: Scope) => {
-  const company = await companyRepository.get(companyId);
-  if (!company || company.deletion || !canReach(principal, { organizationPath: company.organizationPath, companyId: company.id })) throw problems.notFound('company');
+  const company = await reachable.company(principal, companyId);
+  if (!company) throw problems.notFound('company');
   const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
   const decision = decide(access, target(company), action);
   const rule = 'rule' in decision ? decision.rule : undefined;

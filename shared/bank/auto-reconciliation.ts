@@ -4,6 +4,7 @@ import { inParallel } from '../db/batch';
 import { logger } from '../platform/logger';
 import { fromStoredNumber } from '../platform/money';
 import { automaticGroupId, createReconciliation } from './reconciliation';
+import { glLineRepository } from '../ledger/general-ledger/repository';
 import { bankRepository, type Item } from './repository';
 import { ProblemError } from '../platform/problem';
 
@@ -77,7 +78,7 @@ export const autoReconcile = async (companyId: string, year: number): Promise<Au
     const bankAccountId = String(account.id);
     const [transactions, lines] = await Promise.all([
       bankRepository.transactionsBetween(companyId, bankAccountId, shift(`${year}-01-01`, -windowDays), shift(`${year}-12-31`, windowDays)),
-      bankRepository.glLinesOfAccount(companyId, year, String(account.glAccountCode)),
+      glLineRepository.linesOfAccount(companyId, year, String(account.glAccountCode)),
     ]);
     const openTransactions = transactions.filter((item) => typeof item.reconciliationGroupId !== 'string');
     const openLines = lines.filter((item) => typeof item.reconciliationGroupId !== 'string' && item.deleted !== true);

@@ -1,4 +1,4 @@
-import { pad2 } from '../ledger/keys';
+import { pad2 } from '../db/attributes';
 
 /**
  * DynamoDB keys of bank data and reconciliation (one module; layout and scale reasoning in

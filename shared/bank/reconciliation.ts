@@ -10,9 +10,9 @@ import { ProblemError, problems, type FieldError } from '../platform/problem';
 import { formatAmount } from '../platform/json';
 import { outboxEventWrite } from '../outbox/repository';
 import { reconciliationIndexKeys } from './keys';
-import { batchGet } from '../db/batch';
+import { glLineRepository } from '../ledger/general-ledger/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
-import { bankRepository, keyId, type Item } from './repository';
+import { bankRepository, type Item } from './repository';
 import type {
   CreateReconciliation,
   ReconciliationEntry,
@@ -133,33 +133,26 @@ const toItem = (group: StoredGroup): Item => {
 const reconciliationEvent = (type: 'reconciliation.created' | 'reconciliation.deleted', group: StoredGroup, at: string) =>
   outboxEventWrite(type, group.companyId, { reconciliationId: group.id, bankAccountId: group.bankAccountId, year: group.year, period: group.period, source: group.source }, at);
 
+/** What the snapshots of members compare (bank transactions and GL lines). */
+const snapshotAttributes = ['id', 'lineId', 'sourceLineId', 'amount', 'bookingDate', 'valueDate', 'description', 'accountCode', 'period', 'transactionDate', 'deleted', 'reconciliationGroupId'];
+
 /** Which members of each group changed since the group was made (a missing member counts as changed). */
 export const staleMembers = async (groups: StoredGroup[]): Promise<Map<string, Set<string>>> => {
-  const transactionKeys = groups.flatMap((group) => group.transactions.map((t) => bankRepository.transactionKeys(group.companyId, group.bankAccountId, t.id)));
-  const lineKeys = groups.flatMap((group) => group.lines.map((l) => bankRepository.glLineKeys(group.companyId, group.year, l.lineId)));
-  const current = await batchGet([...transactionKeys, ...lineKeys], [
-    'id',
-    'lineId',
-    'sourceLineId',
-    'amount',
-    'bookingDate',
-    'valueDate',
-    'description',
-    'accountCode',
-    'period',
-    'transactionDate',
-    'deleted',
-    'reconciliationGroupId',
+  const transactionRef = (group: StoredGroup, id: string) => ({ companyId: group.companyId, bankAccountId: group.bankAccountId, id });
+  const lineRef = (group: StoredGroup, lineId: string) => ({ companyId: group.companyId, year: group.year, lineId });
+  const [currentTransaction, currentLine] = await Promise.all([
+    bankRepository.transactions(groups.flatMap((group) => group.transactions.map((t) => transactionRef(group, t.id))), snapshotAttributes),
+    glLineRepository.many(groups.flatMap((group) => group.lines.map((l) => lineRef(group, l.lineId))), snapshotAttributes),
   ]);
   const result = new Map<string, Set<string>>();
   for (const group of groups) {
     const stale = new Set<string>();
     for (const was of group.transactions) {
-      const item = current.get(keyId(bankRepository.transactionKeys(group.companyId, group.bankAccountId, was.id)));
+      const item = currentTransaction(transactionRef(group, was.id));
       if (!item || transactionChanged(was, transactionSnapshot(item))) stale.add(was.id);
     }
     for (const was of group.lines) {
-      const item = current.get(keyId(bankRepository.glLineKeys(group.companyId, group.year, was.lineId)));
+      const item = currentLine(lineRef(group, was.lineId));
       if (!item || item.deleted === true || lineChanged(was, lineSnapshot(item))) stale.add(was.lineId);
     }
     result.set(group.id, stale);
@@ -302,21 +295,21 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
   const glAccountCode = String(account.glAccountCode);
   const groupId = options.groupId ?? randomUUID();
   for (let attempt = 1; ; attempt++) {
-    const transactionKeys = body.bankTransactionIds.map((id) => bankRepository.transactionKeys(companyId, body.bankAccountId, id));
-    const lineKeys = body.lineIds.map((lineId) => bankRepository.glLineKeys(companyId, body.year, lineId));
-    const current = await batchGet([...transactionKeys, ...lineKeys]);
+    const transactionRefs = body.bankTransactionIds.map((id) => ({ companyId, bankAccountId: body.bankAccountId, id }));
+    const lineRefs = body.lineIds.map((lineId) => ({ companyId, year: body.year, lineId }));
+    const [currentTransaction, currentLine] = await Promise.all([bankRepository.transactions(transactionRefs), glLineRepository.many(lineRefs)]);
     const errors: FieldError[] = [];
     const inUse: { id: string; type: string; reconciliationId: string }[] = [];
     const transactions: Item[] = [];
     const lines: Item[] = [];
     body.bankTransactionIds.forEach((id, index) => {
-      const item = current.get(keyId(transactionKeys[index]!));
+      const item = currentTransaction(transactionRefs[index]!);
       if (!item) return void errors.push({ index, field: 'bankTransactionIds', message: `bank transaction ${id} is not a transaction of bank account ${body.bankAccountId}` });
       if (typeof item.reconciliationGroupId === 'string' && item.reconciliationGroupId !== groupId) inUse.push({ id, type: 'bank_transaction', reconciliationId: item.reconciliationGroupId });
       transactions.push(item);
     });
     body.lineIds.forEach((lineId, index) => {
-      const item = current.get(keyId(lineKeys[index]!));
+      const item = currentLine(lineRefs[index]!);
       if (!item || item.deleted === true) return void errors.push({ index, field: 'lineIds', message: `GL line ${lineId} does not exist in ${body.year}` });
       if (String(item.accountCode) !== glAccountCode) {
         return void errors.push({ index, field: 'lineIds', message: `GL line ${lineId} is on account ${String(item.accountCode)}, not on the bank account's GL account ${glAccountCode}` });
@@ -355,8 +348,8 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
     const work = unitOfWork()
       .add('group', bankRepository.createGroupWrite(toItem(group)))
       .add('event', reconciliationEvent('reconciliation.created', group, createdAt));
-    for (const item of transactions) work.add('member', bankRepository.markMemberWrite(bankRepository.transactionKeys(companyId, body.bankAccountId, String(item.id)), groupId, item.version, 'transaction'));
-    for (const item of lines) work.add('member', bankRepository.markMemberWrite(bankRepository.glLineKeys(companyId, body.year, String(item.lineId)), groupId, item.version, 'line'));
+    for (const item of transactions) work.add('member', bankRepository.markMemberWrite({ companyId, bankAccountId: body.bankAccountId, id: String(item.id) }, groupId, item.version));
+    for (const item of lines) work.add('member', glLineRepository.markReconciledWrite({ companyId, year: body.year, lineId: String(item.lineId) }, groupId, item.version));
     try {
       await work.commit();
       return toGroup(group, new Set());
@@ -393,16 +386,20 @@ export const deleteReconciliation = async (companyId: string, groupId: string): 
   const group = fromItem(item);
   if (group.deletedAt) return deletionOf(group, group.deletedAt);
   const deletedAt = new Date().toISOString();
-  const memberKeys = [
-    ...group.transactions.map((t) => bankRepository.transactionKeys(companyId, group.bankAccountId, t.id)),
-    ...group.lines.map((l) => bankRepository.glLineKeys(companyId, group.year, l.lineId)),
-  ];
-  const holders = await batchGet(memberKeys, ['reconciliationGroupId']);
+  const transactionRefs = group.transactions.map((t) => ({ companyId, bankAccountId: group.bankAccountId, id: t.id }));
+  const lineRefs = group.lines.map((l) => ({ companyId, year: group.year, lineId: l.lineId }));
+  const [transactionHolder, lineHolder] = await Promise.all([
+    bankRepository.transactions(transactionRefs, ['reconciliationGroupId']),
+    glLineRepository.many(lineRefs, ['reconciliationGroupId']),
+  ]);
   const work = unitOfWork()
     .add('group', bankRepository.dissolveGroupWrite(companyId, groupId, deletedAt))
     .add('event', reconciliationEvent('reconciliation.deleted', group, deletedAt));
-  for (const key of memberKeys) {
-    if (holders.get(keyId(key))?.reconciliationGroupId === groupId) work.add('member', bankRepository.releaseMemberWrite(key, groupId));
+  for (const ref of transactionRefs) {
+    if (transactionHolder(ref)?.reconciliationGroupId === groupId) work.add('member', bankRepository.releaseMemberWrite(ref, groupId));
+  }
+  for (const ref of lineRefs) {
+    if (lineHolder(ref)?.reconciliationGroupId === groupId) work.add('member', glLineRepository.releaseReconciledWrite(ref, groupId));
   }
   const committed = await work.commit().then(
     () => true,

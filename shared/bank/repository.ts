@@ -1,10 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TransactionWrite } from '../db/unit-of-work';
+import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
 import { keyId, type Item, type Key } from '../db/attributes';
 import { putIfAbsent, updateItem } from '../db/update';
-import { glAccountPartition, glLineKeys } from '../ledger/keys';
 import { dynamo, tableName } from '../platform/aws';
 import {
   bankAccountKeys,
@@ -24,6 +24,13 @@ import {
 /** DynamoDB access of bank data, reconciliation groups and period approvals. */
 
 export { keyId, type Item, type Key };
+
+/** A bank transaction as reconciliation names it. */
+export interface TransactionRef {
+  companyId: string;
+  bankAccountId: string;
+  id: string;
+}
 
 export const getItem = async (key: Key): Promise<Item | undefined> =>
   (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
@@ -82,28 +89,34 @@ export const bankRepository = {
   transactionKeys: bankTransactionKeys,
   transactionIndexKeys: bankTransactionDateIndexKeys,
 
-  /** One Query page over a bank account's transactions by booking date (GSI1). */
+  /**
+   * One Query page over a bank account's transactions by booking date (GSI1). `reconciled` narrows
+   * with a filter on the reconciliation marker (true: in a group; false: in none), so a page may
+   * hold fewer items than Limit (the caller goes on from LastEvaluatedKey).
+   */
   queryTransactions: (
     companyId: string,
     bankAccountId: string,
     range: { from?: string; to?: string },
-    options: Pick<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'FilterExpression' | 'ProjectionExpression' | 'ScanIndexForward'> & {
-      names?: Record<string, string>;
-    },
+    options: Pick<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'ScanIndexForward'> & { reconciled?: boolean },
   ) => {
     // GSI1SK is `${bookingDate}#${id}`: '#' sorts before any uuid character and '$' after '#'.
     const lower = range.from ? `${range.from}#` : undefined;
     const upper = range.to ? `${range.to}$` : undefined;
     const condition =
       lower && upper ? 'GSI1PK = :pk AND GSI1SK BETWEEN :lower AND :upper' : lower ? 'GSI1PK = :pk AND GSI1SK >= :lower' : upper ? 'GSI1PK = :pk AND GSI1SK <= :upper' : 'GSI1PK = :pk';
-    const { names, ...rest } = options;
+    const { reconciled, ...rest } = options;
+    const filter =
+      reconciled === undefined
+        ? {}
+        : { FilterExpression: reconciled ? 'attribute_exists(#group)' : 'attribute_not_exists(#group)', ExpressionAttributeNames: { '#group': 'reconciliationGroupId' } };
     return dynamo().send(
       new QueryCommand({
         TableName: tableName(),
         IndexName: 'GSI1',
         KeyConditionExpression: condition,
         ExpressionAttributeValues: { ':pk': bankTransactionDatePartition(companyId, bankAccountId), ...(lower && { ':lower': lower }), ...(upper && { ':upper': upper }) },
-        ...(names && { ExpressionAttributeNames: names }),
+        ...filter,
         ...rest,
       }),
     );
@@ -121,19 +134,21 @@ export const bankRepository = {
     return items;
   },
 
-  /** The GL lines of one account in a year (GSI2 of the ledger), in (period, lineId) order. */
-  glLinesOfAccount: (companyId: string, year: number, accountCode: string): Promise<Item[]> =>
-    queryAll({
-      IndexName: 'GSI2',
-      KeyConditionExpression: 'GSI2PK = :pk',
-      ExpressionAttributeValues: { ':pk': glAccountPartition(companyId, year, accountCode) },
-    }),
-
-  glLineKeys,
+  /** Transactions by reference (strongly consistent; `projection` limits the attributes read): a lookup that answers undefined for one not found. */
+  transactions: async (refs: readonly TransactionRef[], projection?: readonly string[]): Promise<(ref: TransactionRef) => Item | undefined> => {
+    const found = await batchGet(
+      refs.map((ref) => bankTransactionKeys(ref.companyId, ref.bankAccountId, ref.id)),
+      projection,
+    );
+    return (ref) => found.get(keyId(bankTransactionKeys(ref.companyId, ref.bankAccountId, ref.id)));
+  },
 
   getGroup: (companyId: string, groupId: string) => getItem(reconciliationKeys(companyId, groupId)),
 
   groupKeys: reconciliationKeys,
+
+  /** Reconciliation groups by id (strongly consistent), deleted ones included; unknown ids are left out. */
+  groups: async (companyId: string, groupIds: readonly string[]): Promise<Item[]> => [...(await batchGet(groupIds.map((id) => reconciliationKeys(companyId, id)))).values()],
 
   /** Groups of a bank account in (year, period, creation) order; whole year when period is omitted. */
   groupsOf: (companyId: string, bankAccountId: string, year: number, period?: number): Promise<Item[]> =>
@@ -159,25 +174,25 @@ export const bankRepository = {
   createGroupWrite: (item: Item): TransactionWrite => ({ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }),
 
   /**
-   * Marks a member (bank transaction or GL line) as in the group, only if it exists, is in no
-   * group and is still at the version that was read (and, for GL lines, not deleted).
+   * Marks a bank transaction as in the group, only if it exists, is in no group and is still at
+   * the version that was read (GL lines: glLineRepository.markReconciledWrite).
    */
-  markMemberWrite: (key: Key, groupId: string, version: unknown, member: 'transaction' | 'line'): TransactionWrite => ({
+  markMemberWrite: (ref: TransactionRef, groupId: string, version: unknown): TransactionWrite => ({
     Update: {
       TableName: tableName(),
-      Key: key,
+      Key: bankTransactionKeys(ref.companyId, ref.bankAccountId, ref.id),
       UpdateExpression: 'SET reconciliationGroupId = :group',
-      ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version${member === 'line' ? ' AND attribute_not_exists(deleted)' : ''}`,
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version',
       ExpressionAttributeNames: { '#version': 'version' },
       ExpressionAttributeValues: { ':group': groupId, ':version': version },
     },
   }),
 
-  /** Releases a member from the group it is in (only from that group). */
-  releaseMemberWrite: (key: Key, groupId: string): TransactionWrite => ({
+  /** Releases a bank transaction from the group it is in (only from that group). */
+  releaseMemberWrite: (ref: TransactionRef, groupId: string): TransactionWrite => ({
     Update: {
       TableName: tableName(),
-      Key: key,
+      Key: bankTransactionKeys(ref.companyId, ref.bankAccountId, ref.id),
       UpdateExpression: 'REMOVE reconciliationGroupId',
       ConditionExpression: 'reconciliationGroupId = :group',
       ExpressionAttributeValues: { ':group': groupId },

@@ -3,7 +3,6 @@ import { storedInteger } from '../db/attributes';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../platform/cursor';
 import { fromStoredNumber } from '../platform/money';
 import { groupFromItem, requireBankAccount, staleMembers } from './reconciliation';
-import { batchGet } from '../db/batch';
 import { bankRepository, type Item } from './repository';
 import type { BankAccount, BankTransaction, BankTransactionQuery, ReconciliationStatus } from './schemas';
 import { textOrNull } from '../db/attributes';
@@ -58,7 +57,7 @@ const toTransaction = (item: Item, status: ReconciliationStatus): BankTransactio
  */
 const statusesOf = async (companyId: string, items: Item[]): Promise<Map<string, ReconciliationStatus>> => {
   const groupIds = [...new Set(items.map((item) => textOrNull(item.reconciliationGroupId)).filter((id): id is string => id !== null))];
-  const groups = [...(await batchGet(groupIds.map((id) => bankRepository.groupKeys(companyId, id)))).values()]
+  const groups = (await bankRepository.groups(companyId, groupIds))
     .filter((item) => !item.deletedAt)
     .map(groupFromItem);
   const stale = await staleMembers(groups);
@@ -93,12 +92,7 @@ export const listBankTransactions = async (
   };
   let startKey = query.cursor ? await decodeCursor(query.cursor, cursorBinding) : undefined;
   const wanted = query.reconciliation_status;
-  const filter =
-    wanted === 'unreconciled'
-      ? { FilterExpression: 'attribute_not_exists(#group)', names: { '#group': 'reconciliationGroupId' } }
-      : wanted
-        ? { FilterExpression: 'attribute_exists(#group)', names: { '#group': 'reconciliationGroupId' } }
-        : {};
+  const filter = wanted ? { reconciled: wanted !== 'unreconciled' } : {};
   const page: { item: Item; status: ReconciliationStatus }[] = [];
   let exhausted = false;
   let lastRead: Record<string, unknown> | undefined;

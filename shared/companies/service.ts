@@ -3,11 +3,11 @@ import type { Page } from '../db/query-page';
 import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-of-work';
 import { outboxEventWrite, type EventType } from '../outbox/repository';
 import type { Organization } from '../identity/organization-repository';
-import { organizationRepository } from '../identity/organization-repository';
 import { cursorCaller, type Principal } from '../identity/principal';
-import { canReach, type ReachingPrincipal } from '../identity/reach';
+import type { ReachingPrincipal } from '../identity/reach';
 import { noAccess } from '../identity/access-evaluator';
 import { personCompanies } from './person-companies';
+import { reachable } from './reachable';
 import { problems } from '../platform/problem';
 import { companyRepository, type CompanyRecord } from './repository';
 import { defaultVatFrequency, type Company, type CompanyDeletion, type CompanyStatus, type CreateCompanyInput, type UpdateCompanyInput } from './schemas';
@@ -78,10 +78,8 @@ export const listCompanies = async (
 
 export const createCompany = async (principal: Principal, input: CreateCompanyInput): Promise<Company> => {
   const organizationId = input.organizationId ?? principal.organizationId;
-  const organization = organizationId ? await organizationRepository.get(organizationId) : undefined;
-  if (!organization || organization.status !== 'active' || !canReach(principal, { organizationPath: organization.path, companyId: null }, 'companies:write')) {
-    throw problems.notFound('organization');
-  }
+  const organization = organizationId ? await reachable.organization(principal, organizationId, 'companies:write') : undefined;
+  if (!organization) throw problems.notFound('organization');
   const now = new Date().toISOString();
   const record: CompanyRecord = {
     id: randomUUID(),

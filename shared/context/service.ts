@@ -6,6 +6,7 @@ import { inParallel } from '../db/batch';
 import { toImportRecord, type ImportItem } from '../imports/repository';
 import { chartRepository } from '../ledger/chart/repository';
 import { currentAccountingYear, getAccount } from '../ledger/chart/service';
+import { glLineRepository } from '../ledger/general-ledger/repository';
 import { getTrialBalance, lineContent } from '../ledger/general-ledger/service';
 import { openItemRepository } from '../ledger/open-items/repository';
 import { subLedgerTypes } from '../ledger/open-items/schemas';
@@ -40,8 +41,7 @@ const unreconciledOf = async (companyId: string, bankAccountId: string) => {
     const result = await bankRepository.queryTransactions(companyId, bankAccountId, {}, {
       ScanIndexForward: true,
       ExclusiveStartKey: startKey,
-      FilterExpression: 'attribute_not_exists(#group)',
-      names: { '#group': 'reconciliationGroupId' },
+      reconciled: false,
     });
     for (const item of result.Items ?? []) {
       count += 1;
@@ -117,7 +117,7 @@ const accountPictures = async (
   // at once held a GET for 0.6 s).
   return inParallel(codes, accountsReadTogether, async (accountCode) => {
     const row = rows.get(accountCode);
-    const lines = row ? (await bankRepository.glLinesOfAccount(companyId, year, accountCode)).map((item: Item) => lineContent(item)) : [];
+    const lines = row ? (await glLineRepository.linesOfAccount(companyId, year, accountCode)).map((item: Item) => lineContent(item)) : [];
     const largest = [...lines].sort((a, b) => b.amount.abs().comparedTo(a.amount.abs()) || a.lineId.localeCompare(b.lineId)).slice(0, pictureSizes.largestMovements);
     const last = [...lines]
       .sort((a, b) => b.period - a.period || (b.transactionDate ?? '').localeCompare(a.transactionDate ?? '') || b.lineId.localeCompare(a.lineId))

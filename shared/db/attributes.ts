@@ -22,3 +22,6 @@ export const storedInteger = (value: unknown): number => {
 
 /** As storedInteger, but null when the attribute is absent. */
 export const storedIntegerOrNull = (value: unknown): number | null => (value === undefined || value === null ? null : storedInteger(value));
+
+/** A month or period number as two digits, as sort keys hold it. */
+export const pad2 = (n: number) => String(n).padStart(2, '0');

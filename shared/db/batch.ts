@@ -1,17 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../platform/aws';
 import { keyId, type Item, type Key } from './attributes';
+import { backoff } from './retry';
 
 /**
  * Batch reads and writes of the table with one retry policy: what DynamoDB leaves unprocessed
- * (throttling) is sent again after exponential backoff with jitter, at most `maxBatchAttempts`
+ * (throttling) is sent again after the one backoff (shared/db/retry.ts), at most `maxBatchAttempts`
  * times; batches run with at most `batchConcurrency` requests in flight.
  */
 export const maxBatchAttempts = 8;
 export const batchConcurrency = 8;
-
-const backoff = (attempt: number) => sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
 
 const slices = <T>(items: readonly T[], size: number): T[][] => {
   const result: T[][] = [];

@@ -1,8 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { storedInteger } from '../db/attributes';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
-import { commitUnlessCancelled } from '../db/unit-of-work';
-import { outboxEventWrite } from '../outbox/repository';
+import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import { documentDeclarationKeys, documentKeys, documentListKeys, documentListPartition } from './keys';
 import type { DocumentContentType } from './schemas';
@@ -108,11 +107,11 @@ export const documentRepository = {
   },
 
   /**
-   * Creates the document from its declaration, in one transaction with the declaration's removal
-   * and the outbox event; false when another completion got there first.
+   * The writes that create the document from its declaration: the document (refused when it
+   * exists) and the declaration's removal (refused when another completion removed it first).
    */
-  async complete(document: DocumentRecord): Promise<boolean> {
-    return commitUnlessCancelled([
+  completeWrites(document: DocumentRecord): TransactionWrite[] {
+    return [
       {
         Put: {
           TableName: tableName(),
@@ -121,41 +120,34 @@ export const documentRepository = {
         },
       },
       { Delete: { TableName: tableName(), Key: documentDeclarationKeys(document.id), ConditionExpression: 'attribute_exists(PK)' } },
-      outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt),
-    ]);
+    ];
   },
 
-  /** Soft delete: leaves the list index (sparse GSI1); false when it was already deleted. */
-  async softDelete(document: DocumentRecord, deletedAt: string, deletedBy: string): Promise<boolean> {
-    return commitUnlessCancelled([
-      {
-        Update: {
-          TableName: tableName(),
-          Key: documentKeys(document.id),
-          UpdateExpression: 'SET deletedAt = :at, deletedBy = :by REMOVE GSI1PK, GSI1SK',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
-          ExpressionAttributeValues: { ':at': deletedAt, ':by': deletedBy, ':null': null },
-        },
+  /** Soft delete: leaves the list index (sparse GSI1); refused when it was already deleted. */
+  softDeleteWrite(document: DocumentRecord, deletedAt: string, deletedBy: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: documentKeys(document.id),
+        UpdateExpression: 'SET deletedAt = :at, deletedBy = :by REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
+        ExpressionAttributeValues: { ':at': deletedAt, ':by': deletedBy, ':null': null },
       },
-      outboxEventWrite('document.deleted', document.companyId, { documentId: document.id }, deletedAt),
-    ]);
+    };
   },
 
-  /** Back into the list at its place; false when it was not deleted (any more). */
-  async restore(document: DocumentRecord, restoredAt: string): Promise<boolean> {
+  /** Back into the list at its place; refused when it was not deleted (any more). */
+  restoreWrite(document: DocumentRecord): TransactionWrite {
     const listKeys = documentListKeys(document.companyId, document.createdAt, document.id);
-    return commitUnlessCancelled([
-      {
-        Update: {
-          TableName: tableName(),
-          Key: documentKeys(document.id),
-          UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk, deletedAt = :null REMOVE deletedBy',
-          ConditionExpression: 'attribute_exists(PK) AND attribute_exists(deletedAt) AND deletedAt <> :null',
-          ExpressionAttributeValues: { ':pk': listKeys.GSI1PK, ':sk': listKeys.GSI1SK, ':null': null },
-        },
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: documentKeys(document.id),
+        UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk, deletedAt = :null REMOVE deletedBy',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_exists(deletedAt) AND deletedAt <> :null',
+        ExpressionAttributeValues: { ':pk': listKeys.GSI1PK, ':sk': listKeys.GSI1SK, ':null': null },
       },
-      outboxEventWrite('document.restored', document.companyId, { documentId: document.id }, restoredAt),
-    ]);
+    };
   },
 
   /** Live documents of a company, newest first; from/to are a key condition, the rest filters. */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CursorBinding } from '../platform/cursor';
 import type { Page } from '../db/query-page';
+import { commitUnlessCancelled } from '../db/unit-of-work';
+import { outboxEventWrite } from '../outbox/repository';
 import { logger } from '../platform/logger';
 import { ProblemError } from '../platform/problem';
 import { matchesContentType } from './content-type';
@@ -141,7 +143,11 @@ export const completeUpload = async (declaration: DeclarationRecord): Promise<Do
     createdBy: declaration.declaredBy,
     deletedAt: null,
   };
-  const created = await documentRepository.complete(document);
+  // The document, the declaration's removal and the outbox event in one transaction; cancelled when another completion got there first.
+  const created = await commitUnlessCancelled([
+    ...documentRepository.completeWrites(document),
+    outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt),
+  ]);
   const result = created ? document : await documentRepository.get(documentId);
   if (!result) throw new Error(`Completion of document ${documentId} lost its transaction and found no document`);
   // The verified copy is the document; the pending object would otherwise wait for the lifecycle rule.
@@ -194,7 +200,11 @@ export const downloadDocument = async (document: DocumentRecord) => {
 export const deleteDocument = async (document: DocumentRecord, deletedBy: string) => {
   if (document.deletedAt) return { id: document.id, deleted: true as const, deletedAt: document.deletedAt };
   const deletedAt = new Date().toISOString();
-  if (await documentRepository.softDelete(document, deletedAt, deletedBy)) return { id: document.id, deleted: true as const, deletedAt };
+  const deleted = await commitUnlessCancelled([
+    documentRepository.softDeleteWrite(document, deletedAt, deletedBy),
+    outboxEventWrite('document.deleted', document.companyId, { documentId: document.id }, deletedAt),
+  ]);
+  if (deleted) return { id: document.id, deleted: true as const, deletedAt };
   const current = await documentRepository.get(document.id);
   return { id: document.id, deleted: true as const, deletedAt: current?.deletedAt ?? deletedAt };
 };
@@ -202,7 +212,8 @@ export const deleteDocument = async (document: DocumentRecord, deletedBy: string
 /** Restore, idempotent: a document that is not deleted is answered unchanged. */
 export const restoreDocument = async (document: DocumentRecord): Promise<Document> => {
   if (!document.deletedAt) return toDocument(document);
-  await documentRepository.restore(document, new Date().toISOString());
+  const restoredAt = new Date().toISOString();
+  await commitUnlessCancelled([documentRepository.restoreWrite(document), outboxEventWrite('document.restored', document.companyId, { documentId: document.id }, restoredAt)]);
   const current = await documentRepository.get(document.id);
   return toDocument(current ?? { ...document, deletedAt: null });
 };

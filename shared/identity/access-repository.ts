@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { storedInteger } from '../db/attributes';
+import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
@@ -34,6 +35,11 @@ export const accessRepository = {
   async policy(policyId: string): Promise<PolicyRecord | undefined> {
     const item = await get(policyKeys(policyId));
     return item ? toPolicy(item) : undefined;
+  },
+
+  /** Policies by id (strongly consistent); unknown ids are left out. */
+  async policies(policyIds: readonly string[]): Promise<PolicyRecord[]> {
+    return [...(await batchGet(policyIds.map(policyKeys))).values()].map(toPolicy);
   },
 
   listPolicies(placement: Placement, page: PageRequest): Promise<Page<PolicyRecord>> {

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
 import { organizationKeys, organizationTreeKeys, organizationTreePartition } from './keys';
@@ -19,6 +20,12 @@ export const organizationRepository = {
   async get(id: string): Promise<Organization | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: organizationKeys(id) }));
     return Item ? toOrganization(Item) : undefined;
+  },
+
+  /** Where organizations sit (strongly consistent; id, path and status only), by id; unknown ids are left out. */
+  async placements(ids: readonly string[]): Promise<Map<string, Pick<Organization, 'id' | 'path' | 'status'>>> {
+    const found = await batchGet(ids.map(organizationKeys), ['id', 'path', 'status']);
+    return new Map([...found.values()].map((item) => [String(item.id), { id: String(item.id), path: String(item.path), status: item.status as Organization['status'] }]));
   },
 
   async create(organization: Organization): Promise<void> {

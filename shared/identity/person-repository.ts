@@ -1,8 +1,11 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
-import { unitOfWork, type TransactionWrite } from '../db/unit-of-work';
+import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import { membershipKeys, membershipListKeys, membershipSortKeyPrefix, normalizeEmail, organizationMembersPartition, personEmailKeys, personKeys } from './person-keys';
+
+export { normalizeEmail };
 
 /** A person of the firm: signs in interactively and may own per-user API clients. */
 export interface Person {
@@ -32,15 +35,9 @@ export const personRepository = {
     return Item ? this.get(Item.userId as string) : undefined;
   },
 
-  /** The person, the e-mail claim and the first membership in one transaction (an address is unique), with the caller's further writes. */
-  async create(person: Person, organizationId: string, writes: TransactionWrite[] = []): Promise<void> {
-    const work = unitOfWork();
-    writes.forEach((write, index) => work.add(`write ${index}`, write));
-    await work
-      .add('person', { Put: { TableName: tableName(), Item: { ...personKeys(person.userId), entity: 'person', ...person, email: normalizeEmail(person.email) }, ConditionExpression: 'attribute_not_exists(PK)' } })
-      .add('email', { Put: { TableName: tableName(), Item: { ...personEmailKeys(person.email), entity: 'personEmail', userId: person.userId }, ConditionExpression: 'attribute_not_exists(PK)' } })
-      .add('membership', { Put: { TableName: tableName(), Item: membershipItem({ userId: person.userId, organizationId, createdAt: person.createdAt }) } })
-      .commit();
+  /** People by id (strongly consistent); unknown ids are left out. */
+  async many(userIds: readonly string[]): Promise<Person[]> {
+    return [...(await batchGet(userIds.map(personKeys))).values()].map(toPerson);
   },
 
   async memberships(userId: string): Promise<Membership[]> {
@@ -62,6 +59,46 @@ export const personRepository = {
       ExpressionAttributeValues: { ':pk': organizationMembersPartition(organizationId) },
     });
     return items.map(toMembership);
+  },
+};
+
+/** The writes of a person's changes, for the unit of work of the use case (shared/people/service.ts commits them). */
+export const personWrites = {
+  /** The person, the e-mail claim (refused when the address is taken: an address is unique) and the first membership. */
+  create(person: Person, organizationId: string): { person: TransactionWrite; email: TransactionWrite; membership: TransactionWrite } {
+    return {
+      person: { Put: { TableName: tableName(), Item: { ...personKeys(person.userId), entity: 'person', ...person, email: normalizeEmail(person.email) }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      email: { Put: { TableName: tableName(), Item: { ...personEmailKeys(person.email), entity: 'personEmail', userId: person.userId }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      membership: { Put: { TableName: tableName(), Item: membershipItem({ userId: person.userId, organizationId, createdAt: person.createdAt }) } },
+    };
+  },
+
+  /** A further membership (refused when the person is a member already). */
+  addMembership(membership: Membership): TransactionWrite {
+    return { Put: { TableName: tableName(), Item: membershipItem(membership), ConditionExpression: 'attribute_not_exists(PK)' } };
+  },
+
+  /** Ends a membership (refused when there is none); `mustExist` false deletes it whether or not it is there. */
+  removeMembership(userId: string, organizationId: string, mustExist = true): TransactionWrite {
+    return { Delete: { TableName: tableName(), Key: membershipKeys(userId, organizationId), ...(mustExist && { ConditionExpression: 'attribute_exists(PK)' }) } };
+  },
+
+  /** Marks the person deleted and drops their password (they can no longer sign in). */
+  markDeleted(userId: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: personKeys(userId),
+        UpdateExpression: 'SET #status = :deleted REMOVE passwordHash',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':deleted': 'deleted' },
+      },
+    };
+  },
+
+  /** Frees the person's e-mail address for another person. */
+  releaseEmail(email: string): TransactionWrite {
+    return { Delete: { TableName: tableName(), Key: personEmailKeys(email) } };
   },
 };
 

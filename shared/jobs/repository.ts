@@ -1,8 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { companyKeys } from '../companies/keys';
 import { storedInteger, textOrNull } from '../db/attributes';
-import { batchGet } from '../db/batch';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import { jobCompanyIndexKeys, jobCompanyPartition, jobKeys, jobTreeIndexKeys, jobTreePartition, laneLockKeys } from './keys';
@@ -78,7 +76,7 @@ export const laneLockItem = (companyId: string, lane: string, jobId: string, imp
 });
 
 /** Condition for taking a lane lock (use with :now). */
-export const laneFreeCondition = 'attribute_not_exists(PK) OR leaseExpiresAt < :now';
+const laneFreeCondition = 'attribute_not_exists(PK) OR leaseExpiresAt < :now';
 
 /** How a job ends: its status and, when failed, the error (code and message). */
 export interface JobEnding {
@@ -93,6 +91,18 @@ export const jobRepository = {
       Put: {
         TableName: tableName(),
         Item: laneLockItem(companyId, lane, jobId, importId, now),
+        ConditionExpression: laneFreeCondition,
+        ExpressionAttributeValues: { ':now': now },
+      },
+    };
+  },
+
+  /** A check for a unit of work: the company's lane is free (no live lease holds it); nothing is written. */
+  laneFreeCheck(companyId: string, lane: string, now: number): TransactionWrite {
+    return {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: laneLockKeys(companyId, lane),
         ConditionExpression: laneFreeCondition,
         ExpressionAttributeValues: { ':now': now },
       },
@@ -173,15 +183,6 @@ export const jobRepository = {
         Limit: limit,
         ExclusiveStartKey: startKey,
       }),
-    );
-  },
-
-  /** Whether each company is live and where it sits (one BatchGet), for the job list's visibility check. */
-  async companyVisibility(companyIds: string[]): Promise<Map<string, { organizationPath: string; deleted: boolean }>> {
-    const keys = [...new Set(companyIds)].map((id) => companyKeys(id));
-    const found = await batchGet(keys, ['id', 'organizationPath', 'deletion']);
-    return new Map(
-      [...found.values()].map((item) => [String(item.id), { organizationPath: String(item.organizationPath), deleted: item.deletion !== undefined && item.deletion !== null }]),
     );
   },
 

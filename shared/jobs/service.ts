@@ -1,7 +1,6 @@
-import { companyRepository } from '../companies/repository';
+import { reachable } from '../companies/reachable';
 import type { Page } from '../db/query-page';
 import type { Principal } from '../identity/principal';
-import { canReach } from '../identity/reach';
 import { decodeCursor, encodeCursor, type CursorBinding, type CursorCaller } from '../platform/cursor';
 import { jobRepository, toJobRecord, type JobListFilter, type JobListSource, type JobRecord } from './repository';
 import type { Job, JobListQuery } from './schemas';
@@ -44,8 +43,8 @@ export const listJobs = async (principal: Principal, query: JobListQuery, caller
   let source: JobListSource;
   const filter: JobListFilter = { ...(query.status && { status: query.status }), ...(query.type && { type: query.type }) };
   if (query.company_id) {
-    const company = await companyRepository.get(query.company_id);
-    if (!company || company.deletion || !canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, undefined)) return emptyPage;
+    const company = await reachable.company(principal, query.company_id);
+    if (!company) return emptyPage;
     source = { companyId: company.id };
   } else {
     // An interactive session has no organization of its own: its jobs are listed per company (company_id).
@@ -61,11 +60,8 @@ export const listJobs = async (principal: Principal, query: JobListQuery, caller
   for (let queries = 0; found.length <= query.page_size && queries < maxQueriesPerPage; queries++) {
     const result = await jobRepository.queryList(source, filter, query.page_size + 1 - found.length, startKey);
     const items = result.Items ?? [];
-    const companies = await jobRepository.companyVisibility(items.map((item) => String(item.companyId)));
-    for (const item of items) {
-      const company = companies.get(String(item.companyId));
-      if (company && !company.deleted && canReach(principal, { organizationPath: company.organizationPath, companyId: String(item.companyId) }, undefined)) found.push(item);
-    }
+    const companies = await reachable.companies(principal, items.map((item) => String(item.companyId)));
+    for (const item of items) if (companies.has(String(item.companyId))) found.push(item);
     lastRead = result.LastEvaluatedKey;
     startKey = result.LastEvaluatedKey;
     if (!startKey) {

@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchPut, inParallel } from '../db/batch';
+import { backoff } from '../db/retry';
 import { dynamo, tableName } from '../platform/aws';
 import { Decimal, toStoredNumber } from '../platform/money';
 
@@ -79,7 +79,7 @@ const applyGroup = async (group: CounterDelta[], marker: DeltaMarker): Promise<v
       const applied = new Set(reasons.flatMap((reason, i) => (reason.Code === 'ConditionalCheckFailed' ? [i] : [])));
       if (!conflict && applied.size === 0) throw error; // refused for another reason (e.g. ValidationError)
       pending = pending.filter((_, i) => !applied.has(i));
-      if (conflict) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
+      if (conflict) await backoff(attempt);
     }
   }
 };

@@ -1,9 +1,10 @@
+import { pad2 } from '../db/attributes';
 /**
  * DynamoDB keys of the books of a company (one module for the ledger entities; see
  * shared/ledger/README.md for the layout and the scale reasoning). Years are 4 digits,
  * periods 2 digits (00 = opening balance, 01..12), so keys sort as the reads need.
  */
-export const pad2 = (n: number) => String(n).padStart(2, '0');
+export { pad2 };
 
 /** Chart of accounts: one partition per company and year, one item per account code. */
 export const accountKeys = (companyId: string, year: number, code: string) => ({ PK: chartPartition(companyId, year), SK: `ACCOUNT#${code}` });

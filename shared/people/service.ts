@@ -1,20 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { commitWithRetry } from '../db/retry';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { accessWrites } from '../identity/access-repository';
 import { accessRepository } from '../identity/access-repository';
-import { commitWithRetry, computeEffectiveAccess, effectiveAccessWrite, personWithinReach } from '../access/service';
+import { computeEffectiveAccess, effectiveAccessWrite, personWithinReach } from '../access/service';
 import type { User } from '../identity/access-schemas';
-import { batchGet } from '../db/batch';
 import type { Page } from '../db/query-page';
 import type { Principal } from '../identity/principal';
 import { AdministrationError } from '../administration/service';
 import { apiClientRepository } from '../identity/api-client-repository';
 import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository } from '../identity/organization-repository';
-import { tableName } from '../platform/aws';
-import { membershipKeys, normalizeEmail, personEmailKeys, personKeys } from '../identity/person-keys';
 import type { PersonDirectory } from '../identity/person-directories';
-import { membershipItem, personRepository, type Membership, type Person } from '../identity/person-repository';
+import { normalizeEmail, personRepository, personWrites, type Membership, type Person } from '../identity/person-repository';
 
 /**
  * People of the firm, as an administrator manages them (admin CLI, demo seed): a person, their
@@ -60,7 +58,13 @@ export const createUser = async (
   const person: Person = { userId, email, name, status: 'active', createdAt: new Date().toISOString(), ...login };
   const access = await computeEffectiveAccess(userId, { memberships: [organization.id] });
   try {
-    await personRepository.create(person, organization.id, [accessWrites.putEffectiveAccess(access)]);
+    const writes = personWrites.create(person, organization.id);
+    await unitOfWork()
+      .add('access', accessWrites.putEffectiveAccess(access))
+      .add('person', writes.person)
+      .add('email', writes.email)
+      .add('membership', writes.membership)
+      .commit();
   } catch (error) {
     await directory.remove(userId);
     if (error instanceof ConditionsFailed) throw new AdministrationError(`A user with e-mail ${email} exists already`);
@@ -77,7 +81,7 @@ export const addMembership = async (userId: string, organizationId: string): Pro
       const memberships = (await personRepository.memberships(userId)).map((membership) => membership.organizationId);
       if (memberships.includes(organization.id)) throw new AdministrationError(`User ${userId} is a member of organization ${organization.id} already`);
       return unitOfWork()
-        .add('membership', { Put: { TableName: tableName(), Item: membershipItem({ userId, organizationId: organization.id, createdAt: new Date().toISOString() }), ConditionExpression: 'attribute_not_exists(PK)' } })
+        .add('membership', personWrites.addMembership({ userId, organizationId: organization.id, createdAt: new Date().toISOString() }))
         .add('access', await effectiveAccessWrite(userId, { memberships: [...memberships, organization.id] }));
     },
     () => undefined,
@@ -93,7 +97,7 @@ export const removeMembership = async (userId: string, organizationId: string): 
       if (!memberships.includes(organizationId)) throw new AdministrationError(`User ${userId} is not a member of organization ${organizationId}`);
       if (memberships.length === 1) throw new AdministrationError(`Organization ${organizationId} is the last membership of user ${userId}; use delete-user instead`);
       return unitOfWork()
-        .add('membership', { Delete: { TableName: tableName(), Key: membershipKeys(userId, organizationId), ConditionExpression: 'attribute_exists(PK)' } })
+        .add('membership', personWrites.removeMembership(userId, organizationId))
         .add('access', await effectiveAccessWrite(userId, { memberships: memberships.filter((id) => id !== organizationId) }));
     },
     () => undefined,
@@ -111,7 +115,7 @@ export const deleteUser = async (userId: string, directory: PersonDirectory, iss
   // Access ends at once: one transaction drops the effective access and marks the person deleted.
   await unitOfWork()
     .add('access', accessWrites.deleteEffectiveAccess(userId))
-    .add('person', { Update: { TableName: tableName(), Key: personKeys(userId), UpdateExpression: 'SET #status = :deleted REMOVE passwordHash', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':deleted': 'deleted' } } })
+    .add('person', personWrites.markDeleted(userId))
     .commit();
   let assignmentsDeleted = 0;
   for (const { id } of access?.assignments ?? []) {
@@ -134,8 +138,8 @@ export const deleteUser = async (userId: string, directory: PersonDirectory, iss
     }
   }
   await directory.remove(userId);
-  const work = unitOfWork().add('email', { Delete: { TableName: tableName(), Key: personEmailKeys(person.email) } });
-  memberships.forEach((membership, index) => work.add(`membership ${index}`, { Delete: { TableName: tableName(), Key: membershipKeys(userId, membership.organizationId) } }));
+  const work = unitOfWork().add('email', personWrites.releaseEmail(person.email));
+  memberships.forEach((membership, index) => work.add(`membership ${index}`, personWrites.removeMembership(userId, membership.organizationId, false)));
   await work.commit();
   return { assignmentsDeleted, clientsRevoked };
 };
@@ -173,10 +177,6 @@ export const listUsers = async (principal: Principal, query: { organization_id?:
   const memberships = (await Promise.all(organizations.map((organization) => personRepository.membersOf(organization.id)))).flat();
   const byUser = new Map<string, Membership[]>();
   for (const membership of memberships) byUser.set(membership.userId, [...(byUser.get(membership.userId) ?? []), membership]);
-  const people = await batchGet([...byUser.keys()].map(personKeys));
-  return page(
-    [...people.values()]
-      .filter((item) => item.status === 'active')
-      .map((item) => toUser({ person: item as unknown as Person, memberships: byUser.get(String(item.userId))! })),
-  );
+  const people = await personRepository.many([...byUser.keys()]);
+  return page(people.filter((person) => person.status === 'active').map((person) => toUser({ person, memberships: byUser.get(person.userId)! })));
 };

@@ -2,7 +2,7 @@ import type { Page } from '../db/query-page';
 import type { VatFrequency } from '../companies/schemas';
 import { currentAccountingYear } from '../ledger/chart/service';
 import { Decimal } from '../platform/money';
-import { vatAccountCells, vatCells, type AccountCell, type VatCell } from './repository';
+import { vatAccountCells, vatCells, type AccountCell, type VatCell } from '../ledger/general-ledger/repository';
 import type { VatTerm, VatTermStatus, VatTermTaxCode } from './schemas';
 import { compareTaxCodes, standardTaxCode, type StandardTaxCode } from './tax-codes';
 

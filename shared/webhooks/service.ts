@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { companyRepository } from '../companies/repository';
+import { reachable } from '../companies/reachable';
 import type { Page } from '../db/query-page';
 import { cursorCaller, type Principal } from '../identity/principal';
-import { canReach, within } from '../identity/reach';
+import { within } from '../identity/reach';
 import { webhookSettings } from '../platform/config';
 import { problems } from '../platform/problem';
 import { eventCatalog, thinEvent } from './catalog';
@@ -60,9 +60,8 @@ const checkUrl = (url: string) => {
  */
 const checkCompanies = async (principal: Principal, subscriptionPath: string, companyIds: readonly string[] | null | undefined) => {
   for (const [index, id] of (companyIds ?? []).entries()) {
-    const company = await companyRepository.get(id);
-    const heard = company && !company.deletion && within(company.organizationPath, subscriptionPath);
-    if (!heard || !canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, 'webhooks:manage')) {
+    const company = await reachable.company(principal, id, 'webhooks:manage');
+    if (!company || !within(company.organizationPath, subscriptionPath)) {
       throw problems.validation("companyIds names a company that does not exist, or is outside your reach or the subscription's organization.", [
         { field: 'companyIds', index, message: `No company ${id} within your reach and the subscription's organization.` },
       ]);

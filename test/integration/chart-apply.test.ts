@@ -33,6 +33,7 @@ import {
   setStandardAccount,
 } from '../../shared/ledger/chart/service';
 import { chartRepository } from '../../shared/ledger/chart/repository';
+import { commitUnlessCancelled } from '../../shared/db/unit-of-work';
 import { applyDeltasOnce } from '../../shared/ledger/deltas';
 import { balanceKeys, dimensionKeys, subLedgerKeys, usageKeys } from '../../shared/ledger/keys';
 import { dynamo, tableName } from '../../shared/platform/aws';
@@ -508,13 +509,13 @@ describe('deletions', () => {
 
     // the deletion's transaction checks the lock itself (a lock taken after the row's own check)
     const record = (await chartRepository.getAccounts(companyId, 2025, ['3000'])).get('3000')!;
-    expect(await chartRepository.deleteAccount(companyId, 2025, record, randomUUID(), 0)).toBe(false);
+    expect(await commitUnlessCancelled(chartRepository.deleteAccountWrites(companyId, 2025, record, randomUUID(), 0))).toBe(false);
 
     // a lock whose lease ran out (its job died) does not hold the account; nor does a released one
     await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, 'opening_balances', randomUUID(), randomUUID(), Date.now() - 21 * 60_000) }));
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'general_ledger_lines') }));
     expect(outcomesOf(await deletion('1920'))).toEqual(['deleted']);
-    expect(await chartRepository.deleteAccount(companyId, 2025, record, randomUUID(), 0)).toBe(true);
+    expect(await commitUnlessCancelled(chartRepository.deleteAccountWrites(companyId, 2025, record, randomUUID(), 0))).toBe(true);
   });
 
   it('dimension: unknown, deleted, 409 dimension_in_use for usage and for child dimensions', async () => {

@@ -3,6 +3,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient } from '../support/clients';
 import { documentObjectKey, pendingUploadObjectKey } from '../../shared/documents/keys';
+import { commitUnlessCancelled } from '../../shared/db/unit-of-work';
 import { documentRepository } from '../../shared/documents/repository';
 import { declareUpload } from '../../shared/documents/service';
 import { eventsOfCompany } from '../../shared/outbox/repository';
@@ -426,7 +427,7 @@ describe('documents: file names that are not well-formed Unicode', () => {
       uploadUrlExpiresAt: now.toISOString(),
       completeBy: new Date(now.getTime() + 60_000).toISOString(),
     });
-    expect(await documentRepository.complete({ id, ...file, createdAt: now.toISOString(), createdBy: 'test', deletedAt: null })).toBe(true);
+    expect(await commitUnlessCancelled(documentRepository.completeWrites({ id, ...file, createdAt: now.toISOString(), createdBy: 'test', deletedAt: null }))).toBe(true);
     await localS3Client(testStack().internal.s3Endpoint).send(new PutObjectCommand({ Bucket: testStack().internal.bucketName, Key: documentObjectKey(companyId, id), Body: bytes, ContentType: 'text/plain' }));
 
     const read = await api('GET', `/v1/documents/${id}`, { token: readOnlyToken });

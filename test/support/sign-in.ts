@@ -10,7 +10,8 @@ import {
   type Tokens,
 } from '../../infra/tools/interactive-sign-in';
 import { hashSecret } from '../../shared/identity/client-secrets';
-import { personRepository } from '../../shared/identity/person-repository';
+import { unitOfWork } from '../../shared/db/unit-of-work';
+import { personWrites } from '../../shared/identity/person-repository';
 import { testStack } from './stack';
 
 export { Browser, loopbackRedirect, submit, type Tokens } from '../../infra/tools/interactive-sign-in';
@@ -59,6 +60,7 @@ export const signIn = (person: { email: string; password: string }, request: Tes
 export const createPerson = async (organizationId: string, name = 'Test Person', password = randomBytes(12).toString('base64url')) => {
   const userId = randomUUID();
   const email = `${userId}@people.example.test`;
-  await personRepository.create({ userId, email, name, status: 'active', createdAt: new Date().toISOString(), passwordHash: await hashSecret(password) }, organizationId);
+  const writes = personWrites.create({ userId, email, name, status: 'active', createdAt: new Date().toISOString(), passwordHash: await hashSecret(password) }, organizationId);
+  await unitOfWork().add('person', writes.person).add('email', writes.email).add('membership', writes.membership).commit();
   return { userId, email, password };
 };

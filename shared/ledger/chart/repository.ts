@@ -26,11 +26,10 @@ import {
 } from '../keys';
 import type { AccountCategory, DimensionType, SubLedgerType } from './schemas';
 import type { ImportLane } from '../../imports/kind';
-import { laneLockKeys } from '../../jobs/keys';
-import { laneFreeCondition } from '../../jobs/repository';
+import { jobRepository } from '../../jobs/repository';
 import { storedInteger, storedIntegerOrNull, textOrNull } from '../../db/attributes';
 import { batchGet } from '../../db/batch';
-import { commitUnlessCancelled } from '../../db/unit-of-work';
+import type { TransactionWrite } from '../../db/unit-of-work';
 
 /** The lanes whose imports write rows on accounts: no account is deleted while one is in flight. */
 export const accountWritingLanes: readonly ImportLane[] = ['general_ledger_lines', 'opening_balances'];
@@ -357,17 +356,17 @@ export const chartRepository = {
   },
 
   /**
-   * Deletes an account and leaves a receipt, provided it is unchanged in its mapping and no
-   * trial-balance aggregate of that year counts lines on it (checked in the same transaction).
+   * The writes that delete an account and leave a receipt, refused unless it is unchanged in its
+   * mapping and no trial-balance aggregate of that year counts lines on it (checked in the same transaction).
    */
-  async deleteAccount(companyId: string, year: number, account: AccountRecord, importId: string, row: number): Promise<boolean> {
+  deleteAccountWrites(companyId: string, year: number, account: AccountRecord, importId: string, row: number): TransactionWrite[] {
     const expression = new Expression();
     const mapping = expression.name('standardAccount');
     const condition =
       account.standardAccount === null
         ? `attribute_exists(PK) AND (attribute_not_exists(${mapping}) OR ${mapping} = ${expression.value(null)})`
         : `attribute_exists(PK) AND ${mapping} = ${expression.value(account.standardAccount)}`;
-    return commitUnlessCancelled([
+    return [
       {
         Delete: {
           TableName: tableName(),
@@ -379,14 +378,7 @@ export const chartRepository = {
       },
       ...balancePeriods.map((period) => zeroCountCheck(balanceKeys(companyId, year, account.accountNumber, period), ['lineCount'])),
       // No import that writes rows on accounts may be in flight (it may have read the account already).
-      ...accountWritingLanes.map((lane) => ({
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: laneLockKeys(companyId, lane),
-          ConditionExpression: laneFreeCondition,
-          ExpressionAttributeValues: { ':now': Date.now() },
-        },
-      })),
+      ...accountWritingLanes.map((lane) => jobRepository.laneFreeCheck(companyId, lane, Date.now())),
       {
         Put: {
           TableName: tableName(),
@@ -394,14 +386,14 @@ export const chartRepository = {
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-    ]);
+    ];
   },
 
   /**
    * Sets (or clears, with null) the standard-account mapping and keeps the year summary's
    * mappedAccounts in step, in one transaction conditioned on the mapping read before.
    */
-  async setStandardAccount(companyId: string, year: number, current: AccountRecord, standardAccount: string | null, at: string): Promise<boolean> {
+  setStandardAccountWrites(companyId: string, year: number, current: AccountRecord, standardAccount: string | null, at: string): TransactionWrite[] {
     const expression = new Expression();
     const mapping = expression.name('standardAccount');
     const condition =
@@ -410,7 +402,7 @@ export const chartRepository = {
         : `attribute_exists(PK) AND ${mapping} = ${expression.value(current.standardAccount)}`;
     const update = expression.set({ standardAccount, updatedAt: at });
     const delta = (standardAccount !== null ? 1 : 0) - (current.standardAccount !== null ? 1 : 0);
-    return commitUnlessCancelled([
+    return [
       {
         Update: {
           TableName: tableName(),
@@ -434,7 +426,7 @@ export const chartRepository = {
             },
           ]
         : []),
-    ]);
+    ];
   },
 
   /** Lines counted on an account in a year's trial-balance aggregates: period 00 (opening balances) and 01..12. */
@@ -507,13 +499,13 @@ export const chartRepository = {
     return conditionalUpdate(dimensionKeys(companyId, dimension.key), expression, update, importCondition(expression, stamp));
   },
 
-  /** Deletes a dimension with a receipt, re-checking in the same transaction that no usage item counts it. */
-  async deleteDimension(companyId: string, key: string, usageKeysToCheck: Key[], importId: string, row: number): Promise<boolean> {
-    return commitUnlessCancelled([
+  /** The writes that delete a dimension with a receipt, re-checking in the same transaction that no usage item counts it. */
+  deleteDimensionWrites(companyId: string, key: string, usageKeysToCheck: Key[], importId: string, row: number): TransactionWrite[] {
+    return [
       { Delete: { TableName: tableName(), Key: dimensionKeys(companyId, key), ConditionExpression: 'attribute_exists(PK)' } },
       ...usageKeysToCheck.map((usageKey) => zeroCountCheck(usageKey, usageCountAttributes)),
       { Put: { TableName: tableName(), Item: receiptItem(companyId, importId, row, key, {}), ConditionExpression: 'attribute_not_exists(PK)' } },
-    ]);
+    ];
   },
 
   // -------------------------------------------------------------------------------------------
@@ -564,12 +556,12 @@ export const chartRepository = {
     return conditionalUpdate(subLedgerKeys(companyId, subLedger.key), expression, update, condition);
   },
 
-  async deleteSubLedger(companyId: string, key: string, usageKeysToCheck: Key[], importId: string, row: number): Promise<boolean> {
-    return commitUnlessCancelled([
+  deleteSubLedgerWrites(companyId: string, key: string, usageKeysToCheck: Key[], importId: string, row: number): TransactionWrite[] {
+    return [
       { Delete: { TableName: tableName(), Key: subLedgerKeys(companyId, key), ConditionExpression: 'attribute_exists(PK)' } },
       ...usageKeysToCheck.map((usageKey) => zeroCountCheck(usageKey, usageCountAttributes)),
       { Put: { TableName: tableName(), Item: receiptItem(companyId, importId, row, key, {}), ConditionExpression: 'attribute_not_exists(PK)' } },
-    ]);
+    ];
   },
 
   // -------------------------------------------------------------------------------------------

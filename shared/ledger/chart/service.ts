@@ -3,6 +3,7 @@ import type { Page } from '../../db/query-page';
 import type { ChunkPosition, ImportContext, RowOutcome } from '../../imports/kind';
 import { problems, type ProblemDetails } from '../../platform/problem';
 import { applyDeltasOnce, type CounterDelta } from '../deltas';
+import { commitUnlessCancelled } from '../../db/unit-of-work';
 import { jobRepository } from '../../jobs/repository';
 import { ledgerYearKeys, usageKeys } from '../keys';
 import {
@@ -441,7 +442,7 @@ const deleteAccountRow = async (
     if (writer) {
       return { outcome: failed(`account ${code} was not deleted: an import of ${writerNoun(writer.lane)} (job ${writer.holder!.jobId}) is in flight; retry once it has finished`) };
     }
-    if (await repository.deleteAccount(context.companyId, year, account, context.importId, row)) {
+    if (await commitUnlessCancelled(repository.deleteAccountWrites(context.companyId, year, account, context.importId, row))) {
       return { outcome: { outcome: 'deleted' }, mapped: account.standardAccount !== null };
     }
   }
@@ -465,7 +466,7 @@ export const applyDimensionDeletions = async (context: ImportContext, ids: strin
         remove: async () => {
           const usage = await repository.keyUsage(context.companyId, 'dimension', key);
           const checks = usageKeysToCheck(context.companyId, 'dimension', key, usage);
-          return repository.deleteDimension(context.companyId, key, checks, context.importId, row);
+          return commitUnlessCancelled(repository.deleteDimensionWrites(context.companyId, key, checks, context.importId, row));
         },
         what: `dimension ${key}`,
       }),
@@ -485,7 +486,7 @@ export const applySubLedgerDeletions = async (context: ImportContext, ids: strin
         remove: async () => {
           const usage = await repository.keyUsage(context.companyId, 'subLedger', key);
           const checks = usageKeysToCheck(context.companyId, 'subLedger', key, usage);
-          return repository.deleteSubLedger(context.companyId, key, checks, context.importId, row);
+          return commitUnlessCancelled(repository.deleteSubLedgerWrites(context.companyId, key, checks, context.importId, row));
         },
         what: `sub-ledger ${key}`,
       }),
@@ -636,7 +637,7 @@ export const setStandardAccount = async (
     if (!current) throw problems.notFound('account');
     if (current.standardAccount === standardAccount) return toLedgerAccount(current);
     const at = new Date().toISOString();
-    if (await repository.setStandardAccount(companyId, year, current, standardAccount, at)) {
+    if (await commitUnlessCancelled(repository.setStandardAccountWrites(companyId, year, current, standardAccount, at))) {
       return toLedgerAccount({ ...current, standardAccount, updatedAt: at });
     }
   }

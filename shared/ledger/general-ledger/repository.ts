@@ -10,8 +10,10 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { keyId, textOrNull, type Item, type Key } from '../../db/attributes';
 import { batchGet, inParallel } from '../../db/batch';
 import { queryAll } from '../../db/query-all';
+import type { TransactionWrite } from '../../db/unit-of-work';
 import { updateItem } from '../../db/update';
 import { dynamo, tableName } from '../../platform/aws';
+import { Decimal, fromStoredNumber } from '../../platform/money';
 import {
   accountKeys,
   balancePartition,
@@ -25,6 +27,7 @@ import {
   openingBalanceKeys,
   pad2,
   subLedgerKeys,
+  vatCellPartition,
 } from '../keys';
 
 /** DynamoDB access of the general ledger: GL lines, opening balances, their aggregates and helpers. */
@@ -238,3 +241,109 @@ export const lineQuerySegments = (companyId: string, year: number, query: { acco
     ExpressionAttributeValues: { ':pk': glPeriodPartition(companyId, year, period) },
   }));
 };
+
+/** A GL line as another feature names it (the bank's reconciliation groups). */
+export interface GlLineRef {
+  companyId: string;
+  year: number;
+  lineId: string;
+}
+
+/** The GL-line reads and writes other features make (bank reconciliation, the context pictures), so that they never build ledger keys. */
+export const glLineRepository = {
+  /** GL lines by reference (strongly consistent; `projection` limits the attributes read): a lookup that answers undefined for a line not found. */
+  async many(refs: readonly GlLineRef[], projection?: readonly string[]): Promise<(ref: GlLineRef) => Item | undefined> {
+    const found = await batchGet(
+      refs.map((ref) => glLineKeys(ref.companyId, ref.year, ref.lineId)),
+      projection,
+    );
+    return (ref) => found.get(keyId(glLineKeys(ref.companyId, ref.year, ref.lineId)));
+  },
+
+  /** The GL lines of one account in a year (GSI2), in (period, lineId) order. */
+  linesOfAccount: (companyId: string, year: number, accountCode: string): Promise<Item[]> =>
+    queryAll({
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': glAccountPartition(companyId, year, accountCode) },
+    }),
+
+  /**
+   * A write for a unit of work: marks the line as in a reconciliation group, only if it exists, is
+   * not deleted, is in no group and is still at the version that was read.
+   */
+  markReconciledWrite: (ref: GlLineRef, groupId: string, version: unknown): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: glLineKeys(ref.companyId, ref.year, ref.lineId),
+      UpdateExpression: 'SET reconciliationGroupId = :group',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version AND attribute_not_exists(deleted)',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':group': groupId, ':version': version },
+    },
+  }),
+
+  /** A write for a unit of work: releases the line from the group it is in (only from that group). */
+  releaseReconciledWrite: (ref: GlLineRef, groupId: string): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: glLineKeys(ref.companyId, ref.year, ref.lineId),
+      UpdateExpression: 'REMOVE reconciliationGroupId',
+      ConditionExpression: 'reconciliationGroupId = :group',
+      ExpressionAttributeValues: { ':group': groupId },
+    },
+  }),
+};
+
+/* The aggregates the VAT terms are read from (kept by the GL-line import; no GL line is read). */
+
+const countOf = (value: unknown): number => Number(String(value ?? 0));
+
+export interface VatCell {
+  taxCode: string;
+  period: number;
+  basis: Decimal;
+  taxAmount: Decimal;
+  lineCount: number;
+}
+
+export interface AccountCell {
+  accountCode: string;
+  period: number;
+  amount: Decimal;
+  lineCount: number;
+}
+
+/** Every VAT aggregate of a year: one Query of O(tax codes x 12) items. */
+export const vatCells = async (companyId: string, year: number): Promise<VatCell[]> =>
+  (
+    await queryAll({
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': vatCellPartition(companyId, year) },
+    })
+  ).map((item) => ({
+    taxCode: String(item.taxCode),
+    period: countOf(item.period),
+    basis: fromStoredNumber(item.basis),
+    taxAmount: fromStoredNumber(item.taxAmount),
+    lineCount: countOf(item.lineCount),
+  }));
+
+/**
+ * The trial-balance aggregates of the accounts whose code starts with 270 or 271 (the VAT
+ * accounts; the caller classifies them): one Query of a key range of the year's balance
+ * partition, O(VAT accounts x 13) items. Sort keys are `<code>#<pp>`, so the range '270' to '272'
+ * holds exactly the codes starting with 270 or 271.
+ */
+export const vatAccountCells = async (companyId: string, year: number): Promise<AccountCell[]> =>
+  (
+    await queryAll({
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': balancePartition(companyId, year), ':from': '270', ':to': '272' },
+    })
+  ).map((item) => ({
+    accountCode: String(item.accountCode),
+    period: countOf(item.period),
+    amount: fromStoredNumber(item.amount),
+    lineCount: countOf(item.lineCount),
+  }));
