@@ -1,8 +1,9 @@
 import { accessRepository, type AssignmentRecord, type PolicyRecord } from '../identity/access-repository';
 import { personWithinReach } from '../access/service';
-import { companyRepository, type CompanyRecord } from '../companies/repository';
+import type { CompanyRecord } from '../companies/repository';
+import { reachable } from '../companies/reachable';
 import { documentRepository, type DeclarationRecord, type DocumentRecord } from '../documents/repository';
-import { canReach } from '../identity/reach';
+import type { ReachingPrincipal } from '../identity/reach';
 import { jobRepository, type JobRecord } from '../jobs/repository';
 import type { OwnerResolvers } from '../api/runner';
 import { deliveryRepository, subscriptionRepository, type DeliveryRecord, type SubscriptionRecord } from '../webhooks/repository';
@@ -24,35 +25,27 @@ export interface DeliveryOwner {
 }
 
 /** A subscription is visible within the reach of its organization. */
-const reachableSubscription = async (id: string, principal: Parameters<typeof canReach>[0]): Promise<SubscriptionRecord | undefined> => {
-  const subscription = await subscriptionRepository.get(id);
-  return subscription && canReach(principal, { organizationPath: subscription.organizationPath, companyId: null }) ? subscription : undefined;
-};
+const reachableSubscription = async (id: string, principal: ReachingPrincipal): Promise<SubscriptionRecord | undefined> =>
+  reachable.placed(principal, await subscriptionRepository.get(id));
 
 /**
  * What each owned path parameter names and how it is found, for the runner's reach step. Adding an
- * owned resource (documents, subscriptions, policies) is one entry here; what reach decides is
- * `canReach` (shared/identity/reach.ts). Each resolver's answer types the `owner` of the operations
+ * owned resource (documents, subscriptions, policies) is one entry here; each finds its record
+ * through `reachable` (shared/companies/reachable.ts), the one entry to the reach decision. Each resolver's answer types the `owner` of the operations
  * whose path names the parameter (shared/composition/operations.ts); test/integration/reach.test.ts
  * walks every entry.
  */
 export const owners = {
   companyId: {
     noun: 'company',
-    resolve: async (id, principal, route): Promise<CompanyRecord | undefined> => {
-      const company = await companyRepository.get(id);
-      if (!company || (company.deletion && !route.ownerMayBeDeleted)) return undefined;
-      return canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, route.scope) ? company : undefined;
-    },
+    resolve: (id, principal, route): Promise<CompanyRecord | undefined> => reachable.company(principal, id, route.scope, { deleted: route.ownerMayBeDeleted }),
   },
   /** A job is visible where its company is: within reach, company not deleted. */
   jobId: {
     noun: 'job',
     resolve: async (id, principal, route): Promise<JobRecord | undefined> => {
       const job = await jobRepository.get(id);
-      const company = job ? await companyRepository.get(job.companyId) : undefined;
-      if (!job || !company || company.deletion) return undefined;
-      return canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, route.scope) ? job : undefined;
+      return job && (await reachable.company(principal, job.companyId, route.scope)) ? job : undefined;
     },
   },
   /**
@@ -68,9 +61,8 @@ export const owners = {
       if (document?.deletedAt && !route.ownerMayBeDeleted) return undefined;
       const declaration = !document && route.ownerMayBePending ? await documentRepository.getDeclaration(id) : undefined;
       const companyId = document?.companyId ?? declaration?.companyId;
-      const company = companyId ? await companyRepository.get(companyId) : undefined;
-      if (!company || company.deletion) return undefined;
-      if (!canReach(principal, { organizationPath: company.organizationPath, companyId: company.id }, route.scope)) return undefined;
+      const company = companyId ? await reachable.company(principal, companyId, route.scope) : undefined;
+      if (!company) return undefined;
       return { company, ...(document && { document }), ...(declaration && { declaration }) };
     },
   },
@@ -82,17 +74,11 @@ export const owners = {
   /** A policy (and an assignment, which sits with its policy) is within reach where its owning organization is. */
   policyId: {
     noun: 'policy',
-    resolve: async (id, principal): Promise<PolicyRecord | undefined> => {
-      const policy = await accessRepository.policy(id);
-      return policy && canReach(principal, { organizationPath: policy.organizationPath, companyId: null }) ? policy : undefined;
-    },
+    resolve: async (id, principal): Promise<PolicyRecord | undefined> => reachable.placed(principal, await accessRepository.policy(id)),
   },
   assignmentId: {
     noun: 'assignment',
-    resolve: async (id, principal): Promise<AssignmentRecord | undefined> => {
-      const assignment = await accessRepository.assignment(id);
-      return assignment && canReach(principal, { organizationPath: assignment.organizationPath, companyId: null }) ? assignment : undefined;
-    },
+    resolve: async (id, principal): Promise<AssignmentRecord | undefined> => reachable.placed(principal, await accessRepository.assignment(id)),
   },
   subscriptionId: {
     noun: 'subscription',
