@@ -104,6 +104,8 @@ const routeTable = [
   { method: 'GET', path: '/v1/openapi.yaml', group: 'openapi', operationId: 'getOpenApiYaml', summary: 'The OpenAPI 3.0.3 document of this API as YAML', auth: 'public', mutation: false },
   { method: 'GET', path: '/docs', group: 'openapi', operationId: 'getApiReference', summary: 'The API reference, rendered (HTML)', auth: 'public', mutation: false },
   { method: 'GET', path: '/docs/redoc.standalone.js', group: 'openapi', operationId: 'getApiReferenceScript', summary: 'The renderer script of the API reference', auth: 'public', mutation: false },
+  { method: 'GET', path: '/', group: 'openapi', operationId: 'getLandingPage', summary: 'Where to start: links to the reference, the OpenAPI document, the problem types and the token endpoint (HTML)', auth: 'public', mutation: false },
+  { method: 'GET', path: '/problems', group: 'openapi', operationId: 'listProblemTypes', summary: 'Every problem type (error code) with its status and when it is answered (HTML)', auth: 'public', mutation: false },
   { method: 'GET', path: '/problems/{code}', group: 'openapi', operationId: 'getProblemType', summary: 'What a problem type (error code) means and what to do about it (HTML)', auth: 'public', mutation: false },
   { method: 'GET', path: '/v1/whoami', group: 'identity', operationId: 'whoami', summary: 'Who the credential is', auth: 'token', mutation: false, decidesNoReach: true },
   { method: 'GET', path: '/v1/companies', group: 'companies', operationId: 'listCompanies', summary: 'List the companies within reach', auth: 'token', scope: 'companies:read', mutation: false },

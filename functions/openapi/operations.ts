@@ -1,9 +1,11 @@
 import { stringify as toYaml } from 'yaml';
-import { buildOpenApiDocument, operationContracts as contracts } from '../../shared/openapi/document';
-import { problemPage, problemTypeEntry } from '../../shared/openapi/problem-catalogue';
+import { buildOpenApiDocument, defaultTokenUrl, operationContracts as contracts } from '../../shared/openapi/document';
+import { landingPage, problemIndexPage, problemPage, problemTypeEntry } from '../../shared/openapi/problem-catalogue';
 import { defineOperations } from '../../shared/composition/operations';
 import { problems } from '../../shared/platform/problem';
 import { redocScript, referencePage } from './reference';
+
+const html = { 'Content-Type': 'text/html; charset=utf-8' };
 
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 let yaml: string | undefined;
@@ -27,9 +29,11 @@ export const openApiOperations = defineOperations('openapi', contracts, {
     text: redocScript(),
     headers: { 'Content-Type': 'text/javascript; charset=utf-8' },
   }),
+  getLandingPage: async () => ({ status: 200, text: landingPage(process.env.TOKEN_URL ?? defaultTokenUrl), headers: html }),
+  listProblemTypes: async () => ({ status: 200, text: problemIndexPage(), headers: html }),
   getProblemType: async ({ params: { code } }) => {
     const entry = problemTypeEntry(code);
     if (!entry) throw problems.notFound('problem type');
-    return { status: 200, text: problemPage(code, entry), headers: { 'Content-Type': 'text/html; charset=utf-8' } };
+    return { status: 200, text: problemPage(code, entry), headers: html };
   },
 });

@@ -106,6 +106,13 @@ export const unmatchedRouteProblem = (method: string, path: string) => {
   return problems.methodNotAllowed(method, path, [...new Set(allowed)]);
 };
 
+/** A GET (or HEAD) of a path with trailing slashes whose bare form is a GET route: that route (/docs/ -> /docs). */
+export const withoutTrailingSlash = (method: string, path: string): string | undefined => {
+  if ((method !== 'GET' && method !== 'HEAD') || path.length < 2 || !path.endsWith('/')) return undefined;
+  const bare = path.replace(/\/+$/, '');
+  return bare && routes.some((route) => route.method === 'GET' && pathPattern(route.path).test(bare)) ? bare : undefined;
+};
+
 /** Orders templates most specific first: at the first segment where they differ, a literal beats a {parameter}. */
 const bySpecificity = (a: string, b: string): number => {
   const left = a.split('/');

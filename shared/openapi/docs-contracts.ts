@@ -23,6 +23,16 @@ export const docsContracts = {
       'The Redoc standalone bundle the reference page loads (vendored from the redoc package at build time). Public.',
     responses: { 200: { description: 'The script', schema: wholeDocument().openapi({ description: 'JavaScript', example: '/*! Redoc */' }), mediaType: 'text/javascript' } },
   },
+  getLandingPage: {
+    description:
+      'A small page for a person who opens the API\'s address in a browser: what the service is and links to the rendered reference (`/docs`), the OpenAPI document (JSON and YAML), the problem types (`/problems`), the OAuth 2.0 token endpoint and the MCP endpoint. Public: no token needed.',
+    responses: { 200: { description: 'The landing page', schema: wholeDocument().openapi({ description: 'An HTML document', example: '<!doctype html>...' }), mediaType: 'text/html' } },
+  },
+  listProblemTypes: {
+    description:
+      'Every problem `error` code the API answers, with its HTTP status and when it is answered, each linking to its page (`GET /problems/{code}`). Public: no token needed.',
+    responses: { 200: { description: 'The index of problem types', schema: wholeDocument().openapi({ description: 'An HTML document', example: '<!doctype html>...' }), mediaType: 'text/html' } },
+  },
   getProblemType: {
     description:
       'Every problem document\'s `type` is the URL of this page for its `error` code: when the API answers it, and what to do about it. Unknown codes answer 404 `not_found`. Public: no token needed.',

@@ -211,6 +211,54 @@ ${
 </html>
 `;
 
+const pageStyle = 'body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1d1d1f}code{background:#f3f3f5;padding:0 .25em;border-radius:3px}td,th{text-align:left;vertical-align:top;padding:.25rem .5rem .25rem 0}';
+
+/** GET /problems: every code with its status and the first sentence of when it is answered. */
+export const problemIndexPage = (): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Problem types - Accounting Ledger Integration Service</title>
+<style>${pageStyle}</style>
+</head>
+<body>
+<p><a href="docs">API reference</a></p>
+<h1>Problem types</h1>
+<p>Every error is a problem document (<code>application/problem+json</code>, RFC 9457) whose <code>error</code> is one of these codes and whose <code>type</code> links its page.</p>
+<table>
+<tr><th>Code</th><th>Status</th><th>When</th></tr>
+${Object.entries(problemCatalogue)
+  .map(([code, entry]) => `<tr><td><a href="problems/${escapeHtml(code)}"><code>${escapeHtml(code)}</code></a></td><td>${entry.status}</td><td>${inline(entry.condition.split('. ')[0]!.replace(/\.$/, ''))}.</td></tr>`)
+  .join('\n')}
+</table>
+</body>
+</html>
+`;
+
+/** GET /: what the service is and where to go (relative links, so it works behind any base URL). */
+export const landingPage = (tokenUrl: string): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Accounting Ledger Integration Service</title>
+<style>${pageStyle}</style>
+</head>
+<body>
+<h1>Accounting Ledger Integration Service</h1>
+<p>The HTTP API through which integrations read and write the accounting data of an accounting firm's client companies. Every path of the API starts with <code>/v1</code>; send an OAuth 2.0 access token as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+<ul>
+<li><a href="docs">API reference</a>: every operation, with examples</li>
+<li><a href="v1/openapi.json">OpenAPI document</a> (JSON; also <a href="v1/openapi.yaml">YAML</a>)</li>
+<li><a href="problems">Problem types</a>: every error code and what to do about it</li>
+<li>Token endpoint (client credentials): <code>${escapeHtml(tokenUrl)}</code></li>
+<li>MCP endpoint (read-only tools for assistants): <code>POST /mcp</code></li>
+</ul>
+</body>
+</html>
+`;
+
 /** The catalogue as Markdown, for the description of the API reference. */
 export const problemCatalogueMarkdown = (baseUrl: string): string =>
   Object.entries(problemCatalogue)
