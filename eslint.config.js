@@ -22,6 +22,8 @@ export default defineConfig(
       '@eslint-community/eslint-comments/require-description': 'error',
       '@eslint-community/eslint-comments/no-unlimited-disable': 'error',
       '@eslint-community/eslint-comments/disable-enable-pair': ['error', { allowWholeFile: true }],
+      // A binding declared before the closure that reads it and assigned once later (a late wire-up).
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
   {
@@ -31,6 +33,8 @@ export default defineConfig(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
+      // Promise.all over strings and promises side by side (a template's parts, some resolved later).
+      '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       // Leading underscore: deliberately unused (an argument a signature requires); rest siblings
       // drop attributes from a stored item ({ PK, SK, ...record }).

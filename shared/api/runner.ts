@@ -54,7 +54,7 @@ export interface OperationCall {
 export interface OwnerResolver {
   /** The noun of the 404 ("company", "job"). */
   noun: string;
-  resolve: (id: string, principal: Principal, route: RouteDefinition) => Promise<unknown | undefined>;
+  resolve: (id: string, principal: Principal, route: RouteDefinition) => Promise<unknown>;
 }
 
 /** Path parameter name -> resolver of the resource it names ({companyId} -> the company). */
@@ -80,7 +80,7 @@ const dynamoIdempotency: IdempotencyStore = {
   release: releaseIdempotencyKey,
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a group holds operations of many input types
 export type Operations = Record<string, Operation<any>>;
 
 /**
@@ -151,7 +151,7 @@ export const pathParameterNames = (path: string): string[] => [...path.matchAll(
 export const resolveOwner = async (
   owners: OwnerResolvers,
   route: RouteDefinition,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation of a group
   operation: Operation<any>,
   params: Record<string, string | undefined>,
   principal: Principal,
@@ -201,7 +201,7 @@ const rawQueryOf = (call: OperationCall): string =>
 
 /** Validates input, runs the operation, renders its result; problems become responses (so they can be stored). */
 const executeOperation = async (
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation of a group
   operation: Operation<any>,
   route: RouteDefinition,
   call: OperationCall,

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any */
+/* eslint-disable @typescript-eslint/no-explicit-any -- builds examples from untyped OpenAPI schema objects */
 import { operationDocs } from './operation-docs';
 
 type Schema = Record<string, any>;
