@@ -127,7 +127,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       startSqsServer({ port: sqsPort }),
       startS3({ port: s3Port, onEvent: onS3Event, ...(options.persist && { directory: join(dataDir, 's3') }) }),
     ] as const);
-    for (const result of started) if (result.status === 'fulfilled') stops.push(result.value.stop);
+    for (const result of started) if (result.status === 'fulfilled') stops.push(() => result.value.stop());
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     const [dynamodb, sqs, s3] = started.map((result) => (result as PromiseFulfilledResult<unknown>).value) as [
@@ -150,7 +150,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       ...(options.persist && { keyFile: join(dataDir, 'signing-key.json') }),
       ...(options.signInThrottle && { signInThrottle: options.signInThrottle }),
     });
-    stops.push(identityProvider.stop);
+    stops.push(() => identityProvider.stop());
 
     const authorizerCacheTtl = options.authorizerCacheTtlSeconds ?? Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || defaultAuthorizerCacheTtlSeconds);
     Object.assign(process.env, {
@@ -202,7 +202,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         functionName: `${queue.name}-worker`,
         batchSize: queue.batchSize,
       });
-      stops.push(poller.stop);
+      stops.push(() => poller.stop());
     }
 
     // The webhook relay on the outbox table's stream, as Lambda's event source mapping runs it on AWS.
@@ -215,7 +215,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       filter: passesRelayFilter,
       functionName: 'webhook-relay',
     });
-    stops.push(streamPoller.stop);
+    stops.push(() => streamPoller.stop());
 
     if (!seed) {
       progress('loading the demo books (bank statements, chart, GL lines, auto-reconciliation)');
@@ -227,7 +227,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
 
     await gatewayPortHeld.release();
     const gateway = await startGateway({ port: gatewayPort, ...(options.onRequest && { onRequest: options.onRequest }) });
-    stops.push(gateway.stop);
+    stops.push(() => gateway.stop());
     process.env.API_BASE_URL = gateway.baseUrl;
 
     const info: StackInfo = {

@@ -17,7 +17,7 @@ export const runBench = (main: () => Promise<number | void>): void => {
   main().then(
     (code) => process.exit(code ?? 0),
     (error: unknown) => {
-      console.error(`[bench] failed: ${(error as Error).stack ?? error}`);
+      console.error(`[bench] failed: ${(error as Error).stack ?? String(error)}`);
       process.exit(1);
     },
   );

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Context, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import type { StackInfo } from '../local/stack';
 import { applyStackEnv } from './stack-env';
 
@@ -40,7 +40,7 @@ const event: SQSEvent = {
   ],
 };
 const started = performance.now();
-const result = await handler(event, lambdaContext('imports-worker', 900) as Context);
+const result = await handler(event, lambdaContext('imports-worker', 900));
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
 process.stdout.write(`${JSON.stringify({ baselineRss, peakRss, ms: Math.round(performance.now() - started), result })}\n`);

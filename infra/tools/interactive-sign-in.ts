@@ -107,7 +107,7 @@ export const startAuthorization = async (browser: Browser, server: SignInServer,
 
 /** Posts the form of a page (login or consent). */
 export const submit = (browser: Browser, landing: Landing, form: Record<string, string>, redirectUri: string) => {
-  if (landing.kind !== 'page' || !landing.action) throw new Error(`expected a form, got ${landing.kind === 'page' ? `HTTP ${landing.status}` : landing.url}`);
+  if (landing.kind !== 'page' || !landing.action) throw new Error(`expected a form, got ${landing.kind === 'page' ? `HTTP ${landing.status}` : String(landing.url)}`);
   return browser.navigate(landing.action, { method: 'POST', form, origin: landing.url.origin }, redirectUri);
 };
 

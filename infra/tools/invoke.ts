@@ -352,7 +352,7 @@ const errorLines = (error: unknown): string[] => {
 /** Where the JSON body of the last invocation is kept: beside the stack file. */
 export const lastAnswerFile = (stackFile: string): string => join(dirname(resolve(stackFile)), 'invoke-last.json');
 
-const keepLastAnswer = (file: string, result: LambdaResult | unknown): void => {
+const keepLastAnswer = (file: string, result: unknown): void => {
   const body = result && typeof result === 'object' && 'body' in result ? (result as LambdaResult).body : undefined;
   if (typeof body !== 'string' || body === '') return;
   try {
@@ -527,7 +527,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   // As `sam local invoke` does: the result on stdout, the function's own logs (Powertools writes
   // them to process.stdout) on stderr, so the output stays parseable.
   const writeOut = process.stdout.write.bind(process.stdout);
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr);
   const code = await runInvoke(process.argv.slice(2), {
     out: (line) => writeOut(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),

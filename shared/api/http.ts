@@ -49,7 +49,7 @@ const routeMapOf = (group: FunctionGroup, operations: Operations) => {
   const missing = groupRoutes.filter((route) => !operations[route.operationId]).map((route) => route.operationId);
   const unrouted = Object.keys(operations).filter((id) => !groupRoutes.some((route) => route.operationId === id));
   if (missing.length || unrouted.length) {
-    throw new Error(`Group ${group}: operations without implementation [${missing}] or without route [${unrouted}]`);
+    throw new Error(`Group ${group}: operations without implementation [${missing.join(',')}] or without route [${unrouted.join(',')}]`);
   }
   return new Map(groupRoutes.map((route) => [routeKey(route), route]));
 };

@@ -54,7 +54,7 @@ export interface OperationCall<Id extends string = string> {
 export interface OwnerResolver {
   /** The noun of the 404 ("company", "job"). */
   noun: string;
-  resolve: (id: string, principal: Principal, route: OperationDefinition) => Promise<unknown | undefined>;
+  resolve: (id: string, principal: Principal, route: OperationDefinition) => Promise<unknown>;
 }
 
 /** Path parameter name -> resolver of the resource it names ({companyId} -> the company). */
@@ -99,7 +99,7 @@ const dynamoIdempotency: IdempotencyStore = {
   release: releaseIdempotencyKey,
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a group holds operations of many input types
 export type Operations = Record<string, Operation<any, any>>;
 
 /**
@@ -175,7 +175,7 @@ export const parameterNames = (definition: OperationDefinition): readonly string
 export const resolveOwner = async (
   owners: OwnerResolvers,
   route: OperationDefinition,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation of a group
   operation: Operation<any, any>,
   params: Record<string, string | undefined>,
   principal: Principal,
@@ -227,7 +227,7 @@ const rawQueryOf = (call: OperationCall): string =>
 
 /** Validates input, runs the operation, renders its result; problems become responses (so they can be stored). */
 const executeOperation = async (
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation of a group
   operation: Operation<any, any>,
   route: OperationDefinition,
   call: OperationCall,

@@ -53,7 +53,11 @@ export const personCompanies = async (
     let taken = 0;
     do {
       const result = await companyRepository.subtreeAfter(path.split('/')[0]!, path, after, page.pageSize + 1, startKey);
-      for (const company of result.companies) if (admits(company)) (found.push(company), taken++);
+      for (const company of result.companies) {
+        if (!admits(company)) continue;
+        found.push(company);
+        taken++;
+      }
       startKey = result.lastKey;
     } while (startKey && taken <= page.pageSize);
   }

@@ -1,38 +1,58 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { isContextRefresh, type ContextRefreshMessage } from '../context/refresh-queue';
 import { refreshContext } from '../context/service';
-import { createPostFetchWorker } from '../imports/post-fetch';
+import { createPostFetchRun } from '../imports/post-fetch';
 import { logger } from '../platform/logger';
+import { processQueueBatch } from '../platform/queue-worker';
 import { postFetchEngines } from './post-fetch-engines';
 
-const postFetch = createPostFetchWorker(postFetchEngines);
+const postFetchRun = createPostFetchRun(postFetchEngines);
+
+/** The message's body when it is a context refresh request; undefined for a fetch run (or a body that is no JSON: it fails as a run). */
+const refreshOf = (record: SQSRecord): ContextRefreshMessage | undefined => {
+  try {
+    const message: unknown = JSON.parse(record.body);
+    return isContextRefresh(message) ? message : undefined;
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * The reconciliation queue's worker: fetch runs go to the post-fetch engines; context refresh
  * requests (the context tools ask for them when a picture is behind the books) rebuild the
- * company's pictures. A failed refresh is redelivered.
+ * company's pictures. A failed refresh is redelivered. The runs go first, then one rebuild per
+ * company of the batch, for every year and pending request its messages carry: each message of
+ * the company shares that rebuild's outcome.
  */
-export const reconciliationQueueWorker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const refreshes = event.Records.filter((record) => isContextRefresh(JSON.parse(record.body)));
-  const runs = event.Records.filter((record) => !refreshes.includes(record));
-  const failures: SQSBatchResponse['batchItemFailures'] = runs.length ? (await postFetch({ Records: runs })).batchItemFailures : [];
-  // One rebuild per company of the batch, for every year and pending request its messages carry.
-  const byCompany = new Map<string, { messageIds: string[]; years: number[]; requests: string[] }>();
-  for (const record of refreshes) {
-    const message = JSON.parse(record.body) as ContextRefreshMessage;
-    const entry = byCompany.get(message.companyId) ?? { messageIds: [], years: [], requests: [] };
-    entry.messageIds.push(record.messageId);
+export const reconciliationQueueWorker = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+  const refreshes = new Map<SQSRecord, ContextRefreshMessage>();
+  const byCompany = new Map<string, { years: number[]; requests: string[]; rebuild?: Promise<unknown> }>();
+  for (const record of event.Records) {
+    const message = refreshOf(record);
+    if (!message) continue;
+    refreshes.set(record, message);
+    const entry = byCompany.get(message.companyId) ?? { years: [], requests: [] };
     entry.years.push(...(message.years ?? []));
     if (message.requestedAt) entry.requests.push(message.requestedAt);
     byCompany.set(message.companyId, entry);
   }
-  for (const [companyId, { messageIds, years, requests }] of byCompany) {
-    try {
-      await refreshContext(companyId, { years, requests });
-    } catch (error) {
+  const rebuild = (companyId: string): Promise<unknown> => {
+    const entry = byCompany.get(companyId)!;
+    entry.rebuild = entry.rebuild ?? refreshContext(companyId, { years: entry.years, requests: entry.requests }).catch((error: unknown) => {
       logger.error('Context refresh failed', { companyId, error: error as Error });
-      failures.push(...messageIds.map((itemIdentifier) => ({ itemIdentifier })));
-    }
-  }
-  return { batchItemFailures: failures };
+      throw error;
+    });
+    return entry.rebuild;
+  };
+  const runs = event.Records.filter((record) => !refreshes.has(record));
+  return processQueueBatch(
+    { Records: [...runs, ...refreshes.keys()] },
+    (record) => {
+      const refresh = refreshes.get(record);
+      return refresh ? rebuild(refresh.companyId) : postFetchRun(record);
+    },
+    { failureMessage: 'Reconciliation queue message failed; it will be redelivered' },
+    context,
+  );
 };

@@ -2,7 +2,9 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../platform/aws';
 
 /** Every item of a Query, page after page (for bounded result sets; lists use queryPage). The single table unless `table` names another. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- stored items as DynamoDB returns them; each repository reads them into its record type
 export const queryAll = async (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, table: string = tableName()): Promise<Record<string, any>[]> => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- stored items (see above)
   const items: Record<string, any>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {

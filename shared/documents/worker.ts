@@ -1,5 +1,5 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../platform/logger';
+import { queueWorker } from '../platform/queue-worker';
 import { parsePendingUploadObjectKey } from './keys';
 import { completeUploadFromNotification } from './service';
 
@@ -17,23 +17,17 @@ const objectKeyOf = (encoded: string): string => decodeURIComponent(encoded.repl
  * a client that never calls complete still gets its document. Refused uploads (mismatch, expired)
  * are final; other failures are reported as batch item failures and redelivered (then the DLQ).
  */
-export const uploadWorker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      const notification = JSON.parse(record.body) as S3Notification;
-      if (notification.Event === 's3:TestEvent') continue; // sent once when the notification is configured
-      for (const s3Record of notification.Records ?? []) {
-        if (!s3Record.eventName?.startsWith('ObjectCreated:')) continue;
-        const ids = parsePendingUploadObjectKey(objectKeyOf(s3Record.s3?.object?.key ?? ''));
-        if (!ids) continue;
-        const outcome = await completeUploadFromNotification(ids.documentId);
-        logger.info('Upload notification', { documentId: ids.documentId, companyId: ids.companyId, outcome });
-      }
-    } catch (error) {
-      logger.error('Upload completion failed; the message will be redelivered', error as Error);
-      batchItemFailures.push({ itemIdentifier: record.messageId });
+export const uploadWorker = queueWorker(
+  async (record) => {
+    const notification = JSON.parse(record.body) as S3Notification;
+    if (notification.Event === 's3:TestEvent') return; // sent once when the notification is configured
+    for (const s3Record of notification.Records ?? []) {
+      if (!s3Record.eventName?.startsWith('ObjectCreated:')) continue;
+      const ids = parsePendingUploadObjectKey(objectKeyOf(s3Record.s3?.object?.key ?? ''));
+      if (!ids) continue;
+      const outcome = await completeUploadFromNotification(ids.documentId);
+      logger.info('Upload notification', { documentId: ids.documentId, companyId: ids.companyId, outcome });
     }
-  }
-  return { batchItemFailures };
-};
+  },
+  { failureMessage: 'Upload completion failed; the message will be redelivered' },
+);

@@ -48,7 +48,7 @@ export interface ChunkPosition {
   rows?: readonly unknown[];
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry holds kinds of many body and row types
 export interface ImportKind<Body = any, Row = any> {
   name: ImportKindName;
   lane: ImportLane;

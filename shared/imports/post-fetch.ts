@@ -1,5 +1,6 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
 import { logger } from '../platform/logger';
+import { queueWorker } from '../platform/queue-worker';
 import { importRepository } from './repository';
 import type { FetchRun, ImportRecord } from './schemas';
 
@@ -22,34 +23,34 @@ export interface PostFetchMessage {
  * redelivered so the engine gets another chance (engines must be idempotent), and the import's
  * fetchCompletion reads `failed` (failureType post_fetch_engine_failed) until a run succeeds.
  */
-export const createPostFetchWorker =
+export const createPostFetchWorker = (engines: readonly PostFetchEngine[]) =>
+  queueWorker(createPostFetchRun(engines), { failureMessage: 'Post-fetch run failed; the message will be redelivered' });
+
+/** One fetch run's message through the engines (the worker's record handler); throws when an engine failed. */
+export const createPostFetchRun =
   (engines: readonly PostFetchEngine[]) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      const message = JSON.parse(record.body) as PostFetchMessage;
-      const run = await importRepository.findFetchRun(message.companyId, message.importId);
-      if (!run) continue;
-      const results: FetchRun['engines'] = [];
-      let failed = false;
-      for (const engine of engines) {
-        try {
-          const detail = await engine.run(message);
-          results.push({ name: engine.name, status: 'completed', finishedAt: new Date().toISOString(), detail });
-        } catch (error) {
-          logger.error('Post-fetch engine failed', { engine: engine.name, error: error as Error });
-          results.push({ name: engine.name, status: 'failed', finishedAt: new Date().toISOString(), detail: (error as Error).message });
-          failed = true;
-        }
+  async (record: SQSRecord): Promise<void> => {
+    const message = JSON.parse(record.body) as PostFetchMessage;
+    const run = await importRepository.findFetchRun(message.companyId, message.importId);
+    if (!run) return;
+    const results: FetchRun['engines'] = [];
+    let failed = false;
+    for (const engine of engines) {
+      try {
+        const detail = await engine.run(message);
+        results.push({ name: engine.name, status: 'completed', finishedAt: new Date().toISOString(), detail });
+      } catch (error) {
+        logger.error('Post-fetch engine failed', { engine: engine.name, error: error as Error });
+        results.push({ name: engine.name, status: 'failed', finishedAt: new Date().toISOString(), detail: (error as Error).message });
+        failed = true;
       }
-      const at = new Date().toISOString();
-      await importRepository.recordEngineResults(message.companyId, run, results, at);
-      // The import's fetchCompletion tells the integrator when an engine failed after the fetch.
-      const completion: ImportRecord['fetchCompletion'] = failed
-        ? { status: 'failed', failureType: 'post_fetch_engine_failed', fetchRunId: run.id, recordedAt: at, message: results.filter((r) => r.status === 'failed').map((r) => r.name).join(', ') }
-        : { status: 'completed', fetchRunId: run.id, recordedAt: at };
-      await importRepository.setFetchCompletion(message.importId, completion);
-      if (failed) batchItemFailures.push({ itemIdentifier: record.messageId });
     }
-    return { batchItemFailures };
+    const at = new Date().toISOString();
+    await importRepository.recordEngineResults(message.companyId, run, results, at);
+    // The import's fetchCompletion tells the integrator when an engine failed after the fetch.
+    const completion: ImportRecord['fetchCompletion'] = failed
+      ? { status: 'failed', failureType: 'post_fetch_engine_failed', fetchRunId: run.id, recordedAt: at, message: results.filter((r) => r.status === 'failed').map((r) => r.name).join(', ') }
+      : { status: 'completed', fetchRunId: run.id, recordedAt: at };
+    await importRepository.setFetchCompletion(message.importId, completion);
+    if (failed) throw new Error(`Post-fetch engine(s) failed: ${results.filter((r) => r.status === 'failed').map((r) => r.name).join(', ')}`);
   };

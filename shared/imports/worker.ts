@@ -1,11 +1,11 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import { ZodError } from 'zod';
 import { jobRepository } from '../jobs/repository';
 import { bucketName, s3 } from '../platform/aws';
 import { logger } from '../platform/logger';
+import { queueWorker } from '../platform/queue-worker';
 import { timed } from '../platform/stage-timing';
 import { queues } from '../queues';
 import { failImport, finishImport } from './completion';
@@ -24,12 +24,10 @@ const importsQueue = queues.find((queue) => queue.name === 'imports')!;
  * delivery a failing import is marked failed, which releases its lane; a deterministic failure
  * (the database refusing a row, a payload that no longer validates) fails it at once.
  */
-export const createImportWorker =
-  (kinds: readonly ImportKind[], postFetchEngineNames: readonly string[]) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const byName = new Map(kinds.map((kind) => [kind.name, kind]));
-    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
+export const createImportWorker = (kinds: readonly ImportKind[], postFetchEngineNames: readonly string[]) => {
+  const byName = new Map(kinds.map((kind) => [kind.name, kind]));
+  return queueWorker(
+    async (record) => {
       const { importId } = JSON.parse(record.body) as { importId: string };
       logger.appendKeys({ importId });
       try {
@@ -37,15 +35,15 @@ export const createImportWorker =
       } catch (error) {
         const receiveCount = Number(record.attributes.ApproximateReceiveCount);
         const deterministic = deterministicFailure(error);
-        logger.error('Import step failed', { error: error as Error, receiveCount, retried: !deterministic });
         const item = await importRepository.get(importId);
-        if (item && deterministic) await failImport(item, deterministic.reason, deterministic.detail);
-        else if (item && receiveCount >= importsQueue.maxReceiveCount) await failImport(item, 'internal_error');
-        else batchItemFailures.push({ itemIdentifier: record.messageId });
+        if (!item || !(deterministic || receiveCount >= importsQueue.maxReceiveCount)) throw error; // redelivered
+        logger.error('Import step failed; the import fails, not retried', { error: error as Error, receiveCount });
+        await (deterministic ? failImport(item, deterministic.reason, deterministic.detail) : failImport(item, 'internal_error'));
       }
-    }
-    return { batchItemFailures };
-  };
+    },
+    { failureMessage: 'Import step failed; the message will be redelivered' },
+  );
+};
 
 /**
  * A failure that every redelivery would meet again: retrying it only holds the lane (and every

@@ -1,6 +1,6 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- walks the generated OpenAPI document, whose schema objects are untyped JSON */
 import { componentDescriptions, parameterDescriptions, propertyDescriptions, propertyDescriptionsByName } from './descriptions';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Schema = Record<string, any>;
 
 const httpMethods = ['get', 'put', 'post', 'delete', 'patch'];

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any */
+/* eslint-disable @typescript-eslint/no-explicit-any -- builds examples from untyped OpenAPI schema objects */
 import type { OperationContract } from '../api/operation';
 
 type Schema = Record<string, any>;

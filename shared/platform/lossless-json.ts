@@ -12,6 +12,7 @@ import { LosslessNumber } from 'lossless-json';
 
 const whitespace = /[ \t\n\r]*/y;
 /** A JSON string literal: no raw control characters, only JSON's escapes. */
+// eslint-disable-next-line no-control-regex -- JSON forbids raw control characters in strings
 const stringLiteral = /"[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*"/y;
 const numberLiteral = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 

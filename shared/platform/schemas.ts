@@ -50,9 +50,9 @@ export const limits = {
  * (U+202A-U+202E, U+2066-U+2069). Leading and trailing whitespace is trimmed; what is left must not
  * be empty unless `blank` allows it.
  */
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- the rule: control characters are refused
 const singleLineControls = /[\u0000-\u001F\u007F-\u009F]/;
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- the rule: control characters other than tab and line breaks are refused
 const multiLineControls = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 const bidiControls = /[\u202A-\u202E\u2066-\u2069]/;
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { webhookSettings } from '../platform/config';
-import { logger } from '../platform/logger';
+import { queueWorker } from '../platform/queue-worker';
 import { handshake } from './handshake';
 import { postJson } from './outbound';
 import { sendMessage, sendToDeadLetterQueue } from './queue';
@@ -27,22 +26,14 @@ export const signingSecrets = (subscription: SubscriptionRecord, now = Date.now(
  * the attempt is made again with the same webhook-id (a lease lasts twice the attempt timeout;
  * the message of a crashed invocation comes back only after the longer visibility timeout).
  */
-export const deliveryWorker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  await Promise.all(
-    event.Records.map(async (record) => {
-      try {
-        const message = JSON.parse(record.body) as DeliveryMessage;
-        if ('verifySubscriptionId' in message) await verifyQueued(message.verifySubscriptionId, message.url);
-        else await attempt(message.deliveryId);
-      } catch (error) {
-        logger.error('Webhook delivery failed; the message will be redelivered', error as Error);
-        batchItemFailures.push({ itemIdentifier: record.messageId });
-      }
-    }),
-  );
-  return { batchItemFailures };
-};
+export const deliveryWorker = queueWorker(
+  async (record) => {
+    const message = JSON.parse(record.body) as DeliveryMessage;
+    if ('verifySubscriptionId' in message) await verifyQueued(message.verifySubscriptionId, message.url);
+    else await attempt(message.deliveryId);
+  },
+  { failureMessage: 'Webhook delivery failed; the message will be redelivered', inParallel: true },
+);
 
 const attempt = async (deliveryId: string): Promise<void> => {
   const settings = webhookSettings();

@@ -1,6 +1,5 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { v5 as uuidv5 } from 'uuid';
-import { logger } from '../platform/logger';
+import { queueWorker } from '../platform/queue-worker';
 import { thinEvent } from './catalog';
 import { sendMessages } from './queue';
 import { outboxEventOf } from '../outbox/repository';
@@ -23,19 +22,9 @@ export const wants = (subscription: SubscriptionRecord, type: string, companyId:
  * companies within its organization's reach) and queues each for the delivery worker. Repeats
  * are harmless: an existing delivery is queued again only while nothing was attempted yet.
  */
-export const fanoutWorker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      const { eventId } = JSON.parse(record.body) as { eventId: string };
-      await fanOut(eventId);
-    } catch (error) {
-      logger.error('Fan-out failed; the message will be redelivered', error as Error);
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
-};
+export const fanoutWorker = queueWorker((record) => fanOut((JSON.parse(record.body) as { eventId: string }).eventId), {
+  failureMessage: 'Fan-out failed; the message will be redelivered',
+});
 
 const fanOut = async (eventId: string): Promise<void> => {
   const item = await outboxEventOf(eventId);

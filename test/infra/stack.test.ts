@@ -15,6 +15,7 @@ import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '
 import { allScopes, systemOnlyScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues } from '../../shared/queues';
 import { functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
+import type { Json } from '../support/json';
 
 const thisFile = fileURLToPath(import.meta.url);
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
@@ -40,7 +41,7 @@ const newApp = (): { app: App; built: BuiltApp } => {
   return { app, built: buildApp(app, { resolveEntry: () => thisFile }) };
 };
 
-type Resources = Record<string, { Type: string; Properties?: Record<string, any>; DeletionPolicy?: string }>;
+type Resources = Record<string, { Type: string; Properties?: Record<string, Json>; DeletionPolicy?: string }>;
 
 const DYNAMODB_WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -82,11 +83,11 @@ const routeWithKey = (key: string): Resources[string] =>
 const actionsOfRole = (roleLogicalId: string): string[] => {
   const statements = [
     ...ofType(apiResources, 'AWS::IAM::Policy')
-      .filter(([, p]) => asArray(p.Properties?.Roles).some((r: any) => r.Ref === roleLogicalId))
+      .filter(([, p]) => asArray(p.Properties?.Roles).some((r: Json) => r.Ref === roleLogicalId))
       .flatMap(([, p]) => asArray(p.Properties?.PolicyDocument?.Statement)),
-    ...asArray(apiResources[roleLogicalId]?.Properties?.Policies).flatMap((p: any) => asArray(p.PolicyDocument?.Statement)),
+    ...asArray(apiResources[roleLogicalId]?.Properties?.Policies).flatMap((p: Json) => asArray(p.PolicyDocument?.Statement)),
   ];
-  return statements.filter((s: any) => s.Effect === 'Allow').flatMap((s: any) => asArray<string>(s.Action));
+  return statements.filter((s: Json) => s.Effect === 'Allow').flatMap((s: Json) => asArray<string>(s.Action));
 };
 
 const roleOf = (fnLogicalId: string): string => {
@@ -112,7 +113,7 @@ const statefulNames = (): [logicalId: string, name: string][] => [
 ];
 const nameOfResource = (value: unknown): string => {
   if (typeof value === 'string') return value;
-  const node = value as Record<string, any>;
+  const node = value as Record<string, Json>;
   if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(nameOfResource).join(node['Fn::Join'][0] as string);
   if (node.Ref === 'AWS::Partition' || node.Ref === 'AWS::AccountId' || node.Ref === 'AWS::Region') return `<${node.Ref.slice(5)}>`;
   const reference = JSON.stringify(node['Fn::GetStackOutput']?.OutputName ?? node['Fn::ImportValue'] ?? node);
@@ -126,13 +127,13 @@ const documentsPrefix = 'arn:<Partition>:s3:::ledger-documents-<AccountId>-<Regi
 const grantsOfFunction = (fn: { node: { defaultChild?: unknown } }): string[] => {
   const roleId = roleOf(logicalId(built.api, fn));
   const statements = ofType(apiResources, 'AWS::IAM::Policy')
-    .filter(([, p]) => asArray(p.Properties?.Roles).some((r: any) => r.Ref === roleId))
-    .flatMap(([, p]) => asArray<any>(p.Properties?.PolicyDocument?.Statement));
+    .filter(([, p]) => asArray(p.Properties?.Roles).some((r: Json) => r.Ref === roleId))
+    .flatMap(([, p]) => asArray<Json>(p.Properties?.PolicyDocument?.Statement));
   return statements
     .flatMap((statement) => {
       expect(statement.Effect).toBe('Allow');
       expect(statement.NotAction ?? statement.NotResource).toBeUndefined();
-      const conditions = statement.Condition as Record<string, any> | undefined;
+      const conditions = statement.Condition as Record<string, Json> | undefined;
       if (conditions) expect(Object.keys(conditions)).toEqual(['ForAllValues:StringLike']);
       const leadingKeys = conditions?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
       if (conditions) expect(Object.keys(conditions['ForAllValues:StringLike'])).toEqual(['dynamodb:LeadingKeys']);
@@ -157,7 +158,7 @@ beforeAll(() => {
 }, 120_000);
 
 describe('HTTP API routes', () => {
-  const integrationTargetOf = (routeProps: Record<string, any>): string => {
+  const integrationTargetOf = (routeProps: Record<string, Json>): string => {
     const join = routeProps.Target?.['Fn::Join'];
     expect(join?.[1]?.[0]).toBe('integrations/');
     return join[1][1].Ref as string;

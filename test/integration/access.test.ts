@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, expectProblem } from '../support/api';
 import { newFirm, newPerson } from '../support/people';
 import { seededClient, testStack } from '../support/stack';
+import type { Json } from '../support/json';
 
 /** Users, access policies and assignments over HTTP (system clients only), and USER principals. */
 let firm: Awaited<ReturnType<typeof newFirm>>;
@@ -200,7 +201,7 @@ describe('per-user principals (USER)', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await api('GET', `/v1/companies?page_size=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: who.token });
+      const page: Json = await api('GET', `/v1/companies?page_size=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: who.token });
       expect(page.status).toBe(200);
       seen.push(...page.body.data.map((c: { id: string }) => c.id));
       cursor = page.body.pagination.next_cursor;

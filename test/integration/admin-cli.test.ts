@@ -11,6 +11,7 @@ import { startReceiver } from '../support/webhook-receiver';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { subscriptionKeys } from '../../shared/webhooks/keys';
+import type { Json } from '../support/json';
 
 /** The admin CLI, run in-process against the test run's local stack through a stack file. */
 let stackFile = '';
@@ -37,7 +38,7 @@ const admin = async (...argv: string[]): Promise<Run> => {
 };
 
 /** Runs against the test stack and expects success; returns the parsed --json output. */
-const adminJson = async <T = any>(...argv: string[]): Promise<T> => {
+const adminJson = async <T = Json>(...argv: string[]): Promise<T> => {
   const run = await admin(...argv, '--stack', stackFile, '--json');
   expect(run.err).toBe('');
   expect(run.code).toBe(0);

@@ -6,6 +6,7 @@ import { admin, ingest, ingestOk, lineIdsOf, statementXml, transactionsByReferen
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { testStack } from '../support/stack';
+import type { Json } from '../support/json';
 
 const year = 2026;
 const fixtures = resolve(import.meta.dirname, '../fixtures/camt053');
@@ -154,7 +155,7 @@ describe('bank reads', () => {
     const pages: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await api('GET', `${path}?page_size=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { as: 'a-system' });
+      const page: Json = await api('GET', `${path}?page_size=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { as: 'a-system' });
       expect(page.status).toBe(200);
       pages.push(...page.body.data.map((t: { bankReference: string }) => t.bankReference));
       cursor = page.body.pagination.next_cursor;
@@ -660,7 +661,7 @@ describe('the demo books of the seeded bakery', () => {
       '2026-02-12 -250 Kortkjøp Kursportalen',
     ]);
     const summary = await api('GET', `/v1/companies/${bakery!.id}/bank/accounts/${account!.id}/reconciliation-summary?year=2026`, { as: 'a-readonly' });
-    expect(summary.body.periods.slice(0, 5).map((p: any) => [p.groupCount, p.unreconciledTransactionCount, p.approval.status])).toEqual([
+    expect(summary.body.periods.slice(0, 5).map((p: Json) => [p.groupCount, p.unreconciledTransactionCount, p.approval.status])).toEqual([
       [12, 0, 'approved'],
       [12, 2, 'approved'],
       [11, 1, 'not_approved'],
@@ -678,7 +679,7 @@ describe('the demo books of the seeded bakery', () => {
     // Purchases: three suppliers a month, net 3100 + 1450 i + 210 m (i = 0..2): 14 280 + 14 910 = 29 190 at 25 %.
     const term = terms.body.data[0];
     expect(term).toMatchObject({ term: 1, fromDate: '2026-01-01', toDate: '2026-02-28', status: 'reconciled' });
-    expect(term.taxCodes.map((c: any) => [c.taxCode, c.basis, c.outputVat, c.inputVat])).toEqual([
+    expect(term.taxCodes.map((c: Json) => [c.taxCode, c.basis, c.outputVat, c.inputVat])).toEqual([
       ['1', 29190, 0, 7297.5],
       ['3', 56550, 14137.5, 0],
     ]);

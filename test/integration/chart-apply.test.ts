@@ -69,7 +69,7 @@ const newCompany = async () => (await createCompany(principal, { displayName: `C
 interface Run {
   context: ImportContext;
   outcomes: RowOutcome[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows of whichever kind the test drives
   rows: any[];
   chunks: { index: number; firstRow: number; size: number }[];
 }
@@ -580,10 +580,10 @@ describe('deletions', () => {
 });
 
 describe('chart operations', () => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation of the chart group
   const operationIdOf = (operation: Operation<any>) => Object.entries(chartOperations).find(([, candidate]) => candidate === operation)![0];
   /** Input validated by the contract's schemas, as the HTTP pipeline does (query values arrive as strings). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation of the chart group
   const call = (operation: Operation<any>, params: Record<string, string>, query: Record<string, string> = {}) =>
     runWithReach(operation, {
       params: operation.contract.params!.parse(params),

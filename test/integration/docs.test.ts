@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- reads the generated OpenAPI document, untyped JSON */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +15,6 @@ import { problems } from '../../shared/platform/problem';
 import { routes } from '../../shared/routes';
 import { api, expectProblem } from '../support/api';
 import { testStack } from '../support/stack';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * The reference an integrator reads: descriptions on every operation, parameter and property

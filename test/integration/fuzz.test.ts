@@ -6,6 +6,7 @@ import { api } from '../support/api';
 import { requestTo, sendAndCheck } from '../support/fuzz';
 import { chartOf } from '../support/ledger';
 import { newFirm, newPerson } from '../support/people';
+import type { Json } from '../support/json';
 
 /**
  * The property "no 5xx on any input", over HTTP through the local gateway: adversarial path
@@ -21,7 +22,7 @@ const numRuns = Number(process.env.FUZZ_RUNS ?? 300);
 let token: string;
 const known: Record<string, string> = { code: 'validation_failed', accountNumber: '1920', key: 'D-10' };
 
-const created = async (response: Promise<{ status: number; body: any }>, status = 201) => {
+const created = async (response: Promise<{ status: number; body: Json }>, status = 201) => {
   const answer = await response;
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
   return answer.body;

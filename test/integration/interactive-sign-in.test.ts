@@ -13,6 +13,7 @@ import { membershipItem, personRepository } from '../../shared/identity/person-r
 import { controlTableName, dynamo, tableName } from '../../shared/platform/aws';
 import { rateLimitKeys } from '../../shared/platform/keys';
 import { Browser, codeOf, createPerson, exchangeCode, loopbackRedirect, prefixed, signIn, startAuthorization, submit, tokenRequest, type Tokens } from '../support/sign-in';
+import type { Json } from '../support/json';
 
 /** Interactive sign-in (authorization code + PKCE) through the local login and consent pages, over HTTP. */
 describe('interactive sign-in', () => {
@@ -32,7 +33,7 @@ describe('interactive sign-in', () => {
 
   it('publishes RFC 8414 metadata and OpenID discovery with PKCE S256, registration and every grant', async () => {
     const { interactive } = testStack();
-    const metadata = async (name: string) => (await (await fetch(`${interactive.issuer}/.well-known/${name}`)).json()) as Record<string, any>;
+    const metadata = async (name: string) => (await (await fetch(`${interactive.issuer}/.well-known/${name}`)).json()) as Record<string, Json>;
     const [oauth, openid] = [await metadata('oauth-authorization-server'), await metadata('openid-configuration')];
     expect(oauth).toEqual(openid);
     expect(oauth).toMatchObject({

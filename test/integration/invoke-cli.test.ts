@@ -13,6 +13,7 @@ import { createUser } from '../../shared/people/service';
 import { api, tokenFor } from '../support/api';
 import { eventually, queueWaitMs } from '../support/poll';
 import { seededClient, testStack } from '../support/stack';
+import type { Json } from '../support/json';
 
 /**
  * Every sample event under events/, invoked in-process through the invoke tool against the test
@@ -76,7 +77,7 @@ interface Invocation {
   stderr: string[];
   status?: number;
   headers: Record<string, string>;
-  body?: any;
+  body?: Json;
 }
 
 /** Runs the tool and parses its pretty output: "HTTP <status> <text>", headers, blank line, body. */
@@ -231,7 +232,7 @@ const accessArgs = (): string[] => [
 ];
 
 /** What the users and access events answer feeds the next ones (the policy, its version, the assignment). */
-const track = (file: string, body: any) => {
+const track = (file: string, body: Json) => {
   if (file === 'access/createAccessPolicy.json') Object.assign(access, { policyId: body.id, version: body.version });
   if (file === 'access/replaceAccessPolicy.json') access.version = body.version;
   if (file === 'access/createAccessAssignment.json') access.assignmentId = body.id;
@@ -283,7 +284,7 @@ const argsFor = (file: string): string[] => {
 };
 
 /** Polls an import of the books company through the gateway until it is no longer queued (bounded: 60 s). */
-const waitForImport = async (importId: string): Promise<any> => {
+const waitForImport = async (importId: string): Promise<Json> => {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const response = await api('GET', `/v1/companies/${booksCompanyId}/imports/${importId}`, { token: clientToken });
@@ -294,7 +295,7 @@ const waitForImport = async (importId: string): Promise<any> => {
 };
 
 /** Invokes an import event of the books company: expects 202 queued with a Location, then waits until the import succeeded. */
-const importAndWait = async (file: string): Promise<any> => {
+const importAndWait = async (file: string): Promise<Json> => {
   const accepted = await invoke('imports', file, ...booksArgs(file));
   expect(accepted.code, accepted.stderr.join('\n')).toBe(0);
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);

@@ -7,8 +7,6 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeOpenApiDocument } from '../../infra/tools/openapi';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 /**
  * Spectral (`spectral:oas` and the OWASP API Security ruleset, as configured in .spectral.yaml)
  * over the document `npm run openapi` writes, with the URLs of a deployment (HTTPS only). One

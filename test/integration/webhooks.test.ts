@@ -13,6 +13,7 @@ import { outboxEventKeys } from '../../shared/outbox/keys';
 import { dynamo, outboxTableName } from '../../shared/platform/aws';
 import { relayHandler } from '../../shared/webhooks/relay';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
+import type { Json } from '../support/json';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 const receivers: Receiver[] = [];
@@ -36,7 +37,7 @@ const subscribed = async (eventTypes: string[] = ['*']) => {
   return { receiver, company, subscription: id };
 };
 
-const deliveriesOf = async (subscription: string, query = '') => (await api('GET', `/v1/webhooks/subscriptions/${subscription}/deliveries${query}`, { as: 'a-system' })).body.data as any[];
+const deliveriesOf = async (subscription: string, query = '') => (await api('GET', `/v1/webhooks/subscriptions/${subscription}/deliveries${query}`, { as: 'a-system' })).body.data as Json[];
 
 beforeAll(() => {
   testStack();
@@ -89,9 +90,9 @@ describe('webhooks', () => {
 
     const feed = await api('GET', `/v1/events?company_id=${company}&page_size=200`, { as: 'a-system' });
     expect(feed.status).toBe(200);
-    const feedTypes = feed.body.data.map((event: any) => event.type);
+    const feedTypes = feed.body.data.map((event: Json) => event.type);
     expect(feedTypes.slice(0, 2)).toEqual(['company.created', 'company.updated']);
-    const sequences = feed.body.data.map((event: any) => event.sequence);
+    const sequences = feed.body.data.map((event: Json) => event.sequence);
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     const after = await api('GET', `/v1/events?company_id=${company}&after=${sequences[0]}`, { as: 'a-system' });
     expect(after.body.data[0].sequence).toBe(sequences[1]);
@@ -200,7 +201,7 @@ describe('webhooks', () => {
     expect(await relayHandler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     await new Promise((done) => setTimeout(done, 3000)); // a second fan-out, if any, has had time to act
     // The whole feed of the company's company.updated events (filtered pages may be short: follow the cursor).
-    const feed: any[] = [];
+    const feed: Json[] = [];
     for (let after = '0', pages = 0; pages < 100; pages++) {
       const page = (await api('GET', `/v1/events?company_id=${company}&type=company.updated&page_size=200&after=${after}`, { as: 'a-system' })).body;
       feed.push(...page.data);
@@ -227,7 +228,7 @@ describe('webhooks', () => {
 
   it('the catalogue lists every type with its ids and link', async () => {
     const catalogue = await api('GET', '/v1/webhooks/event-types', { as: 'a-system' });
-    const types = catalogue.body.data.map((entry: any) => entry.type);
+    const types = catalogue.body.data.map((entry: Json) => entry.type);
     for (const type of ['job.succeeded', 'job.failed', 'import.requested', 'correction.requested', 'company.created', 'company.restored', 'reconciliation.created', 'document.created', 'bank.statement.ingested', 'webhook.test']) {
       expect(types).toContain(type);
     }

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { seededClient, testStack } from './stack';
 import { validateProblem, validateResponse } from './openapi-validator';
+import type { Json } from './json';
 
-export interface ApiResponse<T = any> {
+export interface ApiResponse<T = Json> {
   status: number;
   headers: Headers;
   text: string;
@@ -54,7 +55,7 @@ const mutating = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
  * One request to the local gateway. Every response is checked for the platform guarantees
  * (X-Request-Id; problem+json for errors) and validated against the OpenAPI document.
  */
-export const api = async <T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {
+export const api = async <T = Json>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {
   const headers: Record<string, string> = { ...options.headers };
   const token = options.token ?? (options.as ? await tokenOf(options.as) : undefined);
   if (token) headers.authorization = `Bearer ${token}`;
@@ -89,7 +90,7 @@ export const expectProblem = (response: ApiResponse, status: number, error: stri
 };
 
 /** Every item of a list, following next_cursor (shared organizations outgrow any one page). */
-export const listAll = async <T = any>(path: string, options: RequestOptions = {}): Promise<T[]> => {
+export const listAll = async <T = Json>(path: string, options: RequestOptions = {}): Promise<T[]> => {
   const items: T[] = [];
   let cursor: string | null = null;
   do {

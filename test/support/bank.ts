@@ -9,6 +9,7 @@ import { Decimal } from '../../shared/platform/money';
 import { api } from './api';
 import { eventually, queueWaitMs } from './poll';
 import { testStack } from './stack';
+import type { Json } from './json';
 
 /** A valid Norwegian account number: the first mod-11 completion of a 10-digit prefix. */
 export const validAccountNumber = (prefix10: string): string => {
@@ -73,7 +74,7 @@ export const ingestOk = async (companyId: string, xml: string, ...flags: string[
 export const transactionsByReference = async (companyId: string, bankAccountId: string, as = 'a-system') => {
   const response = await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/transactions?page_size=200`, { as });
   expect(response.status).toBe(200);
-  return new Map<string, any>(response.body.data.map((t: { bankReference: string }) => [t.bankReference, t]));
+  return new Map<string, Json>(response.body.data.map((t: { bankReference: string }) => [t.bankReference, t]));
 };
 
 /** The lineId of each GL line of a year on an account, by the integrator's id. */

@@ -9,7 +9,7 @@ import { routes } from '../../shared/routes';
  * resolves the resource its path names (404 outside the reach), then the operation runs on
  * already-parsed input, so tests can look at the operation's own result values.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation, whatever its input type
 export const runWithReach = async <O extends Operation<any>>(
   operation: O,
   request: { params: Record<string, string>; query: unknown; body?: unknown; principal: Principal; requestId?: string; operationId: string },

@@ -2,12 +2,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { Json } from './json';
 
 export interface Received {
   id: string;
   headers: IncomingHttpHeaders;
   body: string;
-  event: { id: string; type: string; companyId: string | null; organizationId: string; occurredAt: string; data: any };
+  event: { id: string; type: string; companyId: string | null; organizationId: string; occurredAt: string; data: Json };
   /** Verified by the standardwebhooks library and by the independent node:crypto check, per secret. */
   verifiedBy: { library: boolean[]; crypto: boolean[] };
 }
@@ -15,7 +16,7 @@ export interface Received {
 /** An independent check of the Standard Webhooks scheme with node:crypto: one of the space-separated v1 signatures is HMAC-SHA256(id.timestamp.body). */
 export const cryptoVerifies = (secret: string, headers: IncomingHttpHeaders, body: string): boolean => {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`).digest();
+  const expected = createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest();
   return String(headers['webhook-signature'] ?? '')
     .split(' ')
     .filter((part) => part.startsWith('v1,'))
