@@ -8,7 +8,6 @@ import { accountPictureBase, accountPictureParts, companyPictureParts, mayReadAl
 import { AccountContextSchema, CompanyContextSchema } from '../../shared/context/schemas';
 import { readAccountContext, readCompanyContext, type ContextAnswer } from '../../shared/context/service';
 import type { Principal } from '../../shared/identity/principal';
-import type { ReachingPrincipal } from '../../shared/identity/reach';
 import type { Scope } from '../../shared/identity/scopes';
 import { ProblemError, problems } from '../../shared/platform/problem';
 import { mcpOnlyOperations, type McpOnlyOperationId } from '../../shared/routes';
@@ -46,7 +45,7 @@ const answer = (result: ContextAnswer, what: string, omitted: ReturnType<typeof 
  */
 export const contextOperations = defineMcpOnlyOperations(mcpOnlyContracts, {
   getCompanyContext: async ({ owner: company, principal }) => {
-    const omitted = omittedParts(principal as ReachingPrincipal, company, companyPictureParts);
+    const omitted = omittedParts(principal, company, companyPictureParts);
     // No figure to show: the company answers itself; no picture is read, nor is its freshness told.
     if (omitted.filter((part) => part.part !== 'name').length === companyPictureParts.length - 1) {
       const name = omitted.some((part) => part.part === 'name') ? {} : { name: company.name };
@@ -56,8 +55,8 @@ export const contextOperations = defineMcpOnlyOperations(mcpOnlyContracts, {
   },
   getAccountContext: async ({ owner: company, principal, params, query }) => {
     // An account is a ledger account: without its read (get_account), it is not found.
-    if (!mayReadAll(principal as ReachingPrincipal, company, accountPictureBase)) throw problems.notFound('account');
-    const omitted = omittedParts(principal as ReachingPrincipal, company, accountPictureParts);
+    if (!mayReadAll(principal, company, accountPictureBase)) throw problems.notFound('account');
+    const omitted = omittedParts(principal, company, accountPictureParts);
     return answer(await readAccountContext(company.id, params.accountNumber, query.year), `account ${params.accountNumber}`, omitted);
   },
 });
@@ -134,6 +133,6 @@ export const contextTools: readonly ContextTool[] = [
       input: AccountContextInput,
       output: AccountContextSchema,
     },
-    ({ companyId, accountNumber, year }) => ({ params: { companyId, accountNumber }, query: year === undefined ? ({} as Record<string, string>) : { year: String(year) } }),
+    ({ companyId, accountNumber, year }) => ({ params: { companyId, accountNumber }, query: Object.fromEntries(year === undefined ? [] : [['year', String(year)]]) }),
   ),
 ];

@@ -63,7 +63,7 @@ export const createAuthorizationServer = (options: {
         response_types: ['code'],
       },
     ],
-    jwks: { keys: [options.privateJwk as never] },
+    jwks: { keys: [options.privateJwk] },
     findAccount: async (_ctx, accountId) => {
       const person = await personRepository.get(accountId);
       if (!person || person.status !== 'active') return undefined;
@@ -117,7 +117,7 @@ export const createAuthorizationServer = (options: {
       const resource = ctx.oidc.params?.resource as string | string[] | undefined;
       if (resource !== undefined) {
         const requested = Array.isArray(resource) ? resource : [resource];
-        if (requested.length !== 1 || !refreshToken.resourceIndicators.has(requested[0]!)) throw new errors.InvalidTarget();
+        if (requested.length !== 1 || !refreshToken.resourceIndicators.has(requested[0])) throw new errors.InvalidTarget();
       }
       // oidc-provider's default: public clients rotate on every use, others past 70% of the lifetime.
       if (refreshToken.totalLifetime() >= 365.25 * 24 * 3600) return false;
@@ -203,7 +203,7 @@ const grantsRevokingTheirTokens = (grants: Adapter, accessTokenLifetimeSeconds: 
  * OAuth 2.1 wants one redemption attempt per code. Any failed exchange by the code's own client burns it.
  */
 const burnCodeAfterFailedExchange = async (provider: Provider, ctx: KoaContextWithOIDC) => {
-  const params = ctx.oidc?.params as Record<string, unknown> | undefined;
+  const params = ctx.oidc?.params;
   if (ctx.oidc?.route !== 'token' || params?.grant_type !== 'authorization_code' || typeof params.code !== 'string') return;
   if (ctx.status !== 400 || (ctx.body as { error?: string } | undefined)?.error !== 'invalid_grant') return;
   const code = await provider.AuthorizationCode.find(params.code, { ignoreExpiration: true });

@@ -1,6 +1,6 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { normalizeIban } from '../../shared/bank/account-number';
-import { Decimal, readAmount } from '../../shared/platform/money';
+import { type Decimal, readAmount } from '../../shared/platform/money';
 
 /** Demo bank statements: a plain description written out as a camt.053.001.02 document. */
 
@@ -135,5 +135,5 @@ export const buildCamt053 = (statement: DemoStatement): string => {
       },
     },
   };
-  return builder.build(document) as string;
+  return builder.build(document);
 };

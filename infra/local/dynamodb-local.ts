@@ -217,7 +217,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions): Pr
 }
 
 function isNamed(err: unknown, ...names: string[]): boolean {
-  return typeof err === 'object' && err !== null && 'name' in err && names.includes(String((err as { name: unknown }).name));
+  return typeof err === 'object' && err !== null && 'name' in err && names.includes(String((err).name));
 }
 
 function gsiSpecs(definition: TableDefinition): GlobalSecondaryIndex[] {

@@ -107,7 +107,8 @@ export const startGateway = async (options: GatewayOptions): Promise<Gateway> =>
       groups.map(async (group) => {
         const handler = await loadHandler(functionGroups[group].entry);
         const grants = dynamoGrants(groupPermissions[group]);
-        return [group, ((event, context) => runAs({ name: group, grants }, () => handler(event, context))) as LambdaHandler] as const;
+        const asGroup: LambdaHandler = (event, context) => runAs({ name: group, grants }, () => handler(event, context));
+        return [group, asGroup] as const;
       }),
     ),
   ) as Record<FunctionGroup, LambdaHandler>;

@@ -145,7 +145,7 @@ const enforceOn = (client: DynamoDBDocumentClient): void => {
     (next, context) => async (args) => {
       const caller = callers.getStore();
       if (caller && tables) {
-        for (const access of accessesOf(context.commandName ?? '', args.input as Input)) {
+        for (const access of accessesOf(context.commandName ?? '', args.input)) {
           if (isAllowed(caller.grants, access, tables)) continue;
           const message = `local IAM: function ${caller.name} is not allowed ${describe(access)} (infra/stacks/permissions.ts)`;
           denials.push(message);

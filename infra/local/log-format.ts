@@ -43,6 +43,6 @@ export const installReadableLogs = (): void => {
       const lines = text.split('\n').map((line) => (line === '' ? '' : readableRecord(line))).filter((line): line is string => line !== undefined);
       const out = lines.join('\n');
       return out.trim() === '' ? true : write(out.endsWith('\n') ? out : `${out}\n`, ...rest);
-    }) as typeof stream.write;
+    });
   }
 };

@@ -198,7 +198,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         client: sqsClient,
         queueUrl: queueUrls[queue.name].url,
         queueArn: queueUrls[queue.name].arn,
-        handler: ((event, context) => runAs(workerCaller, () => worker(event, context))) as SqsEventHandler,
+        handler: ((event, context) => runAs(workerCaller, () => worker(event, context))),
         functionName: `${queue.name}-worker`,
         batchSize: queue.batchSize,
       });
@@ -211,7 +211,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const streamPoller = await startStreamPoller({
       endpoint: dynamodb.endpoint,
       tableName: outboxTableName,
-      handler: ((event, context) => runAs(relayCaller, () => relay(event, context))) as StreamEventHandler,
+      handler: ((event, context) => runAs(relayCaller, () => relay(event, context))),
       filter: passesRelayFilter,
       functionName: 'webhook-relay',
     });

@@ -13,9 +13,9 @@ import {
   OAuthScope,
   ResourceServerScope,
   UserPool,
-  UserPoolClient,
+  type UserPoolClient,
   UserPoolClientIdentityProvider,
-  UserPoolDomain,
+  type UserPoolDomain,
   type UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';

@@ -468,7 +468,7 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
       return 0;
     }
 
-    const group = fn as FunctionGroup;
+    const group = fn;
     if (event.type === 'REQUEST') io.err(`warning: ${eventFile} looks like an authorizer event; invoke it with the authorizer function`);
     const route = routes.find((candidate) => routeKey(candidate) === event.routeKey);
     if (route && route.group !== group) io.err(`warning: ${event.routeKey} is served by the ${route.group} function, not ${group}`);

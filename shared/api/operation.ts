@@ -72,7 +72,7 @@ export interface OperationResult {
 }
 
 /** `Operation<C>`: an operation of contract C, whatever owner its path names. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default owner: code that handles operations of any path
 export interface Operation<C extends OperationContract = OperationContract, Owner = any> {
   contract: C;
   run: (request: OperationRequest<C, Owner>) => Promise<OperationResult>;

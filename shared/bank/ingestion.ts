@@ -135,7 +135,7 @@ const contentOf = (entry: StatementEntry, statementId: string): Item => ({
 
 const comparable = (value: unknown): string => {
   if (value === undefined || value === null) return '';
-  if (typeof value === 'object' && 'value' in (value as object)) return fromStoredNumber(value).toString();
+  if (typeof value === 'object' && 'value' in (value)) return fromStoredNumber(value).toString();
   if (typeof value === 'number') return new Decimal(value).toString();
   return String(value);
 };

@@ -119,7 +119,7 @@ const decide = async (authorization: string | undefined, path: string): Promise<
   verifier ??= createVerifier();
   let payload: Record<string, unknown>;
   try {
-    payload = (await timed('authorizer: token verification', () => verifier!.verify(match[1]!))) as Record<string, unknown>;
+    payload = (await timed('authorizer: token verification', () => verifier!.verify(match[1]!)));
   } catch {
     return failure('invalid or expired token');
   }

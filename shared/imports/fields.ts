@@ -1,5 +1,5 @@
 import { isLosslessNumber } from 'lossless-json';
-import { Decimal, decimalStringPattern, maxImportDecimals, maxImportIntegerDigits, readAmount, type AmountProblem } from '../platform/money';
+import { type Decimal, decimalStringPattern, maxImportDecimals, maxImportIntegerDigits, readAmount, type AmountProblem } from '../platform/money';
 import { identifier, limits, text, textPattern, withTextRule } from '../platform/schemas';
 import { z } from '../platform/zod';
 

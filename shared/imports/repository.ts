@@ -83,7 +83,7 @@ export const toImportRecord = (item: ImportItem): ImportRecord => {
 
 const fromItem = (item: Record<string, unknown>): ImportItem => {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, entity: _e, ...rest } = item;
-  return numbersToPlain(rest) as unknown as ImportItem;
+  return numbersToPlain(rest) as ImportItem;
 };
 
 /** Counters are small integers: read them back as plain numbers (the client wraps numbers). */
@@ -222,7 +222,7 @@ export const importRepository = {
       (item) => {
         const run = fromItem(item) as unknown as FetchRun & { companyId?: string };
         const { companyId: _c, ...rest } = run;
-        return rest as FetchRun;
+        return rest;
       },
     );
   },

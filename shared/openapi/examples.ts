@@ -117,7 +117,7 @@ export const sampleSchema = (input: Schema | undefined, document: Schema, name?:
       return Array.from({ length: count }, (_, i) => {
         const item = sampleSchema(schema.items, document, name, depth + 1);
         // Months of a year, periods and the like: count up where the items are numbered.
-        if (item && typeof item === 'object' && 'period' in item && typeof (item as { period: unknown }).period === 'number' && count === 12) {
+        if (item && typeof item === 'object' && 'period' in item && typeof (item).period === 'number' && count === 12) {
           const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
           return { ...item, period: i + 1, ...('label' in item && { label: months[i] }) };
         }

@@ -63,7 +63,7 @@ export const integratorMessage = (issue: Issue): string | undefined => {
       return `${field} must be ${expected}, not ${describeInput(issue.input)}.`;
     }
     case 'too_small': {
-      const min = issue.minimum as number | bigint;
+      const min = issue.minimum;
       if (issue.origin === 'string' && Number(min) === 1) return `${field} must not be empty.`;
       if (issue.origin === 'array' && Number(min) === 1) return `${field} must hold at least one item.`;
       if (issue.origin === 'string' || issue.origin === 'array' || issue.origin === 'set') {
@@ -72,7 +72,7 @@ export const integratorMessage = (issue: Issue): string | undefined => {
       return `${field} must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${min}.`;
     }
     case 'too_big': {
-      const max = issue.maximum as number | bigint;
+      const max = issue.maximum;
       if (issue.origin === 'string' || issue.origin === 'array' || issue.origin === 'set') {
         return issue.exact ? `${field} must hold exactly ${unit(issue.origin, max)}.` : `${field} must hold at most ${unit(issue.origin, max)}.`;
       }

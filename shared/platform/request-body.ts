@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { ProblemError, problems } from './problem';
+import { type ProblemError, problems } from './problem';
 
 /**
  * Request bodies as the function receives them from API Gateway (HTTP API, payload 2.0).

@@ -64,12 +64,12 @@ describe('unexpected failures', () => {
       lines.push(String(chunk));
       return true;
     };
-    vi.spyOn(process.stdout, 'write').mockImplementation(capture as typeof process.stdout.write);
-    vi.spyOn(process.stderr, 'write').mockImplementation(capture as typeof process.stderr.write);
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture);
     const request = event('GET', '/v1/companies', 'GET /v1/companies');
     const organizationId = testStack().organizations[0]!.id;
     const handler = await loadHandlerWithBrokenDatabase();
-    const response = (await handler(request as never, context)) as { statusCode: number; headers: Record<string, string>; body: string };
+    const response = (await handler(request as never, context));
     vi.restoreAllMocks();
 
     expect(response.statusCode).toBe(500);

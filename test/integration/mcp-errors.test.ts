@@ -58,7 +58,7 @@ describe('MCP protocol errors', () => {
       [{ name: 42, arguments: {} }, 'params.name'],
     ];
     for (const [params, names] of cases) {
-      const failure = await client.request({ method: 'tools/call', params } as never, CallToolResultSchema).then(
+      const failure = await client.request({ method: 'tools/call', params }, CallToolResultSchema).then(
         () => undefined,
         (error: unknown) => error,
       );

@@ -28,8 +28,8 @@ const listen = (...args: string[]) => {
     cwd: resolve('.'),
   });
   const output = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
+  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
   return { child, output, exited };
 };

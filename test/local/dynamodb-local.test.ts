@@ -135,16 +135,16 @@ describe('DynamoDB Local in memory', { timeout: 60_000, shuffle: false }, () => 
   });
 
   it('puts, gets and queries an item through a GSI', async () => {
-    const item = { [PK]: 'ORG#1', [SK]: 'COMPANY#1', name: 'Acme', [gsi1!.partitionKey]: 'NAME', [gsi1!.sortKey]: 'Acme' };
+    const item = { [PK]: 'ORG#1', [SK]: 'COMPANY#1', name: 'Acme', [gsi1.partitionKey]: 'NAME', [gsi1.sortKey]: 'Acme' };
     await doc.send(new PutCommand({ TableName: TABLE, Item: item }));
     const got = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'ORG#1', [SK]: 'COMPANY#1' } }));
     expect(got.Item).toEqual(item);
     const queried = await doc.send(
       new QueryCommand({
         TableName: TABLE,
-        IndexName: gsi1!.indexName,
+        IndexName: gsi1.indexName,
         KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': gsi1!.partitionKey },
+        ExpressionAttributeNames: { '#pk': gsi1.partitionKey },
         ExpressionAttributeValues: { ':pk': 'NAME' },
       }),
     );
@@ -180,7 +180,7 @@ describe('DynamoDB Local in memory', { timeout: 60_000, shuffle: false }, () => 
   });
 
   it('ensureTable adds GSIs missing from an existing (older) table', async () => {
-    const first = tableDefinition.globalSecondaryIndexes[0]!;
+    const first = tableDefinition.globalSecondaryIndexes[0];
     await raw.send(
       new CreateTableCommand({
         TableName: 'older-table',

@@ -6,8 +6,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
  * `send` answers the next scripted answer (the last one repeats); `sent` records the commands.
  */
 let script: (() => unknown)[] = [];
-let sent: { input: Record<string, any> }[] = [];
-const send = async (command: { input: Record<string, any> }) => {
+let sent: { input: Record<string, unknown> }[] = [];
+const send = async (command: { input: Record<string, unknown> }) => {
   sent.push(command);
   const answer = script.length > 1 ? script.shift()! : script[0]!;
   return answer();
@@ -89,6 +89,6 @@ describe('batchGet', () => {
     const found = await batchGet(keys);
     expect([...found.values()].map((item) => item.id).sort()).toEqual([1, 2]);
     expect(sent).toHaveLength(2);
-    expect(sent[1]!.input.RequestItems.books.Keys).toEqual([keys[1]]);
+    expect((sent[1]!.input.RequestItems as Record<string, { Keys: unknown }>).books!.Keys).toEqual([keys[1]]);
   });
 });

@@ -117,7 +117,7 @@ describe('the address check at connection time (a stubbed resolver: DNS rebindin
   };
   const lookup = (resolve: Resolver, all: boolean) =>
     new Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number }>((done) =>
-      checkedLookup(resolve)('receiver.example.com', { all }, ((error: NodeJS.ErrnoException | null, address: unknown, family?: number) => done({ error, address, family })) as never),
+      checkedLookup(resolve)('receiver.example.com', { all }, ((error: NodeJS.ErrnoException | null, address: unknown, family?: number) => done({ error, address, family }))),
     );
 
   it.each(Object.entries(embeddingForms))('a name resolving to %s is refused before connecting', async (_form, address) => {

@@ -13,7 +13,7 @@ import { queryAll } from '../../db/query-all';
 import type { TransactionWrite } from '../../db/unit-of-work';
 import { updateItem } from '../../db/update';
 import { dynamo, tableName } from '../../platform/aws';
-import { Decimal, fromStoredNumber } from '../../platform/money';
+import { type Decimal, fromStoredNumber } from '../../platform/money';
 import {
   accountKeys,
   balancePartition,

@@ -101,12 +101,12 @@ const nextRecord = (
   }
   const wasLive = stored?.status === 'live';
   const outcome = wasLive ? 'updated' : 'inserted';
-  const usage = { from: wasLive ? stored!.subLedgerKey : null, to: row.subLedgerKey };
+  const usage = { from: wasLive ? stored.subLedgerKey : null, to: row.subLedgerKey };
   const baseline =
     context.mode === 'baseline'
       ? { importId: context.importId, datasetId: context.datasetId, at: context.appliedAt }
       : wasLive
-        ? stored!.baseline
+        ? stored.baseline
         : null;
   const record: OpenItemRecord = {
     ...liveContent(row),

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, NumberValue, PutCommand, QueryCommand, type QueryCommandOutput, UpdateCommand, type NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../db/batch';
 import { dynamo, tableName } from '../../platform/aws';
-import { Decimal, fromStoredNumber, toStoredNumber } from '../../platform/money';
+import { type Decimal, fromStoredNumber, toStoredNumber } from '../../platform/money';
 import { openItemKeys, openItemPartition, subLedgerKeys, subLedgerPartition } from '../keys';
 import type {
   EntryCategory,
