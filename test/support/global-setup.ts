@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { denials } from '../../infra/local/iam';
 import { startLocalStack, type LocalStack, type StackInfo } from '../../infra/local/stack';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { suiteRateLimit } from './clients';
 import { testWebhookSchedule } from './webhook-windows';
 
@@ -12,6 +13,8 @@ declare module 'vitest' {
     stack: StackInfo;
     /** process.version of the process that runs the local stack (gateway, handlers, workers). */
     stackNodeVersion: string;
+    /** The OpenAPI document, built once for the run (test/support/openapi-validator.ts). */
+    openapiDocument?: unknown;
   }
 }
 
@@ -40,6 +43,7 @@ export default async function setup(project: TestProject) {
   });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);
+  project.provide('openapiDocument', JSON.parse(JSON.stringify(buildOpenApiDocument())));
   return async () => {
     await stack?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
