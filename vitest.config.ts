@@ -1,19 +1,39 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Handlers run in this process (the global setup's local stack) and in the workers: errors only in test output.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 
+/** The unit tests that read the run's stack (its Node.js version, its DynamoDB Local). */
+const unitTestsOnTheStack = ['test/unit/runtime.test.ts', 'test/unit/trial-balance-property.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // The local stack starts once per run, shared by every test file.
-    globalSetup: ['test/support/global-setup.ts'],
     env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
     // Longer than the waits for the shared queues (test/support/poll.ts queueWaitMs).
     testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        // No stack: run on their own (npx vitest run test/unit/...), these start nothing.
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/local/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...unitTestsOnTheStack],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'stack',
+          include: ['test/integration/**/*.test.ts', ...unitTestsOnTheStack],
+          // The local stack starts once per run, shared by every test file of this project.
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

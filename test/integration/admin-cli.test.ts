@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../infra/tools/admin';
 import { api, fetchToken, tokenFor } from '../support/api';
 import { testStack } from '../support/stack';
 import { newFirm } from '../support/people';
 import { startReceiver } from '../support/webhook-receiver';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '../../infra/local/dynamodb-local';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { subscriptionKeys } from '../../shared/webhooks/keys';
 import type { Json } from '../support/json';
@@ -234,22 +236,43 @@ describe('admin CLI: upgrade steps', () => {
   it('backfill-webhook-index lists a subscription written before the subtree index again, once', async () => {
     const firm = await newFirm('CLI Webhooks');
     const receiver = await startReceiver();
+    // The command scans its whole table, and the run's table holds every other test's data: it
+    // runs here on a table of its own in the same DynamoDB Local (a stack file naming it) that holds
+    // this subscription as it was before the index; the keys it writes are then set on the run's table.
+    const ownTable = `backfill-${randomUUID().slice(0, 8)}`;
+    const ownStackFile = join(dirname(stackFile), `${ownTable}.json`);
+    writeFileSync(ownStackFile, JSON.stringify({ ...testStack(), internal: { ...testStack().internal, tableName: ownTable } }));
+    await ensureTable(testStack().internal.dynamodbEndpoint, ownTable);
     try {
       const created = await api('POST', '/v1/webhooks/subscriptions', { token: firm.systemToken, body: { url: receiver.url, eventTypes: ['webhook.test'] } });
       expect(created.status).toBe(201);
+      const key = subscriptionKeys(created.body.id);
       const listed = async () => (await api('GET', '/v1/webhooks/subscriptions', { token: firm.systemToken })).body.data.map((s: { id: string }) => s.id);
       expect(await listed()).toEqual([created.body.id]);
       // as an item written before the index existed
-      await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: subscriptionKeys(created.body.id), UpdateExpression: 'REMOVE GSI2PK, GSI2SK' }));
+      await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'REMOVE GSI2PK, GSI2SK' }));
       expect(await listed()).toEqual([]);
-      const first = await adminJson('backfill-webhook-index');
-      expect(first.subscriptionsIndexed).toBeGreaterThanOrEqual(1);
+      const { Item: before } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+      expect(before).not.toHaveProperty('GSI2PK');
+      await dynamo().send(new PutCommand({ TableName: ownTable, Item: before }));
+
+      const run = await admin('backfill-webhook-index', '--stack', ownStackFile, '--json');
+      expect(run.err).toBe('');
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.out)).toEqual({ subscriptionsIndexed: 1 });
+      const { Item: after } = await dynamo().send(new GetCommand({ TableName: ownTable, Key: key, ConsistentRead: true }));
+      expect(after).toEqual({ ...before, GSI2PK: expect.any(String), GSI2SK: expect.any(String) });
+      testStack(); // the run's table again
+      await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET GSI2PK = :pk, GSI2SK = :sk', ExpressionAttributeValues: { ':pk': after!.GSI2PK, ':sk': after!.GSI2SK } }));
       expect(await listed()).toEqual([created.body.id]);
-      const again = await admin('backfill-webhook-index', '--stack', stackFile);
+
+      const again = await admin('backfill-webhook-index', '--stack', ownStackFile);
       expect(again.code).toBe(0);
       expect(again.out).toBe('Every webhook subscription was indexed already');
     } finally {
+      testStack();
       await receiver.stop();
+      await dynamo().send(new DeleteTableCommand({ TableName: ownTable }));
     }
   });
 });

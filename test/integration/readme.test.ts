@@ -3,27 +3,27 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+import { testStack } from '../support/stack';
 
 /**
  * The README's walkthrough, run verbatim: every ```bash block after a `<!-- tested: walkthrough -->`
- * marker, in order, in one bash (set -euo pipefail), against a fresh local stack of this test's own
- * on free ports (LEDGER_STACK_FILE points the blocks at its stack file).
+ * marker, in order, in one bash (set -euo pipefail), against the test run's local stack: the blocks
+ * read only a stack file (LEDGER_STACK_FILE, `.local/stack.json` by default), so this test writes
+ * the run's stack information to one of its own. The walkthrough creates the company it writes to;
+ * what it reads of the seed (the a-system client, the accountant and her two companies) no other
+ * test changes.
  */
 export const walkthroughBlocks = (readme: string): string[] =>
   [...readme.matchAll(/<!-- tested: walkthrough -->\s*\n```bash\n([\s\S]*?)\n```/g)].map((match) => match[1]!);
 
-let stack: LocalStack | undefined;
 let dir: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'readme-walkthrough-'));
-  stack = await startLocalStack({ port: 0, authPort: 0, dataDir: join(dir, 'data') });
-  writeFileSync(join(dir, 'stack.json'), JSON.stringify(stack.info, null, 2));
-}, 180_000);
+  writeFileSync(join(dir, 'stack.json'), JSON.stringify(testStack(), null, 2));
+});
 
-afterAll(async () => {
-  await stack?.stop();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -35,10 +35,9 @@ describe('README walkthrough', () => {
     }
   });
 
-  it('runs verbatim against a fresh stack: every step succeeds and the output is pretty JSON ending with a newline', async () => {
+  it('runs verbatim against the local stack: every step succeeds and the output is pretty JSON ending with a newline', async () => {
     const blocks = walkthroughBlocks(readFileSync(resolve('README.md'), 'utf8'));
     expect(blocks.length).toBeGreaterThanOrEqual(4);
-    // Asynchronously: the stack's gateway answers from this very process.
     const result = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolveRun) => {
       const child = spawn('bash', ['-c', `set -euo pipefail\n${blocks.join('\n')}`], {
         cwd: resolve('.'),

@@ -1,34 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { api, expectProblem, type ApiResponse } from '../support/api';
 import { newFirm } from '../support/people';
+import { blanks, refusedOnOneLineOverHttp as refusedOnOneLine, refusedOverHttp as refused } from '../support/text-rule';
 
 /**
  * The one character rule of free text (shared/platform/schemas.ts `text`): well-formed Unicode, no
  * C0/C1 control characters (multi-line text allows tab and line breaks), no bidirectional override
  * or isolate characters, not blank where a value is required, leading and trailing whitespace
- * trimmed. Over HTTP, on a representative set of fields; each refusal is 400 (422 on imports)
- * naming the field, and nothing is written.
+ * trimmed. Over HTTP, on a representative set of fields, with a sample of the refused values (one of
+ * each class; test/unit/text-rule.test.ts judges every value on these fields' schemas); each
+ * refusal is 400 (422 on imports) naming the field, and nothing is written.
  */
-
-const refused: Record<string, string> = {
-  'NUL (U+0000)': 'a\u0000b',
-  'a C0 control (U+0007)': 'a\u0007b',
-  'DEL (U+007F)': 'a\u007Fb',
-  'a C1 control (U+0085)': 'a\u0085b',
-  'a C1 control (U+009B)': 'a\u009Bb',
-  'a lone surrogate (U+D800)': 'a\uD800b',
-  'a lone low surrogate (U+DC00)': 'a\uDC00b',
-  'a bidi override (U+202E)': 'a\u202Eb',
-  'a bidi embedding (U+202A)': 'a\u202Ab',
-  'a bidi isolate (U+2066)': 'a\u2066b',
-  'a bidi isolate end (U+2069)': 'a\u2069b',
-};
-/** Refused only where the text is one line. */
-const refusedOnOneLine: Record<string, string> = {
-  'a tab inside': 'a\tb',
-  'a line feed inside': 'a\nb',
-};
-const blanks = [' ', '   ', '\u00A0\u2003'];
 
 const fieldsOf = (response: ApiResponse) => (response.body.errors as { field: string }[]).map((error) => error.field);
 

@@ -14,6 +14,7 @@ import { dynamo, outboxTableName } from '../../shared/platform/aws';
 import { relayHandler } from '../../shared/webhooks/relay';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
 import type { Json } from '../support/json';
+import { testWebhookSchedule } from '../support/webhook-windows';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 const receivers: Receiver[] = [];
@@ -43,7 +44,9 @@ beforeAll(() => {
   testStack();
 });
 
-describe('webhooks', () => {
+// Each test has its own receiver and subscription and mostly waits on the delivery schedule: they
+// run side by side (the crash test too).
+describe.concurrent('webhooks', () => {
   it('handshake passes for a verifying receiver and fails for one that accepts anything', async () => {
     const { receiver } = await subscribed();
     expect(receiver.state.verifications).toBeGreaterThanOrEqual(1);
@@ -146,29 +149,54 @@ describe('webhooks', () => {
     const detail = await api('GET', `/v1/webhooks/deliveries/${test.body.id}`, { as: 'a-system' });
     expect(detail.body.attempts).toHaveLength(8);
     const sqs = localSqsClient(testStack().internal.sqsEndpoint);
+    // Other dead deliveries share the DLQ: each receive hides its batch for a few seconds, so the
+    // next one reads further (nothing else reads this queue).
     await eventually(async () => {
-      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: testStack().internal.queues.webhooks.dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 0 }));
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: testStack().internal.queues.webhooks.dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 5 }));
       return (Messages ?? []).some((message) => JSON.parse(message.Body ?? '{}').deliveryId === test.body.id);
     }, queueWaitMs, 'the DLQ message');
     expect((await deliveriesOf(subscription, '?status=dead')).map((d) => d.id)).toContain(test.body.id);
   });
 
-  it('a subscription whose deliveries all fail for the whole window is disabled, with a webhook.disabled notice (window 20 s here, 5 days deployed)', async () => {
+  it('a subscription whose deliveries all fail for the whole window is disabled, with a webhook.disabled notice (window 120 s here, 5 days deployed)', async () => {
+    const window = testWebhookSchedule.disableAfterSeconds;
     const { receiver, subscription } = await subscribed(['webhook.test']);
     receiver.state.mode = 'down';
     const read = async () => (await api('GET', `/v1/webhooks/subscriptions/${subscription}`, { as: 'a-system' })).body;
-    const started = Date.now();
-    // Keep events coming (each delivery retries for about 8 s here) until the failing window has passed.
-    while ((await read()).status !== 'disabled' && Date.now() - started < queueWaitMs) {
-      await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
-      await new Promise((done) => setTimeout(done, 3000));
-    }
+    const failingSince = async () => (await subscriptionRepository.get(subscription))?.failingSince;
+    /** A new event whose delivery has failed `attempts` times, or died (each attempt reads the subscription afresh). */
+    const failed = async (attempts: number | 'dead') => {
+      const test = await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
+      expect(test.status).toBe(202);
+      await eventually(async () => {
+        const delivery = (await api('GET', `/v1/webhooks/deliveries/${test.body.id}`, { as: 'a-system' })).body;
+        return attempts === 'dead' ? delivery.status === 'dead' : delivery.attempts.length >= attempts;
+      }, queueWaitMs, `${attempts} failed attempts`);
+    };
+    // The first failure starts the window; the delivery's later failures keep its start.
+    const before = new Date().toISOString();
+    const first = failed('dead');
+    const started = await eventually(failingSince, queueWaitMs, 'the start of the failing window');
+    expect(started! >= before).toBe(true);
+    await first;
+    expect(await failingSince()).toBe(started);
+    // Rather than wait the window out, the test moves its start back. Failing for less than the
+    // window: a new event's failures keep the start, and the subscription stays active.
+    const inside = new Date(Date.now() - (window / 2) * 1000).toISOString();
+    expect(await subscriptionRepository.update(subscription, { failingSince: inside })).toBe(true);
+    await failed(2);
+    expect(await failingSince()).toBe(inside);
+    expect((await read()).status).toBe('active');
+    // Failing for the whole window: the next failure disables it, once.
+    const outside = new Date(Date.now() - (window + 1) * 1000).toISOString();
+    expect(await subscriptionRepository.update(subscription, { failingSince: outside })).toBe(true);
+    await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
+    await eventually(async () => (await read()).status === 'disabled', queueWaitMs, 'the subscription to be disabled');
     const disabled = await read();
-    expect(disabled.status).toBe('disabled');
     expect(disabled.statusReason).toMatch(/^Every delivery failed since /);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(20_000);
+    expect(disabled.statusReason).toContain(`since ${outside}:`);
     expect((await deliveriesOf(subscription, '?event_type=webhook.disabled')).length).toBe(1);
-  }, queueWaitMs + 60_000);
+  });
 
   it('of deliveries disabling a subscription side by side, exactly one disables it (and leaves the notice)', async () => {
     const { subscription } = await subscribed(['webhook.test']);
@@ -235,7 +263,7 @@ describe('webhooks', () => {
   });
 });
 
-describe('webhooks: a crash of the delivery worker', () => {
+describe.concurrent('webhooks: a crash of the delivery worker', () => {
   it('mid-batch repeats the deliveries with the same webhook-id once the message comes back (no loss)', async () => {
     const { deliveryRepository } = await import('../../shared/webhooks/repository');
     const { sendMessage } = await import('../../shared/webhooks/queue');
@@ -249,10 +277,11 @@ describe('webhooks: a crash of the delivery worker', () => {
     }
     receiver.state.mode = 'hold';
     const { spawn } = await import('node:child_process');
-    // Its attempts time out (and their leases end) long after the kill below, however slow the
-    // machine: a lease is twice the timeout, so the repeats start 20 s after the crash at most.
+    // Its attempts time out (and their leases end) long after the kill below, which follows the
+    // second request within a poll: a lease is twice the timeout, so the repeats start 12 s after
+    // the crash at most.
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/delivery-worker-child.ts', ...ids], {
-      env: { ...process.env, WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TIMEOUT_SECONDS: '10', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      env: { ...process.env, WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TIMEOUT_SECONDS: '6', POWERTOOLS_LOG_LEVEL: 'ERROR' },
       stdio: 'ignore',
     });
     await eventually(() => receiver.state.received.length === 2, queueWaitMs, 'both requests of the batch in flight');

@@ -51,23 +51,30 @@ function clients(endpoint: string) {
   return { raw, doc: DynamoDBDocumentClient.from(raw) };
 }
 
-// One process's life in order: tables are made, used, then the process stopped.
-describe('DynamoDB Local in memory', { timeout: 60_000, shuffle: false }, () => {
+// One process's life in order: tables are made, used, the process stopped, and a second process on
+// the same directory finds what the first wrote. (In memory, as the test run's stack and the
+// parent processes below start it, it is the same server without the directory.)
+describe('DynamoDB Local persisted to a directory', { timeout: 60_000, shuffle: false }, () => {
+  let dir: string;
+  let persistDir: string;
   let ddb: DynamoDbLocal;
   let raw: DynamoDBClient;
   let doc: DynamoDBDocumentClient;
+  const item = { [PK]: 'ORG#1', [SK]: 'COMPANY#1', name: 'Acme', [gsi1.partitionKey]: 'NAME', [gsi1.sortKey]: 'Acme' };
 
   beforeAll(async () => {
-    const port = await freePort();
+    dir = mkdtempSync(join(tmpdir(), 'ddb-persist-'));
+    persistDir = join(dir, 'db'); // does not exist yet: startDynamoDbLocal creates it
     const t0 = performance.now();
-    ddb = await startDynamoDbLocal({ port });
-    console.log(`[timing] DynamoDB Local start-to-ready (in memory): ${Math.round(performance.now() - t0)} ms`);
+    ddb = await startDynamoDbLocal({ port: await freePort(), persistDir });
+    console.log(`[timing] DynamoDB Local start-to-ready (persisted, new db): ${Math.round(performance.now() - t0)} ms`);
     ({ raw, doc } = clients(ddb.endpoint));
   }, 60_000);
 
   afterAll(async () => {
     raw?.destroy();
     await ddb?.stop();
+    rmSync(dir, { recursive: true, force: true });
   }, 30_000);
 
   it('listens on 127.0.0.1 and reports its pid', () => {
@@ -135,7 +142,6 @@ describe('DynamoDB Local in memory', { timeout: 60_000, shuffle: false }, () => 
   });
 
   it('puts, gets and queries an item through a GSI', async () => {
-    const item = { [PK]: 'ORG#1', [SK]: 'COMPANY#1', name: 'Acme', [gsi1.partitionKey]: 'NAME', [gsi1.sortKey]: 'Acme' };
     await doc.send(new PutCommand({ TableName: TABLE, Item: item }));
     const got = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'ORG#1', [SK]: 'COMPANY#1' } }));
     expect(got.Item).toEqual(item);
@@ -217,45 +223,19 @@ describe('DynamoDB Local in memory', { timeout: 60_000, shuffle: false }, () => 
     expect(isAlive(pid)).toBe(false);
     await ddb.stop(); // idempotent
   });
-});
-
-describe('DynamoDB Local persisted to a directory', { timeout: 90_000 }, () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ddb-persist-'));
-  });
-  afterAll(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('keeps items across a restart with the same persistDir', async () => {
-    const persistDir = join(dir, 'db'); // does not exist yet: startDynamoDbLocal creates it
-    const item = { [PK]: 'PERSIST', [SK]: '1', note: 'survives restarts' };
-
-    const first = await startDynamoDbLocal({ port: await freePort(), persistDir });
-    try {
-      await ensureTable(first.endpoint, TABLE);
-      const { raw, doc } = clients(first.endpoint);
-      await doc.send(new PutCommand({ TableName: TABLE, Item: item }));
-      raw.destroy();
-    } finally {
-      await first.stop();
-    }
-    expect(isAlive(first.pid)).toBe(false);
-
+    raw.destroy();
     const t0 = performance.now();
-    const second = await startDynamoDbLocal({ port: await freePort(), persistDir });
+    ddb = await startDynamoDbLocal({ port: await freePort(), persistDir });
     console.log(`[timing] DynamoDB Local start-to-ready (persisted, existing db): ${Math.round(performance.now() - t0)} ms`);
-    try {
-      await ensureTable(second.endpoint, TABLE); // idempotent on a persisted table
-      const { raw, doc } = clients(second.endpoint);
-      const got = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'PERSIST', [SK]: '1' } }));
-      raw.destroy();
-      expect(got.Item).toEqual(item);
-    } finally {
-      await second.stop();
-    }
-    expect(isAlive(second.pid)).toBe(false);
+    ({ raw, doc } = clients(ddb.endpoint));
+    await ensureTable(ddb.endpoint, TABLE); // idempotent on a persisted table
+    const got = await doc.send(new GetCommand({ TableName: TABLE, Key: { [PK]: 'ORG#1', [SK]: 'COMPANY#1' } }));
+    expect(got.Item).toEqual(item);
+    const pid = ddb.pid;
+    await ddb.stop();
+    expect(isAlive(pid)).toBe(false);
   });
 });
 
@@ -280,7 +260,8 @@ describe('DynamoDB Local start failure', { timeout: 60_000 }, () => {
   });
 });
 
-describe('DynamoDB Local when the parent process dies', { timeout: 90_000 }, () => {
+// The two parents (each with its own java) at once.
+describe.concurrent('DynamoDB Local when the parent process dies', { timeout: 90_000 }, () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'ddb-parent-'));

@@ -4,13 +4,17 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { denials } from '../../infra/local/iam';
 import { startLocalStack, type LocalStack, type StackInfo } from '../../infra/local/stack';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { suiteRateLimit } from './clients';
+import { testWebhookSchedule } from './webhook-windows';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: StackInfo;
     /** process.version of the process that runs the local stack (gateway, handlers, workers). */
     stackNodeVersion: string;
+    /** The OpenAPI document, built once for the run (test/support/openapi-validator.ts). */
+    openapiDocument?: unknown;
   }
 }
 
@@ -20,13 +24,12 @@ let dataDir: string | undefined;
 /** Starts the whole local stack once per test run, on free ports (a running `npm start` does not collide). */
 export default async function setup(project: TestProject) {
   dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
-  // Webhook schedules in seconds (the handlers run in this process): 8 attempts 1 s apart, 2 s
-  // timeouts, the handshake 1 s after creation, disabled after 20 s of failures.
+  // Webhook schedules in seconds (the handlers run in this process): see test/support/webhook-windows.ts.
   Object.assign(process.env, {
-    WEBHOOK_RETRY_DELAYS_SECONDS: process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? '1,1,1,1,1,1,1',
-    WEBHOOK_TIMEOUT_SECONDS: process.env.WEBHOOK_TIMEOUT_SECONDS ?? '2',
-    WEBHOOK_VERIFICATION_DELAY_SECONDS: process.env.WEBHOOK_VERIFICATION_DELAY_SECONDS ?? '1',
-    WEBHOOK_DISABLE_AFTER_SECONDS: process.env.WEBHOOK_DISABLE_AFTER_SECONDS ?? '20',
+    WEBHOOK_RETRY_DELAYS_SECONDS: testWebhookSchedule.retryDelaysSeconds,
+    WEBHOOK_TIMEOUT_SECONDS: String(testWebhookSchedule.timeoutSeconds),
+    WEBHOOK_VERIFICATION_DELAY_SECONDS: String(testWebhookSchedule.verificationDelaySeconds),
+    WEBHOOK_DISABLE_AFTER_SECONDS: String(testWebhookSchedule.disableAfterSeconds),
   });
   // A short authorizer cache (the authorizer's decisions per token) so the revocation tests wait seconds, not minutes.
   // Failed sign-ins: 5 per account and per address as deployed, a 3 s window, so the throttle tests wait seconds.
@@ -40,6 +43,7 @@ export default async function setup(project: TestProject) {
   });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);
+  project.provide('openapiDocument', JSON.parse(JSON.stringify(buildOpenApiDocument())));
   return async () => {
     await stack?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

@@ -1,11 +1,18 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { inject } from 'vitest';
 import { pathPattern } from '../../shared/api/http';
 
-/** Validates API responses against the OpenAPI document the service publishes. */
-const document = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
-const ajv = new Ajv({ strict: false, allErrors: true });
+/**
+ * Validates API responses against the OpenAPI document the service publishes: the one the global
+ * setup built for the run (the same code the stack serves it from), else built here.
+ */
+const document = (inject('openapiDocument') ?? (await import('../../shared/openapi/document')).buildOpenApiDocument()) as unknown as {
+  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+};
+// No meta-schema check of the whole document when it is added (an OpenAPI document is not a JSON
+// Schema: the check reaches none of its schemas); each schema is compiled when first used.
+const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
 addFormats.default(ajv);
 ajv.addFormat('decimal', true);
 ajv.addSchema(document, 'openapi.json');
