@@ -112,6 +112,8 @@ const expected: [file: string, fn: string, status: number][] = [
   ['openapi/getApiReference.json', 'openapi', 200],
   ['openapi/getApiReferenceScript.json', 'openapi', 200],
   ['openapi/getProblemType.json', 'openapi', 200],
+  ['openapi/getLandingPage.json', 'openapi', 200],
+  ['openapi/listProblemTypes.json', 'openapi', 200],
   ['identity/whoami.json', 'identity', 200],
   ['companies/listCompanies.json', 'companies', 200],
   ['companies/createCompany.json', 'companies', 201],

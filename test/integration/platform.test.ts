@@ -19,6 +19,15 @@ describe('problem+json for everything the service answers', () => {
     expect(response.headers.get('allow')).toBe('GET, PATCH, DELETE');
   });
 
+  it('an unknown field of any length is named, cut to 200 characters, and the detail stays within its bound', async () => {
+    const key = `x${'y'.repeat(5000)}`;
+    const response = await api('POST', '/v1/companies', { as: 'a-system', body: { displayName: 'Lang AS', accountingSystem: 'Api', [key]: 1 } });
+    expectProblem(response, 400, 'validation_failed');
+    const [error] = response.body.errors;
+    expect(error).toEqual({ field: `x${'y'.repeat(198)}…`, message: 'Unknown field' });
+    expect(response.body.detail.length).toBeLessThanOrEqual(2000);
+  });
+
   it('no stack traces or internal messages leak from errors', async () => {
     const response = await api('POST', '/v1/companies', { as: 'a-system', rawBody: '{', headers: { 'content-type': 'application/json' } });
     expect(response.text).not.toMatch(/at .+\.ts:\d+|node_modules|Error:/);
