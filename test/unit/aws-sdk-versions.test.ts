@@ -38,4 +38,12 @@ describe('AWS SDK versions', () => {
     expect(duplicated).toEqual([]);
     for (const [name, version] of named) expect([...(versions.get(name) ?? [])], `${name} installed as pinned`).toEqual([version]);
   });
+
+  it('pins every @aws-lambda-powertools package at one version (one commons package)', () => {
+    const powertools = ['dependencies', 'devDependencies'].flatMap((field) => Object.entries(manifest[field] ?? {}).filter(([name]) => name.startsWith('@aws-lambda-powertools/')));
+    expect(powertools.length).toBeGreaterThan(1);
+    expect(new Set(powertools.map(([, version]) => version)).size).toBe(1);
+    const commons = Object.entries(lockfile.packages).filter(([path]) => path.endsWith('node_modules/@aws-lambda-powertools/commons'));
+    expect(commons.map(([, entry]) => entry.version)).toEqual([powertools[0]![1]]);
+  });
 });
