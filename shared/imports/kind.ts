@@ -90,3 +90,24 @@ export interface ImportKind<Body = any, Row = any> {
   /** GL lines and opening balances: record the fetch completion and run the post-fetch engines after success. */
   postFetch: boolean;
 }
+
+/** What most kinds leave as it is: an import (not a correction) merging rows, with no year, mode, warnings or deletions. */
+type KindDefaults = 'requestedEvent' | 'warnings' | 'year' | 'mode' | 'reportsDeletions' | 'postFetch';
+
+export const defineImportKind = <Body, Row>(
+  kind: Omit<ImportKind<Body, Row>, KindDefaults> & Partial<Pick<ImportKind<Body, Row>, KindDefaults>>,
+): ImportKind<Body, Row> => ({
+  requestedEvent: 'import.requested',
+  warnings: () => [],
+  year: () => null,
+  mode: () => 'merge',
+  reportsDeletions: false,
+  postFetch: false,
+  ...kind,
+});
+
+/** A deletion kind: a correction whose rows are the ids of its body, reporting what it deleted. */
+export const defineDeletionKind = <Body extends { ids: string[] }>(
+  kind: Omit<ImportKind<Body, string>, KindDefaults | 'rowsField' | 'rows' | 'rowId'> & Partial<Pick<ImportKind<Body, string>, 'year'>>,
+): ImportKind<Body, string> =>
+  defineImportKind<Body, string>({ requestedEvent: 'correction.requested', rowsField: 'ids', rows: (body) => body.ids, rowId: (id) => id, reportsDeletions: true, ...kind });

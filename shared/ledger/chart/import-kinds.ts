@@ -1,4 +1,4 @@
-import type { ImportKind } from '../../imports/kind';
+import { defineDeletionKind, defineImportKind, type ImportKind } from '../../imports/kind';
 import {
   AccountDeletionSchema,
   AccountsImportSchema,
@@ -37,113 +37,70 @@ import {
 const importChunkSize = 500;
 const deletionChunkSize = 50;
 
-export const accountsImportKind: ImportKind<AccountsImportBody, AccountRow> = {
+export const accountsImportKind = defineImportKind<AccountsImportBody, AccountRow>({
   name: 'accounts',
   lane: 'accounts',
-  requestedEvent: 'import.requested',
   bodySchema: AccountsImportSchema,
   rowsField: 'accounts',
   rows: (body) => markDuplicates(body.accounts, (line) => line.accountCode),
   rowId: (line) => line.accountCode,
-  warnings: () => [],
   year: (body) => body.year,
-  mode: () => 'merge',
   chunkSize: importChunkSize,
   applyChunk: applyAccountRows,
-  reportsDeletions: false,
-  postFetch: false,
-};
+});
 
-export const dimensionsImportKind: ImportKind<DimensionsImportBody, DimensionRow> = {
+export const dimensionsImportKind = defineImportKind<DimensionsImportBody, DimensionRow>({
   name: 'dimensions',
   lane: 'dimensions',
-  requestedEvent: 'import.requested',
   bodySchema: DimensionsImportSchema,
   rowsField: 'dimensions',
   rows: (body) => markDuplicates(body.dimensions, (line) => line.key),
   rowId: (line) => line.key,
-  warnings: () => [],
-  year: () => null,
-  mode: () => 'merge',
   chunkSize: importChunkSize,
   applyChunk: applyDimensionRows,
-  reportsDeletions: false,
-  postFetch: false,
-};
+});
 
-export const subLedgersImportKind: ImportKind<SubLedgersImportBody, SubLedgerRow> = {
+export const subLedgersImportKind = defineImportKind<SubLedgersImportBody, SubLedgerRow>({
   name: 'sub_ledgers',
   lane: 'sub_ledgers',
-  requestedEvent: 'import.requested',
   bodySchema: SubLedgersImportSchema,
   rowsField: 'subLedgers',
   rows: (body) => markDuplicates(body.subLedgers, (line) => line.key),
   rowId: (line) => line.key,
-  warnings: () => [],
-  year: () => null,
-  mode: () => 'merge',
   chunkSize: importChunkSize,
   applyChunk: applySubLedgerRows,
-  reportsDeletions: false,
-  postFetch: false,
-};
+});
 
 /** DELETE /accounts/{accountNumber}?year=: the pipeline builds { year, ids: [accountNumber] }. */
-export const accountDeletionKind: ImportKind<AccountDeletionBody, string> = {
+export const accountDeletionKind = defineDeletionKind<AccountDeletionBody>({
   name: 'account_deletion',
   lane: 'accounts',
-  requestedEvent: 'correction.requested',
   bodySchema: AccountDeletionSchema,
-  rowsField: 'ids',
-  rows: (body) => body.ids,
-  rowId: (id) => id,
-  warnings: () => [],
   year: (body) => body.year,
-  mode: () => 'merge',
   precheck: precheckAccountDeletion,
   chunkSize: deletionChunkSize,
   applyChunk: applyAccountDeletions,
-  reportsDeletions: true,
-  postFetch: false,
-};
+});
 
 /** DELETE /dimensions/{key}: the pipeline builds { ids: [key] }. */
-export const dimensionDeletionKind: ImportKind<DimensionDeletionBody, string> = {
+export const dimensionDeletionKind = defineDeletionKind<DimensionDeletionBody>({
   name: 'dimension_deletion',
   lane: 'dimensions',
-  requestedEvent: 'correction.requested',
   bodySchema: DimensionDeletionSchema,
-  rowsField: 'ids',
-  rows: (body) => body.ids,
-  rowId: (id) => id,
-  warnings: () => [],
-  year: () => null,
-  mode: () => 'merge',
   precheck: precheckDimensionDeletion,
   chunkSize: deletionChunkSize,
   applyChunk: applyDimensionDeletions,
-  reportsDeletions: true,
-  postFetch: false,
-};
+});
 
 /** DELETE /sub-ledgers/{key}: the pipeline builds { ids: [key] }. */
-export const subLedgerDeletionKind: ImportKind<SubLedgerDeletionBody, string> = {
+export const subLedgerDeletionKind = defineDeletionKind<SubLedgerDeletionBody>({
   name: 'sub_ledger_deletion',
   lane: 'sub_ledgers',
-  requestedEvent: 'correction.requested',
   bodySchema: SubLedgerDeletionSchema,
-  rowsField: 'ids',
-  rows: (body) => body.ids,
-  rowId: (id) => id,
-  warnings: () => [],
-  year: () => null,
-  mode: () => 'merge',
   precheck: precheckSubLedgerDeletion,
   chunkSize: deletionChunkSize,
   applyChunk: applySubLedgerDeletions,
-  reportsDeletions: true,
-  postFetch: false,
-};
+});
 
 export const chartImportKinds: ImportKind[] = [
   accountsImportKind,

@@ -1,4 +1,4 @@
-import type { ImportKind } from '../../imports/kind';
+import { defineDeletionKind, defineImportKind, type ImportKind } from '../../imports/kind';
 import { unbalancedVoucherWarnings } from '../../imports/warnings';
 import {
   GeneralLedgerLinesImportSchema,
@@ -29,10 +29,9 @@ import {
  */
 const chunkSize = 5000;
 
-export const generalLedgerLinesImport: ImportKind<GeneralLedgerLinesImport, GeneralLedgerLineInput> = {
+export const generalLedgerLinesImport = defineImportKind<GeneralLedgerLinesImport, GeneralLedgerLineInput>({
   name: 'general_ledger_lines',
   lane: 'general_ledger_lines',
-  requestedEvent: 'import.requested',
   bodySchema: GeneralLedgerLinesImportSchema,
   rowsField: 'lines',
   rows: (body) => body.lines,
@@ -40,67 +39,45 @@ export const generalLedgerLinesImport: ImportKind<GeneralLedgerLinesImport, Gene
   // Vouchers that do not balance are accepted (lines may come in several requests) but reported.
   warnings: (body) => unbalancedVoucherWarnings(body.lines),
   year: (body) => body.year,
-  mode: () => 'merge',
   precheck: (companyId, body) => checkAccountCodes(companyId, body.year, body.lines),
   chunkSize,
   applyChunk: applyGeneralLedgerLines,
-  reportsDeletions: false,
   postFetch: true,
-};
+});
 
-export const openingBalancesImport: ImportKind<OpeningBalancesImport, OpeningBalanceInput> = {
+export const openingBalancesImport = defineImportKind<OpeningBalancesImport, OpeningBalanceInput>({
   name: 'opening_balances',
   lane: 'opening_balances',
-  requestedEvent: 'import.requested',
   bodySchema: OpeningBalancesImportSchema,
   rowsField: 'lines',
   rows: (body) => body.lines,
   rowId: (line) => line.id,
-  warnings: () => [],
   year: (body) => body.year,
-  mode: () => 'merge',
   precheck: (companyId, body) => checkAccountCodes(companyId, body.year, body.lines),
   chunkSize,
   applyChunk: applyOpeningBalances,
-  reportsDeletions: false,
   postFetch: true,
-};
+});
 
-export const generalLedgerLineDeletions: ImportKind<LedgerDeletion, string> = {
+export const generalLedgerLineDeletions = defineDeletionKind<LedgerDeletion>({
   name: 'general_ledger_line_deletions',
   lane: 'general_ledger_lines',
-  requestedEvent: 'correction.requested',
   bodySchema: LedgerDeletionSchema,
-  rowsField: 'ids',
-  rows: (body) => body.ids,
-  rowId: (id) => id,
-  warnings: () => [],
   year: (body) => body.year,
-  mode: () => 'merge',
   precheck: (companyId, body) => checkLinesNotInUse(companyId, body.year, body.ids),
   chunkSize,
   applyChunk: deleteGeneralLedgerLines,
-  reportsDeletions: true,
-  postFetch: false,
-};
+});
 
-export const openingBalanceDeletions: ImportKind<LedgerDeletion, string> = {
+export const openingBalanceDeletions = defineDeletionKind<LedgerDeletion>({
   name: 'opening_balance_deletions',
   lane: 'opening_balances',
-  requestedEvent: 'correction.requested',
   bodySchema: LedgerDeletionSchema,
-  rowsField: 'ids',
-  rows: (body) => body.ids,
-  rowId: (id) => id,
-  warnings: () => [],
   year: (body) => body.year,
-  mode: () => 'merge',
   precheck: (companyId, body) => checkOpeningBalancesNotInUse(companyId, body.year, body.ids),
   chunkSize,
   applyChunk: deleteOpeningBalances,
-  reportsDeletions: true,
-  postFetch: false,
-};
+});
 
 /** The import kinds of the general ledger, for the import pipeline's registry. */
 export const generalLedgerImportKinds: ImportKind[] = [

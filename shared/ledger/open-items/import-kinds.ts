@@ -1,4 +1,4 @@
-import type { ChunkPosition, ImportContext, ImportKind, RowOutcome } from '../../imports/kind';
+import { defineImportKind, type ChunkPosition, type ImportContext, type RowOutcome } from '../../imports/kind';
 import { applyDeltasOnce, type CounterDelta } from '../deltas';
 import { inParallel } from '../../db/batch';
 import { ensureKeysExist } from '../general-ledger/repository';
@@ -223,21 +223,17 @@ export const finishOpenItems = async (context: ImportContext, rows: OpenItemRow[
   return { rowsDeleted: retiredKeys.length };
 };
 
-export const openItemsImportKind: ImportKind<OpenItemsImportBody, OpenItemRow> = {
+export const openItemsImportKind = defineImportKind<OpenItemsImportBody, OpenItemRow>({
   name: 'open_items',
   lane: 'open_items',
-  requestedEvent: 'import.requested',
   bodySchema: OpenItemsImportSchema,
   rowsField: 'items',
   rows: (body) => body.items,
   rowId: (item) => item.itemKey,
-  warnings: () => [],
-  year: () => null,
   mode: (body) => body.mode,
   chunkSize: openItemsChunkSize,
   validateRows: validateOpenItemRows,
   applyChunk: applyOpenItemsChunk,
   finish: finishOpenItems,
   reportsDeletions: true,
-  postFetch: false,
-};
+});
