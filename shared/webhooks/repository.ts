@@ -4,8 +4,7 @@ import { storedInteger, storedIntegerOrNull, textOrNull, type Item } from '../db
 import { queryAll } from '../db/query-all';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import { putIfAbsent, updateItem } from '../db/update';
-import { outboxEventKeys } from '../outbox/keys';
-import { dynamo, outboxTableName, tableName } from '../platform/aws';
+import { dynamo, tableName } from '../platform/aws';
 import type { AttemptOutcome } from './outbound';
 import {
   deliveriesPartition,
@@ -285,9 +284,6 @@ export const deliverySlots = {
     }
   },
 };
-
-/** The outbox item of an event (outbox table), as the relay left it (with its organization). */
-export const outboxEvent = (eventId: string): Promise<Item | undefined> => get(outboxEventKeys(eventId), outboxTableName());
 
 export interface FeedEntry {
   sequence: number;
