@@ -1,10 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchPut } from '../db/batch';
 import { bankRepository } from '../bank/repository';
-import { importListPartition, ledgerStateKeys } from '../imports/keys';
-import { outboxCompanyPartition } from '../outbox/keys';
-import { dynamo, outboxTableName, tableName } from '../platform/aws';
+import { importRepository } from '../imports/repository';
+import { latestEventAtOfCompany } from '../outbox/repository';
+import { dynamo, tableName } from '../platform/aws';
 import { accountContextKeys, companyContextKeys } from './keys';
 
 /** A stored picture: its JSON text (amounts exact, as the API writes them) and what it was built from. */
@@ -129,12 +129,6 @@ export const contextRepository = {
       }),
     ),
 
-  /** When the books last changed (the ledger state the import pipeline moves with each fetch run). */
-  async ledgerUpdatedAt(companyId: string): Promise<string | null> {
-    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: ledgerStateKeys(companyId), ConsistentRead: true }));
-    return typeof Item?.lastUpdatedAt === 'string' ? Item.lastUpdatedAt : null;
-  },
-
   /**
    * When the company's books last changed as the pictures see them: the ledger's last fetch, the
    * newest event of the company's outbox (reconciliation groups, documents, imports: written in the
@@ -142,36 +136,8 @@ export const contextRepository = {
    * change (statements).
    */
   async latestChangeAt(companyId: string): Promise<string | null> {
-    const [ledger, events, accounts] = await Promise.all([
-      contextRepository.ledgerUpdatedAt(companyId),
-      dynamo().send(
-        new QueryCommand({
-          TableName: outboxTableName(),
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },
-          ScanIndexForward: false,
-          Limit: 1,
-        }),
-      ),
-      bankRepository.listAccounts(companyId),
-    ]);
-    const instants = [ledger, ...(events.Items ?? []).map((item) => String(item.occurredAt)), ...accounts.flatMap((item) => [item.updatedAt, item.lastStatementAt])];
+    const [ledger, event, accounts] = await Promise.all([importRepository.ledgerUpdatedAt(companyId), latestEventAtOfCompany(companyId), bankRepository.listAccounts(companyId)]);
+    const instants = [ledger, event, ...accounts.flatMap((item) => [item.updatedAt, item.lastStatementAt])];
     return instants.filter((value): value is string => typeof value === 'string').sort().at(-1) ?? null;
-  },
-
-  /** The newest imports of the company (the import list's index), without a cursor. */
-  async recentImports(companyId: string, limit: number): Promise<Record<string, unknown>[]> {
-    const { Items } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': importListPartition(companyId) },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return Items ?? [];
   },
 };

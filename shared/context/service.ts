@@ -3,7 +3,7 @@ import { listBankAccounts } from '../bank/service';
 import { companyRepository } from '../companies/repository';
 import type { Item } from '../db/attributes';
 import { inParallel } from '../db/batch';
-import { toImportRecord, type ImportItem } from '../imports/repository';
+import { importRepository, toImportRecord, type ImportItem } from '../imports/repository';
 import { chartRepository } from '../ledger/chart/repository';
 import { currentAccountingYear, getAccount } from '../ledger/chart/service';
 import { glLineRepository } from '../ledger/general-ledger/repository';
@@ -168,7 +168,7 @@ export const refreshContext = async (companyId: string, options: RefreshOptions 
   if (!company || company.deletion) return 'company deleted: no context kept';
   const pending = await contextRepository.refreshRequest(companyId);
   // Read first: a fetch that lands while the pictures are built leaves them behind it (stale), never ahead.
-  const ledgerUpdatedAt = await contextRepository.ledgerUpdatedAt(companyId);
+  const ledgerUpdatedAt = await importRepository.ledgerUpdatedAt(companyId);
   const builtAt = new Date().toISOString();
   const today = norwegianToday();
   const currentYear = await currentAccountingYear(companyId);
@@ -178,7 +178,7 @@ export const refreshContext = async (companyId: string, options: RefreshOptions 
     listBankAccounts(companyId),
     vatTermOf(company, currentYear),
     openItemsOf(companyId, today),
-    contextRepository.recentImports(companyId, pictureSizes.recentImports),
+    importRepository.recentOfCompany(companyId, pictureSizes.recentImports),
   ]);
   const banks = await Promise.all(
     bankAccounts.data.map(async (account) => ({

@@ -263,4 +263,25 @@ export const importRepository = {
       }),
     );
   },
+
+  /** When the books last changed: the ledger state each fetch run moves (null before the first fetch). */
+  async ledgerUpdatedAt(companyId: string): Promise<string | null> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: ledgerStateKeys(companyId), ConsistentRead: true }));
+    return typeof Item?.lastUpdatedAt === 'string' ? Item.lastUpdatedAt : null;
+  },
+
+  /** The newest imports of the company (the import list's index), without a cursor. */
+  async recentOfCompany(companyId: string, limit: number): Promise<Record<string, unknown>[]> {
+    const { Items } = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': importListPartition(companyId) },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return Items ?? [];
+  },
 };

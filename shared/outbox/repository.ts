@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, NumberValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, outboxTableName } from '../platform/aws';
@@ -61,6 +61,22 @@ export const outboxRelayedWrite = (eventId: string, organization: { organization
     ExpressionAttributeValues: { ':at': at, ':org': organization.organizationId, ':path': organization.organizationPath, ':relayed': 'relayed' },
   },
 });
+
+/** When the company's newest event occurred (null: none in the outbox). */
+export const latestEventAtOfCompany = async (companyId: string): Promise<string | null> => {
+  const { Items } = await dynamo().send(
+    new QueryCommand({
+      TableName: outboxTableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': outboxCompanyPartition(companyId) },
+      ScanIndexForward: false,
+      Limit: 1,
+    }),
+  );
+  const occurredAt = Items?.[0]?.occurredAt;
+  return typeof occurredAt === 'string' ? occurredAt : null;
+};
 
 /** A company's events, oldest first. */
 export const eventsOfCompany = async (companyId: string): Promise<OutboxEvent[]> => {

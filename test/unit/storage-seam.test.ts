@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importKindNames } from '../../shared/imports/schemas';
 
@@ -28,5 +28,26 @@ describe('storage seam', () => {
   it.each(['shared/imports/pipeline.ts', 'shared/imports/worker.ts'])('%s names no import kind (the kinds carry what differs)', (path) => {
     const text = source(path);
     for (const name of importKindNames) expect(text, name).not.toContain(`'${name}'`);
+  });
+
+  it("no feature builds another feature's keys: a key module is imported from its own folder only", () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []));
+    const featureOf = (path: string) => relative(join(root, 'shared'), path).split('/')[0];
+    const crossings = walk(join(root, 'shared')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/from '(\.{1,2}\/[^']*keys)'/g)]
+        .map((match) => resolve(file, '..', match[1]!))
+        .filter((target) => featureOf(target) !== featureOf(file))
+        .map((target) => `${relative(root, file)} -> ${relative(root, target)}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it('services hold no DynamoDB expressions', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name === 'service.ts' ? [join(dir, name)] : []));
+    const services = walk(join(root, 'shared'));
+    expect(services.length).toBeGreaterThan(10);
+    for (const file of services) expect(readFileSync(file, 'utf8'), relative(root, file)).not.toMatch(/\b(Update|Condition|KeyCondition|Filter|Projection)Expression\b/);
   });
 });
