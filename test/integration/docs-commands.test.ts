@@ -39,6 +39,7 @@ const expectedNotRun: [string, string][] = [
   ['README.md', 'npm test'],
   ['docs/api-reference.md', 'npm run client -- --check'],
   ['docs/deploying.md', 'npm run synth                    # offline; fails on any unacknowledged cdk-nag finding'],
+  ['docs/deploying.md', 'npm run -s smoke -- --base-url <ApiUrl> --token-url <TokenUrl> --client-id <id> --client-secret <secret>'],
   ['docs/mcp.md', 'npm run mcp:check -- --stack-file "$STACK"'],
   ['docs/performance.md', 'npm run bench -- --read-samples 50 --samples 10 --import-samples 1 --no-worker   # a shorter run'],
   ['docs/testing.md', 'npx vitest run test/integration/companies.test.ts'],
@@ -47,6 +48,10 @@ const expectedNotRun: [string, string][] = [
 
 /** What each file's commands must print (besides exiting 0): the answers that show they did their job. */
 const expectedOutput: Record<string, (out: string, stack: { baseUrl: string }) => void> = {
+  'docs/deploying.md': (out) => {
+    expect(out).toContain('  ok    the trial balance holds the lines and sums to zero');
+    expect(out).toMatch(/All steps passed in \d+\.\d s\./);
+  },
   'docs/integrators.md': (out) => {
     expect(out).toContain('"mode": "SYSTEM"');
     expect(out).toMatch(/^created (\S+), replayed \1$/m); // the same Idempotency-Key replays the company

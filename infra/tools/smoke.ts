@@ -1,0 +1,196 @@
+import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { defaultStackFile, readStackFile, ToolError } from './stack-env';
+
+/**
+ * `npm run smoke`: checks a deployment end to end over HTTP, as an integrator would use it: the
+ * public document, a token, whoami, a company, an import of a chart and of GL lines through the
+ * queue and the worker, the trial balance they make, the job, the event feed; then removes what it
+ * made. One line per step; exit 1 at the first failure.
+ */
+export const smokeUsage = (): string =>
+  [
+    'Usage: npm run -s smoke -- [flags]',
+    '',
+    'Runs a short end-to-end check against a deployment: token, whoami, a company of its own, an',
+    'import of a chart and of GL lines (through the queue and the import worker), the trial balance,',
+    'the job, the event feed; then deletes the company. Prints one line per step with its time;',
+    'exits 1 at the first step that fails (the company is deleted all the same).',
+    '',
+    'Against the local stack (default: the stack file and its seeded system client a-system):',
+    '  --stack-file F        the local stack file (default $LEDGER_STACK_FILE, else .local/stack.json)',
+    '  --client NAME         another client of the stack file',
+    'Against a deployment (stack outputs ApiUrl and TokenUrl, and a system client of yours):',
+    '  --base-url URL --token-url URL --client-id ID --client-secret SECRET',
+    '  (the client needs companies:write, imports:write, ledger:read and webhooks:manage)',
+    '',
+    '  --timeout S           how long to wait for the import worker (default 60)',
+    '  --help                this text',
+  ].join('\n');
+
+interface Target {
+  baseUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+const targetOf = (values: Record<string, string | boolean | undefined>): Target => {
+  const given = ['base-url', 'token-url', 'client-id', 'client-secret'].filter((name) => values[name] !== undefined);
+  if (given.length > 0 && given.length < 4) throw new ToolError(`--base-url, --token-url, --client-id and --client-secret go together\n\n${smokeUsage()}`);
+  if (given.length === 4) {
+    return { baseUrl: String(values['base-url']).replace(/\/+$/, ''), tokenUrl: String(values['token-url']), clientId: String(values['client-id']), clientSecret: String(values['client-secret']) };
+  }
+  const file = typeof values['stack-file'] === 'string' ? values['stack-file'] : process.env.LEDGER_STACK_FILE || defaultStackFile;
+  const info = readStackFile(file);
+  const client = info.clients.find((candidate) => candidate.name === (values.client ?? 'a-system'));
+  if (!client) throw new ToolError(`No client ${String(values.client ?? 'a-system')} in ${file}`);
+  return { baseUrl: info.baseUrl, tokenUrl: info.authUrl, clientId: client.clientId, clientSecret: client.clientSecret };
+};
+
+class StepFailed extends Error {}
+
+const main = async (): Promise<number> => {
+  const { values } = parseArgs({
+    options: {
+      'stack-file': { type: 'string' },
+      client: { type: 'string' },
+      'base-url': { type: 'string' },
+      'token-url': { type: 'string' },
+      'client-id': { type: 'string' },
+      'client-secret': { type: 'string' },
+      timeout: { type: 'string', default: '60' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(smokeUsage());
+    return 0;
+  }
+  const timeoutMs = Number(values.timeout) * 1000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 900_000) throw new ToolError('--timeout takes seconds from 1 to 900');
+  const target = targetOf(values);
+  console.log(`Smoke test of ${target.baseUrl}`);
+
+  let token = '';
+  let companyId: string | undefined;
+  const started = Date.now();
+  const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    const at = Date.now();
+    try {
+      const result = await run();
+      console.log(`  ok    ${name} (${Date.now() - at} ms)`);
+      return result;
+    } catch (error) {
+      console.log(`  FAIL  ${name}: ${(error as Error).message}`);
+      throw new StepFailed(name);
+    }
+  };
+  const call = async (method: string, path: string, expected: number, body?: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(`${target.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(token && { authorization: `Bearer ${token}` }),
+        ...(method !== 'GET' && { 'idempotency-key': randomUUID() }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (response.status !== expected) throw new Error(`${method} ${path} answered ${response.status}, expected ${expected}: ${text.slice(0, 300)}`);
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  };
+  const importAndWait = async (kind: string, body: unknown) => {
+    const accepted = await call('POST', `/v1/companies/${companyId}/imports/${kind}`, 202, body);
+    for (const deadline = Date.now() + timeoutMs; ; ) {
+      const record = await call('GET', `/v1/companies/${companyId}/imports/${String(accepted.id)}`, 200);
+      if (record.status === 'succeeded') {
+        if (record.rowsFailed !== 0) throw new Error(`import ${String(record.id)} succeeded with ${String(record.rowsFailed)} failed rows`);
+        return record;
+      }
+      if (record.status === 'failed') throw new Error(`import ${String(record.id)} failed: ${JSON.stringify(record.failure ?? record)}`);
+      if (Date.now() > deadline) throw new Error(`import ${String(record.id)} still ${String(record.status)} after ${timeoutMs / 1000} s (is the import worker running?)`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  };
+
+  try {
+    await step('the OpenAPI document is served', async () => {
+      const document = await call('GET', '/v1/openapi.json', 200);
+      if (typeof document.openapi !== 'string') throw new Error('no openapi version in the document');
+    });
+    await step('a token (client credentials)', async () => {
+      const response = await fetch(target.tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: target.clientId, client_secret: target.clientSecret }).toString(),
+      });
+      if (!response.ok) throw new Error(`the token endpoint answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+      token = ((await response.json()) as { access_token: string }).access_token;
+    });
+    await step('whoami: a system client', async () => {
+      const me = await call('GET', '/v1/whoami', 200);
+      if (me.mode !== 'SYSTEM') throw new Error(`the client is ${String(me.mode)}, not a system client`);
+    });
+    await step('a company of its own', async () => {
+      const company = await call('POST', '/v1/companies', 201, { displayName: `Smoke test ${new Date().toISOString().slice(0, 19)}`, accountingSystem: 'Api' });
+      companyId = String(company.id);
+    });
+    const chart = await step('an import of a chart (queue and import worker)', () =>
+      importAndWait('accounts', {
+        year: 2026,
+        accounts: [
+          { accountCode: '1920', accountDescription: 'Bank', accountCategory: 'Balance' },
+          { accountCode: '3000', accountDescription: 'Sales', accountCategory: 'Result' },
+        ],
+      }),
+    );
+    await step('an import of GL lines', () =>
+      importAndWait('general-ledger-lines', {
+        year: 2026,
+        lines: [
+          { id: 'SMOKE-1', accountCode: '1920', amount: '125.50', period: 1, transactionId: 'S-1', transactionDate: '2026-01-15', description: 'Smoke test' },
+          { id: 'SMOKE-2', accountCode: '3000', amount: '-125.50', period: 1, transactionId: 'S-1', transactionDate: '2026-01-15', description: 'Smoke test' },
+        ],
+      }),
+    );
+    await step('the trial balance holds the lines and sums to zero', async () => {
+      const balance = (await call('GET', `/v1/companies/${companyId}/trial-balance?year=2026`, 200)) as { accounts?: { accountCode: string }[]; totals?: { closingBalance?: unknown } };
+      const codes = (balance.accounts ?? []).map((account) => account.accountCode);
+      if (codes.join(',') !== '1920,3000') throw new Error(`the trial balance lists ${codes.join(', ') || 'no accounts'}, not 1920 and 3000`);
+      // Amounts are exact decimals; the total of a balanced import is zero whatever its notation.
+      if (!/^-?0(\.0+)?$/.test(String(balance.totals?.closingBalance))) throw new Error(`the trial balance totals ${String(balance.totals?.closingBalance)}, not 0`);
+    });
+    await step('the job of the import succeeded', async () => {
+      const job = await call('GET', `/v1/jobs/${String(chart.jobId)}`, 200);
+      if (job.status !== 'succeeded') throw new Error(`job ${String(job.id)} is ${String(job.status)}`);
+    });
+    await step('the event feed has the company’s events (outbox, relay)', async () => {
+      for (const deadline = Date.now() + timeoutMs; ; ) {
+        const feed = await call('GET', `/v1/events?company_id=${companyId}&page_size=50`, 200);
+        const types = ((feed.data as { type: string }[] | undefined) ?? []).map((event) => event.type);
+        if (types.includes('job.succeeded')) return;
+        if (Date.now() > deadline) throw new Error(`no job.succeeded in the feed after ${timeoutMs / 1000} s (seen: ${types.join(', ') || 'none'}; is the relay running?)`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    });
+  } catch (error) {
+    if (!(error instanceof StepFailed)) throw error;
+    return 1;
+  } finally {
+    if (companyId) {
+      await step('the company is deleted again', () => call('DELETE', `/v1/companies/${companyId}`, 200, { reason: 'smoke test' })).catch(() => undefined);
+    }
+  }
+  console.log(`All steps passed in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  return 0;
+};
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof ToolError ? error.message : error);
+    process.exit(1);
+  },
+);
