@@ -1,3 +1,4 @@
+import { type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { App, Validations, type Environment } from 'aws-cdk-lib';
@@ -135,7 +136,13 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
     reason: "It is itself a dead-letter destination: the on-failure destination of the webhook relay's stream event source.",
   });
 
-  for (const fn of [api.authorizerFunction, api.relayFunction, ...Object.values(api.functions), ...Object.values(api.workers)]) {
+  // The scheduler's role (made by the LambdaInvoke target, at stack scope) invokes the sweeper.
+  Validations.of(api).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${api.getLogicalId(api.sweeperFunction.node.defaultChild as CfnFunction)}.Arn>:*]`,
+    reason: "lambda:InvokeFunction on the outbox sweeper's versions and aliases (ARN:*), as the Scheduler target grants it: one function only.",
+  });
+
+  for (const fn of [api.authorizerFunction, api.relayFunction, api.sweeperFunction, ...Object.values(api.functions), ...Object.values(api.workers)]) {
     Validations.of(fn).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',

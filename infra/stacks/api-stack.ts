@@ -28,6 +28,8 @@ import { documentsBucketName } from './stateful-stack';
 import { documentsObjectPrefix, pendingUploadsPrefix } from '../../shared/documents/keys';
 import type { QueueDefinition } from '../../shared/queues';
 import { relayStreamFilter } from '../../shared/webhooks/relay';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 import {
   authorizerDynamoGrants,
@@ -37,6 +39,7 @@ import {
   groupPermissions,
   workerPermissions,
   relayPermissions,
+  sweeperPermissions,
   type DynamoGrant,
   type Permissions,
 } from './permissions';
@@ -111,6 +114,7 @@ export class ApiStack extends Stack {
   readonly workers: Readonly<Record<string, NodejsFunction>>;
   /** The webhook relay (DynamoDB Streams-triggered). */
   readonly relayFunction: NodejsFunction;
+  readonly sweeperFunction: NodejsFunction;
   /** Routes keyed by their route key (`routeKey(route)`), plus `$default`. */
   readonly routes: ReadonlyMap<string, HttpRoute>;
 
@@ -374,6 +378,22 @@ export class ApiStack extends Stack {
       }),
     );
     grant(this.relayFunction, relayPermissions);
+
+    // ---- Outbox sweeper: every 5 minutes (EventBridge Scheduler), relays events pending longer
+    // than 10 minutes (left by an outage beyond the stream's 24 h, or a record sent to the relay
+    // DLQ), through the same conditional relay step: each event enters the feed once.
+    this.sweeperFunction = makeFunction('OutboxSweeperFunction', {
+      entry: 'functions/outbox-sweeper/handler.ts',
+      description: 'Outbox sweeper: relays outbox events still pending after 10 minutes (the stream relay missed them)',
+      memoryMb: 512,
+      timeoutSeconds: 300,
+    });
+    grant(this.sweeperFunction, sweeperPermissions);
+    new Schedule(this, 'OutboxSweeperSchedule', {
+      description: 'Runs the outbox sweeper',
+      schedule: ScheduleExpression.rate(Duration.minutes(5)),
+      target: new LambdaInvoke(this.sweeperFunction, { retryAttempts: 0 }),
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
   }

@@ -30,9 +30,10 @@ export interface Permissions {
    * The outbox table (shared/outbox): `write` is PutItem only (an event is put in the transaction
    * of the change it announces); `read` is GetItem and Query on the table and Query on its
    * indexes (fan-out reads an event, the MCP context its company's newest); `relay` is UpdateItem
-   * only (the relayed mark; the stream read comes with the relay's event source).
+   * only (the relayed mark; the stream read comes with the relay's event source); `sweep` is the
+   * relay's mark plus Query on the pending index (the outbox sweeper).
    */
-  outbox: 'none' | 'read' | 'write' | 'relay';
+  outbox: 'none' | 'read' | 'write' | 'relay' | 'sweep';
   cursorSecret: boolean;
   /** Documents bucket access (import payloads live there as claim checks). */
   bucket?: 'read' | 'readWrite';
@@ -97,6 +98,9 @@ export const workerPermissions: Record<QueueName, Permissions> = {
  * the feed (single table), marks events relayed (outbox table), queues fan-out and context rebuilds.
  */
 export const relayPermissions: Permissions = { table: 'readWrite', control: 'none', outbox: 'relay', cursorSecret: false, sendTo: ['webhook-fanout', 'reconciliation'] };
+
+/** The outbox sweeper (functions/outbox-sweeper): the relay's step over the pending index. */
+export const sweeperPermissions: Permissions = { ...relayPermissions, outbox: 'sweep' };
 
 /**
  * What the request pipeline writes for a group's routes: rate limits on every route with a
@@ -179,9 +183,13 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
     grants.push({ actions: ['dynamodb:GetItem', 'dynamodb:Query'], resource: 'outboxTable' });
     grants.push({ actions: ['dynamodb:Query'], resource: 'outboxTableIndexes' });
   }
-  if (permissions.outbox === 'relay') {
+  if (permissions.outbox === 'relay' || permissions.outbox === 'sweep') {
     // shared/outbox/repository.ts outboxRelayedWrite: the relay's conditional "relayed" mark, in the feed's transaction.
     grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'outboxTable' });
+  }
+  if (permissions.outbox === 'sweep') {
+    // shared/outbox/repository.ts pendingEventsBefore: the pending index (GSI2).
+    grants.push({ actions: ['dynamodb:Query'], resource: 'outboxTableIndexes' });
   }
   return grants;
 };

@@ -5,7 +5,8 @@ export const outboxCompanyIndexKeys = (companyId: string, occurredAt: string, ev
   GSI1SK: `${occurredAt}#${eventId}`,
 });
 export const outboxPendingIndexKeys = (occurredAt: string, eventId: string) => ({
-  GSI2PK: `OUTBOX#pending#${occurredAt.slice(0, 10)}`,
+  GSI2PK: outboxPendingPartition(occurredAt.slice(0, 10)),
   GSI2SK: `${occurredAt}#${eventId}`,
 });
 export const outboxCompanyPartition = (companyId: string) => `EVENTS#${companyId}`;
+export const outboxPendingPartition = (day: string) => `OUTBOX#pending#${day}`;

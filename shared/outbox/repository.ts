@@ -4,7 +4,7 @@ import { queryAll } from '../db/query-all';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, outboxTableName } from '../platform/aws';
 import type { EventDataFor, EventType } from './events';
-import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys } from './keys';
+import { outboxCompanyIndexKeys, outboxCompanyPartition, outboxEventKeys, outboxPendingIndexKeys, outboxPendingPartition } from './keys';
 
 export { outboxEventTypes, type EventType } from './events';
 
@@ -61,6 +61,28 @@ export const outboxRelayedWrite = (eventId: string, organization: { organization
     ExpressionAttributeValues: { ':at': at, ':org': organization.organizationId, ':path': organization.organizationPath, ':relayed': 'relayed' },
   },
 });
+
+/**
+ * Events still pending (not relayed) that occurred before `before`, oldest first, from the pending
+ * index's day partitions `days` (YYYY-MM-DD), at most `limit`. The index drops an event when the
+ * relay marks it.
+ */
+export const pendingEventsBefore = async (before: string, days: readonly string[], limit: number): Promise<Record<string, unknown>[]> => {
+  const found: Record<string, unknown>[] = [];
+  for (const day of days) {
+    if (found.length >= limit) break;
+    const items = await queryAll(
+      {
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
+        ExpressionAttributeValues: { ':pk': outboxPendingPartition(day), ':before': before },
+      },
+      outboxTableName(),
+    );
+    found.push(...items.slice(0, limit - found.length));
+  }
+  return found;
+};
 
 /** When the company's newest event occurred (null: none in the outbox). */
 export const latestEventAtOfCompany = async (companyId: string): Promise<string | null> => {

@@ -4,7 +4,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { companyRepository } from '../companies/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { contextRefreshingEventTypes } from '../outbox/events';
-import { outboxRelayedWrite } from '../outbox/repository';
+import { outboxRelayedWrite, pendingEventsBefore } from '../outbox/repository';
 import { logger } from '../platform/logger';
 import { thinEvent } from './catalog';
 import { eventFeedSequence } from './repository';
@@ -53,7 +53,9 @@ export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDB
   return { batchItemFailures: [] };
 };
 
-const relay = async (item: Record<string, unknown>): Promise<void> => {
+/** Relays one outbox event; 'already' when it was relayed before (it is queued for fan-out again, which is idempotent). */
+const relay = async (item: Record<string, unknown>): Promise<'relayed' | 'already'> => {
+  let outcome: 'relayed' | 'already' = 'relayed';
   const eventId = item.id as string;
   const companyId = item.companyId as string;
   const company = await companyRepository.get(companyId);
@@ -75,11 +77,70 @@ const relay = async (item: Record<string, unknown>): Promise<void> => {
       break;
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
-      if (error.names.includes('event')) break; // relayed before (a repeated record): only queue it again
+      if (error.names.includes('event')) {
+        outcome = 'already'; // relayed before (a repeated record): only queue it again
+        break;
+      }
       if (round >= 50) throw error; // counters kept moving: fail the record, the stream retries it
     }
   }
   await sendMessage('webhook-fanout', { eventId });
   // The MCP context pictures follow the changes the post-fetch engines do not see, asynchronously.
   if (contextRefreshingEventTypes.has(item.type as string)) await requestContextRefresh(companyId);
+  return outcome;
+};
+
+export interface SweepOptions {
+  /** Only events pending at least this long (the stream relay normally takes seconds). */
+  olderThanSeconds: number;
+  /** How many days of the pending index to look through, back from today. */
+  lookbackDays: number;
+  /** At most this many events per run (a run that hits it says so; the next run takes the rest). */
+  limit: number;
+  now?: Date;
+}
+
+export interface SweepResult {
+  found: number;
+  relayed: number;
+  alreadyRelayed: number;
+  failed: number;
+  limitReached: boolean;
+}
+
+/**
+ * The outbox sweeper: relays events the stream relay has not, e.g. left pending beyond the stream's
+ * 24-hour window after a long outage, oldest first, through the same relay step. Running it beside
+ * the stream relay is safe: the "relayed" mark is conditional, so each event enters the feed once
+ * and an event found relayed meanwhile is only queued for fan-out again (idempotent per event).
+ */
+export const sweepPendingEvents = async (options: SweepOptions): Promise<SweepResult> => {
+  const now = options.now ?? new Date();
+  const before = new Date(now.getTime() - options.olderThanSeconds * 1000).toISOString();
+  const days = Array.from({ length: options.lookbackDays + 1 }, (_, back) => new Date(now.getTime() - (options.lookbackDays - back) * 86_400_000).toISOString().slice(0, 10));
+  const pending = await pendingEventsBefore(before, days, options.limit);
+  const result: SweepResult = { found: pending.length, relayed: 0, alreadyRelayed: 0, failed: 0, limitReached: pending.length >= options.limit };
+  for (const item of pending) {
+    try {
+      if ((await relay(item)) === 'relayed') result.relayed++;
+      else result.alreadyRelayed++;
+    } catch (error) {
+      result.failed++;
+      logger.error('Sweep could not relay an event; the next run tries again', { eventId: item.id, error: error as Error });
+    }
+  }
+  return result;
+};
+
+/** The sweeper's bounds from the environment (OUTBOX_SWEEP_*), with the deployed defaults. */
+export const sweepOptionsFromEnv = (): SweepOptions => ({
+  olderThanSeconds: boundedNumber(process.env.OUTBOX_SWEEP_AFTER_SECONDS, 600, 0, 30 * 86_400),
+  lookbackDays: boundedNumber(process.env.OUTBOX_SWEEP_LOOKBACK_DAYS, 14, 0, 365),
+  limit: boundedNumber(process.env.OUTBOX_SWEEP_LIMIT, 1000, 1, 100_000),
+});
+
+const boundedNumber = (value: string | undefined, fallback: number, min: number, max: number): number => {
+  const number = value === undefined || value === '' ? fallback : Number(value);
+  if (!Number.isInteger(number) || number < min || number > max) throw new Error(`Expected a whole number from ${min} to ${max}, got ${value}`);
+  return number;
 };

@@ -225,8 +225,8 @@ describe('functions', () => {
 
   it('has one function per group, the authorizer and one worker per queue that declares a worker', () => {
     const workers = queues.filter((queue) => queue.workerEntry);
-    // + the authorizer and the webhook relay
-    expect(functionIds()).toHaveLength(groups.length + 2 + workers.length);
+    // + the authorizer, the webhook relay and the outbox sweeper
+    expect(functionIds()).toHaveLength(groups.length + 3 + workers.length);
     for (const queue of workers) {
       api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         BatchSize: queue.batchSize ?? 1,
@@ -421,6 +421,16 @@ describe('least privilege', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['outboxEvent'] } } } }) }] },
     });
+  });
+
+  it('the outbox sweeper runs every 5 minutes from EventBridge Scheduler and may only query the pending index, mark events relayed, write the table and send to fan-out and context rebuilds', () => {
+    expect(grantsOfFunction(built.api.sweeperFunction)).toEqual(
+      [...outboxRelayed, ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`), ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...sendTo('reconciliation')].sort(),
+    );
+    const [, schedule] = only(ofType(apiResources, 'AWS::Scheduler::Schedule'));
+    expect(schedule.Properties?.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(JSON.stringify(schedule.Properties?.Target?.Arn)).toContain(logicalId(built.api, built.api.sweeperFunction));
+    expect(schedule.Properties?.Target?.RetryPolicy).toMatchObject({ MaximumRetryAttempts: 0 });
   });
 
   it('the authorizer may only GetItem clients and organizations, and read people (person and memberships)', () => {
