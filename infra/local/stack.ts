@@ -10,7 +10,7 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { loadHandler, startGateway } from './gateway';
 import type { AccessEntry } from './log-format';
 import { configureLocalIam, runAs } from './iam';
-import { dynamoGrants, relayPermissions, workerPermissions } from '../stacks/permissions';
+import { dynamoGrants, relayPermissions, sweeperPermissions, workerPermissions } from '../stacks/permissions';
 import { passesRelayFilter } from '../../shared/webhooks/relay';
 import { startStreamPoller, type StreamEventHandler } from './stream-poller';
 import { startIdentityProvider } from './identity-provider';
@@ -20,6 +20,7 @@ import { ensureBucket, startS3, type S3EventNotification } from './s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { pendingUploadsPrefix } from '../../shared/documents/keys';
 import { seedDemoBooks } from './demo-books';
+import { lambdaContext } from './lambda-context';
 import { seedDemo, type SeedData } from './seed';
 import { administratorOf, type RateLimit } from '../../shared/identity/principal';
 import { ensureQueues, localSqsClient, startSqs as startSqsServer, type LocalQueue, type QueueName } from './sqs';
@@ -81,6 +82,8 @@ export interface StackOptions {
   signInThrottle?: SignInThrottleLimits;
   /** A custom rate limit for the seeded clients in place of their plans' (the test suite's clients send faster than any plan allows). */
   seedClientRateLimit?: RateLimit;
+  /** Runs the outbox sweeper this often, as EventBridge Scheduler does on AWS (npm start: 300); unset, never (the tests run it themselves). */
+  outboxSweepEverySeconds?: number;
 }
 
 export interface LocalStack {
@@ -216,6 +219,16 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       functionName: 'webhook-relay',
     });
     stops.push(() => streamPoller.stop());
+
+    if (options.outboxSweepEverySeconds) {
+      const sweeper = (await loadHandler('functions/outbox-sweeper/handler.ts')) as (event: unknown, context: unknown) => Promise<unknown>;
+      const sweeperCaller = { name: 'outbox-sweeper', grants: dynamoGrants(sweeperPermissions) };
+      const timer = setInterval(() => {
+        runAs(sweeperCaller, () => sweeper({}, lambdaContext('outbox-sweeper', 300))).catch((error: unknown) => console.error('[outbox-sweeper]', error));
+      }, options.outboxSweepEverySeconds * 1000);
+      timer.unref();
+      stops.push(async () => clearInterval(timer));
+    }
 
     if (!seed) {
       progress('loading the demo books (bank statements, chart, GL lines, auto-reconciliation)');

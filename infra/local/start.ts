@@ -60,6 +60,7 @@ const stack = await startLocalStack({
   authPort,
   persist: values.persist,
   fresh: values.fresh,
+  outboxSweepEverySeconds: 300,
   onProgress: log,
   onRequest: (entry) => console.log(accessLine(entry)),
 }).catch((error: unknown) => {
