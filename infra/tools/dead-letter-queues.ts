@@ -100,8 +100,11 @@ const deadLetterOf = (message: Message): DeadLetter => {
   };
 };
 
-/** Receives up to `max` messages, each once, holding each for `holdSeconds`; stops at the first empty receive. */
-const receiveUpTo = async function* (client: SQSClient, url: string, max: number, holdSeconds: number): AsyncGenerator<Message[]> {
+/**
+ * Receives up to `max` messages, each once, holding each for `holdSeconds`; stops at the first
+ * receive with nothing new. `received` gets every message received, repeats included.
+ */
+const receiveUpTo = async function* (client: SQSClient, url: string, max: number, holdSeconds: number, received?: (messages: Message[]) => void): AsyncGenerator<Message[]> {
   const seen = new Set<string>();
   while (seen.size < max) {
     const { Messages = [] } = await client.send(
@@ -115,6 +118,7 @@ const receiveUpTo = async function* (client: SQSClient, url: string, max: number
         MessageAttributeNames: ['All'],
       }),
     );
+    received?.(Messages);
     const fresh = Messages.filter((message) => message.MessageId && !seen.has(message.MessageId));
     if (!fresh.length) return;
     for (const message of fresh) seen.add(message.MessageId!);
@@ -140,13 +144,14 @@ const peekHoldSeconds = 30;
 
 /** Up to `max` messages of a queue, left in it: received with a short visibility timeout, then released. */
 export const peek = async (client: SQSClient, url: string, max: number): Promise<DeadLetter[]> => {
+  const shown: Message[] = [];
   const held: Message[] = [];
   try {
-    for await (const batch of receiveUpTo(client, url, max, peekHoldSeconds)) held.push(...batch);
+    for await (const batch of receiveUpTo(client, url, max, peekHoldSeconds, (messages) => held.push(...messages))) shown.push(...batch);
   } finally {
     await release(client, url, held);
   }
-  return held.map(deadLetterOf);
+  return shown.map(deadLetterOf);
 };
 
 export interface Moved {
