@@ -29,6 +29,7 @@ import { resetConfig } from '../../shared/platform/config';
 import { ProblemError } from '../../shared/platform/problem';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
 import { applyStackEnv, defaultStackFile, isConnectionRefused, readStackFile, ToolError } from './stack-env';
+import { awsQueues, countsOf, localQueues, peek, purge, queueName, queueNames, readableBody, redrive, type QueueLocator, type QueueName } from './dead-letter-queues';
 
 /**
  * `npm run admin -- <command> [flags]`: what an organization administrator does outside the
@@ -64,13 +65,19 @@ type Flag =
   | 'by'
   | 'email'
   | 'password'
-  | 'user';
+  | 'user'
+  | 'queue'
+  | 'max'
+  | 'dry-run'
+  | 'yes';
 
 interface CommandSpec {
   required: Flag[];
   optional: Flag[];
   args: string;
   description: string;
+  /** Works on the service's queues (local stack or --resource-prefix), not on its table. */
+  queues?: true;
 }
 
 const commands: Record<string, CommandSpec> = {
@@ -159,6 +166,36 @@ const commands: Record<string, CommandSpec> = {
     args: '--company COMPANY_ID --gl-account CODE --year YYYY --period 1-12 --status approved|not_approved [--by NAME]',
     description: "Record the firm's approval of a period on a GL account (shown in the reconciliation summary)",
   },
+  'dlq-list': {
+    required: [],
+    optional: ['queue'],
+    args: '[--queue NAME]',
+    description: `Dead-letter queues with their approximate message counts (visible, in flight); NAME is one of ${queueNames.join('|')}`,
+    queues: true,
+  },
+  'dlq-show': {
+    required: ['queue'],
+    optional: ['max'],
+    args: '--queue NAME [--max N]',
+    description:
+      'Show up to N (default 10) messages of a DLQ: id, sent time, receive count, body. Leaves them in place: received with a short visibility timeout, then made visible again at once (ChangeMessageVisibility 0); each look adds one to the receive count',
+    queues: true,
+  },
+  'dlq-redrive': {
+    required: ['queue'],
+    optional: ['max', 'dry-run'],
+    args: '--queue NAME [--max N] [--dry-run]',
+    description:
+      'Move the messages of a DLQ (or N of them) back to its source queue, one at a time: sent to the source, then deleted from the DLQ. --dry-run lists what would move and changes nothing',
+    queues: true,
+  },
+  'dlq-purge': {
+    required: ['queue'],
+    optional: ['dry-run', 'yes'],
+    args: '--queue NAME (--yes | --dry-run)',
+    description: 'Delete every message of a DLQ (refused without --yes; --dry-run says how many would go)',
+    queues: true,
+  },
 };
 
 
@@ -185,6 +222,11 @@ const options = {
   email: { type: 'string' },
   password: { type: 'string' },
   user: { type: 'string' },
+  queue: { type: 'string' },
+  max: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  yes: { type: 'boolean' },
+  'resource-prefix': { type: 'string' },
   stack: { type: 'string' },
   table: { type: 'string' },
   'outbox-table': { type: 'string' },
@@ -209,6 +251,9 @@ export const adminUsage = (): string => {
     '                                the environment; the region defaults to the user pool\'s. The outbox table',
     '                                (stack output OutboxTableName) is needed by the commands that write events:',
     '                                create-company, delete-organization, import-bank-statement, auto-reconcile',
+    '  --resource-prefix PREFIX [--region REGION]',
+    '                                AWS, for the dlq-* commands: the queues <PREFIX>-<NAME> and <PREFIX>-<NAME>-dlq',
+    '                                (the stacks\' resource prefix); the region defaults to AWS_REGION',
     '',
     'Output:',
     '  --json                        machine-readable JSON on stdout',
@@ -231,6 +276,7 @@ interface Target {
 
 /** Points shared/ at the local stack (DynamoDB Local, local identity provider) or at AWS. */
 const selectTarget = (values: Values): Target => {
+  if (values['resource-prefix'] !== undefined) throw new UsageError('--resource-prefix only applies to the dlq-* commands');
   const aws = values.table !== undefined || values['user-pool-id'] !== undefined;
   if (aws) {
     if (!values.table || !values['user-pool-id']) throw new UsageError('AWS needs both --table and --user-pool-id');
@@ -270,6 +316,44 @@ const selectTarget = (values: Values): Target => {
     directory: localPersonDirectory,
     description: `local stack (${info.internal.tableName} at ${info.internal.dynamodbEndpoint})`,
     dynamodb: `DynamoDB Local at ${info.internal.dynamodbEndpoint}`,
+  };
+};
+
+interface QueueTarget {
+  queues: QueueLocator;
+  description: string;
+  /** What a refused connection failed to reach. */
+  sqs: string;
+}
+
+/** The local stack's queues (its stack file lists their URLs) or, with --resource-prefix, the deployed ones. */
+const selectQueueTarget = (values: Values): QueueTarget => {
+  if (values.table !== undefined || values['user-pool-id'] !== undefined || values['outbox-table'] !== undefined) {
+    throw new UsageError('The dlq-* commands find the AWS queues by --resource-prefix, not --table / --user-pool-id');
+  }
+  const prefix = values['resource-prefix'];
+  if (prefix !== undefined) {
+    if (values.stack) throw new UsageError('--stack targets the local stack; do not combine it with --resource-prefix');
+    if (!/^[A-Za-z0-9_-]{1,60}$/.test(prefix)) throw new ToolError(`--resource-prefix ${prefix} is not a queue name prefix (letters, digits, - and _)`);
+    const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+    if (!region) throw new UsageError('Cannot tell the AWS region: pass --region');
+    return { queues: awsQueues(prefix, region), description: `AWS queues ${prefix}-* (${region})`, sqs: `SQS in ${region}` };
+  }
+  if (values.region) throw new UsageError('--region only applies with --resource-prefix');
+  let info;
+  try {
+    info = readStackFile(values.stack ?? defaultStackFile);
+  } catch (error) {
+    if (error instanceof ToolError && !values.stack && /^No stack file/.test(error.message)) {
+      throw new ToolError('Start the local stack with npm start first, or pass --resource-prefix');
+    }
+    throw error;
+  }
+  applyStackEnv(info);
+  return {
+    queues: localQueues(info.internal.sqsEndpoint, info.internal.region, info.internal.queues),
+    description: `local stack (SQS at ${info.internal.sqsEndpoint})`,
+    sqs: `the SQS emulator at ${info.internal.sqsEndpoint}`,
   };
 };
 
@@ -547,6 +631,84 @@ const run: Record<string, Run> = {
   },
 };
 
+type QueueRun = (values: Values, target: QueueTarget, print: Printer) => Promise<void>;
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+/** The queue of --queue with its DLQ, named as the user sees them. */
+const queuePair = async (values: Values, target: QueueTarget) => {
+  const name = queueName(requireFlag(values, 'queue'));
+  const { url, dlqUrl } = await target.queues.urls(name);
+  const source = target.queues.label(name);
+  return { name, url, dlqUrl, source, dlq: `${source}-dlq` };
+};
+
+const queueRun: Record<string, QueueRun> = {
+  async 'dlq-list'(values, target, print) {
+    const names: readonly QueueName[] = values.queue !== undefined ? [queueName(values.queue)] : queueNames;
+    const rows = await Promise.all(
+      names.map(async (name) => {
+        const { dlqUrl } = await target.queues.urls(name);
+        return { queue: name, deadLetterQueue: `${target.queues.label(name)}-dlq`, url: dlqUrl, ...(await countsOf(target.queues.client, dlqUrl)) };
+      }),
+    );
+    print.json(rows);
+    const waiting = rows.reduce((sum, row) => sum + row.visible + row.inFlight, 0);
+    print.lines(
+      ...table(['QUEUE', 'DEAD-LETTER QUEUE', 'VISIBLE', 'IN FLIGHT'], rows.map((row) => [row.queue, row.deadLetterQueue, String(row.visible), String(row.inFlight)])),
+      `${plural(waiting, 'message')} (approximately) in ${plural(rows.length, 'dead-letter queue')} of the ${target.description}`,
+    );
+  },
+
+  async 'dlq-show'(values, target, print) {
+    const max = values.max !== undefined ? integerFlag(values, 'max', 1, 1000) : 10;
+    const { name, dlqUrl, dlq } = await queuePair(values, target);
+    const messages = await peek(target.queues.client, dlqUrl, max);
+    print.json({ queue: name, deadLetterQueue: dlq, messages });
+    print.lines(
+      `${plural(messages.length, 'message')} of ${dlq}${messages.length === max ? ` (the first ${max}; --max shows more)` : ''}, left in the queue`,
+      ...messages.flatMap((message) => [
+        '',
+        `message   ${message.messageId}`,
+        `sent      ${shortTime(message.sentAt) || '(unknown)'}`,
+        `receives  ${message.receiveCount}`,
+        ...readableBody(message.body).split('\n').map((line) => `  ${line}`),
+      ]),
+    );
+  },
+
+  async 'dlq-redrive'(values, target, print) {
+    const max = values.max !== undefined ? integerFlag(values, 'max', 1, 100_000) : Infinity;
+    const { name, url, dlqUrl, source, dlq } = await queuePair(values, target);
+    if (values['dry-run']) {
+      const messages = await peek(target.queues.client, dlqUrl, max);
+      print.json({ queue: name, from: dlq, to: source, dryRun: true, messages: messages.map(({ body: _body, ...message }) => message) });
+      return print.lines(
+        `Would move ${plural(messages.length, 'message')} from ${dlq} to ${source} (dry run: nothing changed)`,
+        ...messages.map((message) => `  ${message.messageId}  sent ${shortTime(message.sentAt) || '(unknown)'}  receives ${message.receiveCount}`),
+      );
+    }
+    print.progress(`Moving messages from ${dlq} to ${source} on the ${target.description}...`);
+    const moved = await redrive(target.queues.client, dlqUrl, url, max, ({ messageId, newMessageId }) => print.progress(`  moved ${messageId} -> ${newMessageId}`));
+    print.json({ queue: name, from: dlq, to: source, moved: moved.length, messages: moved });
+    print.lines(`Moved ${plural(moved.length, 'message')} from ${dlq} to ${source}`);
+  },
+
+  async 'dlq-purge'(values, target, print) {
+    const { name, dlqUrl, dlq } = await queuePair(values, target);
+    const { visible, inFlight } = await countsOf(target.queues.client, dlqUrl);
+    const count = visible + inFlight;
+    if (values['dry-run']) {
+      print.json({ queue: name, deadLetterQueue: dlq, dryRun: true, wouldDelete: count });
+      return print.lines(`Would delete ${plural(count, 'message')} (approximately) of ${dlq} (dry run: nothing changed)`);
+    }
+    if (!values.yes) throw new ToolError(`dlq-purge would delete ${plural(count, 'message')} (approximately) of ${dlq}: pass --yes to delete them`);
+    await purge(target.queues.client, dlqUrl);
+    print.json({ queue: name, deadLetterQueue: dlq, deleted: count });
+    print.lines(`Purged ${dlq}: ${plural(count, 'message')} (approximately) deleted; SQS may take up to a minute to finish`);
+  },
+};
+
 const integerFlag = (values: Values, flag: Flag, min: number, max: number): number => {
   const text = requireFlag(values, flag);
   const value = Number(text);
@@ -564,10 +726,10 @@ const existingCompany = async (companyId: string) => {
 const accountCodePattern = /^[0-9A-Za-z._-]{1,20}$/;
 
 
-const oneLine = (error: unknown, target: Target | undefined): string => {
+const oneLine = (error: unknown, reach: string): string => {
   if (error instanceof ProblemError) return error.problem.detail;
   if (isConnectionRefused(error)) {
-    return `Cannot reach ${target?.dynamodb ?? 'DynamoDB'}: is the local stack still running? Start it with npm start.`;
+    return `Cannot reach ${reach}: is the local stack still running? Start it with npm start.`;
   }
   const err = error as { name?: string; message?: string };
   const message = (err?.message ?? String(error)).split('\n')[0]!;
@@ -610,14 +772,21 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
     ? { json: (value) => io.out(JSON.stringify(value, null, 2)), lines: () => undefined, progress: () => undefined }
     : { json: () => undefined, lines: (...lines) => lines.forEach((line) => io.out(line)), progress: (line) => io.err(line) };
 
-  let target: Target | undefined;
+  let reach: string | undefined;
   try {
-    target = selectTarget(values);
-    await run[command]!(values, target, print);
+    if (spec.queues) {
+      const target = selectQueueTarget(values);
+      reach = target.sqs;
+      await queueRun[command]!(values, target, print);
+    } else {
+      const target = selectTarget(values);
+      reach = target.dynamodb;
+      await run[command]!(values, target, print);
+    }
     return 0;
   } catch (error) {
     if (error instanceof UsageError) return usageError(error.message);
-    io.err(`error: ${oneLine(error, target)}`);
+    io.err(`error: ${oneLine(error, reach ?? (spec.queues ? 'SQS' : 'DynamoDB'))}`);
     return 1;
   }
 };

@@ -14,6 +14,10 @@ import { ensureTable } from '../../infra/local/dynamodb-local';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { subscriptionKeys } from '../../shared/webhooks/keys';
 import type { Json } from '../support/json';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ensureQueue, localSqsClient } from '../../infra/local/sqs';
+import { countsOf } from '../../infra/tools/dead-letter-queues';
+import { eventually } from '../support/poll';
 
 /** The admin CLI, run in-process against the test run's local stack through a stack file. */
 let stackFile = '';
@@ -312,5 +316,157 @@ describe('admin CLI: people and per-user clients', () => {
   it('--help lists the people commands', async () => {
     const help = await admin('--help');
     for (const command of ['create-user', 'add-membership', 'remove-membership', 'delete-user', '--user USER_ID']) expect(help.out).toContain(command);
+  });
+});
+
+describe('admin CLI: dead-letter queues', () => {
+  /**
+   * A queue pair of its own in the test stack's SQS emulator, listed as the reconciliation queue in
+   * a stack file of this test: no worker polls it and no other test reads it, so counts are exact.
+   */
+  const prefix = `admin-dlq-${randomUUID().slice(0, 8)}`;
+  let dlqStackFile = '';
+  let pair: { url: string; dlqUrl: string };
+  const sqs = () => localSqsClient(testStack().internal.sqsEndpoint);
+
+  beforeAll(async () => {
+    const stack = testStack();
+    const client = sqs();
+    pair = await ensureQueue(client, { name: `${prefix}-reconciliation`, visibilityTimeoutSeconds: 120, maxReceiveCount: 5 });
+    client.destroy();
+    dlqStackFile = join(dirname(stackFile), 'dlq-stack.json');
+    writeFileSync(dlqStackFile, JSON.stringify({ ...stack, internal: { ...stack.internal, queues: { ...stack.internal.queues, reconciliation: pair } } }));
+  });
+
+  const dlq = (...argv: string[]) => admin(...argv, '--stack', dlqStackFile);
+  const dlqJson = async <T = Json>(...argv: string[]): Promise<T> => {
+    const run = await dlq(...argv, '--json');
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    return JSON.parse(run.out) as T;
+  };
+  const counts = async (url: string) => {
+    const client = sqs();
+    try {
+      return await countsOf(client, url);
+    } finally {
+      client.destroy();
+    }
+  };
+
+  it('lists counts, shows without consuming, redrives exactly N (dry run first), purges only with --yes', async () => {
+    const client = sqs();
+    const bodies = [
+      JSON.stringify({ companyId: 'c-1', year: 2026, run: 'first' }),
+      JSON.stringify({ companyId: 'c-2', year: 2026, run: 'second' }),
+      'x'.repeat(3_000),
+    ];
+    for (const [index, body] of bodies.entries()) {
+      await client.send(
+        new SendMessageCommand({ QueueUrl: pair.dlqUrl, MessageBody: body, MessageAttributes: { attempt: { DataType: 'String', StringValue: String(index) } } }),
+      );
+    }
+    await eventually(async () => (await counts(pair.dlqUrl)).visible === 3, 30_000, 'three messages in the DLQ');
+
+    // dlq-list: one queue as JSON, every queue as a table
+    expect(await dlqJson('dlq-list', '--queue', 'reconciliation')).toEqual([
+      { queue: 'reconciliation', deadLetterQueue: `${prefix}-reconciliation-dlq`, url: pair.dlqUrl, visible: 3, inFlight: 0 },
+    ]);
+    const listed = await dlq('dlq-list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout[0]).toMatch(/^QUEUE\s+DEAD-LETTER QUEUE\s+VISIBLE\s+IN FLIGHT$/);
+    expect(listed.stdout).toHaveLength(2 + 5 + 1);
+    expect(listed.out).toMatch(new RegExp(`reconciliation\\s+${prefix}-reconciliation-dlq\\s+3\\s+0`));
+
+    // dlq-show: every message, bodies readable, and all still there and visible afterwards
+    const shown = await dlqJson<{ messages: { messageId: string; body: string; receiveCount: number; sentAt: string }[] }>('dlq-show', '--queue', 'reconciliation');
+    expect(shown.messages.map((message) => message.body).sort()).toEqual([...bodies].sort());
+    for (const message of shown.messages) {
+      expect(message.receiveCount).toBe(1);
+      expect(Date.parse(message.sentAt)).not.toBeNaN();
+    }
+    expect(await counts(pair.dlqUrl)).toEqual({ visible: 3, inFlight: 0 });
+    const human = await dlq('dlq-show', '--queue', 'reconciliation', '--max', '2');
+    expect(human.code).toBe(0);
+    expect(human.stdout[0]).toBe(`2 messages of ${prefix}-reconciliation-dlq (the first 2; --max shows more), left in the queue`);
+    expect(human.out).toMatch(/^receives {2}2$/m);
+    const everything = await dlq('dlq-show', '--queue', 'reconciliation');
+    expect(everything.out).toMatch(/^ {4}"companyId": "c-1",$/m);
+    expect(everything.out).toContain(`  ${'x'.repeat(2_000)}\n  … (1000 more characters)`);
+    expect(await counts(pair.dlqUrl)).toEqual({ visible: 3, inFlight: 0 });
+
+    // dlq-redrive --dry-run: says what would move, changes nothing
+    const dry = await dlqJson<{ dryRun: boolean; from: string; to: string; messages: { messageId: string }[] }>('dlq-redrive', '--queue', 'reconciliation', '--dry-run');
+    expect(dry).toMatchObject({ dryRun: true, from: `${prefix}-reconciliation-dlq`, to: `${prefix}-reconciliation` });
+    expect(dry.messages.map((message) => message.messageId).sort()).toEqual(shown.messages.map((message) => message.messageId).sort());
+    expect(await counts(pair.dlqUrl)).toEqual({ visible: 3, inFlight: 0 });
+    expect(await counts(pair.url)).toEqual({ visible: 0, inFlight: 0 });
+
+    // dlq-redrive --max 2: exactly two move, with progress lines, bodies and attributes intact
+    const moved = await dlq('dlq-redrive', '--queue', 'reconciliation', '--max', '2');
+    expect(moved.code).toBe(0);
+    expect(moved.out).toBe(`Moved 2 messages from ${prefix}-reconciliation-dlq to ${prefix}-reconciliation`);
+    expect(moved.stderr.filter((line) => /^ {2}moved \S+ -> \S+$/.test(line))).toHaveLength(2);
+    expect(await counts(pair.dlqUrl)).toEqual({ visible: 1, inFlight: 0 });
+    expect(await counts(pair.url)).toEqual({ visible: 2, inFlight: 0 });
+    const { Messages: arrived = [] } = await client.send(
+      new ReceiveMessageCommand({ QueueUrl: pair.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }),
+    );
+    expect(arrived).toHaveLength(2);
+    const left = (await dlqJson<{ messages: { body: string }[] }>('dlq-show', '--queue', 'reconciliation')).messages;
+    expect([...arrived.map((message) => message.Body), left[0]!.body].sort()).toEqual([...bodies].sort());
+    for (const message of arrived) expect(bodies[Number(message.MessageAttributes?.attempt?.StringValue)]).toBe(message.Body);
+
+    // dlq-purge: refused without --yes (saying how many), a dry run changes nothing, --yes empties the DLQ
+    expectFailure(await dlq('dlq-purge', '--queue', 'reconciliation'), `error: dlq-purge would delete 1 message (approximately) of ${prefix}-reconciliation-dlq: pass --yes to delete them`);
+    expect(await dlqJson('dlq-purge', '--queue', 'reconciliation', '--dry-run')).toEqual({
+      queue: 'reconciliation', deadLetterQueue: `${prefix}-reconciliation-dlq`, dryRun: true, wouldDelete: 1,
+    });
+    expect(await counts(pair.dlqUrl)).toEqual({ visible: 1, inFlight: 0 });
+    expect(await dlqJson('dlq-purge', '--queue', 'reconciliation', '--yes')).toEqual({ queue: 'reconciliation', deadLetterQueue: `${prefix}-reconciliation-dlq`, deleted: 1 });
+    await eventually(async () => {
+      const now = await counts(pair.dlqUrl);
+      return now.visible === 0 && now.inFlight === 0;
+    }, 30_000, 'an empty DLQ');
+    expect(await dlqJson('dlq-redrive', '--queue', 'reconciliation')).toEqual({
+      queue: 'reconciliation', from: `${prefix}-reconciliation-dlq`, to: `${prefix}-reconciliation`, moved: 0, messages: [],
+    });
+    client.destroy();
+  });
+
+  it('finds the queues by name with --resource-prefix (as on AWS)', async () => {
+    const client = sqs();
+    await client.send(new SendMessageCommand({ QueueUrl: pair.dlqUrl, MessageBody: '{"by":"name"}' }));
+    client.destroy();
+    // An SDK client without an endpoint reaches the emulator through this variable, as AWS through its own.
+    const saved = process.env.AWS_ENDPOINT_URL_SQS;
+    process.env.AWS_ENDPOINT_URL_SQS = testStack().internal.sqsEndpoint;
+    try {
+      const region = testStack().internal.region;
+      const run = await admin('dlq-show', '--queue', 'reconciliation', '--resource-prefix', prefix, '--region', region, '--json');
+      expect(run.err).toBe('');
+      expect(JSON.parse(run.out)).toMatchObject({ deadLetterQueue: `${prefix}-reconciliation-dlq`, messages: [{ body: '{"by":"name"}' }] });
+      const purged = await admin('dlq-purge', '--queue', 'reconciliation', '--resource-prefix', prefix, '--region', region, '--yes', '--json');
+      expect(JSON.parse(purged.out)).toMatchObject({ deleted: 1 });
+      expectFailure(
+        await admin('dlq-list', '--queue', 'imports', '--resource-prefix', `${prefix}-missing`, '--region', region),
+        `error: No queue ${prefix}-missing-imports in ${region}: check --resource-prefix and --region`,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_SQS;
+      else process.env.AWS_ENDPOINT_URL_SQS = saved;
+    }
+  });
+
+  it('answers an unknown queue in one line listing the queues, and usage errors with exit 2', async () => {
+    for (const command of ['dlq-list', 'dlq-show', 'dlq-redrive']) {
+      expectFailure(await dlq(command, '--queue', 'bogus'), 'error: Unknown queue bogus; queues: imports, reconciliation, uploads, webhook-fanout, webhooks');
+    }
+    expect((await dlq('dlq-purge')).code).toBe(2);
+    expect((await dlq('dlq-show', '--queue', 'imports', '--table', 'x')).code).toBe(2);
+    expect((await admin('create-organization', '--name', 'x', '--resource-prefix', 'p', '--stack', stackFile)).code).toBe(2);
+    expectFailure(await dlq('dlq-show', '--queue', 'imports', '--max', '0'), 'error: --max must be an integer from 1 to 1000, not 0');
+    const help = await admin('--help');
+    for (const text of ['dlq-list', 'dlq-show', 'dlq-redrive', 'dlq-purge', 'ChangeMessageVisibility 0', '--resource-prefix PREFIX']) expect(help.out).toContain(text);
   });
 });

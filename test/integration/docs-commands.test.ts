@@ -40,6 +40,7 @@ const expectedNotRun: [string, string][] = [
   ['docs/api-reference.md', 'npm run client -- --check'],
   ['docs/deploying.md', 'npm run synth                    # offline; fails on any unacknowledged cdk-nag finding'],
   ['docs/deploying.md', 'npm run -s smoke -- --base-url <ApiUrl> --token-url <TokenUrl> --client-id <id> --client-secret <secret>'],
+  ['docs/deploying.md', 'npm run -s admin -- dlq-redrive --queue imports --max 10   # back to the source queue, one at a time'],
   ['docs/mcp.md', 'npm run mcp:check -- --stack-file "$STACK"'],
   ['docs/performance.md', 'npm run bench -- --read-samples 50 --samples 10 --import-samples 1 --no-worker   # a shorter run'],
   ['docs/testing.md', 'npx vitest run test/integration/companies.test.ts'],
@@ -48,10 +49,6 @@ const expectedNotRun: [string, string][] = [
 
 /** What each file's commands must print (besides exiting 0): the answers that show they did their job. */
 const expectedOutput: Record<string, (out: string, stack: { baseUrl: string }) => void> = {
-  'docs/deploying.md': (out) => {
-    expect(out).toContain('  ok    the trial balance holds the lines and sums to zero');
-    expect(out).toMatch(/All steps passed in \d+\.\d s\./);
-  },
   'docs/integrators.md': (out) => {
     expect(out).toContain('"mode": "SYSTEM"');
     expect(out).toMatch(/^created (\S+), replayed \1$/m); // the same Idempotency-Key replays the company
@@ -68,6 +65,15 @@ const expectedOutput: Record<string, (out: string, stack: { baseUrl: string }) =
     expect(out).toContain('"change": "updated"');
     expect(out).toContain('import:general_ledger_lines');
     expect(out).toMatch(/^595\.50$/m);
+  },
+  'docs/deploying.md': (out) => {
+    expect(out).toMatch(/^QUEUE\s+DEAD-LETTER QUEUE\s+VISIBLE\s+IN FLIGHT$/m);
+    expect(out).toMatch(/^webhooks\s+\S+-webhooks-dlq\s+\d+\s+\d+$/m);
+    expect(out).toMatch(/^\d+ messages? of \S+-imports-dlq/m);
+    expect(out).toMatch(/^Would move \d+ messages? from \S+-imports-dlq to \S+-imports \(dry run: nothing changed\)$/m);
+    expect(out).toMatch(/^Would delete \d+ messages? \(approximately\) of \S+-imports-dlq \(dry run: nothing changed\)$/m);
+    expect(out).toContain('  ok    the trial balance holds the lines and sums to zero');
+    expect(out).toMatch(/All steps passed in \d+\.\d s\./);
   },
   'docs/documents.md': (out) => {
     expect(out).toContain('"fileName": "kvittering-2026-03-14.txt"');
