@@ -396,5 +396,6 @@ export class ApiStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
+    new CfnOutput(this, 'OutboxSweeperFunctionName', { value: this.sweeperFunction.functionName, description: 'Invoke it to run the outbox sweeper by hand' });
   }
 }

@@ -27,6 +27,8 @@ import { administratorOf, type RateLimit, type RatePlan } from '../../shared/ide
 import { allScopes, isScope, type Scope } from '../../shared/identity/scopes';
 import { resetConfig } from '../../shared/platform/config';
 import { ProblemError } from '../../shared/platform/problem';
+import { pendingEventsBefore } from '../../shared/outbox/repository';
+import { sweepPendingEvents } from '../../shared/webhooks/relay';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
 import { applyStackEnv, defaultStackFile, isConnectionRefused, readStackFile, ToolError } from './stack-env';
 import { awsQueues, countsOf, localQueues, peek, purge, queueName, queueNames, readableBody, redrive, type QueueLocator, type QueueName } from './dead-letter-queues';
@@ -69,6 +71,7 @@ type Flag =
   | 'queue'
   | 'max'
   | 'dry-run'
+  | 'older-than'
   | 'yes';
 
 interface CommandSpec {
@@ -166,6 +169,13 @@ const commands: Record<string, CommandSpec> = {
     args: '--company COMPANY_ID --gl-account CODE --year YYYY --period 1-12 --status approved|not_approved [--by NAME]',
     description: "Record the firm's approval of a period on a GL account (shown in the reconciliation summary)",
   },
+  'outbox-sweep': {
+    required: [],
+    optional: ['older-than', 'dry-run'],
+    args: '[--older-than SECONDS] [--dry-run]',
+    description:
+      'Relay outbox events still pending after SECONDS (default 600) now, as the scheduled sweeper does; --dry-run lists them. Local stack only: on AWS invoke the deployed sweeper (stack output OutboxSweeperFunctionName)',
+  },
   'dlq-list': {
     required: [],
     optional: ['queue'],
@@ -225,6 +235,7 @@ const options = {
   queue: { type: 'string' },
   max: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'older-than': { type: 'string' },
   yes: { type: 'boolean' },
   'resource-prefix': { type: 'string' },
   stack: { type: 'string' },
@@ -614,6 +625,28 @@ const run: Record<string, Run> = {
     const changed = await subscriptionRepository.addMissingTreeKeys();
     print.json({ subscriptionsIndexed: changed });
     print.lines(changed ? `Indexed ${changed} webhook subscription${changed === 1 ? '' : 's'}` : 'Every webhook subscription was indexed already');
+  },
+
+  async 'outbox-sweep'(values, target, print) {
+    if (!target.description.startsWith('local stack')) {
+      throw new UsageError('outbox-sweep runs on the local stack; on AWS invoke the deployed sweeper: aws lambda invoke --function-name <OutboxSweeperFunctionName> out.json');
+    }
+    const olderThanSeconds = values['older-than'] !== undefined ? integerFlag(values, 'older-than', 0, 30 * 86_400) : 600;
+    const bounds = { olderThanSeconds, lookbackDays: 14, limit: 1000 };
+    if (values['dry-run']) {
+      const before = new Date(Date.now() - olderThanSeconds * 1000).toISOString();
+      const days = Array.from({ length: bounds.lookbackDays + 1 }, (_, back) => new Date(Date.now() - (bounds.lookbackDays - back) * 86_400_000).toISOString().slice(0, 10));
+      const pending = await pendingEventsBefore(before, days, bounds.limit);
+      print.json({ dryRun: true, pending: pending.map((item) => ({ id: item.id, type: item.type, companyId: item.companyId, occurredAt: item.occurredAt })) });
+      return print.lines(
+        `${pending.length} outbox event${pending.length === 1 ? '' : 's'} pending for more than ${olderThanSeconds} s (dry run: nothing relayed)`,
+        ...pending.map((item) => `  ${String(item.occurredAt)}  ${String(item.type)}  ${String(item.id)}  company ${String(item.companyId)}`),
+      );
+    }
+    print.progress(`Relaying outbox events pending for more than ${olderThanSeconds} s on the ${target.description}...`);
+    const result = await sweepPendingEvents(bounds);
+    print.json(result);
+    print.lines(`Found ${result.found} pending: relayed ${result.relayed}, already relayed ${result.alreadyRelayed}, failed ${result.failed}${result.limitReached ? ' (limit reached: run it again)' : ''}`);
   },
 
   async 'set-period-approval'(values, _target, print) {

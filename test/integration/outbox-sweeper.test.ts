@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/outbox-sweeper/handler';
@@ -7,6 +11,7 @@ import { sweepPendingEvents, type SweepResult } from '../../shared/webhooks/rela
 import { api } from '../support/api';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import { newFirm } from '../support/people';
+import { testStack } from '../support/stack';
 
 /**
  * The outbox sweeper relays events the stream relay never saw. Such an event is made here as the
@@ -66,5 +71,26 @@ describe('outbox sweeper', () => {
     expect(result.relayed).toBeGreaterThanOrEqual(1);
     expect(result.limitReached).toBe(false);
     expect((await feedOf()).filter((entry) => entry.id === eventId)).toHaveLength(1);
+  });
+
+  it('npm run admin -- outbox-sweep lists the pending events with --dry-run and relays them without', async () => {
+    const eventId = await missedEvent(30);
+    const dir = mkdtempSync(join(tmpdir(), 'outbox-sweep-'));
+    try {
+      writeFileSync(join(dir, 'stack.json'), JSON.stringify(testStack()));
+      const admin = (...args: string[]) =>
+        spawnSync(process.execPath, ['--import', 'tsx', 'infra/tools/admin.ts', 'outbox-sweep', '--stack', join(dir, 'stack.json'), ...args], { cwd: resolve('.'), encoding: 'utf8', timeout: 120_000 });
+      const dry = admin('--dry-run', '--json');
+      expect(dry.status, dry.stderr).toBe(0);
+      expect(JSON.parse(dry.stdout).pending.map((event: { id: string }) => event.id)).toContain(eventId);
+      expect((await feedOf()).map((entry) => entry.id)).not.toContain(eventId);
+
+      const run = admin();
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^Found \d+ pending: relayed [1-9]\d*, already relayed \d+, failed \d+$/m);
+      expect((await feedOf()).filter((entry) => entry.id === eventId)).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
