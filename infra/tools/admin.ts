@@ -27,8 +27,7 @@ import { administratorOf, type RateLimit, type RatePlan } from '../../shared/ide
 import { allScopes, isScope, type Scope } from '../../shared/identity/scopes';
 import { resetConfig } from '../../shared/platform/config';
 import { ProblemError } from '../../shared/platform/problem';
-import { pendingEventsBefore } from '../../shared/outbox/repository';
-import { sweepPendingEvents } from '../../shared/webhooks/relay';
+import { eventsToSweep, sweepOptionsFromEnv, sweepPendingEvents } from '../../shared/webhooks/relay';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
 import { applyStackEnv, defaultStackFile, isConnectionRefused, readStackFile, ToolError } from './stack-env';
 import { awsQueues, countsOf, localQueues, peek, purge, queueName, queueNames, readableBody, redrive, type QueueLocator, type QueueName } from './dead-letter-queues';
@@ -632,11 +631,9 @@ const run: Record<string, Run> = {
       throw new UsageError('outbox-sweep runs on the local stack; on AWS invoke the deployed sweeper: aws lambda invoke --function-name <OutboxSweeperFunctionName> out.json');
     }
     const olderThanSeconds = values['older-than'] !== undefined ? integerFlag(values, 'older-than', 0, 30 * 86_400) : 600;
-    const bounds = { olderThanSeconds, lookbackDays: 14, limit: 1000 };
+    const bounds = { ...sweepOptionsFromEnv(), olderThanSeconds };
     if (values['dry-run']) {
-      const before = new Date(Date.now() - olderThanSeconds * 1000).toISOString();
-      const days = Array.from({ length: bounds.lookbackDays + 1 }, (_, back) => new Date(Date.now() - (bounds.lookbackDays - back) * 86_400_000).toISOString().slice(0, 10));
-      const pending = await pendingEventsBefore(before, days, bounds.limit);
+      const pending = await eventsToSweep(bounds);
       print.json({ dryRun: true, pending: pending.map((item) => ({ id: item.id, type: item.type, companyId: item.companyId, occurredAt: item.occurredAt })) });
       return print.lines(
         `${pending.length} outbox event${pending.length === 1 ? '' : 's'} pending for more than ${olderThanSeconds} s (dry run: nothing relayed)`,

@@ -1,6 +1,7 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { fetchAccessToken } from '../../client';
+import { apiRequest, problemText } from './api-request';
 import { defaultStackFile, readStackFile, ToolError } from './stack-env';
 
 /**
@@ -88,18 +89,9 @@ const main = async (): Promise<number> => {
     }
   };
   const call = async (method: string, path: string, expected: number, body?: unknown): Promise<Record<string, unknown>> => {
-    const response = await fetch(`${target.baseUrl}${path}`, {
-      method,
-      headers: {
-        ...(token && { authorization: `Bearer ${token}` }),
-        ...(method !== 'GET' && { 'idempotency-key': randomUUID() }),
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (response.status !== expected) throw new Error(`${method} ${path} answered ${response.status}, expected ${expected}: ${text.slice(0, 300)}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    const answer = await apiRequest(target.baseUrl, token || undefined, method, path, body);
+    if (answer.status !== expected) throw new Error(`${method} ${path} answered ${answer.status}, expected ${expected}: ${problemText(answer)}`);
+    return (answer.body as Record<string, unknown> | undefined) ?? {};
   };
   const importAndWait = async (kind: string, body: unknown) => {
     const accepted = await call('POST', `/v1/companies/${companyId}/imports/${kind}`, 202, body);
@@ -121,13 +113,7 @@ const main = async (): Promise<number> => {
       if (typeof document.openapi !== 'string') throw new Error('no openapi version in the document');
     });
     await step('a token (client credentials)', async () => {
-      const response = await fetch(target.tokenUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: target.clientId, client_secret: target.clientSecret }).toString(),
-      });
-      if (!response.ok) throw new Error(`the token endpoint answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
-      token = ((await response.json()) as { access_token: string }).access_token;
+      token = await fetchAccessToken(target.tokenUrl, target.clientId, target.clientSecret);
     });
     await step('whoami: a system client', async () => {
       const me = await call('GET', '/v1/whoami', 200);

@@ -1,9 +1,10 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
+import { fetchAccessToken } from '../../client';
+import { apiRequest, problemText } from './api-request';
 import { readStackFile, ToolError, defaultStackFile } from './stack-env';
 
 /**
@@ -167,43 +168,22 @@ const receive = async (request: IncomingMessage, response: ServerResponse, secre
   else console.log([event.occurredAt, event.type.padEnd(24), event.id, `company ${event.companyId ?? '-'}`, event.data.link ?? ''].join('  '));
 };
 
-/** The API over HTTP with a client-credentials token (renewed when it is about to expire). */
+/** The API over HTTP with a client-credentials token (a new one before the hour a token lasts is up). */
 const apiOf = (baseUrl: string, tokenUrl: string, clientId: string, clientSecret: string) => {
-  let token: { value: string; expiresAt: number } | undefined;
+  let token: { value: string; fetchedAt: number } | undefined;
   const bearer = async () => {
-    if (token && token.expiresAt > Date.now() + 60_000) return token.value;
-    const response = await fetch(tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString(),
-    });
-    if (!response.ok) throw new ToolError(`The token endpoint answered ${response.status}: ${await response.text()}`);
-    const answer = (await response.json()) as { access_token: string; expires_in: number };
-    token = { value: answer.access_token, expiresAt: Date.now() + answer.expires_in * 1000 };
+    if (!token || Date.now() - token.fetchedAt > 50 * 60_000) {
+      const value = await fetchAccessToken(tokenUrl, clientId, clientSecret).catch((error: unknown) => {
+        throw new ToolError((error as Error).message);
+      });
+      token = { value, fetchedAt: Date.now() };
+    }
     return token.value;
   };
   const send = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${await bearer()}`,
-        ...(method !== 'GET' && { 'idempotency-key': randomUUID() }),
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) {
-      const problem = (() => {
-        try {
-          return JSON.parse(text) as { title?: string; detail?: string };
-        } catch {
-          return { detail: text };
-        }
-      })();
-      throw new ToolError(`${method} ${path} answered ${response.status}: ${problem.detail ?? problem.title ?? ''}`);
-    }
-    return (text ? JSON.parse(text) : undefined) as T;
+    const answer = await apiRequest(baseUrl, await bearer(), method, path, body);
+    if (answer.status >= 300) throw new ToolError(`${method} ${path} answered ${answer.status}: ${problemText(answer)}`);
+    return answer.body as T;
   };
   const all = async <T>(path: string): Promise<T[]> => {
     const items: T[] = [];

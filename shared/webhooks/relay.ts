@@ -108,6 +108,14 @@ export interface SweepResult {
   limitReached: boolean;
 }
 
+/** The pending events a sweep with these bounds takes, oldest first (what `--dry-run` lists). */
+export const eventsToSweep = (options: SweepOptions): Promise<Record<string, unknown>[]> => {
+  const now = options.now ?? new Date();
+  const before = new Date(now.getTime() - options.olderThanSeconds * 1000).toISOString();
+  const days = Array.from({ length: options.lookbackDays + 1 }, (_, back) => new Date(now.getTime() - (options.lookbackDays - back) * 86_400_000).toISOString().slice(0, 10));
+  return pendingEventsBefore(before, days, options.limit);
+};
+
 /**
  * The outbox sweeper: relays events the stream relay has not, e.g. left pending beyond the stream's
  * 24-hour window after a long outage, oldest first, through the same relay step. Running it beside
@@ -115,10 +123,7 @@ export interface SweepResult {
  * and an event found relayed meanwhile is only queued for fan-out again (idempotent per event).
  */
 export const sweepPendingEvents = async (options: SweepOptions): Promise<SweepResult> => {
-  const now = options.now ?? new Date();
-  const before = new Date(now.getTime() - options.olderThanSeconds * 1000).toISOString();
-  const days = Array.from({ length: options.lookbackDays + 1 }, (_, back) => new Date(now.getTime() - (options.lookbackDays - back) * 86_400_000).toISOString().slice(0, 10));
-  const pending = await pendingEventsBefore(before, days, options.limit);
+  const pending = await eventsToSweep(options);
   const result: SweepResult = { found: pending.length, relayed: 0, alreadyRelayed: 0, failed: 0, limitReached: pending.length >= options.limit };
   for (const item of pending) {
     try {

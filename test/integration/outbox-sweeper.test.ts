@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/outbox-sweeper/handler';
@@ -12,6 +11,7 @@ import { api } from '../support/api';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import { newFirm } from '../support/people';
 import { testStack } from '../support/stack';
+import { runTool } from '../support/tools';
 
 /**
  * The outbox sweeper relays events the stream relay never saw. Such an event is made here as the
@@ -78,15 +78,14 @@ describe('outbox sweeper', () => {
     const dir = mkdtempSync(join(tmpdir(), 'outbox-sweep-'));
     try {
       writeFileSync(join(dir, 'stack.json'), JSON.stringify(testStack()));
-      const admin = (...args: string[]) =>
-        spawnSync(process.execPath, ['--import', 'tsx', 'infra/tools/admin.ts', 'outbox-sweep', '--stack', join(dir, 'stack.json'), ...args], { cwd: resolve('.'), encoding: 'utf8', timeout: 120_000 });
-      const dry = admin('--dry-run', '--json');
-      expect(dry.status, dry.stderr).toBe(0);
+      const admin = (...args: string[]) => runTool('infra/tools/admin.ts', 'outbox-sweep', '--stack', join(dir, 'stack.json'), ...args);
+      const dry = await admin('--dry-run', '--json');
+      expect(dry.code, dry.stderr).toBe(0);
       expect(JSON.parse(dry.stdout).pending.map((event: { id: string }) => event.id)).toContain(eventId);
       expect((await feedOf()).map((entry) => entry.id)).not.toContain(eventId);
 
-      const run = admin();
-      expect(run.status, run.stderr).toBe(0);
+      const run = await admin();
+      expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^Found \d+ pending: relayed [1-9]\d*, already relayed \d+, failed \d+$/m);
       expect((await feedOf()).filter((entry) => entry.id === eventId)).toHaveLength(1);
     } finally {

@@ -1,19 +1,11 @@
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../support/api';
 import { newFirm } from '../support/people';
 import { testStack } from '../support/stack';
+import { runTool } from '../support/tools';
 
 /** `npm run smoke` against the run's stack, as devops runs it against a deployment (explicit URLs and a client of their own). */
-const smoke = (...args: string[]) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/tools/smoke.ts', ...args], { cwd: resolve('.') });
-    const output = { stdout: '', stderr: '' };
-    child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
-    child.on('close', (code) => done({ code, ...output }));
-  });
+const smoke = (...args: string[]) => runTool('infra/tools/smoke.ts', ...args);
 
 let firm: Awaited<ReturnType<typeof newFirm>>;
 beforeAll(async () => {
@@ -58,7 +50,7 @@ describe('npm run smoke', () => {
     const run = await smoke(...deployment(), '--client-secret', 'not-the-secret');
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('  ok    the OpenAPI document is served');
-    expect(run.stdout).toMatch(/ {2}FAIL {2}a token \(client credentials\): the token endpoint answered 401/);
+    expect(run.stdout).toMatch(/ {2}FAIL {2}a token \(client credentials\): Token request failed: 401/);
     expect(run.stdout).not.toContain('whoami');
   });
 

@@ -1,27 +1,25 @@
-import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runTool } from '../support/tools';
 
 /** `npm start`'s own answers that need no stack: usage, bad options, a busy port. */
-const start = (...args: string[]) =>
-  spawnSync(process.execPath, [resolve('node_modules/tsx/dist/cli.mjs'), 'infra/local/start.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
+const start = (...args: string[]) => runTool('infra/local/start.ts', ...args);
 
 describe('npm start', () => {
-  it('--help prints the usage and exits 0', () => {
-    const run = start('--help');
-    expect(run.status, run.stderr).toBe(0);
+  it('--help prints the usage and exits 0', async () => {
+    const run = await start('--help');
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Usage: npm start [-- options]');
     for (const option of ['--port N', '--auth-port N', '--persist', '--fresh', '-h, --help']) expect(run.stdout).toContain(option);
   });
 
-  it('an unknown option or a port that is not a number answers the usage and exits 2', () => {
-    const unknown = start('--bogus');
-    expect(unknown.status).toBe(2);
+  it('an unknown option or a port that is not a number answers the usage and exits 2', async () => {
+    const unknown = await start('--bogus');
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--bogus'");
     expect(unknown.stderr).toContain('Usage: npm start');
-    const notPort = start('--port', 'abc');
-    expect(notPort.status).toBe(2);
+    const notPort = await start('--port', 'abc');
+    expect(notPort.code).toBe(2);
     expect(notPort.stderr).toContain('--port takes a port number from 0 to 65535, not "abc"');
   });
 
@@ -30,8 +28,8 @@ describe('npm start', () => {
     await new Promise<void>((ready) => busy.listen(0, '127.0.0.1', ready));
     const port = (busy.address() as { port: number }).port;
     try {
-      const run = start('--port', String(port), '--auth-port', '0');
-      expect(run.status).toBe(1);
+      const run = await start('--port', String(port), '--auth-port', '0');
+      expect(run.code).toBe(1);
       expect(run.stderr).toContain(`API gateway: port ${port} is already in use (is another npm start running? try --port/--auth-port)`);
       // Nothing was started or seeded before the check.
       expect(run.stdout).not.toContain('starting DynamoDB Local');
