@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { interactiveScopes } from '../../shared/identity/scopes';
 import { mcpResource } from '../../shared/identity/resources';
 import { loopbackRedirect, signInWithPassword } from './interactive-sign-in';
-import { defaultStackFile, readStackFile, ToolError } from './stack-env';
+import { defaultStackFile, readStackFile, ToolError, withValuesJoined } from './stack-env';
 
 /**
  * `npm run sign-in -- --email <e> --password <p>`: signs a person in to the local stack through
@@ -27,22 +27,9 @@ export const signInUsage = (): string =>
     '  --help             this text',
   ].join('\n');
 
-const valueFlags = new Set(['--email', '--password', '--scope', '--stack-file']);
-
-/** Each value flag takes the next argument whatever it starts with: a password may start with -. */
-const withValuesJoined = (argv: readonly string[]): string[] => {
-  const joined: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    if (valueFlags.has(flag) && i + 1 < argv.length) joined.push(`${flag}=${argv[++i]}`);
-    else joined.push(flag);
-  }
-  return joined;
-};
-
 const main = async () => {
   const { values } = parseArgs({
-    args: withValuesJoined(process.argv.slice(2)),
+    args: withValuesJoined(process.argv.slice(2), ['--email', '--password', '--scope', '--stack-file']),
     options: {
       email: { type: 'string' },
       password: { type: 'string' },

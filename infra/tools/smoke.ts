@@ -2,7 +2,7 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
 import { parseArgs } from 'node:util';
 import { fetchAccessToken } from '../../client';
 import { apiRequest, problemText } from './api-request';
-import { defaultStackFile, readStackFile, ToolError } from './stack-env';
+import { defaultStackFile, readStackFile, ToolError, withValuesJoined } from './stack-env';
 
 /**
  * `npm run smoke`: checks a deployment end to end over HTTP, as an integrator would use it: the
@@ -54,6 +54,8 @@ class StepFailed extends Error {}
 
 const main = async (): Promise<number> => {
   const { values } = parseArgs({
+    // A client secret may start with a dash.
+    args: withValuesJoined(process.argv.slice(2), ['--stack-file', '--client', '--base-url', '--token-url', '--client-id', '--client-secret', '--timeout']),
     options: {
       'stack-file': { type: 'string' },
       client: { type: 'string' },

@@ -91,3 +91,17 @@ export const isConnectionRefused = (error: unknown): boolean => {
   };
   return visit(error);
 };
+
+/**
+ * The command line with each value flag joined to its value (`--password=-x`), so that a value may
+ * start with a dash (a password, a client secret); parseArgs would take it for a flag.
+ */
+export const withValuesJoined = (argv: readonly string[], valueFlags: readonly string[]): string[] => {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (valueFlags.includes(flag) && i + 1 < argv.length) joined.push(`${flag}=${argv[++i]}`);
+    else joined.push(flag);
+  }
+  return joined;
+};

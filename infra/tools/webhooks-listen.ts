@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { fetchAccessToken } from '../../client';
 import { apiRequest, problemText } from './api-request';
-import { readStackFile, ToolError, defaultStackFile } from './stack-env';
+import { readStackFile, ToolError, defaultStackFile, withValuesJoined } from './stack-env';
 
 /**
  * `npm run webhooks:listen`: a webhook receiver on this machine, like `stripe listen`. It answers
@@ -45,6 +45,8 @@ interface Subscription {
 
 const main = async () => {
   const { values } = parseArgs({
+    // A client secret may start with a dash.
+    args: withValuesJoined(process.argv.slice(2), ['--events', '--companies', '--port', '--public-url', '--client', '--client-id', '--client-secret', '--stack-file']),
     options: {
       events: { type: 'string', default: '*' },
       companies: { type: 'string' },

@@ -47,7 +47,8 @@ describe('npm run smoke', () => {
   });
 
   it('stops at the first failing step with exit 1 and names it', async () => {
-    const run = await smoke(...deployment(), '--client-secret', 'not-the-secret');
+    // A secret may start with a dash (base64url): it is taken as the value, and here refused.
+    const run = await smoke(...deployment(), '--client-secret', '-not-the-secret');
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('  ok    the OpenAPI document is served');
     expect(run.stdout).toMatch(/ {2}FAIL {2}a token \(client credentials\): Token request failed: 401/);
