@@ -21,18 +21,18 @@ export type ReconciliationStatus = (typeof reconciliationStatuses)[number];
 
 export const BankAccountSchema = z
   .object({
-    id: UuidSchema,
+    id: UuidSchema.openapi({ description: 'The bank account (UUID)' }),
     name: statementText.openapi({ description: 'The name the bank gives the account (or the owner name when it gives none)' }),
     accountNumber: textOut(11).openapi({ description: 'Norwegian bank account number, 11 digits with a valid mod-11 check digit', example: '15032012340' }),
     iban: textOut(34).nullable().openapi({ example: 'NO9315032012340' }),
     bic: textOut(11).nullable(),
-    currency: textOut(3).openapi({ example: 'NOK' }),
+    currency: textOut(3).openapi({ example: 'NOK' }).openapi({ description: 'ISO 4217 currency of the account' }),
     glAccountCode: accountCode.openapi({ description: 'The GL account the bank account is mapped to (reconciliation matches its GL lines)', example: '1920' }),
     lastStatementAt: timestamp.nullable().openapi({ description: 'When the latest statement was ingested' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .openapi('BankAccount');
+  .openapi('BankAccount', { description: 'A bank account of the company, from its camt.053 statements, mapped to a GL account' });
 
 export const BankAccountPageSchema = pageOf(BankAccountSchema, 'BankAccountPage', null);
 
@@ -43,8 +43,8 @@ export const BankTransactionSchema = z
     bookingDate: date,
     valueDate: date.nullable(),
     amount: amountRead.openapi({ description: 'Signed: money in positive, debits negative' }),
-    currency: textOut(3),
-    description: nullableText,
+    currency: textOut(3).openapi({ description: 'ISO 4217 currency of the amount' }),
+    description: nullableText.openapi({ description: 'Text the bank gives the entry, or null' }),
     reference: nullableText.openapi({ description: 'KID or structured creditor reference, else the end-to-end id' }),
     counterpartyName: nullableText,
     counterpartyAccount: nullableText,
@@ -60,12 +60,11 @@ export const BankTransactionSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .openapi('BankTransaction');
+  .openapi('BankTransaction', { description: 'One entry of a bank statement, with its computed reconciliation status' });
 
 export const BankTransactionPageSchema = pageOf(BankTransactionSchema, 'BankTransactionPage');
 
 const EntryBase = {
-  amount: amountRead,
   stale: z.boolean().openapi({ description: 'The member changed (or left the mapped account) since the group was made' }),
 };
 
@@ -73,36 +72,38 @@ export const ReconciliationEntrySchema = z
   .discriminatedUnion('type', [
     z
       .object({
-        type: z.literal('bank_transaction'),
+        type: z.literal('bank_transaction').openapi({ description: 'bank_transaction' }),
         bankTransactionId: UuidSchema,
         bookingDate: date,
-        description: nullableText,
+        description: nullableText.openapi({ description: 'Text of the bank transaction, or null' }),
+        amount: amountRead.openapi({ description: 'Amount of the bank transaction when the group was made (credit to the account positive)' }),
         ...EntryBase,
       })
-      .openapi('ReconciliationBankTransactionEntry'),
+      .openapi('ReconciliationBankTransactionEntry', { description: 'A bank transaction in a reconciliation group' }),
     z
       .object({
-        type: z.literal('gl_line'),
+        type: z.literal('gl_line').openapi({ description: 'gl_line' }),
         lineId: textOut(limits.serviceId),
         sourceLineId: textOut(limits.integratorId),
         accountCode,
         period: PeriodSchema,
         transactionDate: date.nullable(),
-        description: nullableText,
+        description: nullableText.openapi({ description: 'Line text, or null' }),
+        amount: amountRead.openapi({ description: 'Amount of the GL line when the group was made (debit positive)' }),
         ...EntryBase,
       })
-      .openapi('ReconciliationGlLineEntry'),
+      .openapi('ReconciliationGlLineEntry', { description: 'A GL line in a reconciliation group' }),
   ])
   .openapi('ReconciliationEntry', { description: 'A member of a group as it was when the group was made, and whether it changed since' });
 
 const groupFields = {
-  id: UuidSchema,
+  id: UuidSchema.openapi({ description: 'The reconciliation group (UUID)' }),
   bankAccountId: UuidSchema,
   year: YearSchema,
   period: PeriodSchema,
   glAccountCode: accountCode.openapi({ description: 'The mapped GL account of the bank account when the group was made' }),
   source: z.enum(['manual', 'automatic']).openapi({ description: 'automatic: made by the auto-reconciliation engine' }),
-  note: nullableText,
+  note: nullableText.openapi({ description: 'Free-text note, or null' }),
   bankTransactionCount: CountSchema.max(maxGroupMembers),
   glLineCount: CountSchema.max(maxGroupMembers),
   total: amountRead.openapi({ description: 'Sum of the bank transactions (equal to the sum of the GL lines)' }),
@@ -114,32 +115,32 @@ const groupFields = {
   createdBy: clientOrEngine.openapi({ description: 'Client id, or auto-reconciliation' }),
 };
 
-export const ReconciliationGroupSummarySchema = z.object(groupFields).openapi('ReconciliationGroupListItem');
+export const ReconciliationGroupSummarySchema = z.object(groupFields).openapi('ReconciliationGroupListItem', { description: 'A reconciliation group without its members' });
 export const ReconciliationGroupPageSchema = pageOf(ReconciliationGroupSummarySchema, 'ReconciliationGroupPage');
 export const ReconciliationGroupSchema = z
   .object({ ...groupFields, entries: z.array(ReconciliationEntrySchema).max(maxGroupMembers) })
-  .openapi('ReconciliationGroup');
+  .openapi('ReconciliationGroup', { description: 'Bank transactions and GL lines of one period that reconcile each other, with the members' });
 
 export const ReconciliationDeletionSchema = z
   .object({
-    id: UuidSchema,
+    id: UuidSchema.openapi({ description: 'The dissolved group (UUID)' }),
     deleted: z.literal(true),
     deletedAt: timestamp,
     released: z.object({
-      bankTransactionIds: z.array(UuidSchema).max(maxGroupMembers),
-      lineIds: z.array(textOut(limits.serviceId)).max(maxGroupMembers),
+      bankTransactionIds: z.array(UuidSchema).max(maxGroupMembers).openapi({ description: 'Bank transactions the group released (now unreconciled unless in another group)' }),
+      lineIds: z.array(textOut(limits.serviceId)).max(maxGroupMembers).openapi({ description: 'GL lines the group released' }),
     }).openapi({ description: 'The members that are unreconciled again' }),
   })
   .openapi('ReconciliationDeletion', { description: 'The group is dissolved; deleting it again answers the same result' });
 
 export const CreateReconciliationSchema = z
   .strictObject({
-    bankAccountId: UuidSchema,
-    year: YearSchema,
-    period: PeriodSchema,
+    bankAccountId: UuidSchema.openapi({ description: 'The bank account whose transactions are reconciled' }),
+    year: YearSchema.openapi({ description: 'Accounting year of the GL lines' }),
+    period: PeriodSchema.openapi({ description: 'Accounting period of the GL lines and the bank transactions\' booking dates' }),
     bankTransactionIds: z.array(UuidSchema).min(1).max(maxGroupMembers).openapi({ description: 'Bank transactions of the bank account (at least one)' }),
     lineIds: z.array(identifier({ max: 64 })).max(maxGroupMembers).default([]).openapi({ description: 'GL lines (lineId) on the mapped GL account in this year and period' }),
-    note: text({ max: limits.note, multiline: true, blank: true }).optional(),
+    note: text({ max: limits.note, multiline: true, blank: true }).optional().openapi({ description: 'Free-text note, at most 500 characters' }),
   })
   .superRefine((body, ctx) => {
     const members = body.bankTransactionIds.length + body.lineIds.length;
@@ -160,9 +161,9 @@ export type CreateReconciliation = z.infer<typeof CreateReconciliationSchema>;
 
 const approval = z
   .object({
-    status: z.enum(['approved', 'not_approved']),
-    approvedAt: timestamp.nullable(),
-    approvedBy: textOut(limits.name).nullable(),
+    status: z.enum(['approved', 'not_approved']).openapi({ description: 'approved or not_approved' }),
+    approvedAt: timestamp.nullable().openapi({ description: 'When the period was approved, or null; UTC timestamp (ISO 8601)' }),
+    approvedBy: textOut(limits.name).nullable().openapi({ description: 'Who approved the period, or null' }),
   })
   .openapi('PeriodApproval', { description: "The firm's approval of the period on the mapped GL account (set in the application)" });
 
@@ -170,11 +171,11 @@ export const ReconciliationSummarySchema = z
   .object({
     bankAccountId: UuidSchema,
     glAccountCode: accountCode,
-    year: YearSchema,
+    year: YearSchema.openapi({ description: 'Accounting year' }),
     periods: z
       .array(
         z.object({
-          period: PeriodSchema,
+          period: PeriodSchema.openapi({ description: 'Accounting period 1 to 12' }),
           label: textOut(20).openapi({ example: 'January' }),
           groupCount: CountSchema,
           automaticGroupCount: CountSchema,
@@ -183,12 +184,12 @@ export const ReconciliationSummarySchema = z
           stale: z.boolean().openapi({ description: 'Any group of the period is stale' }),
           unreconciledTransactionCount: CountSchema.openapi({ description: 'Bank transactions booked in the period that are in no group' }),
           approval,
-        }).openapi('ReconciliationSummaryPeriod'),
+        }).openapi('ReconciliationSummaryPeriod', { description: 'Reconciliation counts of one period and the firm\'s approval of it' }),
       )
       .min(12)
       .max(12),
   })
-  .openapi('ReconciliationSummary');
+  .openapi('ReconciliationSummary', { description: 'Reconciliation of one bank account over the twelve periods of a year' });
 
 /* Parameters and queries. */
 

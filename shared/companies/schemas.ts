@@ -30,37 +30,37 @@ const vatFrequency = z.enum(vatFrequencies).openapi({
 
 export const CompanySchema = z
   .object({
-    id: UuidSchema,
-    name: textOut(limits.name),
-    status: z.enum(companyStatuses),
+    id: UuidSchema.openapi({ description: 'The company (UUID)' }),
+    name: textOut(limits.name).openapi({ description: 'Display name of the company (requests call it displayName)' }),
+    status: z.enum(companyStatuses).openapi({ description: 'active, disabled or deleted' }),
     organizationId: UuidSchema.openapi({ description: 'The organization the company belongs to' }),
-    organizationNumber: textOut(9).nullable(),
-    accountingSystem: z.enum(accountingSystems),
+    organizationNumber: textOut(9).nullable().openapi({ description: 'Norwegian organization number (9 digits), or null' }),
+    accountingSystem: z.enum(accountingSystems).openapi({ description: 'The system that owns the books; only Api companies take imports through this API' }),
     vatFrequency,
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
-  .openapi('Company');
+  .openapi('Company', { description: 'A client company of the accounting firm' });
 
 export const CompanyPageSchema = pageOf(CompanySchema, 'CompanyPage');
 
 export const CreateCompanySchema = z
   .strictObject({
     displayName,
-    accountingSystem: z.enum(accountingSystems),
+    accountingSystem: z.enum(accountingSystems).openapi({ description: 'The system that owns the books: Api (this API takes imports), Tripletex, Fiken, PowerOffice, Visma or Xledger' }),
     organizationNumber: organizationNumber.optional(),
     vatFrequency: vatFrequency.optional().openapi({ description: 'VAT filing frequency; omitted means `bimonthly`' }),
     organizationId: UuidSchema.optional().openapi({
       description: "Organization that owns the company; defaults to the caller's own. Must be within the caller's reach.",
     }),
   })
-  .openapi('CreateCompanyRequest');
+  .openapi('CreateCompanyRequest', { description: 'A new company' });
 
 export const UpdateCompanySchema = z
   .strictObject({
     displayName: displayName.optional(),
     organizationNumber: organizationNumber.nullable().optional(),
-    accountingSystem: z.enum(accountingSystems).optional(),
+    accountingSystem: z.enum(accountingSystems).optional().openapi({ description: 'The system that owns the books; moving a company to or from Api changes whether it takes imports' }),
     vatFrequency: vatFrequency.optional(),
   })
   .openapi('UpdateCompanyRequest', { description: 'Patch semantics: absent fields stay unchanged; null clears organizationNumber.' });
@@ -69,22 +69,22 @@ export const DeleteCompanySchema = z
   .strictObject({
     reason: text({ max: limits.note, multiline: true, blank: true }).optional().openapi({ description: 'Free text kept with the deletion record' }),
   })
-  .openapi('DeleteCompanyRequest');
+  .openapi('DeleteCompanyRequest', { description: 'Optional reason for the deletion' });
 
 export const deletionCauses = ['direct', 'organization_cascade'] as const;
 export type DeletionCause = (typeof deletionCauses)[number];
 
 export const CompanyDeletionSchema = z
   .object({
-    id: UuidSchema,
+    id: UuidSchema.openapi({ description: 'The deleted company (UUID)' }),
     deleted: z.literal(true),
     deletedAt: TimestampSchema,
     cause: z.enum(deletionCauses).openapi({
       description: '`direct` for DELETE on the company; `organization_cascade` when its organization was deleted (such a company cannot be restored)',
     }),
-    reason: textOut(limits.note).nullable(),
+    reason: textOut(limits.note).nullable().openapi({ description: 'The reason given with the deletion, or null' }),
   })
-  .openapi('CompanyDeletion');
+  .openapi('CompanyDeletion', { description: 'The company is soft-deleted (restorable with POST .../restore); deleting it again answers the same deletion' });
 
 export const CompanyParamsSchema = z.object({ companyId: UuidSchema });
 export const CompanyListQuerySchema = z.strictObject(PageQuerySchema.shape);

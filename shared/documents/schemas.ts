@@ -70,11 +70,11 @@ export const DeclareDocumentSchema = z
     description: text({ max: limits.description, multiline: true, blank: true }).optional().openapi({ example: 'Kvittering, lunsj med kunde' }),
     links: DocumentLinksSchema.optional(),
   })
-  .openapi('DeclareDocument');
+  .openapi('DeclareDocument', { description: 'A declared upload: the file name, its content type, exact size and SHA-256; optional description and links to the books' });
 
 export const UploadInstructionsSchema = z
   .object({
-    method: z.literal('PUT'),
+    method: z.literal('PUT').openapi({ description: 'Always PUT' }),
     url: textOut(presignedUrlLength).openapi({ format: 'uri', description: 'Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).' }),
     headers: z
       .object({
@@ -86,13 +86,13 @@ export const UploadInstructionsSchema = z
           'Headers the PUT must carry exactly (Content-Type and x-amz-checksum-sha256, the base64 SHA-256); the signed Content-Length is the declared sizeBytes, so the body must be exactly that long',
         example: { 'Content-Type': 'application/pdf', 'x-amz-checksum-sha256': 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' },
       }),
-    expiresAt: TimestampSchema,
+    expiresAt: TimestampSchema.openapi({ description: 'When the presigned URL stops working (15 minutes after the declaration); UTC timestamp (ISO 8601)' }),
   })
-  .openapi('UploadInstructions');
+  .openapi('UploadInstructions', { description: 'How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires' });
 
 export const DeclaredUploadSchema = z
   .object({
-    documentId: UuidSchema,
+    documentId: UuidSchema.openapi({ description: 'Id the document will have once the upload is completed (GET answers 404 until then)' }),
     status: z.literal('pending_upload'),
     upload: UploadInstructionsSchema,
     completeBy: TimestampSchema.openapi({ description: 'Completion after this instant answers 410 upload_expired (declare again)' }),
@@ -105,34 +105,34 @@ export const DocumentSchema = z
   .object({
     id: UuidSchema,
     companyId: UuidSchema,
-    fileName: textOut(255),
-    contentType: z.enum(documentContentTypes),
-    sizeBytes: z.number().int().min(1).max(maxDocumentBytes),
+    fileName: textOut(255).openapi({ description: 'The file name as declared (1 to 255 characters, no path separators)' }),
+    contentType: z.enum(documentContentTypes).openapi({ description: 'The declared content type, checked against the stored bytes on completion' }),
+    sizeBytes: z.number().int().min(1).max(maxDocumentBytes).openapi({ description: 'Exact size in bytes, checked on completion' }),
     sha256: textOut(64).openapi({ description: 'Hexadecimal, lower case; verified against the stored bytes' }),
     description: textOut(limits.description).nullable(),
     links: z.object({
-      lineIds: z.array(textOut(limits.integratorId)).max(maxLinks),
-      transactionIds: z.array(textOut(limits.integratorId)).max(maxLinks),
-    }),
+      lineIds: z.array(textOut(limits.integratorId)).max(maxLinks).openapi({ description: 'GL line ids (lineId) the document documents' }),
+      transactionIds: z.array(textOut(limits.integratorId)).max(maxLinks).openapi({ description: 'Voucher ids (the GL lines\' transactionId) the document documents' }),
+    }).openapi({ description: 'GL lines and vouchers of the company the document belongs to' }),
     status: z.enum(['available', 'deleted']).openapi({ description: 'deleted only in the answer of a delete; a deleted document otherwise answers 404' }),
     createdAt: TimestampSchema.openapi({ description: 'When the upload was completed' }),
     createdBy: textOut(limits.serviceId).openapi({ description: 'Client id that declared the upload' }),
     deletedAt: TimestampSchema.nullable(),
   })
-  .openapi('Document');
+  .openapi('Document', { description: 'Metadata of a stored document (the bytes are reached through GET /v1/documents/{documentId}/download)' });
 
 export const DocumentPageSchema = pageOf(DocumentSchema, 'DocumentPage');
 
 export const DocumentDeletionSchema = z
   .object({ id: UuidSchema, deleted: z.literal(true), deletedAt: TimestampSchema })
-  .openapi('DocumentDeletion');
+  .openapi('DocumentDeletion', { description: 'The answer to a soft delete: the document answers 404 until restored; the bytes stay' });
 
 export const DownloadSchema = z
   .object({
     url: textOut(presignedUrlLength).openapi({ format: 'uri', description: 'Presigned GET URL; the answer carries Content-Disposition with the file name' }),
     expiresAt: TimestampSchema.openapi({ description: '5 minutes after the request' }),
   })
-  .openapi('DocumentDownload');
+  .openapi('DocumentDownload', { description: 'A presigned GET URL of the document\'s bytes and when it expires' });
 
 const date = z
   .string()

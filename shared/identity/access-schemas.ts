@@ -30,49 +30,49 @@ export const PolicyRuleSchema = z
       .refine((resources) => (resources.organizations?.length ?? 0) + (resources.companies?.length ?? 0) > 0, { message: 'A rule names at least one organization or company' })
       .openapi({ description: 'Inside the subtree of the organization that owns the policy (else 422 resource_outside_organization)' }),
   })
-  .openapi('PolicyRule');
+  .openapi('PolicyRule', { description: 'One rule of an access policy: allow or deny actions on organizations (subtrees) and companies' });
 
 export const PolicyDocumentSchema = z.strictObject({
-  name: text({ max: limits.name }).openapi({ example: 'Accountant: full access to two clients' }),
+  name: text({ max: limits.name }).openapi({ example: 'Accountant: full access to two clients' }).openapi({ description: 'Name of the policy' }).openapi({ description: 'Name of the policy' }),
   description: text({ max: policyDescriptionLength, multiline: true, blank: true }).default('').openapi({ example: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri' }),
-  rules: z.array(PolicyRuleSchema).min(1).max(maxRules),
+  rules: z.array(PolicyRuleSchema).min(1).max(maxRules).openapi({ description: 'The rules (1 to 50); a deny wins over any allow' }).openapi({ description: 'The rules (1 to 50); a deny wins over any allow' }),
 });
 
 export const CreatePolicySchema = PolicyDocumentSchema.extend({
   organizationId: UuidSchema.optional().openapi({ description: 'The organization that owns the policy (default: your client\'s); within your reach' }),
-}).openapi('CreatePolicy');
+}).openapi('CreatePolicy', { description: 'A new access policy' });
 
-export const ReplacePolicySchema = PolicyDocumentSchema.openapi('ReplacePolicy');
+export const ReplacePolicySchema = PolicyDocumentSchema.openapi('ReplacePolicy', { description: 'The new document of an access policy (replaces name, description and rules)' });
 
 export const PolicySchema = z
   .object({
     id: UuidSchema,
-    organizationId: UuidSchema,
-    name: textOut(limits.name),
+    organizationId: UuidSchema.openapi({ description: 'The organization that owns the policy; its rules stay inside its subtree' }),
+    name: textOut(limits.name).openapi({ description: 'Name of the policy' }),
     description: textOut(policyDescriptionLength),
-    rules: z.array(PolicyRuleSchema).max(maxRules),
+    rules: z.array(PolicyRuleSchema).max(maxRules).openapi({ description: 'The rules; a deny wins over any allow' }),
     version: z.number().int().min(1).max(limits.count).openapi({ description: 'Starts at 1, +1 on every replacement; send it in If-Match to replace the policy', example: 1 }),
     createdAt: instant,
     updatedAt: instant,
   })
-  .openapi('Policy');
+  .openapi('Policy', { description: 'An access policy: named rules owned by an organization, versioned' });
 
 export const PolicyPageSchema = pageOf(PolicySchema, 'PolicyPage');
 
 export const CreateAssignmentSchema = z
-  .strictObject({ policyId: UuidSchema, userId: UuidSchema })
-  .openapi('CreateAssignment');
+  .strictObject({ policyId: UuidSchema.openapi({ description: 'The policy to assign (UUID), within your reach' }), userId: UuidSchema.openapi({ description: 'The person (UUID), within your reach' }) })
+  .openapi('CreateAssignment', { description: 'Assign a policy to a person' });
 
 export const AssignmentSchema = z
   .object({
     id: UuidSchema,
-    policyId: UuidSchema,
-    userId: UuidSchema,
+    policyId: UuidSchema.openapi({ description: 'The policy (UUID)' }),
+    userId: UuidSchema.openapi({ description: 'The person (UUID)' }),
     organizationId: UuidSchema.openapi({ description: 'The organization that owns the policy' }),
     createdAt: instant,
     createdBy: textOut(limits.serviceId).openapi({ description: 'The client that made the assignment' }),
   })
-  .openapi('Assignment');
+  .openapi('Assignment', { description: 'A policy assigned to a person' });
 
 export const AssignmentPageSchema = pageOf(AssignmentSchema, 'AssignmentPage');
 
@@ -82,18 +82,18 @@ export const AssignmentListQuerySchema = z.strictObject({
   ...PageQuerySchema.shape,
 });
 
-export const MembershipSchema = z.object({ organizationId: UuidSchema, createdAt: instant }).openapi('Membership');
+export const MembershipSchema = z.object({ organizationId: UuidSchema.openapi({ description: 'The organization (UUID)' }), createdAt: instant }).openapi('Membership', { description: 'A membership of the person in an organization' });
 
 export const UserSchema = z
   .object({
     id: UuidSchema,
-    email: textOut(limits.email).openapi({ example: 'kari.nordmann@nordlys.example' }),
-    name: textOut(limits.name).openapi({ example: 'Kari Nordmann' }),
+    email: textOut(limits.email).openapi({ example: 'kari.nordmann@nordlys.example' }).openapi({ description: 'E-mail address (unique, lower case); the login name' }),
+    name: textOut(limits.name).openapi({ example: 'Kari Nordmann' }).openapi({ description: 'Display name' }),
     status: z.enum(['active']),
     createdAt: instant,
     memberships: z.array(MembershipSchema).openapi({ description: 'The organizations the person is a member of (within your reach)' }),
   })
-  .openapi('User');
+  .openapi('User', { description: 'A person of the firm: signs in interactively and may own per-user API clients' });
 
 export const UserPageSchema = pageOf(UserSchema, 'UserPage', null);
 
@@ -109,7 +109,7 @@ export const UserAccessSchema = z
     companyId: UuidSchema,
     actions: z.array(z.enum(allScopes)).max(allScopes.length).openapi({ description: 'The scopes the person holds on the company', example: ['companies:read', 'ledger:read'] }),
   })
-  .openapi('UserAccess');
+  .openapi('UserAccess', { description: 'What the person holds on one company' });
 
 export const UserAccessPageSchema = pageOf(UserAccessSchema, 'UserAccessPage');
 
@@ -125,19 +125,19 @@ export const ExplainQuerySchema = z.strictObject({
 
 export const AccessExplanationSchema = z
   .object({
-    userId: UuidSchema,
+    userId: UuidSchema.openapi({ description: 'The person (UUID)' }),
     companyId: UuidSchema,
-    action: z.enum(allScopes),
-    decision: z.enum(['allow', 'deny']),
+    action: z.enum(allScopes).openapi({ description: 'The action asked about' }),
+    decision: z.enum(['allow', 'deny']).openapi({ description: 'allow or deny (deny wins; no matching rule denies)' }),
     reason: z.enum(['allow_rule', 'deny_rule', 'no_matching_rule', 'not_a_member']).openapi({
       description:
         'allow_rule / deny_rule: the rule named decided (a deny wins over any allow); no_matching_rule: no rule of the person\'s policies covers the company and action; not_a_member: the company lies outside every organization the person is a member of',
     }),
-    policy: z.object({ id: UuidSchema, name: textOut(limits.name) }).nullable(),
+    policy: z.object({ id: UuidSchema, name: textOut(limits.name).openapi({ description: 'Name of the policy' }) }).nullable().openapi({ description: 'The policy of the deciding rule; null when no rule decided' }),
     ruleIndex: z.number().int().min(0).max(maxRules - 1).openapi({ description: '0-based index of the deciding rule in the policy\'s rules' }).nullable(),
     rule: PolicyRuleSchema.nullable(),
   })
-  .openapi('AccessExplanation');
+  .openapi('AccessExplanation', { description: 'The decision for one company and action, and what decided it' });
 
 export type PolicyDocument = z.infer<typeof PolicyDocumentSchema>;
 export type CreatePolicyInput = z.infer<typeof CreatePolicySchema>;
@@ -145,4 +145,4 @@ export type Policy = z.infer<typeof PolicySchema>;
 export type Assignment = z.infer<typeof AssignmentSchema>;
 export type User = z.infer<typeof UserSchema>;
 
-export const DeletedSchema = z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('Deleted');
+export const DeletedSchema = z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('Deleted', { description: 'What was deleted' });

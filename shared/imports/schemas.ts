@@ -25,11 +25,11 @@ const count = CountSchema;
 
 export const FetchCompletionSchema = z
   .object({
-    status: z.enum(fetchCompletionStatuses),
-    failureType: textOut(limits.code).optional(),
-    fetchRunId: textOut(limits.serviceId).nullable(),
-    recordedAt: instant.nullable(),
-    message: textOut(limits.message).optional(),
+    status: z.enum(fetchCompletionStatuses).openapi({ description: 'completed, failed, ignored, error or unreported (see the schema description)' }),
+    failureType: textOut(limits.code).optional().openapi({ description: 'failed: post_fetch_engine_failed' }),
+    fetchRunId: textOut(limits.serviceId).nullable().openapi({ description: 'The fetch run recorded for the import, or null' }),
+    recordedAt: instant.nullable().openapi({ description: 'When the fetch run was recorded, or null; UTC timestamp (ISO 8601)' }),
+    message: textOut(limits.message).optional().openapi({ description: 'More about an error or failure, for people' }),
   })
   .openapi('FetchCompletion', {
     description:
@@ -38,31 +38,31 @@ export const FetchCompletionSchema = z
 
 export const ImportRecordSchema = z
   .object({
-    id: UuidSchema,
-    kind: z.enum(importKindNames),
-    year: YearSchema.nullable(),
-    mode: textOut(limits.code),
-    status: z.enum(importStatuses),
+    id: UuidSchema.openapi({ description: 'The import (UUID); poll GET .../imports/{importId}' }),
+    kind: z.enum(importKindNames).openapi({ description: 'What was imported' }),
+    year: YearSchema.nullable().openapi({ description: 'Accounting year of the import; null for kinds without one (dimensions, sub-ledgers, open items)' }),
+    mode: textOut(limits.code).openapi({ description: 'How the import treats rows it does not hold (e.g. incremental)' }),
+    status: z.enum(importStatuses).openapi({ description: 'queued until the worker has applied every row, then succeeded or failed' }),
     jobId: UuidSchema,
     datasetId: UuidSchema,
-    lineCount: count,
-    rowsDiscovered: count,
-    rowsValid: count,
-    rowsFailed: count,
-    rowsInserted: count,
-    rowsUpdated: count,
-    rowsDeleted: count.nullable(),
-    sampleErrors: z.array(textOut(limits.message)).max(100),
+    lineCount: count.openapi({ description: 'Rows in the request' }),
+    rowsDiscovered: count.openapi({ description: 'Rows read so far: rowsValid + rowsFailed (the request\'s row count while queued)' }),
+    rowsValid: count.openapi({ description: 'Rows that passed validation: inserted + updated + deleted + unknown' }),
+    rowsFailed: count.openapi({ description: 'Rows skipped, each explained in sampleErrors (first 100)' }),
+    rowsInserted: count.openapi({ description: 'Rows that created a new item' }),
+    rowsUpdated: count.openapi({ description: 'Rows that changed an existing item (its previous version goes to history)' }),
+    rowsDeleted: count.nullable().openapi({ description: 'Items deleted or retired; null for kinds that delete nothing' }),
+    sampleErrors: z.array(textOut(limits.message)).max(100).openapi({ description: 'Up to 100 row problems as "line N: message" (N counts from 1)' }),
     warnings: z.array(ImportWarningSchema).max(10).openapi({ description: 'Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none' }),
     failureReason: textOut(limits.code).nullable().openapi({
       description:
         'Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), internal_error (retried, then given up). The job\'s error.message says more.',
     }),
-    result: z.object({ unknown: z.array(textOut(limits.integratorId)).max(maxImportRows) }).optional().openapi({ description: 'Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error)' }),
+    result: z.object({ unknown: z.array(textOut(limits.integratorId)).max(maxImportRows).openapi({ description: 'Ids the ledger does not have (not an error)' }) }).optional().openapi({ description: 'Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error)' }),
     fetchCompletion: FetchCompletionSchema.optional(),
     createdAt: instant,
     updatedAt: instant,
-    completedAt: instant.nullable(),
+    completedAt: instant.nullable().openapi({ description: 'When the import succeeded or failed; null while queued; UTC timestamp (ISO 8601)' }),
   })
   .openapi('ImportRecord', {
     description:
@@ -79,46 +79,46 @@ export const ImportListQuerySchema = z.strictObject({
 });
 
 export const ReadinessYearSchema = z.object({
-  year: YearSchema,
-  current: z.boolean(),
-  accounts: count,
-  mappedAccounts: count,
-  openingBalances: count,
-  generalLedgerLines: count,
-  lastImportAt: instant.nullable(),
+  year: YearSchema.openapi({ description: 'Accounting year' }),
+  current: z.boolean().openapi({ description: 'true for the current accounting year' }),
+  accounts: count.openapi({ description: 'Accounts in the chart of the year' }),
+  mappedAccounts: count.openapi({ description: 'Accounts mapped to a standard account (mapping is done in the application)' }),
+  openingBalances: count.openapi({ description: 'Opening balances of the year' }),
+  generalLedgerLines: count.openapi({ description: 'GL lines of the year' }),
+  lastImportAt: instant.nullable().openapi({ description: 'When the year last changed through an import, or null; UTC timestamp (ISO 8601)' }),
 });
 
 export const ReadinessSchema = z
   .object({
-    apiManaged: z.boolean(),
-    accountingSystem: textOut(limits.code),
-    currentYear: YearSchema,
-    years: z.array(ReadinessYearSchema).max(1100),
-    dimensions: count,
-    subLedgers: count,
-    blockers: z.array(textOut(limits.code)).max(20),
-    warnings: z.array(textOut(limits.code)).max(20),
+    apiManaged: z.boolean().openapi({ description: 'true when the company is bound to Api and takes imports' }),
+    accountingSystem: textOut(limits.code).openapi({ description: 'The system that owns the books' }),
+    currentYear: YearSchema.openapi({ description: 'The current accounting year: the latest year with a chart, else this calendar year' }),
+    years: z.array(ReadinessYearSchema).max(1100).openapi({ description: 'What the books hold per accounting year' }),
+    dimensions: count.openapi({ description: 'Dimensions of the company' }),
+    subLedgers: count.openapi({ description: 'Sub-ledgers (customers and suppliers) of the company' }),
+    blockers: z.array(textOut(limits.code)).max(20).openapi({ description: 'What stops the books from being used, e.g. no_accounts' }),
+    warnings: z.array(textOut(limits.code)).max(20).openapi({ description: 'What deserves attention, e.g. unmapped_accounts' }),
     nextStep: textOut(limits.code).openapi({
       description:
         'company_not_api_managed, import_accounts, map_accounts, import_opening_balances, import_general_ledger_lines, import_open_items or up_to_date (the recommended order)',
     }),
   })
-  .openapi('Readiness');
+  .openapi('Readiness', { description: 'What the books of the company hold and what to import next' });
 
 export const FetchRunSchema = z
   .object({
-    id: textOut(limits.serviceId),
-    importId: UuidSchema,
-    kind: z.enum(importKindNames),
-    year: YearSchema.nullable(),
-    completedAt: instant,
+    id: textOut(limits.serviceId).openapi({ description: 'The fetch run' }),
+    importId: UuidSchema.openapi({ description: 'The import that completed the fetch' }),
+    kind: z.enum(importKindNames).openapi({ description: 'general_ledger_lines or opening_balances' }),
+    year: YearSchema.nullable().openapi({ description: 'Accounting year of the import' }),
+    completedAt: instant.openapi({ description: 'When the import completed; UTC timestamp (ISO 8601)' }),
     recordedAt: instant.openapi({ description: 'When the fetch completion was recorded' }),
     postFetchCompletedAt: instant.nullable().optional().openapi({ description: 'When the post-fetch engines finished (absent while queued)' }),
     engines: z
-      .array(z.object({ name: textOut(limits.code), status: z.enum(['queued', 'completed', 'failed']), finishedAt: instant.nullable(), detail: textOut(limits.message).nullable() }))
-      .max(20),
+      .array(z.object({ name: textOut(limits.code).openapi({ description: 'The engine' }), status: z.enum(['queued', 'completed', 'failed']).openapi({ description: 'queued, completed or failed' }), finishedAt: instant.nullable().openapi({ description: 'When the engine finished, or null; UTC timestamp (ISO 8601)' }), detail: textOut(limits.message).nullable().openapi({ description: 'What the engine did or why it failed, or null' }) }))
+      .max(20).openapi({ description: 'The post-fetch engines run after the import (e.g. auto-reconciliation)' }),
   })
-  .openapi('FetchRun');
+  .openapi('FetchRun', { description: 'A completed GL-line or opening-balance import with its post-fetch engines' });
 
 export const FetchRunPageSchema = pageOf(FetchRunSchema, 'FetchRunPage');
 

@@ -7,17 +7,17 @@ export const jobStatuses = ['queued', 'running', 'succeeded', 'failed'] as const
 
 export const JobSchema = z
   .object({
-    id: UuidSchema,
+    id: UuidSchema.openapi({ description: 'The job (UUID)' }),
     type: textOut(limits.code).openapi({ description: 'What the job does, e.g. import:general_ledger_lines' }),
-    scope: z.object({ companyId: UuidSchema, lane: textOut(limits.code) }).openapi({ description: 'One job per (type, scope) is in flight at a time' }),
-    status: z.enum(jobStatuses),
+    scope: z.object({ companyId: UuidSchema.openapi({ description: 'The company the job works on' }), lane: textOut(limits.code).openapi({ description: 'The import lane: one import per lane and company runs at a time' }) }).openapi({ description: 'One job per (type, scope) is in flight at a time' }),
+    status: z.enum(jobStatuses).openapi({ description: 'queued, running, succeeded or failed; poll until succeeded or failed' }),
     createdAt: instant,
-    startedAt: instant.nullable(),
-    finishedAt: instant.nullable(),
+    startedAt: instant.nullable().openapi({ description: 'When the worker started it, or null; UTC timestamp (ISO 8601)' }),
+    finishedAt: instant.nullable().openapi({ description: 'When it succeeded or failed, or null; UTC timestamp (ISO 8601)' }),
     resultUrl: textOut(limits.url).openapi({ description: 'Where the job result is read (the import record)' }),
-    error: z.object({ code: textOut(limits.code), message: textOut(limits.message) }).nullable(),
+    error: z.object({ code: textOut(limits.code).openapi({ description: 'The failure reason (as the import\'s failureReason)' }), message: textOut(limits.message).openapi({ description: 'More about the failure, for people' }) }).nullable().openapi({ description: 'Why the job failed; null unless failed' }),
   })
-  .openapi('Job');
+  .openapi('Job', { description: 'The background work of an import; poll until succeeded or failed' });
 
 /** The job types there are; the list's `type` filter takes one of them. */
 export const jobTypes = [

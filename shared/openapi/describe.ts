@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks the generated OpenAPI document, whose schema objects are untyped JSON */
-import { componentDescriptions, parameterDescriptions, propertyDescriptions, propertyDescriptionsByName } from './descriptions';
+import { parameterDescriptions, propertyDescriptionsByName } from './descriptions';
 
 type Schema = Record<string, any>;
 
@@ -48,26 +48,24 @@ export const isDescribed = (property: Schema, document: Schema): boolean => {
 };
 
 /**
- * Fills in the descriptions of shared/openapi/descriptions.ts where the schemas give none (in place).
- * `used` collects the entries that filled a gap (`component:Name`, `property:Schema.path`,
- * `name:property`, `parameter:name`): an entry that fills none is dead or repeats the schema's own
+ * Fills in the shared terms of shared/openapi/descriptions.ts where the schemas give no description
+ * (in place), and names the page components. `used` collects the entries that filled a gap
+ * (`name:property`, `parameter:name`): an entry that fills none is dead or repeats the schema's own
  * text (test/integration/docs.test.ts refuses both, so each description has one home).
  */
 export const describeDocument = <T>(document: T, used?: Set<string>): T => {
   const doc = document as Schema;
   for (const [name, schema] of Object.entries<Schema>(doc.components?.schemas ?? {})) {
-    if (!schema.description) {
-      if (componentDescriptions[name]) used?.add(`component:${name}`);
-      const text = componentDescriptions[name] ?? (/Page$/.test(name) && schema.properties?.data ? `One page of ${name.replace(/Page$/, '')} items and where the next page starts` : undefined);
-      if (text) schema.description = text;
+    if (!schema.description && /Page$/.test(name) && schema.properties?.data) {
+      schema.description = `One page of ${name.replace(/Page$/, '')} items and where the next page starts`;
     }
   }
   forEachSchema(doc, (schema, name) =>
     forEachProperty(schema, name, (property, path, propertyName) => {
       if (isDescribed(property, doc)) return;
-      const text = propertyDescriptions[path] ?? propertyDescriptionsByName[propertyName];
+      const text = propertyDescriptionsByName[propertyName];
       if (!text) return;
-      used?.add(propertyDescriptions[path] ? `property:${path}` : `name:${propertyName}`);
+      used?.add(`name:${propertyName}`);
       if (property.$ref) {
         // OpenAPI 3.0 ignores siblings of $ref: describe through allOf.
         const ref = property.$ref;

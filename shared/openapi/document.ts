@@ -32,7 +32,7 @@ import { addExamples } from './examples';
 export const operationContracts = {
   getOpenApiDocument: {
     description: 'This OpenAPI 3.0.3 document, generated from the schemas the API validates with. Public: no token needed. Also served as YAML at `GET /v1/openapi.yaml` and rendered at `GET /docs`.',
-    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3') }).openapi({ additionalProperties: true }) } },
+    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3').openapi({ description: 'The OpenAPI version of the document (3.0.3)' }) }).openapi({ additionalProperties: true }) } },
   },
   ...docsContracts,
   ...identityContracts,
@@ -157,7 +157,7 @@ const mergeResponses = (success: Record<string, ResponseConfig>, failures: Recor
   return merged;
 };
 
-/** `descriptionsUsed` collects the entries of shared/openapi/descriptions.ts that filled a gap (see describeDocument). */
+/** `descriptionsUsed` collects the shared terms of shared/openapi/descriptions.ts that filled a gap (see describeDocument). */
 export const buildOpenApiDocument = (urls: DocumentUrls = {}, descriptionsUsed?: Set<string>) => {
   const serverUrl = urls.serverUrl ?? publicBaseUrl() ?? defaultServerUrl;
   const tokenUrl = urls.tokenUrl ?? process.env.TOKEN_URL ?? defaultTokenUrl;

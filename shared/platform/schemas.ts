@@ -139,24 +139,24 @@ export const PeriodSchema = z.number().int().min(1).max(12);
 export const FieldErrorSchema = z
   .object({
     index: z.number().int().min(0).max(limits.count).optional().openapi({ description: '0-based index into the request array, where the input is an array' }),
-    field: textOut(limits.message),
-    message: textOut(limits.message),
+    field: textOut(limits.message).openapi({ description: 'The field, as a dotted path within the item (e.g. `amount`, `dimensionKeys.0`)' }),
+    message: textOut(limits.message).openapi({ description: 'What is wrong with the field, as a sentence' }),
   })
-  .openapi('FieldError');
+  .openapi('FieldError', { description: 'One problem with one field of the request' });
 
 export const ProblemSchema = z
   .object({
-    type: textOut(limits.url).openapi({ format: 'uri' }),
-    title: textOut(limits.name),
-    status: z.number().int().min(400).max(599),
-    detail: textOut(limits.message),
+    type: textOut(limits.url).openapi({ format: 'uri' }).openapi({ description: 'URL of a page explaining this kind of problem (GET /problems/{error})' }),
+    title: textOut(limits.name).openapi({ description: 'Short summary of the kind of problem' }),
+    status: z.number().int().min(400).max(599).openapi({ description: 'The HTTP status code' }),
+    detail: textOut(limits.message).openapi({ description: 'What went wrong with this request, as a sentence for people' }),
     error: textOut(limits.code).openapi({ description: 'Machine-readable code; branch on it (and on reason when present)' }),
-    requestId: textOut(limits.serviceId),
-    reason: textOut(limits.code).optional(),
-    errors: z.array(FieldErrorSchema).max(100).optional(),
-    jobId: UuidSchema.optional(),
+    requestId: textOut(limits.serviceId).openapi({ description: 'Identifies the request (as X-Request-Id); quote it to support' }),
+    reason: textOut(limits.code).optional().openapi({ description: 'Refines `error` (e.g. job_in_flight, company_not_api_managed); branch on it where present' }),
+    errors: z.array(FieldErrorSchema).max(100).optional().openapi({ description: 'validation_failed: one entry per problem, at most 100' }),
+    jobId: UuidSchema.optional().openapi({ description: 'job_in_flight: the job of the import that holds the lane' }),
     inUse: z
-      .array(z.looseObject({ id: textOut(limits.integratorId) }).openapi({ additionalProperties: true }))
+      .array(z.looseObject({ id: textOut(limits.integratorId).openapi({ description: 'The integrator\'s id that is in use' }) }).openapi({ additionalProperties: true }))
       .max(limits.inUse)
       .optional()
       .openapi({ description: "The integrator's ids that are in use, each with what depends on it" }),
@@ -170,10 +170,10 @@ export const ProblemSchema = z
 
 export const PaginationSchema = z
   .object({
-    next_cursor: textOut(limits.cursor).nullable(),
-    has_more: z.boolean(),
+    next_cursor: textOut(limits.cursor).nullable().openapi({ description: 'Send as `cursor` to read the next page; null on the last page' }),
+    has_more: z.boolean().openapi({ description: 'true when another page follows' }),
   })
-  .openapi('Pagination');
+  .openapi('Pagination', { description: 'Cursor pagination: page_size 1 to 200 (default 50); cursors are opaque, signed and bound to the caller (the client, and the person of an interactive session) and the filters' });
 
 /**
  * A page of items: at most page_size (200). A small bounded list answers everything in one page:

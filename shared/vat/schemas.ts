@@ -38,11 +38,11 @@ export const VatTermTaxCodeSchema = z
 
 const VatAccountMovementSchema = z
   .object({
-    accountCode: textOut(20).openapi({ example: '2700' }),
+    accountCode: textOut(20).openapi({ example: '2700' }).openapi({ description: 'The VAT account' }),
     direction: z.enum(['output', 'input']).openapi({ description: 'output: 2700-2709 (utgående mva); input: 2710-2719 (inngående mva)' }),
     movement: amount('Sum of the GL lines on the account in the term, as booked (debit positive, credit negative)'),
   })
-  .openapi('VatAccountMovement');
+  .openapi('VatAccountMovement', { description: 'The movement of one VAT account in the term' });
 
 export const VatTermSchema = z
   .object({
@@ -71,7 +71,7 @@ export const VatTermSchema = z
         netVat: amount('outputVat minus inputVat: payable when positive, refundable when negative'),
         position: z.enum(vatPositions).openapi({ description: 'payable (netVat > 0), refundable (netVat < 0) or zero' }),
       })
-      .openapi('VatTermTotals'),
+      .openapi('VatTermTotals', { description: 'VAT totals of the term in NOK' }),
     reconciliation: z
       .object({
         bookedOutputVat: amount('Output VAT booked: the negated movements of the output VAT accounts (2700-2709) in the term'),

@@ -30,35 +30,35 @@ const eventTypeName = textOut(limits.code);
 
 export const CreateSubscriptionSchema = z
   .strictObject({ url, eventTypes, companyIds: companyIds.optional(), description: description.optional() })
-  .openapi('CreateWebhookSubscription');
+  .openapi('CreateWebhookSubscription', { description: 'A new webhook subscription: receiver url, event types, optional company filter' });
 export type CreateSubscriptionInput = z.infer<typeof CreateSubscriptionSchema>;
 
 export const UpdateSubscriptionSchema = z
   .strictObject({ url: url.optional(), eventTypes: eventTypes.optional(), companyIds: companyIds.optional(), description: description.optional() })
-  .openapi('UpdateWebhookSubscription');
+  .openapi('UpdateWebhookSubscription', { description: 'Changes to a webhook subscription (patch semantics); a new url runs the handshake again' });
 export type UpdateSubscriptionInput = z.infer<typeof UpdateSubscriptionSchema>;
 
 export const SubscriptionSchema = z
   .object({
     id: UuidSchema,
-    organizationId: UuidSchema,
-    url: textOut(limits.url),
-    eventTypes: z.array(eventTypeName).max(50),
-    companyIds: z.array(UuidSchema).max(100).nullable(),
+    organizationId: UuidSchema.openapi({ description: 'The organization the subscription belongs to; it hears the companies of that organization and its descendants' }),
+    url: textOut(limits.url).openapi({ description: 'The receiver the events are POSTed to' }),
+    eventTypes: z.array(eventTypeName).max(50).openapi({ description: 'Event types it receives (["*"]: every type)' }),
+    companyIds: z.array(UuidSchema).max(100).nullable().openapi({ description: 'Only events of these companies; null: every company within reach' }),
     description: textOut(limits.note).nullable(),
     status: z.enum(subscriptionStatuses).openapi({ description: 'pending_verification until the handshake passes; active; disabled (a 410 answer, 5 days of failures, or a failed handshake while disabled)' }),
     statusReason: textOut(limits.message).nullable().openapi({ description: 'Why it is pending or disabled: the last handshake failure or what disabled it' }),
-    verifiedAt: timestamp.nullable(),
+    verifiedAt: timestamp.nullable().openapi({ description: 'When the handshake last passed; UTC timestamp (ISO 8601), or null' }),
     previousSecretExpiresAt: timestamp.nullable().openapi({ description: 'After a rotation: until when the previous secret also signs (two signatures in webhook-signature)' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .openapi('WebhookSubscription');
+  .openapi('WebhookSubscription', { description: 'A webhook subscription: where events go, which, and its verification status' });
 export type Subscription = z.infer<typeof SubscriptionSchema>;
 
 export const CreatedSubscriptionSchema = SubscriptionSchema.extend({
   secret: textOut(secretLength).openapi({ description: 'The signing secret (whsec_...), shown this once: store it now', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
-}).openapi('CreatedWebhookSubscription');
+}).openapi('CreatedWebhookSubscription', { description: 'A new webhook subscription with its signing secret (shown only here)' });
 
 export const RotatedSecretSchema = z
   .object({
@@ -66,56 +66,56 @@ export const RotatedSecretSchema = z
     secret: textOut(secretLength).openapi({ description: 'The new signing secret, shown this once' }),
     previousSecretExpiresAt: timestamp.openapi({ description: 'Until then deliveries carry two signatures, one per secret' }),
   })
-  .openapi('RotatedWebhookSecret');
+  .openapi('RotatedWebhookSecret', { description: 'A new signing secret and until when the previous one also signs' });
 
 export const SubscriptionPageSchema = pageOf(SubscriptionSchema, 'WebhookSubscriptionPage');
-export const SubscriptionDeletionSchema = z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('WebhookSubscriptionDeletion');
+export const SubscriptionDeletionSchema = z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('WebhookSubscriptionDeletion', { description: 'The answer to deleting a webhook subscription' });
 
 export const AttemptSchema = z
   .object({
-    at: timestamp,
+    at: timestamp.openapi({ description: 'When the attempt started; UTC timestamp (ISO 8601)' }),
     statusCode: z.number().int().min(100).max(599).nullable().openapi({ description: 'The HTTP status; null on a network error or timeout' }),
     error: textOut(limits.message).nullable().openapi({ description: 'Network error, timeout or refused address' }),
-    latencyMs: CountSchema,
+    latencyMs: CountSchema.openapi({ description: 'From sending to the answer (or the error), in milliseconds' }),
     responseBody: textOut(1024).nullable().openapi({ description: 'The first 1 KiB of the answer' }),
   })
-  .openapi('WebhookAttempt');
+  .openapi('WebhookAttempt', { description: 'One attempt of a delivery: when, the answer or the error, how long it took' });
 
 export const DeliverySchema = z
   .object({
     id: UuidSchema,
-    subscriptionId: UuidSchema,
+    subscriptionId: UuidSchema.openapi({ description: 'The subscription delivered to (UUID)' }),
     eventId: textOut(limits.serviceId).openapi({ description: 'The event id: the webhook-id header, the same on every attempt and redelivery' }),
-    eventType: eventTypeName,
+    eventType: eventTypeName.openapi({ description: 'The type of the event delivered' }),
     status: z.enum(deliveryStatuses).openapi({ description: 'pending (attempts go on), succeeded, failed (subscription disabled or deleted; or a webhook.disabled notice), dead (every attempt failed; on the DLQ)' }),
-    attemptCount: CountSchema,
-    nextAttemptAt: timestamp.nullable(),
+    attemptCount: CountSchema.openapi({ description: 'Attempts made so far' }),
+    nextAttemptAt: timestamp.nullable().openapi({ description: 'When the next attempt is due (pending deliveries); UTC timestamp (ISO 8601), or null' }),
     notice: textOut(limits.message).nullable().openapi({ description: 'Why it ended without success, or the reason of a webhook.disabled notice' }),
     redeliveryOf: UuidSchema.nullable().openapi({ description: 'The delivery this one sends again (POST ./redeliver)' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .openapi('WebhookDelivery');
+  .openapi('WebhookDelivery', { description: 'One delivery of one event to one subscription' });
 
 export const EventSchema = z
   .object({
     id: textOut(limits.serviceId),
     sequence: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: "Position in the organization's event feed (1, 2, 3, ...)" }),
     type: eventTypeName,
-    occurredAt: timestamp,
+    occurredAt: timestamp.openapi({ description: 'When the change happened; UTC timestamp (ISO 8601)' }).openapi({ description: 'When the change happened; UTC timestamp (ISO 8601)' }),
     organizationId: UuidSchema.openapi({ description: "The company's organization" }),
     companyId: UuidSchema.nullable(),
     data: z.object({
-      ids: z.record(textOut(limits.code), textOut(limits.serviceId)).openapi({ maxProperties: 10 }),
-      link: textOut(limits.url),
+      ids: z.record(textOut(limits.code), textOut(limits.serviceId)).openapi({ maxProperties: 10 }).openapi({ description: 'The ids of what changed, named as the catalogue lists them' }).openapi({ description: 'The ids of what changed, named as the catalogue lists them' }),
+      link: textOut(limits.url).openapi({ description: 'The API path that fetches what changed' }).openapi({ description: 'The API path that fetches what changed' }),
     }),
   })
-  .openapi('Event');
+  .openapi('Event', { description: 'A thin event: what changed (ids) and where to fetch it (link); no ledger data' });
 
 export const DeliveryWithAttemptsSchema = DeliverySchema.extend({
   event: EventSchema.omit({ sequence: true }).openapi({ description: 'The event as signed and sent' }),
-  attempts: z.array(AttemptSchema).max(maxAttempts),
-}).openapi('WebhookDeliveryWithAttempts');
+  attempts: z.array(AttemptSchema).max(maxAttempts).openapi({ description: 'Every attempt, oldest first' }),
+}).openapi('WebhookDeliveryWithAttempts', { description: 'One delivery with the event as sent and every attempt' });
 
 export const DeliveryPageSchema = pageOf(DeliverySchema, 'WebhookDeliveryPage');
 
@@ -132,8 +132,8 @@ export const EventTypeSchema = z
     ids: z.array(textOut(limits.code)).max(10).openapi({ description: 'The ids in data.ids' }),
     link: textOut(limits.url).openapi({ description: 'data.link: the path that fetches what changed' }),
   })
-  .openapi('WebhookEventType');
-export const EventTypeListSchema = z.object({ data: z.array(EventTypeSchema).max(catalogTypes.length) }).openapi('WebhookEventTypeList');
+  .openapi('WebhookEventType', { description: 'One event type: what it means, its ids and its link' });
+export const EventTypeListSchema = z.object({ data: z.array(EventTypeSchema).max(catalogTypes.length) }).openapi('WebhookEventTypeList', { description: 'The event catalogue' });
 
 export const EventPageSchema = z
   .object({

@@ -40,7 +40,7 @@ const currencyCodeSchema = z
 export const AccountImportLineSchema = z
   .strictObject({
     accountCode: accountCodeSchema.openapi({ description: 'Account number, stable across years; updated in place when it exists' }),
-    accountDescription: text({ max: limits.name }).openapi({ example: 'Bankinnskudd' }),
+    accountDescription: text({ max: limits.name }).openapi({ example: 'Bankinnskudd' }).openapi({ description: 'Name of the account, e.g. "Bank deposits"' }),
     accountCategory: z.enum(accountCategories).openapi({ description: '`Balance` (balance sheet) or `Result` (income statement)' }),
     currencyCode: currencyCodeSchema
       .nullable()
@@ -48,13 +48,13 @@ export const AccountImportLineSchema = z
       .openapi({ description: 'Omitted or null: the account has no currency of its own (an update clears it)' }),
     hidden: z.boolean().optional().openapi({ description: 'true hides (retires) the account, false shows it; omitted leaves the flag unchanged (new accounts: false)' }),
   })
-  .openapi('AccountImportLine');
+  .openapi('AccountImportLine', { description: 'One account of the chart; merged by accountCode within the year' });
 export type AccountImportLine = z.infer<typeof AccountImportLineSchema>;
 
 export const AccountsImportSchema = z
   .strictObject({
     year: yearSchema,
-    accounts: z.array(AccountImportLineSchema).min(1, 'accounts must hold at least one account.').max(maxImportRows),
+    accounts: z.array(AccountImportLineSchema).min(1, 'accounts must hold at least one account.').max(maxImportRows).openapi({ description: 'The accounts of the year, 1 to 10,000; merged by accountCode' }),
   })
   .openapi('AccountsImportRequest', {
     description:
@@ -66,17 +66,17 @@ export const DimensionImportLineSchema = z
   .strictObject({
     key: keySchema.openapi({ description: "The integrator's key, unique per company" }),
     value: text({ max: limits.name }).openapi({ description: 'Display value', example: 'Salg' }),
-    type: z.enum(dimensionTypes),
+    type: z.enum(dimensionTypes).openapi({ description: 'department, project, costCenter, region, product, employee or other' }),
     parentKey: keySchema
       .nullable()
       .optional()
       .openapi({ description: 'Key of the parent dimension: an existing one or one earlier in the request. Omitted or null: no parent' }),
   })
-  .openapi('DimensionImportLine');
+  .openapi('DimensionImportLine', { description: 'One dimension value; merged by key' });
 export type DimensionImportLine = z.infer<typeof DimensionImportLineSchema>;
 
 export const DimensionsImportSchema = z
-  .strictObject({ dimensions: z.array(DimensionImportLineSchema).min(1, 'dimensions must hold at least one dimension.').max(maxImportRows) })
+  .strictObject({ dimensions: z.array(DimensionImportLineSchema).min(1, 'dimensions must hold at least one dimension.').max(maxImportRows).openapi({ description: 'The dimensions, 1 to 10,000; merged by key' }) })
   .openapi('DimensionsImportRequest', { description: 'Dimensions of the company (not per year), merged by key.' });
 export type DimensionsImportBody = z.infer<typeof DimensionsImportSchema>;
 
@@ -84,13 +84,13 @@ export const SubLedgerImportLineSchema = z
   .strictObject({
     key: keySchema.openapi({ description: "The integrator's key (customer or supplier number), unique per company" }),
     value: text({ max: limits.name }).openapi({ description: 'Display value (name)', example: 'Kunde AS' }),
-    type: z.enum(subLedgerTypes),
+    type: z.enum(subLedgerTypes).openapi({ description: 'customer or supplier; a key keeps its type' }),
   })
-  .openapi('SubLedgerImportLine');
+  .openapi('SubLedgerImportLine', { description: 'One customer or supplier; merged by key' });
 export type SubLedgerImportLine = z.infer<typeof SubLedgerImportLineSchema>;
 
 export const SubLedgersImportSchema = z
-  .strictObject({ subLedgers: z.array(SubLedgerImportLineSchema).min(1, 'subLedgers must hold at least one sub-ledger.').max(maxImportRows) })
+  .strictObject({ subLedgers: z.array(SubLedgerImportLineSchema).min(1, 'subLedgers must hold at least one sub-ledger.').max(maxImportRows).openapi({ description: 'The customers and suppliers, 1 to 10,000; merged by key' }) })
   .openapi('SubLedgersImportRequest', { description: 'Sub-ledgers (customers, suppliers) of the company, merged by key; a key keeps its type.' });
 export type SubLedgersImportBody = z.infer<typeof SubLedgersImportSchema>;
 
@@ -122,10 +122,10 @@ const timestamp = TimestampSchema;
 
 export const LedgerAccountSchema = z
   .object({
-    accountNumber: textOut(20).openapi({ example: '1920' }),
-    year: YearSchema.openapi({ example: 2025 }),
-    description: textOut(limits.name),
-    category: z.enum(accountCategories),
+    accountNumber: textOut(20).openapi({ example: '1920' }).openapi({ description: 'Account number (text, e.g. "1920")' }),
+    year: YearSchema.openapi({ example: 2025 }).openapi({ description: 'Accounting year of the chart' }),
+    description: textOut(limits.name).openapi({ description: 'Name of the account' }),
+    category: z.enum(accountCategories).openapi({ description: 'Balance (balance sheet) or Result (profit and loss)' }),
     currencyCode: textOut(3).nullable(),
     hidden: z.boolean().openapi({ description: 'A hidden account is retired (rule 12); it stays readable' }),
     standardAccount: textOut(20)
@@ -135,34 +135,34 @@ export const LedgerAccountSchema = z
     updatedAt: timestamp,
     datasetId: UuidSchema.openapi({ description: 'The dataset of the import that last wrote the account' }),
   })
-  .openapi('LedgerAccount');
+  .openapi('LedgerAccount', { description: 'An account of the chart of one accounting year' });
 export type LedgerAccount = z.infer<typeof LedgerAccountSchema>;
 
 export const LedgerAccountPageSchema = pageOf(LedgerAccountSchema, 'LedgerAccountPage', null);
 
 export const DimensionSchema = z
   .object({
-    key: textOut(limits.integratorId),
-    value: textOut(limits.name),
+    key: textOut(limits.integratorId).openapi({ description: 'The integrator\'s key of the dimension' }),
+    value: textOut(limits.name).openapi({ description: 'Display name, or null for a key created because a line named it' }),
     type: z.enum(dimensionTypes).nullable().openapi({ description: 'null for a dimension created automatically from a GL line and not imported yet' }),
     parentKey: textOut(limits.integratorId).nullable(),
     autoCreated: z.boolean().openapi({ description: 'Created from a GL line naming an unknown key (value = key) and not imported since' }),
     updatedAt: timestamp,
   })
-  .openapi('Dimension');
+  .openapi('Dimension', { description: 'A dimension value (department, project, ...) lines can name' });
 export type Dimension = z.infer<typeof DimensionSchema>;
 
 export const DimensionPageSchema = pageOf(DimensionSchema, 'DimensionPage');
 
 export const SubLedgerSchema = z
   .object({
-    key: textOut(limits.integratorId),
-    value: textOut(limits.name),
+    key: textOut(limits.integratorId).openapi({ description: 'The integrator\'s key of the customer or supplier' }),
+    value: textOut(limits.name).openapi({ description: 'Name of the customer or supplier, or null for a key created because a line named it' }),
     type: z.enum(subLedgerTypes).nullable().openapi({ description: 'null for a sub-ledger created automatically from a line and not imported yet' }),
     autoCreated: z.boolean(),
     updatedAt: timestamp,
   })
-  .openapi('SubLedger');
+  .openapi('SubLedger', { description: 'A customer or supplier lines, opening balances and open items can name' });
 export type SubLedger = z.infer<typeof SubLedgerSchema>;
 
 export const SubLedgerPageSchema = pageOf(SubLedgerSchema, 'SubLedgerPage');

@@ -62,7 +62,7 @@ const accountCodeLength = 20;
 export const GeneralLedgerLineInputSchema = z
   .strictObject({
     id: sourceIdSchema,
-    accountCode: accountCodeSchema,
+    accountCode: accountCodeSchema.openapi({ description: 'Account number; must exist in the chart of the year (else 422 unknown_account_codes)' }),
     amount: amountSchema,
     period: periodSchema,
     transactionId: codeText(limits.integratorId).nullish().openapi({ description: `Groups the lines of one voucher. ${optional}` }),
@@ -84,31 +84,31 @@ export const GeneralLedgerLineInputSchema = z
 export const GeneralLedgerLinesImportSchema = z
   .strictObject({
     year: yearSchema,
-    lines: z.array(GeneralLedgerLineInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows),
+    lines: z.array(GeneralLedgerLineInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows).openapi({ description: 'The GL lines, 1 to 10,000; merged by id within the year. Amounts: debit positive, credit negative. The lines of one voucher (transactionId) should sum to zero; vouchers that do not are accepted and reported under the import record\'s warnings.' }),
   })
-  .openapi('GeneralLedgerLinesImport');
+  .openapi('GeneralLedgerLinesImport', { description: 'GL lines of one year (debit positive, credit negative)' });
 
 export const OpeningBalanceInputSchema = z
   .strictObject({
     id: sourceIdSchema,
-    accountCode: accountCodeSchema,
+    accountCode: accountCodeSchema.openapi({ description: 'Account number; must exist in the chart of the year (else 422 unknown_account_codes)' }),
     amount: amountSchema,
     subLedgerKeys: keyList('sub-ledgers'),
   })
-  .openapi('OpeningBalanceInput');
+  .openapi('OpeningBalanceInput', { description: 'One opening balance; merged by id within the year' });
 
 export const OpeningBalancesImportSchema = z
   .strictObject({
     year: yearSchema,
-    lines: z.array(OpeningBalanceInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows),
+    lines: z.array(OpeningBalanceInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows).openapi({ description: 'The opening balances, 1 to 10,000; merged by id within the year. Amounts: debit positive, credit negative.' }),
   })
-  .openapi('OpeningBalancesImport');
+  .openapi('OpeningBalancesImport', { description: 'Opening balances of one year (debit positive, credit negative)' });
 
 /** Deletions (GL lines, opening balances): the integrator's ids; an id named twice is a structural error. */
 export const LedgerDeletionSchema = z
   .strictObject({
     year: yearSchema,
-    ids: z.array(sourceIdSchema).min(1, 'ids must hold at least one id.').max(maxImportRows),
+    ids: z.array(sourceIdSchema).min(1, 'ids must hold at least one id.').max(maxImportRows).openapi({ description: 'The integrator\'s ids of the rows to delete (1 to 10,000, no duplicates)' }),
   })
   .superRefine((body, ctx) => {
     const first = new Map<string, number>();
@@ -136,14 +136,14 @@ export const GeneralLedgerLineSchema = z
   .object({
     lineId: textOut(lineIdLength).openapi({ description: 'The service\'s stable text id of the line; survives re-imports', example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
     sourceLineId: textOut(limits.integratorId).openapi({ description: 'The id the integrator supplied' }),
-    year: YearSchema,
+    year: YearSchema.openapi({ description: 'Accounting year' }),
     period: PeriodSchema,
     accountCode: textOut(accountCodeLength),
     amount: amountRead,
-    transactionId: textOut(limits.integratorId).nullable(),
-    transactionNo: textOut(100).nullable(),
-    description: textOut(limits.description).nullable(),
-    transactionDate: DateSchema.nullable(),
+    transactionId: textOut(limits.integratorId).nullable().openapi({ description: 'Voucher the line belongs to, or null' }),
+    transactionNo: textOut(100).nullable().openapi({ description: 'Voucher number, or null' }),
+    description: textOut(limits.description).nullable().openapi({ description: 'Line text, or null' }),
+    transactionDate: DateSchema.nullable().openapi({ description: 'Voucher date (YYYY-MM-DD), or null' }),
     taxCode: textOut(50).nullable(),
     taxAmount: nullableAmountRead,
     taxPercentage: nullableAmountRead,
@@ -153,7 +153,7 @@ export const GeneralLedgerLineSchema = z
     version: CountSchema.min(1).openapi({ description: 'Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history)' }),
     updatedAt: TimestampSchema,
   })
-  .openapi('GeneralLedgerLine');
+  .openapi('GeneralLedgerLine', { description: 'One GL line as the ledger holds it (its latest version)' });
 
 export const GeneralLedgerLinePageSchema = pageOf(GeneralLedgerLineSchema, 'GeneralLedgerLinePage');
 
@@ -174,12 +174,12 @@ export const monthLabels = [
 
 const MovementSchema = z
   .object({
-    period: PeriodSchema,
-    label: z.enum(monthLabels),
+    period: PeriodSchema.openapi({ description: 'Accounting period 1 to 12' }),
+    label: z.enum(monthLabels).openapi({ description: 'Name of the period (January to December)' }),
     amount: amountRead.openapi({ description: 'Sum of the period\'s GL lines' }),
     closingBalance: amountRead.openapi({ description: 'openingBalance plus the movements of periods 1 to this one' }),
   })
-  .openapi('TrialBalanceMovement');
+  .openapi('TrialBalanceMovement', { description: 'The movement of one period and the closing balance after it' });
 
 const balances = {
   openingBalance: amountRead,
@@ -187,17 +187,17 @@ const balances = {
   closingBalance: amountRead.openapi({ description: 'openingBalance plus all twelve movements' }),
 };
 
-export const TrialBalanceAccountSchema = z.object({ accountCode: textOut(accountCodeLength), description: textOut(limits.name).nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount');
+export const TrialBalanceAccountSchema = z.object({ accountCode: textOut(accountCodeLength).openapi({ description: 'Account number' }), description: textOut(limits.name).nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount', { description: 'One account of the trial balance, with its description from the chart' });
 
 export const TrialBalanceSchema = z
   .object({
-    year: YearSchema,
+    year: YearSchema.openapi({ description: 'Accounting year' }),
     accounts: z.array(TrialBalanceAccountSchema).openapi({
       description: 'Accounts with at least one opening balance or GL line in the year, in account-code order (as text)',
     }),
-    totals: z.object(balances).openapi({ description: 'Sums over all accounts' }),
+    totals: z.object({ ...balances, openingBalance: amountRead.openapi({ description: 'Sum of the accounts\' opening balances' }) }).openapi({ description: 'Sums over all accounts' }),
   })
-  .openapi('TrialBalance');
+  .openapi('TrialBalance', { description: 'Opening balance, twelve movements and closing balance per account of one year' });
 
 /* Versions (history) of GL lines and opening balances. */
 

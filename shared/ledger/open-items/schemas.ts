@@ -48,7 +48,7 @@ export const OpenItemMatchInputSchema = z
     matchDate: dateSchema.openapi({ description: 'Date of the settlement' }),
     amount: amountSchema.openapi({ description: 'Amount settled by this match; the matches of an item must not sum beyond its amount' }),
   })
-  .openapi('OpenItemsImportMatch');
+  .openapi('OpenItemsImportMatch', { description: 'A settlement of an open item by another (payment against invoice)' });
 
 export type OpenItemMatchInput = z.infer<typeof OpenItemMatchInputSchema>;
 
@@ -175,7 +175,7 @@ export const OpenItemsImportSchema = z
     // The whole request is judged at once: run this check even when other items have problems.
     { when: (payload) => sameTypeCheckApplies(payload.value) },
   )
-  .openapi('OpenItemsImportRequest');
+  .openapi('OpenItemsImportRequest', { description: 'Open items of one sub-ledger type (all or nothing)' });
 
 const sameTypeCheckApplies = (value: unknown): boolean => {
   const body = value as { items?: unknown; subLedgerType?: unknown } | null;
