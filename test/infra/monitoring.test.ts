@@ -94,7 +94,7 @@ beforeAll(() => {
   alarms = alarmsOf(template);
   resources = template.toJSON().Resources as Record<string, Resource>;
 
-  const withSubscriptions = newApp({ alarmEmail: 'ops@example.com', alarmHttpsEndpoint: 'https://alerts.example.com/hook' });
+  const withSubscriptions = newApp({ alarmEmail: 'ops@example.com, oncall@example.com', alarmHttpsEndpoint: 'https://alerts.example.com/hook' });
   withSubscriptions.app.synth();
   subscribed = { app: withSubscriptions.app, template: Template.fromStack(withSubscriptions.built.monitoring) };
 }, 180_000);
@@ -288,11 +288,12 @@ describe('dashboard and topic', () => {
     expect(Object.values(resources).filter((r) => r.Type === 'AWS::SNS::Subscription')).toEqual([]);
   });
 
-  it('subscribes -c alarmEmail and -c alarmHttpsEndpoint to the topic', () => {
+  it('subscribes -c alarmEmail (a comma-separated list) and -c alarmHttpsEndpoint to the topic', () => {
     const { template } = subscribed;
     const [topicId] = Object.keys(template.findResources('AWS::SNS::Topic'));
-    template.resourceCountIs('AWS::SNS::Subscription', 2);
+    template.resourceCountIs('AWS::SNS::Subscription', 3);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: topicId } });
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'https', Endpoint: 'https://alerts.example.com/hook', TopicArn: { Ref: topicId } });
   });
 
