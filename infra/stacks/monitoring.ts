@@ -124,9 +124,10 @@ export class MonitoringStack extends Stack {
     });
     const facade = this.facade;
     const metrics = facade.createMetricFactory();
-    // No data (no traffic, an idle queue) is not a breach.
-    const runbook = (anchor: string): Pick<CustomAlarmThreshold, 'runbookLink' | 'treatMissingDataOverride'> => ({
+    // What the alarm means (the notification's first line), its runbook; no data (no traffic, an idle queue) is not a breach.
+    const runbook = (anchor: string, description: string): Pick<CustomAlarmThreshold, 'runbookLink' | 'alarmDescriptionOverride' | 'treatMissingDataOverride'> => ({
       runbookLink: `${runbookPage}#${anchor}`,
+      alarmDescriptionOverride: description,
       treatMissingDataOverride: TreatMissingData.NOT_BREACHING,
     });
     const latency = { datapointsToAlarm: latencyDatapointsToAlarm, evaluationPeriods: latencyDatapointsToAlarm };
@@ -139,7 +140,7 @@ export class MonitoringStack extends Stack {
       apiStage: api.stage.stageName,
       humanReadableName: 'HTTP API',
       alarmFriendlyName: 'api',
-      addLatencyP99Alarm: { Critical: { maxLatency: Duration.millis(t.apiP99LatencyMs.value), ...latency, ...runbook(runbooks.apiLatency) } },
+      addLatencyP99Alarm: { Critical: { maxLatency: Duration.millis(t.apiP99LatencyMs.value), ...latency, ...runbook(runbooks.apiLatency, `HTTP API p99 latency above ${t.apiP99LatencyMs.value} ms for 15 minutes.`) } },
     });
     facade.monitorCustom({
       humanReadableName: 'HTTP API 5xx share',
@@ -159,7 +160,7 @@ export class MonitoringStack extends Stack {
                 Critical: {
                   threshold: t.apiServerErrorPercent.value,
                   comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-                  ...runbook(runbooks.api5xx),
+                  ...runbook(runbooks.api5xx, `More than ${t.apiServerErrorPercent.value}% of HTTP API requests answered 5xx in 5 minutes.`),
                 },
               },
             },
@@ -182,10 +183,12 @@ export class MonitoringStack extends Stack {
       ['webhook-relay', api.relayFunction],
       ['outbox-sweeper', api.sweeperFunction],
     ];
-    const functionAlarms = {
-      addFaultCountAlarm: { Critical: { maxErrorCount: t.functionErrors.value, ...runbook(runbooks.errors) } },
-      addThrottlesCountAlarm: { Critical: { maxErrorCount: t.functionThrottles.value, ...runbook(runbooks.throttles) } },
-    };
+    const functionAlarms = (name: string) => ({
+      addFaultCountAlarm: { Critical: { maxErrorCount: t.functionErrors.value, ...runbook(runbooks.errors, `${name}: the function failed (a crash, out of memory or a timeout).`) } },
+      addThrottlesCountAlarm: {
+        Critical: { maxErrorCount: t.functionThrottles.value, ...runbook(runbooks.throttles, `${name}: Lambda refused invocations (concurrency used up).`) },
+      },
+    });
     facade.addLargeHeader('Functions');
     for (const [name, fn, p99Ms] of apiFunctions) {
       facade.monitorLambdaFunction({
@@ -193,8 +196,8 @@ export class MonitoringStack extends Stack {
         humanReadableName: name,
         alarmFriendlyName: name,
         isIterator: false,
-        ...functionAlarms,
-        addLatencyP99Alarm: { Critical: { maxLatency: Duration.millis(p99Ms), ...latency, ...runbook(runbooks.duration) } },
+        ...functionAlarms(name),
+        addLatencyP99Alarm: { Critical: { maxLatency: Duration.millis(p99Ms), ...latency, ...runbook(runbooks.duration, `${name}: p99 duration above ${p99Ms} ms for 15 minutes.`) } },
       });
     }
     for (const [name, fn] of backgroundFunctions) {
@@ -204,11 +207,11 @@ export class MonitoringStack extends Stack {
         humanReadableName: name,
         alarmFriendlyName: name,
         isIterator: relay,
-        ...functionAlarms,
+        ...functionAlarms(name),
         addLatencyP99Alarm: {
-          Critical: { maxLatencyPercentageOfTimeout: t.backgroundP99DurationPercentOfTimeout.value, ...latency, ...runbook(runbooks.duration) },
+          Critical: { maxLatencyPercentageOfTimeout: t.backgroundP99DurationPercentOfTimeout.value, ...latency, ...runbook(runbooks.duration, `${name}: p99 duration near its timeout for 15 minutes.`) },
         },
-        ...(relay && { addMaxIteratorAgeAlarm: { Critical: { maxAgeInMillis: t.relayIteratorAgeMs.value, ...runbook(runbooks.relayIteratorAge) } } }),
+        ...(relay && { addMaxIteratorAgeAlarm: { Critical: { maxAgeInMillis: t.relayIteratorAgeMs.value, ...runbook(runbooks.relayIteratorAge, `The webhook relay is more than ${t.relayIteratorAgeMs.value / 1000} s behind the outbox table's stream.`) } } }),
       });
     }
 
@@ -221,16 +224,16 @@ export class MonitoringStack extends Stack {
         humanReadableName: `${definition.name} queue`,
         alarmFriendlyName: `queue-${definition.name}`,
         addQueueMaxMessageAgeAlarm: {
-          Critical: { maxAgeInSeconds: queueOldestMessageAgeSeconds[definition.name].value, ...runbook(runbooks.queueAge) },
+          Critical: { maxAgeInSeconds: queueOldestMessageAgeSeconds[definition.name].value, ...runbook(runbooks.queueAge, `${definition.name} queue: its oldest message is older than ${queueOldestMessageAgeSeconds[definition.name].value} s.`) },
         },
-        addDeadLetterQueueMaxSizeAlarm: { Critical: { maxMessageCount: t.deadLetterMessages.value, ...runbook(deadLetterRunbook(definition.name)) } },
+        addDeadLetterQueueMaxSizeAlarm: { Critical: { maxMessageCount: t.deadLetterMessages.value, ...runbook(deadLetterRunbook(definition.name), `${definition.name} dead-letter queue holds messages: work that did not happen.`) } },
       });
     }
     facade.monitorSqsQueue({
       queue: stateful.webhookRelayDlq,
       humanReadableName: 'webhook-relay dead-letter queue',
       alarmFriendlyName: 'queue-webhook-relay-dlq',
-      addQueueMaxSizeAlarm: { Critical: { maxMessageCount: t.deadLetterMessages.value, ...runbook(deadLetterRunbook('webhook-relay')) } },
+      addQueueMaxSizeAlarm: { Critical: { maxMessageCount: t.deadLetterMessages.value, ...runbook(deadLetterRunbook('webhook-relay'), 'webhook-relay dead-letter queue holds a failed stream batch.') } },
     });
 
     // ---- Tables: throttled requests and system errors.
@@ -241,14 +244,14 @@ export class MonitoringStack extends Stack {
       ['outbox-table', stateful.outboxTable],
     ];
     for (const [name, table] of tables) {
-      const throttles = { Critical: { maxThrottledEventsThreshold: t.dynamoThrottledEvents.value, ...runbook(runbooks.dynamoThrottles) } };
+      const throttles = { Critical: { maxThrottledEventsThreshold: t.dynamoThrottledEvents.value, ...runbook(runbooks.dynamoThrottles, `${name}: DynamoDB throttled requests.`) } };
       facade.monitorDynamoTable({
         table,
         humanReadableName: name,
         alarmFriendlyName: name,
         addReadThrottledEventsCountAlarm: throttles,
         addWriteThrottledEventsCountAlarm: throttles,
-        addSystemErrorCountAlarm: { Critical: { maxErrorCount: t.dynamoSystemErrors.value, ...runbook(runbooks.dynamoErrors) } },
+        addSystemErrorCountAlarm: { Critical: { maxErrorCount: t.dynamoSystemErrors.value, ...runbook(runbooks.dynamoErrors, `${name}: DynamoDB system errors (HTTP 500).`) } },
       });
     }
 
@@ -299,7 +302,7 @@ export class MonitoringStack extends Stack {
                 Critical: {
                   threshold: t.webhookFailurePercent.value,
                   comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-                  ...runbook(runbooks.webhookFailures),
+                  ...runbook(runbooks.webhookFailures, `More than ${t.webhookFailurePercent.value}% of webhook delivery attempts failed in 5 minutes.`),
                 },
               },
             },
@@ -316,7 +319,7 @@ export class MonitoringStack extends Stack {
                 Critical: {
                   threshold: t.subscriptionsAutoDisabled.value,
                   comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-                  ...runbook(runbooks.autoDisabled),
+                  ...runbook(runbooks.autoDisabled, 'The service switched off a webhook subscription after failed deliveries.'),
                 },
               },
             },

@@ -218,7 +218,7 @@ describe('alarms', () => {
     expect(alarms).toHaveLength(2 + 3 * functions + 2 * queues + 1 + 3 * 3 + 1 + 2);
   });
 
-  it('every alarm notifies the alarm topic when it fires and when it clears, and ignores missing data', () => {
+  it('every alarm notifies the alarm topic when it fires and when it clears, says what is wrong, and ignores missing data', () => {
     const [topicId] = Object.keys(resources).filter((id) => resources[id]?.Type === 'AWS::SNS::Topic');
     for (const alarm of alarms) {
       expect(alarm.props.ActionsEnabled, alarm.props.AlarmName).toBe(true);
@@ -226,6 +226,8 @@ describe('alarms', () => {
       expect(alarm.props.OKActions, alarm.props.AlarmName).toEqual([{ Ref: topicId }]);
       expect(alarm.props.TreatMissingData, alarm.props.AlarmName).toBe('notBreaching');
       expect(alarm.props.AlarmName, alarm.props.AlarmName).toMatch(/^ledger-/);
+      // Says what is wrong in the service's words (the notification's first line), not the library's default.
+      expect(alarm.props.AlarmDescription, alarm.props.AlarmName).not.toMatch(/has been breached|is too high|above threshold/);
     }
   });
 });
