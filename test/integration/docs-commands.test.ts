@@ -102,7 +102,7 @@ const expectedOutput: Record<string, (out: string, stack: { baseUrl: string }) =
   },
   'docs/operations.md': (out) => {
     expect(out).toMatch(/^QUEUE\s+DEAD-LETTER QUEUE\s+VISIBLE\s+IN FLIGHT$/m);
-    expect(out).toMatch(/^\d+ messages? of \S+-webhooks-dlq/m);
+    expect(out).toMatch(/^\d+ messages? of \S+-uploads-dlq/m);
     expect(out).toMatch(/^\d+ outbox events? pending for more than 600 s \(dry run: nothing relayed\)$/m);
   },
   'docs/people-and-access.md': (out) => {
