@@ -79,14 +79,19 @@ export class MonitoringStack extends Stack {
     super(scope, id, props);
     const { api, stateful } = props;
 
-    // ---- The alarm topic: KMS-encrypted (CloudWatch may use the key), TLS only, CloudWatch alarms of this account may publish.
+    // ---- The alarm topic: KMS-encrypted, TLS only. CloudWatch may use the key and publish, on behalf of
+    // this stack's alarms only (their names start with the prefix): without both grants notifications are dropped.
+    const fromOwnAlarms = {
+      StringEquals: { 'aws:SourceAccount': this.account },
+      ArnLike: { 'aws:SourceArn': `arn:${this.partition}:cloudwatch:${this.region}:${this.account}:alarm:${props.resourcePrefix}-*` },
+    };
     const key = new Key(this, 'AlarmTopicKey', { description: 'Encrypts the alarm topic', enableKeyRotation: true });
     key.addToResourcePolicy(
       new PolicyStatement({
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+        conditions: fromOwnAlarms,
       }),
     );
     this.topic = new Topic(this, 'AlarmTopic', {
@@ -100,10 +105,7 @@ export class MonitoringStack extends Stack {
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': this.account },
-          ArnLike: { 'aws:SourceArn': `arn:${this.partition}:cloudwatch:${this.region}:${this.account}:alarm:*` },
-        },
+        conditions: fromOwnAlarms,
       }),
     );
     for (const email of props.alarmEmails ?? []) this.topic.addSubscription(new EmailSubscription(email));

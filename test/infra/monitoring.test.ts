@@ -266,7 +266,7 @@ describe('dashboard and topic', () => {
     for (const text of ['AWS/ApiGateway', 'AWS/Lambda', 'AWS/SQS', 'AWS/DynamoDB', ...Object.values(metricCatalogue).map((m) => m.name)]) expect(body).toContain(text);
   });
 
-  it('one topic, encrypted with a rotated KMS key that CloudWatch may use, TLS only, CloudWatch alarms may publish', () => {
+  it('one topic, encrypted with a rotated KMS key, TLS only; CloudWatch may use the key and publish for this stack\'s alarms only', () => {
     const topics = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::SNS::Topic');
     expect(topics).toHaveLength(1);
     const [topicId, topic] = topics[0]!;
@@ -274,13 +274,24 @@ describe('dashboard and topic', () => {
     const keyId = (topic.Properties.KmsMasterKeyId)['Fn::GetAtt'][0] as string;
     expect(resources[keyId]?.Type).toBe('AWS::KMS::Key');
     expect(resources[keyId]?.Properties.EnableKeyRotation).toBe(true);
-    const keyStatements = resources[keyId]!.Properties.KeyPolicy.Statement as Json[];
-    expect(keyStatements.some((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com' && JSON.stringify(s.Action).includes('kms:GenerateDataKey'))).toBe(true);
+    // Both grants hold only for this stack's alarms: the SourceArn pattern must match every alarm name.
+    const fromOwnAlarms = (statement: Json) => {
+      expect(statement.Condition.StringEquals).toEqual({ 'aws:SourceAccount': '123456789012' });
+      const pattern = JSON.stringify(statement.Condition.ArnLike['aws:SourceArn']);
+      expect(pattern).toContain(':alarm:ledger-*');
+      for (const alarm of alarms) expect(alarm.props.AlarmName).toMatch(/^ledger-/);
+    };
+    const keyStatements = (resources[keyId]!.Properties.KeyPolicy.Statement as Json[]).filter((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com');
+    expect(keyStatements).toHaveLength(1);
+    expect(keyStatements[0].Action).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
+    fromOwnAlarms(keyStatements[0]);
     const policy = Object.values(resources).find((r) => r.Type === 'AWS::SNS::TopicPolicy')!;
     expect(policy.Properties.Topics).toEqual([{ Ref: topicId }]);
     const statements = policy.Properties.PolicyDocument.Statement as Json[];
     expect(statements.some((s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false')).toBe(true);
-    expect(statements.some((s) => s.Effect === 'Allow' && s.Principal?.Service === 'cloudwatch.amazonaws.com' && s.Action === 'sns:Publish')).toBe(true);
+    const publish = statements.filter((s) => s.Effect === 'Allow' && s.Principal?.Service === 'cloudwatch.amazonaws.com' && s.Action === 'sns:Publish');
+    expect(publish).toHaveLength(1);
+    fromOwnAlarms(publish[0]);
   });
 
   it('has no subscription unless the context names one', () => {
