@@ -6,6 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { routeKey, routes } from '../shared/routes';
 import { ApiStack, documentObjectsNagResource, importPayloadPrefix, importPayloadsNagResource, type ApiStackProps } from './stacks/api-stack';
 import { StatefulStack, resourceServerIdentifier } from './stacks/stateful-stack';
+import { MonitoringStack } from './stacks/monitoring';
 
 export interface BuildOptions {
   /** See ApiStackProps.resolveEntry; tests that skip bundling use it so they never need the handler files. */
@@ -15,6 +16,7 @@ export interface BuildOptions {
 export interface BuiltApp {
   readonly stateful: StatefulStack;
   readonly api: ApiStack;
+  readonly monitoring: MonitoringStack;
 }
 
 const DEFAULT_REGION = 'eu-north-1';
@@ -66,10 +68,21 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
   });
   api.addStackDependency(stateful);
 
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  acknowledgeNagFindings({ stateful, api }, resourcePrefix);
+  const contextList = (key: string): string[] => contextString(app, key)?.split(',').map((value) => value.trim()).filter(Boolean) ?? [];
+  const monitoring = new MonitoringStack(app, 'LedgerMonitoring', {
+    env,
+    description: 'Accounting ledger integration service: alarms, dashboard and the alarm topic',
+    resourcePrefix,
+    api,
+    stateful,
+    alarmEmails: contextList('alarmEmail'),
+    alarmHttpsEndpoints: contextList('alarmHttpsEndpoint'),
+  });
 
-  return { stateful, api };
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  acknowledgeNagFindings({ stateful, api, monitoring }, resourcePrefix);
+
+  return { stateful, api, monitoring };
 };
 
 /**

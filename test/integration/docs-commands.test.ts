@@ -42,6 +42,8 @@ const expectedNotRun: [string, string][] = [
   ['docs/deploying.md', 'npm run -s smoke -- --base-url <ApiUrl> --token-url <TokenUrl> --client-id <id> --client-secret <secret>'],
   ['docs/deploying.md', 'npm run -s admin -- dlq-redrive --queue imports --max 10   # back to the source queue, one at a time'],
   ['docs/mcp.md', 'npm run mcp:check -- --stack-file "$STACK"'],
+  ['docs/operations.md', 'npm run deploy -- -c alarmEmail=ops@example.com -c alarmHttpsEndpoint=https://alerts.example.com/hook'],
+  ['docs/operations.md', 'npm run -s admin -- dlq-list --resource-prefix ledger --region eu-north-1'],
   ['docs/performance.md', 'npm run bench -- --read-samples 50 --samples 10 --import-samples 1 --no-worker   # a shorter run'],
   ['docs/testing.md', 'npx vitest run test/integration/companies.test.ts'],
   ['docs/webhooks.md', 'npm run webhooks:listen -- --events company.updated,import.requested'],
@@ -97,6 +99,11 @@ const expectedOutput: Record<string, (out: string, stack: { baseUrl: string }) =
     expect(out).toContain('"bearer_methods_supported"');
     expect(out).toContain('"name": "accounting-ledger"');
     expect(out).toMatch(/^0\.00$/m); // the demo bakery's trial balance closes at zero
+  },
+  'docs/operations.md': (out) => {
+    expect(out).toMatch(/^QUEUE\s+DEAD-LETTER QUEUE\s+VISIBLE\s+IN FLIGHT$/m);
+    expect(out).toMatch(/^\d+ messages? of \S+-uploads-dlq/m);
+    expect(out).toMatch(/^\d+ outbox events? pending for more than 600 s \(dry run: nothing relayed\)$/m);
   },
   'docs/people-and-access.md': (out) => {
     expect(out).toMatch(/^USER$/m);
