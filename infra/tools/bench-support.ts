@@ -2,6 +2,9 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 
+// The functions a bench runs in its process write no EMF lines between its tables.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
 /** What the bench scripts share: where their figures go, how they exit, and how they bundle a function as CDK does. */
 
 /** Writes the figures of one bench script to .local/bench/<name>.json (gitignored); answers the file's path. */
