@@ -144,15 +144,16 @@ describe('metrics (EMF) of the workers', () => {
   it('a webhook delivery: WebhookDeliveries by outcome and attempt, and WebhookDeliveryOutcomes by outcome', async () => {
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const created = await api('POST', '/v1/webhooks/subscriptions', { token: firm.systemToken, body: { url: receiver.url, eventTypes: ['company.created'] } });
+    // One company, one event type: exactly one delivery reaches this subscription.
+    const companyId = await firm.company();
+    const created = await api('POST', '/v1/webhooks/subscriptions', { token: firm.systemToken, body: { url: receiver.url, eventTypes: ['company.updated'], companyIds: [companyId] } });
     expect(created.status).toBe(201);
     receiver.state.secrets = [created.body.secret as string];
     const subscriptionId = created.body.id as string;
     await eventually(async () => (await api('GET', `/v1/webhooks/subscriptions/${subscriptionId}`, { token: firm.systemToken })).body.status === 'active', queueWaitMs, 'the handshake');
 
-    const company = await api('POST', '/v1/companies', { token: firm.systemToken, body: { displayName: 'Metrics Hook AS', accountingSystem: 'Api' } });
-    expect(company.status).toBe(201);
-    await eventually(() => receiver.state.received.some((received) => received.event.companyId === company.body.id), queueWaitMs, 'the delivery');
+    expect((await api('PATCH', `/v1/companies/${companyId}`, { token: firm.systemToken, body: { displayName: 'Metrics Hook AS' } })).status).toBe(200);
+    await eventually(() => receiver.state.received.some((received) => received.event.companyId === companyId), queueWaitMs, 'the delivery');
     expect(await metricValue('webhookDeliveries', { outcome: 'delivered', attempt: '1' }, { subscriptionId })).toBe(1);
     expect(await metricValue('webhookDeliveryOutcomes', { outcome: 'delivered' }, { subscriptionId })).toBe(1);
   });
