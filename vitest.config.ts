@@ -9,7 +9,8 @@ const unitTestsOnTheStack = ['test/unit/runtime.test.ts', 'test/unit/trial-balan
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
-    env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    // Handlers that tests run in their own process write no metrics; the stack's go to a file (test/support/global-setup.ts).
+    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' },
     // Longer than the waits for the shared queues (test/support/poll.ts queueWaitMs).
     testTimeout: 180_000,
     hookTimeout: 120_000,

@@ -89,6 +89,9 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
  * Every AwsSolutions finding that stays, acknowledged on the narrowest construct with its reason.
  * Anything not listed here fails synthesis.
  */
+const xrayWildcardReason =
+  'xray:PutTraceSegments and xray:PutTelemetryRecords, added by active tracing: X-Ray actions have no resource-level permissions.';
+
 const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: string): void => {
   Validations.of(stateful.userPool).acknowledge(
     {
@@ -142,7 +145,7 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
 
   Validations.of(api.relayFunction).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: "dynamodb:ListStreams, added by Lambda's DynamoDB event source: the action has no resource-level permissions. The stream reads themselves are granted on the outbox table's stream ARN only.",
+    reason: `dynamodb:ListStreams, added by Lambda's DynamoDB event source: the action has no resource-level permissions. The stream reads themselves are granted on the outbox table's stream ARN only. ${xrayWildcardReason}`,
   });
   Validations.of(stateful.webhookRelayDlq).acknowledge({
     id: 'AwsSolutions-SQS3',
@@ -166,6 +169,7 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
         reason: 'Node.js 22 is the runtime the service is built and tested for (esbuild target node22); moving to a newer runtime is a deliberate upgrade.',
       },
     );
+    if (fn !== api.relayFunction) Validations.of(fn).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: xrayWildcardReason });
   }
 
   for (const route of routes.filter((r) => r.auth === 'public')) {

@@ -1,7 +1,5 @@
-import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { uploadWorker } from '../../shared/documents/worker';
-import { logger } from '../../shared/platform/logger';
+import { lambdaHandler } from '../../shared/platform/lambda-handler';
 
 /** SQS-triggered (uploads queue, fed by S3 ObjectCreated notifications): completes document uploads on its own. */
-export const handler = middy(uploadWorker).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = lambdaHandler(uploadWorker);

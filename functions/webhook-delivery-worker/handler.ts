@@ -1,7 +1,5 @@
-import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { deliveryWorker } from '../../shared/webhooks/delivery';
-import { logger } from '../../shared/platform/logger';
+import { lambdaHandler } from '../../shared/platform/lambda-handler';
 
 /** SQS-triggered (webhooks queue): one attempt per message, retries, dead letters, handshakes. */
-export const handler = middy(deliveryWorker).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = lambdaHandler(deliveryWorker);

@@ -1,7 +1,5 @@
-import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { relayHandler } from '../../shared/webhooks/relay';
-import { logger } from '../../shared/platform/logger';
+import { lambdaHandler } from '../../shared/platform/lambda-handler';
 
 /** DynamoDB Streams-triggered (the outbox table's stream, INSERTs of events): sequences each event and queues it for fan-out. */
-export const handler = middy(relayHandler).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = lambdaHandler(relayHandler);

@@ -23,6 +23,7 @@ import { seedDemoBooks } from './demo-books';
 import { lambdaContext } from './lambda-context';
 import { seedDemo, type SeedData } from './seed';
 import { administratorOf, type RateLimit } from '../../shared/identity/principal';
+import { divertMetricLines } from './metrics-log';
 import { ensureQueues, localSqsClient, startSqs as startSqsServer, type LocalQueue, type QueueName } from './sqs';
 import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poller';
 
@@ -61,6 +62,8 @@ export interface StackInfo extends SeedData {
     scopePrefix: string;
     cursorSecret: string;
     queues: Record<QueueName, LocalQueue>;
+    /** Where the functions' metrics (EMF lines) go, when the stack diverts them from stdout. */
+    metricsFile?: string;
   };
 }
 
@@ -82,6 +85,8 @@ export interface StackOptions {
   signInThrottle?: SignInThrottleLimits;
   /** A custom rate limit for the seeded clients in place of their plans' (the test suite's clients send faster than any plan allows). */
   seedClientRateLimit?: RateLimit;
+  /** Appends the functions' metrics (EMF lines) to this file instead of stdout (default: LEDGER_METRICS_FILE). */
+  metricsFile?: string;
   /** Runs the outbox sweeper this often, as EventBridge Scheduler does on AWS (npm start: 300); unset, never (the tests run it themselves). */
   outboxSweepEverySeconds?: number;
 }
@@ -108,6 +113,12 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
   const stop = async () => {
     for (const stopOne of stops.reverse()) await stopOne().catch(() => undefined);
   };
+
+  const metricsFile = options.metricsFile ?? (process.env.LEDGER_METRICS_FILE || undefined);
+  if (metricsFile) {
+    const stopDiverting = divertMetricLines(metricsFile);
+    stops.push(async () => stopDiverting());
+  }
 
   try {
     // The two ports people name are held first: a busy one fails the start at once, before any seeding.
@@ -263,6 +274,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         scopePrefix,
         cursorSecret: secrets.cursorSecret,
         queues: queueUrls,
+        ...(metricsFile && { metricsFile }),
       },
     };
     return { info, stop };

@@ -14,7 +14,7 @@ import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-ap
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { bundledAssetHooks } from './bundled-assets';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -187,6 +187,8 @@ export class ApiStack extends Stack {
         timeout: Duration.seconds(options.timeoutSeconds),
         environment,
         logGroup,
+        // X-Ray: the Powertools Tracer (shared/platform/tracer.ts) adds the handler's and the SDK calls' subsegments.
+        tracing: Tracing.ACTIVE,
         projectRoot: repoRoot,
         depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
         bundling: {

@@ -823,6 +823,7 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true'; // the services it runs count nothing to CloudWatch from here
   const code = await runAdmin(process.argv.slice(2), {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),

@@ -1,6 +1,9 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+
+// The functions a bench runs in its process write no EMF lines between its tables.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 /** What the bench scripts share: where their figures go, how they exit, and how they bundle a function as CDK does. */
 
@@ -24,7 +27,7 @@ export const runBench = (main: () => Promise<number | void>): void => {
 };
 
 /** Bundles an entry as CDK bundles a Lambda (infra/stacks/api-stack.ts: ESM for Node 22, SDK included); answers the bundle's size in bytes. */
-export const bundleAsLambda = async (entry: string, outfile: string, options: { minify?: boolean } = {}): Promise<number> => {
+export const bundleAsLambda = async (entry: string, outfile: string, options: { minify?: boolean; plugins?: Plugin[] } = {}): Promise<number> => {
   await build({
     entryPoints: [resolve(entry)],
     outfile,
@@ -35,6 +38,7 @@ export const bundleAsLambda = async (entry: string, outfile: string, options: { 
     mainFields: ['module', 'main'],
     banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
     minify: options.minify ?? true,
+    plugins: options.plugins ?? [],
     logLevel: 'error',
   });
   return statSync(outfile).size;

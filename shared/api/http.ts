@@ -1,12 +1,13 @@
-import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { APIGatewayProxyEventV2WithLambdaAuthorizer, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithLambdaAuthorizer } from 'aws-lambda';
 import { fromAuthorizerContext, type AuthorizerContext } from '../identity/principal';
 import { routeKey, routes, routesOfGroup, type FunctionGroup, type OperationId } from '../routes';
 import { withRequestBaseUrl } from '../platform/config';
+import { lambdaHandler } from '../platform/lambda-handler';
 import { logger } from '../platform/logger';
+import { countMetric, statusClassOf, type MetricMetadata } from '../platform/metrics';
 import { ProblemError, problems } from '../platform/problem';
 import { decodeRequestBody } from '../platform/request-body';
+import { annotateOperation } from '../platform/tracer';
 import { createOperationRunner, renderProblem, type Authentication, type OperationCall, type OperationResponse, type Operations, type OwnerResolvers } from './runner';
 
 export type HttpEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>;
@@ -24,6 +25,7 @@ export const httpAdapter = (group: FunctionGroup, operations: Operations, owners
     const requestId = event.requestContext.requestId;
     logger.appendKeys({ requestId });
     const route = routeByKey.get(event.routeKey);
+    if (route) annotateOperation(route.operationId);
     const response = route ? await run(callOf(route.operationId, event)) : renderProblem(problems.routeNotFound(event.rawPath), requestId);
     logger.info('request completed', {
       routeKey: event.routeKey,
@@ -31,11 +33,18 @@ export const httpAdapter = (group: FunctionGroup, operations: Operations, owners
       status: response.statusCode,
       durationMs: Date.now() - started,
     });
-    return finalize(response, requestId);
+    return countRequest(route?.operationId, finalize(response, requestId));
   };
-  return middy<HttpEvent, HttpResponse, Error, Context>((event: HttpEvent) => withRequestBaseUrl(requestBaseUrlOf(event), () => handle(event))).use(
-    injectLambdaContext(logger, { resetKeys: true }),
-  );
+  return lambdaHandler((event: HttpEvent) => withRequestBaseUrl(requestBaseUrlOf(event), () => handle(event)), requestMetadata);
+};
+
+/** An API invocation's EMF lines carry the request id (X-Request-Id), to find the request of a metric. */
+export const requestMetadata = (event: Pick<HttpEvent, 'requestContext'>): MetricMetadata => ({ requestId: event.requestContext.requestId });
+
+/** Counts one answered request by operation (`$default` for the fallback route) and status class; answers the response. */
+export const countRequest = (operationId: OperationId | undefined, response: HttpResponse): HttpResponse => {
+  countMetric('requests', { operation: operationId ?? '$default', statusClass: statusClassOf(response.statusCode) });
+  return response;
 };
 
 /** The base URL the caller used: https://<API Gateway domain>; plain http only on the loopback (the local gateway). */

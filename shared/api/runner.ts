@@ -14,6 +14,7 @@ import {
 import { stringifyJson } from '../platform/json';
 import { publicBaseUrl } from '../platform/config';
 import { logger } from '../platform/logger';
+import { countMetric } from '../platform/metrics';
 import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import type { Operation, OperationResult } from './operation';
 import { ProblemError, problemBody, problems } from '../platform/problem';
@@ -305,11 +306,15 @@ const renderResult = (result: OperationResult): OperationResponse => ({
   body: result.text ?? (result.body === undefined ? '' : stringifyJson(result.body)),
 });
 
-export const renderProblem = (error: ProblemError, requestId: string): OperationResponse => ({
-  statusCode: error.problem.status,
-  headers: { 'Content-Type': 'application/problem+json', ...error.headers },
-  body: stringifyJson(problemBody(error.problem, requestId)),
-});
+/** Every problem+json answer passes here: it is counted by its code. */
+export const renderProblem = (error: ProblemError, requestId: string): OperationResponse => {
+  countMetric('problems', { code: error.problem.error });
+  return {
+    statusCode: error.problem.status,
+    headers: { 'Content-Type': 'application/problem+json', ...error.headers },
+    body: stringifyJson(problemBody(error.problem, requestId)),
+  };
+};
 
 export const renderError = (error: unknown, requestId: string): OperationResponse => {
   if (error instanceof ProblemError) return renderProblem(error, requestId);

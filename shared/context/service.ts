@@ -11,6 +11,7 @@ import { getTrialBalance, lineContent } from '../ledger/general-ledger/service';
 import { openItemRepository } from '../ledger/open-items/repository';
 import { subLedgerTypes } from '../ledger/open-items/schemas';
 import { stringifyJson } from '../platform/json';
+import { countMetric } from '../platform/metrics';
 import { Decimal } from '../platform/money';
 import { listVatTerms, norwegianToday, vatAccountDirection } from '../vat/service';
 import { contextRepository, type StoredPicture } from './repository';
@@ -220,6 +221,9 @@ export const refreshContext = async (companyId: string, options: RefreshOptions 
   await contextRepository.saveAccounts(companyId, accounts);
   await contextRepository.saveCompany(companyId, { picture: stringifyJson(companyPicture), builtAt, ledgerUpdatedAt });
   await contextRepository.releaseRefresh(companyId, options.requests ?? []);
+  countMetric('contextRebuilds', {}, 1, { companyId });
+  // The lag: from the books' last change to pictures that include it.
+  if (ledgerUpdatedAt) countMetric('contextRebuildLag', {}, Math.max(0, Date.now() - Date.parse(ledgerUpdatedAt)), { companyId });
   return `context of ${accounts.length} accounts (${years.join(', ')}) built`;
 };
 

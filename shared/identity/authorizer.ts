@@ -1,6 +1,7 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { config } from '../platform/config';
+import { countMetric } from '../platform/metrics';
 import { timed } from '../platform/stage-timing';
 import { apiClientRepository } from './api-client-repository';
 import { organizationRepository } from './organization-repository';
@@ -97,6 +98,7 @@ export const authenticate = async (authorization: string | undefined, path = '/'
   // A token is judged per resource it is presented to (its audience), so the key names both.
   const key = `${resourceOfPath(config().apiAudience ?? '', path)}\u0000${authorization ?? ''}`;
   const remembered = decisions.get(key);
+  countMetric(remembered ? 'authorizerCacheHits' : 'authorizerCacheMisses', {});
   if (remembered) return remembered;
   const decided = await decide(authorization, path);
   // Failures are not kept: a token that becomes valid (a clock skew, a re-created client) works at once.

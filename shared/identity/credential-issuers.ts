@@ -6,6 +6,7 @@ import {
   DeleteUserPoolClientSecretCommand,
   ListUserPoolClientSecretsCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { traced } from '../platform/tracer';
 import { generateClientId, generateClientSecret, hashSecret } from './client-secrets';
 import type { Scope } from './scopes';
 
@@ -41,7 +42,7 @@ export const localCredentialIssuer: CredentialIssuer = {
 
 /** Cognito app clients with the client-credentials grant; scopes carry the resource server's prefix. */
 export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string, region?: string): CredentialIssuer => {
-  const cognito = new CognitoIdentityProviderClient({ region });
+  const cognito = traced(new CognitoIdentityProviderClient({ region }));
   return {
     async create(name, scopes) {
       const { UserPoolClient } = await cognito.send(

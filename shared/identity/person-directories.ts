@@ -5,6 +5,7 @@ import {
   CognitoIdentityProviderClient,
   UserNotFoundException,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { traced } from '../platform/tracer';
 import { hashSecret } from './client-secrets';
 
 /** Where people sign in: the local identity provider (a password hash kept on the person) or Cognito. */
@@ -23,7 +24,7 @@ export const localPersonDirectory: PersonDirectory = {
 
 /** Cognito: the username is the userId (the authorizer maps the Cognito user to the person by it). */
 export const cognitoPersonDirectory = (userPoolId: string, region?: string): PersonDirectory => {
-  const cognito = new CognitoIdentityProviderClient({ region });
+  const cognito = traced(new CognitoIdentityProviderClient({ region }));
   return {
     async create(person, password) {
       await cognito.send(

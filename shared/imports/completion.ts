@@ -1,4 +1,5 @@
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
+import { countMetric } from '../platform/metrics';
 import { jobRepository, type JobEnding } from '../jobs/repository';
 import { outboxEventWrite } from '../outbox/repository';
 import { importRepository, type ImportEnding, type ImportItem } from './repository';
@@ -30,15 +31,28 @@ export const finishImport = async (item: ImportItem, terminal: Terminal): Promis
   };
   try {
     await work(true).commit();
-    return true;
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;
     if (error.names.includes('import')) return false;
     if (!error.names.includes('laneLock')) throw error;
     // The lease ran out and another job holds the lane now: finish without touching its lock.
     await work(false).commit();
-    return true;
   }
+  countImportEnd(item, terminal, at);
+  return true;
+};
+
+/**
+ * The import's metrics, once, at its terminal step: rows applied (inserted, updated, deleted by
+ * the request) and failed, and the wall time from acceptance to the final status.
+ */
+const countImportEnd = (item: ImportItem, terminal: Terminal, at: string): void => {
+  const progress = terminal.progress ?? item.progress;
+  const dimensions = { kind: item.kind };
+  const metadata = { importId: item.id };
+  countMetric('importRowsApplied', dimensions, progress.rowsInserted + progress.rowsUpdated + progress.rowsDeletedFromRequest, metadata);
+  countMetric('importRowsFailed', dimensions, progress.rowsFailed, metadata);
+  countMetric('importDuration', dimensions, Math.max(0, Date.parse(at) - Date.parse(item.createdAt)), metadata);
 };
 
 /**

@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config';
+import { traced } from './tracer';
 
 /** SDK clients are built once per execution environment and reused across invocations. */
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -13,7 +14,7 @@ export const dynamo = (): DynamoDBDocumentClient => {
   // Rebuilt only when the configuration changed (tools and tests that switch stacks).
   if (!documentClient || builtFor !== `${region} ${dynamodbEndpoint}`) {
     builtFor = `${region} ${dynamodbEndpoint}`;
-    const client = new DynamoDBClient({ region, ...(dynamodbEndpoint && { endpoint: dynamodbEndpoint }) });
+    const client = traced(new DynamoDBClient({ region, ...(dynamodbEndpoint && { endpoint: dynamodbEndpoint }) }));
     // No SDK logger is configured, yet its middleware filters every request and answer for one
     // (about 4 % of the import worker's CPU on a 10k-line import); our own logs say what failed.
     client.middlewareStack.remove('loggerMiddleware');
@@ -48,19 +49,21 @@ let sqsClient: SQSClient | undefined;
 /** Path-style against the local emulator; checksums only when required (presigned URLs stay valid on real S3). */
 export const s3 = (): S3Client => {
   const { region, s3Endpoint } = config();
-  s3Client ??= new S3Client({
-    region,
-    ...(s3Endpoint && { endpoint: s3Endpoint, forcePathStyle: true }),
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  s3Client ??= traced(
+    new S3Client({
+      region,
+      ...(s3Endpoint && { endpoint: s3Endpoint, forcePathStyle: true }),
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    }),
+  );
   return s3Client;
 };
 
 /** The endpoint is passed explicitly: the local emulator's queue URLs are not resolvable hosts. */
 export const sqs = (): SQSClient => {
   const { region, sqsEndpoint } = config();
-  sqsClient ??= new SQSClient({ region, ...(sqsEndpoint && { endpoint: sqsEndpoint }) });
+  sqsClient ??= traced(new SQSClient({ region, ...(sqsEndpoint && { endpoint: sqsEndpoint }) }));
   return sqsClient;
 };
 

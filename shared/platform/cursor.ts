@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config } from './config';
 import { problems } from './problem';
+import { traced } from './tracer';
 
 /**
  * Opaque page cursors: the DynamoDB start key, signed with HMAC-SHA256 and bound to the caller,
@@ -26,7 +27,7 @@ const cursorSecret = (): Promise<string> => {
     const { cursorSecret: direct, cursorSecretArn, region } = config();
     if (direct) return direct;
     if (!cursorSecretArn) throw new Error('Neither CURSOR_SECRET nor CURSOR_SECRET_ARN is set');
-    const client = new SecretsManagerClient({ region });
+    const client = traced(new SecretsManagerClient({ region }));
     const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: cursorSecretArn }));
     if (!SecretString) throw new Error('Cursor secret is empty');
     return SecretString;

@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { rateLimitKeys } from './keys';
 import { controlTableName, dynamo } from './aws';
+import { countMetric } from './metrics';
 import { problems } from './problem';
 
 export type RatePlan = 'standard' | 'premium';
@@ -96,6 +97,7 @@ export const consumeRateLimit = async (clientId: string, limit: RateLimit, clock
       if (busy.updated && busy.tat !== undefined) return decide(limit, busy.tat - interval, now).headers;
       if (busy.tat !== undefined && busy.tat > latestTat) {
         const decision = decide(limit, busy.tat, now);
+        countMetric('rateLimitRefusals', {});
         throw withHeaders(problems.rateLimited(decision.retryAfterSeconds), decision.headers);
       }
       return undefined;
@@ -107,6 +109,7 @@ export const consumeRateLimit = async (clientId: string, limit: RateLimit, clock
     if (headers) return headers;
     // The bucket refilled (or filled) between the two updates: start again.
   }
+  countMetric('rateLimitRefusals', {});
   throw withHeaders(problems.rateLimited(1), {});
 };
 

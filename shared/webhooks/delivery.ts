@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { webhookSettings } from '../platform/config';
+import { countMetric } from '../platform/metrics';
 import { queueWorker } from '../platform/queue-worker';
 import { handshake } from './handshake';
 import { postJson } from './outbound';
@@ -59,6 +60,9 @@ const attempt = async (deliveryId: string): Promise<void> => {
     }
     const outcome = await postJson(subscription.url, delivery.payload, signedHeaders(signingSecrets(subscription), delivery.eventId, delivery.payload));
     const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+    const made = delivery.attempts.length + 1;
+    const gaveUp = outcome.statusCode === 410 || made > settings.retryDelaysSeconds.length;
+    countDeliveryAttempt(succeeded ? 'delivered' : gaveUp ? 'gave_up' : 'failed', made, { deliveryId, subscriptionId: subscription.id });
     if (succeeded) {
       await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'succeeded', nextAttemptAt: null });
       if (subscription.failingSince) await subscriptionRepository.update(subscription.id, {}, ['failingSince']);
@@ -70,7 +74,6 @@ const attempt = async (deliveryId: string): Promise<void> => {
       await disable(subscription, reason);
       return;
     }
-    const made = delivery.attempts.length + 1;
     if (made > settings.retryDelaysSeconds.length) {
       const notice = `No success after ${made} attempts: the delivery is dead (redeliver it when the receiver is fixed).`;
       if (await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'dead', nextAttemptAt: null, notice })) {
@@ -91,6 +94,15 @@ const attempt = async (deliveryId: string): Promise<void> => {
   }
 };
 
+/**
+ * One attempt's outcome: `delivered`; `failed` with another attempt to come; `gave_up` when none
+ * will (out of attempts, or 410). By attempt number (`6+` beyond five: few series) and by outcome alone.
+ */
+const countDeliveryAttempt = (outcome: 'delivered' | 'failed' | 'gave_up', attempt: number, metadata: Record<string, string>): void => {
+  countMetric('webhookDeliveries', { outcome, attempt: attempt > 5 ? '6+' : String(attempt) }, 1, metadata);
+  countMetric('webhookDeliveryOutcomes', { outcome }, 1, metadata);
+};
+
 /** Every attempt since failingSince failed: past the configured window (5 days) the subscription is disabled. */
 const noteFailure = async (subscription: SubscriptionRecord): Promise<void> => {
   const now = Date.now();
@@ -107,6 +119,7 @@ const noteFailure = async (subscription: SubscriptionRecord): Promise<void> => {
 const disable = async (subscription: SubscriptionRecord, reason: string): Promise<void> => {
   const at = new Date().toISOString();
   if (!(await subscriptionRepository.disable(subscription.id, reason, at))) return; // disabled already: one notice
+  countMetric('subscriptionsAutoDisabled', {}, 1, { subscriptionId: subscription.id });
   const id = randomUUID();
   const notice = {
     id,

@@ -123,8 +123,20 @@ const nameOfResource = (value: unknown): string => {
 };
 const documentsPrefix = 'arn:<Partition>:s3:::ledger-documents-<AccountId>-<Region>/';
 
-/** Every Allow statement of a function's role as sorted `<action> <resource>[ if <leading-key patterns>]` lines. */
+/** The grants of active tracing, on every function (X-Ray actions have no resource-level permissions). */
+const tracingGrants = ['xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
+
+/**
+ * Every Allow statement of a function's role as sorted `<action> <resource>[ if <leading-key patterns>]` lines,
+ * without the tracing grants every function holds (asserted here).
+ */
 const grantsOfFunction = (fn: { node: { defaultChild?: unknown } }): string[] => {
+  const grants = allGrantsOfFunction(fn);
+  for (const grant of tracingGrants) expect(grants, 'active tracing').toContain(grant);
+  return grants.filter((grant) => !tracingGrants.includes(grant));
+};
+
+const allGrantsOfFunction = (fn: { node: { defaultChild?: unknown } }): string[] => {
   const roleId = roleOf(logicalId(built.api, fn));
   const statements = ofType(apiResources, 'AWS::IAM::Policy')
     .filter(([, p]) => asArray(p.Properties?.Roles).some((r: Json) => r.Ref === roleId))
@@ -246,6 +258,10 @@ describe('functions', () => {
       const logGroup = apiResources[props.LoggingConfig?.LogGroup?.Ref]?.Properties;
       expect(logGroup?.RetentionInDays).toBe(30);
     }
+  });
+
+  it('all have active X-Ray tracing (the Powertools Tracer adds the subsegments)', () => {
+    for (const id of functionIds()) expect(apiResources[id]?.Properties?.TracingConfig, id).toEqual({ Mode: 'Active' });
   });
 
   it('take memory and timeout from functionGroups', () => {

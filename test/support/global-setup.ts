@@ -40,6 +40,8 @@ export default async function setup(project: TestProject) {
     authorizerCacheTtlSeconds: 1,
     signInThrottle: { maxFailures: 5, windowSeconds: 3 },
     seedClientRateLimit: suiteRateLimit,
+    // The functions' metrics (EMF lines) go to a file of the run, not to the test output (test/integration/metrics.test.ts reads it).
+    metricsFile: join(dataDir, 'metrics.log'),
   });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);

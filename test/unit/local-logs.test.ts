@@ -15,6 +15,18 @@ describe('npm start logs', () => {
     expect(readableRecord(failure)).toBe('09:30:00.123 ERROR  Unhandled error r-2 TypeError: x is undefined\n    at f (a.ts:1:1)');
     expect(readableRecord('[local] seeding demo data')).toBe('[local] seeding demo data');
   });
+
+  it("renders the functions' metrics (EMF lines) as one line: names, values and dimensions", () => {
+    const emf = JSON.stringify({
+      _aws: { Timestamp: Date.parse('2026-01-15T09:30:00.123Z'), CloudWatchMetrics: [{ Namespace: 'LedgerService', Dimensions: [['service', 'operation', 'statusClass']], Metrics: [{ Name: 'Requests', Unit: 'Count' }] }] },
+      requestId: 'r-1',
+      service: 'ledger-api',
+      operation: 'whoami',
+      statusClass: '2xx',
+      Requests: 1,
+    });
+    expect(readableRecord(emf)).toBe('09:30:00.123 METRIC Requests=1 operation=whoami statusClass=2xx');
+  });
 });
 
 describe("the AWS SDK's Node.js-version warning", () => {
