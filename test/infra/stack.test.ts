@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../infra/app';
 import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../../infra/stacks/permissions';
+import { declaredEnvironments } from '../../infra/local/environment';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '../../shared/db/table-definition';
@@ -105,6 +106,7 @@ const statefulNames = (): [logicalId: string, name: string][] => [
   [logicalId(built.stateful, built.stateful.controlTable), 'controlTable'],
   [logicalId(built.stateful, built.stateful.outboxTable), 'outboxTable'],
   [logicalId(built.stateful, built.stateful.cursorSecret), 'cursorSecret'],
+  [logicalId(built.stateful, built.stateful.secretsKey), 'secretsKey'],
   ...built.stateful.queues.flatMap(({ definition, queue, deadLetterQueue }): [string, string][] => [
     [logicalId(built.stateful, queue), `queue:${definition.name}`],
     [logicalId(built.stateful, deadLetterQueue), `dlq:${definition.name}`],
@@ -256,29 +258,53 @@ describe('functions', () => {
     }
   });
 
-  it('all get the service configuration and every queue URL', () => {
-    const names = ['TABLE_NAME', 'BUCKET_NAME', 'JWT_ISSUER', 'JWKS_URI', 'SCOPE_PREFIX', 'CURSOR_SECRET_ARN', 'POWERTOOLS_SERVICE_NAME'];
-    for (const id of functionIds()) {
-      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
-      for (const name of [...names, ...queues.map((q) => q.urlEnv)]) expect(env, `${id} ${name}`).toHaveProperty(name);
-      expect(env.SCOPE_PREFIX).toBe('ledger-api/');
-      const issuer = JSON.stringify(env.JWT_ISSUER);
-      expect(issuer).toContain('https://cognito-idp.eu-north-1.amazonaws.com/');
-      expect(JSON.stringify(env.JWKS_URI)).toContain('/.well-known/jwks.json');
+  /** Every function of the API stack with the name the local stack runs it under (infra/local/environment.ts). */
+  const allFunctions = (): [name: string, fn: { node: { defaultChild?: unknown } }][] => [
+    ...groups.map((group): [string, { node: { defaultChild?: unknown } }] => [group, built.api.functions[group]]),
+    ...Object.entries(built.api.workers).map(([name, fn]): [string, { node: { defaultChild?: unknown } }] => [`${name}-worker`, fn]),
+    ['webhook-relay', built.api.relayFunction],
+    ['outbox-sweeper', built.api.sweeperFunction],
+    ['authorizer', built.api.authorizerFunction],
+  ];
+  const variablesOf = (fn: { node: { defaultChild?: unknown } }): Record<string, Json> =>
+    (apiResources[logicalId(built.api, fn)]?.Properties?.Environment?.Variables ?? {}) as Record<string, Json>;
+
+  it('each function gets exactly the variables it declares (environmentOf, the same sets the local stack enforces)', () => {
+    const declared = declaredEnvironments();
+    expect(allFunctions()).toHaveLength(functionIds().length);
+    for (const [name, fn] of allFunctions()) {
+      // PROBLEM_TYPE_BASE only when the app sets it (cdk.json does not).
+      const expected = [...declared.get(name)!].filter((variable) => variable !== 'PROBLEM_TYPE_BASE').sort();
+      expect(Object.keys(variablesOf(fn)).sort(), name).toEqual(expected);
     }
   });
 
-  it('all get the control table name (CONTROL_TABLE_NAME)', () => {
-    for (const id of functionIds()) {
-      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
-      expect(JSON.stringify(env.CONTROL_TABLE_NAME), id).toContain(logicalId(built.stateful, built.stateful.controlTable));
-    }
+  it('only the authorizer verifies tokens; only the webhooks API and its delivery worker know the secrets key; no function gets a queue it does not send to', () => {
+    const holders = (variable: string) => allFunctions().filter(([, fn]) => variable in variablesOf(fn)).map(([name]) => name).sort();
+    expect(holders('JWKS_URI')).toEqual(['authorizer']);
+    expect(holders('INTERACTIVE_CLIENT_IDS')).toEqual(['authorizer']);
+    expect(holders('JWT_ISSUER')).toEqual(['authorizer', 'mcp']);
+    expect(holders('SECRETS_KEY_ID')).toEqual(['webhooks', 'webhooks-worker']);
+    expect(holders('CURSOR_SECRET_ARN')).toEqual(['access', 'bank', 'companies', 'documents', 'imports', 'jobs', 'ledger', 'mcp', 'users', 'webhooks']);
+    expect(holders('WEBHOOKS_DLQ_URL')).toEqual(['webhooks-worker']);
+    expect(holders('IMPORTS_QUEUE_URL')).toEqual(['imports']);
+    expect(Object.keys(variablesOf(built.api.functions.fallback)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME']);
+    expect(Object.keys(variablesOf(built.api.functions.openapi)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TOKEN_URL']);
   });
 
-  it('all get the outbox table name (OUTBOX_TABLE_NAME)', () => {
-    for (const id of functionIds()) {
-      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
-      expect(JSON.stringify(env.OUTBOX_TABLE_NAME), id).toContain(logicalId(built.stateful, built.stateful.outboxTable));
+  it('the variables point at their resources', () => {
+    for (const [name, fn] of allFunctions()) {
+      const env = variablesOf(fn);
+      expect(env.NODE_OPTIONS, name).toBe('--enable-source-maps');
+      expect(env.POWERTOOLS_SERVICE_NAME, name).toBe('ledger-api');
+      if ('SCOPE_PREFIX' in env) expect(env.SCOPE_PREFIX).toBe('ledger-api/');
+      if ('JWT_ISSUER' in env) expect(JSON.stringify(env.JWT_ISSUER)).toContain('https://cognito-idp.eu-north-1.amazonaws.com/');
+      if ('JWKS_URI' in env) expect(JSON.stringify(env.JWKS_URI)).toContain('/.well-known/jwks.json');
+      if ('TABLE_NAME' in env) expect(JSON.stringify(env.TABLE_NAME), name).toContain(logicalId(built.stateful, built.stateful.table));
+      if ('CONTROL_TABLE_NAME' in env) expect(JSON.stringify(env.CONTROL_TABLE_NAME), name).toContain(logicalId(built.stateful, built.stateful.controlTable));
+      if ('OUTBOX_TABLE_NAME' in env) expect(JSON.stringify(env.OUTBOX_TABLE_NAME), name).toContain(logicalId(built.stateful, built.stateful.outboxTable));
+      if ('SECRETS_KEY_ID' in env) expect(JSON.stringify(env.SECRETS_KEY_ID), name).toContain(logicalId(built.stateful, built.stateful.secretsKey));
+      for (const queue of queues) if (queue.urlEnv in env) expect(JSON.stringify(env[queue.urlEnv]), name).toContain(logicalId(built.stateful, built.stateful.queues.find((q) => q.definition.name === queue.name)!.queue));
     }
   });
 });
@@ -394,7 +420,7 @@ describe('least privilege', () => {
       ...pending('DeleteObject', 'GetObject', 'PutObject'),
       ...documentObjects('GetObject', 'PutObject'),
     ],
-    webhooks: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret, ...sendTo('webhooks')],
+    webhooks: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret, ...sendTo('webhooks'), 'kms:Decrypt secretsKey', 'kms:GenerateDataKey secretsKey'],
     openapi: [],
     fallback: [],
   };
@@ -403,7 +429,7 @@ describe('least privilege', () => {
     reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite, ...outboxWrite],
     uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...outboxWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
     'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWrite, ...outboxRead, ...sendTo('webhooks')],
-    webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWrite, ...sendTo('webhooks'), ...sendToDlq('webhooks')])],
+    webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWrite, ...sendTo('webhooks'), ...sendToDlq('webhooks'), 'kms:Decrypt secretsKey'])],
   };
 
   it('the webhook relay reads the outbox table stream, marks events relayed, writes the table and sends to the fan-out queue, the context rebuilds (reconciliation queue) and its failure DLQ', () => {
@@ -680,6 +706,21 @@ describe('stateful resources', () => {
     // The authorizer accepts user tokens of that client only.
     const env = apiResources[logicalId(built.api, built.api.authorizerFunction)]?.Properties?.Environment?.Variables ?? {};
     expect(JSON.stringify(env.INTERACTIVE_CLIENT_IDS)).toContain(clientId);
+  });
+
+  it('the key of stored secrets is a symmetric KMS key with automatic rotation, retained', () => {
+    const [, key] = only(ofType(statefulResources, 'AWS::KMS::Key'));
+    expect(key.Properties?.EnableKeyRotation).toBe(true);
+    expect(key.Properties?.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+    expect(key.DeletionPolicy).toBe('Retain');
+  });
+
+  it('only the webhooks API (GenerateDataKey, Decrypt) and the delivery worker (Decrypt) may use the key of stored secrets', () => {
+    const users = ofType(apiResources, 'AWS::IAM::Policy')
+      .flatMap(([, policy]) => asArray<Json>(policy.Properties?.PolicyDocument?.Statement).map((statement) => [policy, statement] as const))
+      .filter(([, statement]) => asArray<string>(statement.Action).some((action) => action.startsWith('kms:')));
+    const roles = users.map(([policy]) => asArray<Json>(policy.Properties?.Roles)[0].Ref as string).sort();
+    expect(roles).toEqual([roleOf(logicalId(built.api, built.api.functions.webhooks)), roleOf(logicalId(built.api, built.api.workers.webhooks!))].sort());
   });
 
   it('the cursor secret is a generated 64-character string', () => {
