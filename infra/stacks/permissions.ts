@@ -1,6 +1,8 @@
 import { contextPartitionPrefix } from '../../shared/context/keys';
 import { identityPartitionPrefixes } from '../../shared/identity/keys';
 import { peoplePartitionPrefixes } from '../../shared/identity/person-keys';
+import { accessPartitionPrefixes } from '../../shared/identity/access-keys';
+import { webhookPartitionPrefixes as webhook } from '../../shared/webhooks/keys';
 import { controlPartitionPrefixes } from '../../shared/platform/keys';
 import { queues, type QueueDefinition } from '../../shared/queues';
 import { routesOfGroup, type FunctionGroup } from '../../shared/routes';
@@ -19,6 +21,12 @@ export interface Permissions {
    * ConditionCheckItem (transactions). No Scan, no PartiQL, no streams: nothing uses them.
    */
   table: 'none' | 'read' | 'readWrite';
+  /**
+   * With `readWrite`: the only partitions it writes, by partition-key prefix (a
+   * `dynamodb:LeadingKeys` condition on the write actions; reads stay table-wide). Absent: writes
+   * anywhere in the table, for the reason given beside the entry.
+   */
+  tableWritePrefixes?: readonly string[];
   /**
    * The request-control table, written by the request pipeline (shared/platform/http.ts):
    * `rateLimit` (every route with a token) may only update `RATE#` items; `rateLimitAndIdempotency`
@@ -76,6 +84,14 @@ export type SettingVariable = (typeof settingVariables)[number];
  * what it may touch. Only companies, bank and imports change the books over HTTP; the other
  * groups read them (identity not even that: whoami answers from the authorizer's context).
  */
+/*
+ * Table-wide writes stay where LeadingKeys cannot say more: companies, bank, imports and documents
+ * (and the import, reconciliation and uploads workers) write a company's books, which live in
+ * partitions of many kinds whose keys start with the kind, not the company (COMPANY#, LEDGER#,
+ * GLLINE#, BANKTX#, RECON#, JOB#, DOCUMENT#, ...). A condition can only list kinds; the list would
+ * be nearly every kind of the books and would still reach every company's items. Their tenancy is
+ * enforced by reach (shared/identity/reach.ts), not by IAM.
+ */
 export const groupPermissions: Record<FunctionGroup, Permissions> = {
   identity: { table: 'none', control: 'rateLimit', outbox: 'none', cursorSecret: false },
   companies: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'write', cursorSecret: true },
@@ -87,8 +103,24 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   documents: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'write', cursorSecret: true, documents: 'api' },
   // users reads people and effective access; access writes policies, assignments and recomputed effective access.
   users: { table: 'read', control: 'rateLimit', outbox: 'none', cursorSecret: true },
-  access: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'none', cursorSecret: true },
-  webhooks: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'none', cursorSecret: true, sendTo: ['webhooks'], secrets: 'seal' },
+  // Writes policies, assignments and the effective access in each person's partition (shared/identity/access-repository.ts).
+  access: {
+    table: 'readWrite',
+    tableWritePrefixes: [accessPartitionPrefixes.policy, accessPartitionPrefixes.assignment, peoplePartitionPrefixes.person],
+    control: 'rateLimitAndIdempotency',
+    outbox: 'none',
+    cursorSecret: true,
+  },
+  // Writes subscriptions and the deliveries it queues (test events, redeliveries).
+  webhooks: {
+    table: 'readWrite',
+    tableWritePrefixes: [webhook.subscription, webhook.delivery],
+    control: 'rateLimitAndIdempotency',
+    outbox: 'none',
+    cursorSecret: true,
+    sendTo: ['webhooks'],
+    secrets: 'seal',
+  },
   openapi: { table: 'none', control: 'none', outbox: 'none', cursorSecret: false, settings: ['TOKEN_URL'] },
   // The MCP tools run the read operations of the groups above, read the context service's pictures
   // (and the company's newest event, to tell whether they are current) and ask for their rebuild.
@@ -114,15 +146,33 @@ export const workerPermissions: Record<QueueName, Permissions> = {
   imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
   reconciliation: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false },
   uploads: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, documents: 'worker' },
-  'webhook-fanout': { table: 'readWrite', control: 'none', outbox: 'read', cursorSecret: false, sendTo: ['webhooks'] },
-  webhooks: { table: 'readWrite', control: 'none', outbox: 'none', cursorSecret: false, sendTo: ['webhooks'], sendToDeadLetter: ['webhooks'], secrets: 'open' },
+  // Fan-out writes deliveries only; the delivery worker deliveries, its slots and the subscription's state (handshake, failures, disable).
+  'webhook-fanout': { table: 'readWrite', tableWritePrefixes: [webhook.delivery], control: 'none', outbox: 'read', cursorSecret: false, sendTo: ['webhooks'] },
+  webhooks: {
+    table: 'readWrite',
+    tableWritePrefixes: [webhook.delivery, webhook.slot, webhook.subscription],
+    control: 'none',
+    outbox: 'none',
+    cursorSecret: false,
+    sendTo: ['webhooks'],
+    sendToDeadLetter: ['webhooks'],
+    secrets: 'open',
+  },
 };
 
 /**
  * The relay (DynamoDB Streams on the outbox table): reads companies and feed counters and writes
  * the feed (single table), marks events relayed (outbox table), queues fan-out and context rebuilds.
  */
-export const relayPermissions: Permissions = { table: 'readWrite', control: 'none', outbox: 'relay', cursorSecret: false, sendTo: ['webhook-fanout', 'reconciliation'] };
+export const relayPermissions: Permissions = {
+  table: 'readWrite',
+  // The feed: the organization's sequence counter and its entries.
+  tableWritePrefixes: [webhook.eventFeed],
+  control: 'none',
+  outbox: 'relay',
+  cursorSecret: false,
+  sendTo: ['webhook-fanout', 'reconciliation'],
+};
 
 /** The outbox sweeper (functions/outbox-sweeper): the relay's step over the pending index. */
 export const sweeperPermissions: Permissions = { ...relayPermissions, outbox: 'sweep' };
@@ -181,7 +231,11 @@ const tableWriteActions: readonly DynamoAction[] = [
 /** The DynamoDB grants of a function group or worker. */
 export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
   const grants: DynamoGrant[] = [];
-  if (permissions.table !== 'none') {
+  if (permissions.table === 'readWrite' && permissions.tableWritePrefixes) {
+    grants.push({ actions: tableReadActions, resource: 'table' });
+    grants.push({ actions: tableWriteActions, resource: 'table', leadingKeyPrefixes: permissions.tableWritePrefixes });
+    grants.push({ actions: ['dynamodb:Query'], resource: 'tableIndexes' });
+  } else if (permissions.table !== 'none') {
     grants.push({ actions: permissions.table === 'readWrite' ? [...tableReadActions, ...tableWriteActions] : tableReadActions, resource: 'table' });
     grants.push({ actions: ['dynamodb:Query'], resource: 'tableIndexes' });
   }

@@ -11,6 +11,8 @@ import { buildApp, type BuiltApp } from '../../infra/app';
 import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../../infra/stacks/permissions';
 import { declaredEnvironments } from '../../infra/local/environment';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
+import { assignmentKeys, effectiveAccessKeys, policyKeys } from '../../shared/identity/access-keys';
+import { deliveryKeys, deliverySlotKeys, eventFeedCounterKeys, eventFeedEntryKeys, subscriptionKeys } from '../../shared/webhooks/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { allScopes, systemOnlyScopes, interactiveScopes } from '../../shared/identity/scopes';
@@ -326,11 +328,14 @@ describe('least privilege', () => {
     }
   });
 
-  it('only companies, bank, imports, documents, access and webhooks can write the table; every group with a token route can write the control table', () => {
+  it('only companies, bank, imports, documents, access and webhooks can write the table (access and webhooks only their own kinds of items); every group with a token route can write the control table', () => {
     for (const group of groups) {
       const statements = grantsOfFunction(built.api.functions[group]);
-      const writesTable = statements.some((g) => / table$/.test(g) && DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
-      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents', 'access', 'webhooks'].includes(group));
+      const writes = statements.filter((g) => DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
+      const writesWholeTable = writes.some((g) => / table$/.test(g));
+      expect(writesWholeTable, group).toBe(['companies', 'bank', 'imports', 'documents'].includes(group));
+      const writesSomeKinds = writes.some((g) => / table if /.test(g) && !g.endsWith(' if CONTEXT#*'));
+      expect(writesSomeKinds, group).toBe(['access', 'webhooks'].includes(group));
       const writesControl = statements.some((g) => g.includes(' controlTable'));
       expect(writesControl, group).toBe(routes.some((r) => r.group === group && r.auth === 'token'));
     }
@@ -369,6 +374,8 @@ describe('least privilege', () => {
     ...tableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query table/index/${gsi.indexName}`),
   ];
   const tableWrite = ['BatchWriteItem', 'ConditionCheckItem', 'DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} table`);
+  /** Writes only in partitions whose key starts with one of the prefixes (dynamodb:LeadingKeys). */
+  const tableWriteIf = (...prefixes: string[]) => tableWrite.map((grant) => `${grant} if ${prefixes.map((prefix) => `${prefix}*`).join(',')}`);
   const rateLimit = ['dynamodb:UpdateItem controlTable if RATE#*'];
   const idempotency = ['DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} controlTable if IDEMPOTENCY#*`);
   const outboxWrite = ['dynamodb:PutItem outboxTable'];
@@ -408,7 +415,7 @@ describe('least privilege', () => {
     ],
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
     users: [...tableRead, ...rateLimit, ...cursorSecret],
-    access: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
+    access: [...tableRead, ...tableWriteIf('POLICY#', 'ASSIGNMENT#', 'USER#'), ...rateLimit, ...idempotency, ...cursorSecret],
     mcp: [...tableRead, 'dynamodb:UpdateItem table if CONTEXT#*', ...rateLimit, ...outboxRead, ...cursorSecret, ...sendTo('reconciliation')],
     documents: [
       ...tableRead,
@@ -420,7 +427,7 @@ describe('least privilege', () => {
       ...pending('DeleteObject', 'GetObject', 'PutObject'),
       ...documentObjects('GetObject', 'PutObject'),
     ],
-    webhooks: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret, ...sendTo('webhooks'), 'kms:Decrypt secretsKey', 'kms:GenerateDataKey secretsKey'],
+    webhooks: [...tableRead, ...tableWriteIf('WEBHOOK#', 'DELIVERY#'), ...rateLimit, ...idempotency, ...cursorSecret, ...sendTo('webhooks'), 'kms:Decrypt secretsKey', 'kms:GenerateDataKey secretsKey'],
     openapi: [],
     fallback: [],
   };
@@ -428,13 +435,13 @@ describe('least privilege', () => {
     imports: [...consume('imports'), ...tableRead, ...tableWrite, ...outboxWrite, ...payloads('GetObject'), ...sendTo('reconciliation')],
     reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite, ...outboxWrite],
     uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...outboxWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
-    'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWrite, ...outboxRead, ...sendTo('webhooks')],
-    webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWrite, ...sendTo('webhooks'), ...sendToDlq('webhooks'), 'kms:Decrypt secretsKey'])],
+    'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWriteIf('DELIVERY#'), ...outboxRead, ...sendTo('webhooks')],
+    webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWriteIf('DELIVERY#', 'WEBHOOKSLOT#', 'WEBHOOK#'), ...sendTo('webhooks'), ...sendToDlq('webhooks'), 'kms:Decrypt secretsKey'])],
   };
 
   it('the webhook relay reads the outbox table stream, marks events relayed, writes the table and sends to the fan-out queue, the context rebuilds (reconciliation queue) and its failure DLQ', () => {
     expect(grantsOfFunction(built.api.relayFunction)).toEqual(
-      [...relayStreamRead, ...outboxRelayed, ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...sendTo('reconciliation'), ...relayDlq].sort(),
+      [...relayStreamRead, ...outboxRelayed, ...tableRead, ...tableWriteIf('EVENTFEED#'), ...sendTo('webhook-fanout'), ...sendTo('reconciliation'), ...relayDlq].sort(),
     );
     expect(JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'))).toContain('StreamArn');
     const [, mapping] = only(ofType(apiResources, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => r.Properties?.StartingPosition));
@@ -451,7 +458,7 @@ describe('least privilege', () => {
 
   it('the outbox sweeper runs every 5 minutes from EventBridge Scheduler and may only query the pending index, mark events relayed, write the table and send to fan-out and context rebuilds', () => {
     expect(grantsOfFunction(built.api.sweeperFunction)).toEqual(
-      [...outboxRelayed, ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`), ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...sendTo('reconciliation')].sort(),
+      [...outboxRelayed, ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`), ...tableRead, ...tableWriteIf('EVENTFEED#'), ...sendTo('webhook-fanout'), ...sendTo('reconciliation')].sort(),
     );
     const [, schedule] = only(ofType(apiResources, 'AWS::Scheduler::Schedule'));
     expect(schedule.Properties?.ScheduleExpression).toBe('rate(5 minutes)');
@@ -493,6 +500,11 @@ describe('least privilege', () => {
   });
 
   it('the leading-key prefixes of the conditions are those the keys are built with', () => {
+    expect(subscriptionKeys('s').PK.startsWith('WEBHOOK#')).toBe(true);
+    expect(deliveryKeys('d').PK.startsWith('DELIVERY#')).toBe(true);
+    expect(deliverySlotKeys('s', 0).PK.startsWith('WEBHOOKSLOT#')).toBe(true);
+    expect(eventFeedCounterKeys('o').PK.startsWith('EVENTFEED#') && eventFeedEntryKeys('o', 1).PK.startsWith('EVENTFEED#')).toBe(true);
+    expect(policyKeys('p').PK.startsWith('POLICY#') && assignmentKeys('a').PK.startsWith('ASSIGNMENT#') && effectiveAccessKeys('u').PK.startsWith('USER#')).toBe(true);
     expect(rateLimitKeys('c').PK.startsWith('RATE#')).toBe(true);
     expect(idempotencyKeys('c', 'k').PK.startsWith('IDEMPOTENCY#')).toBe(true);
     expect(apiClientKeys('c').PK.startsWith('CLIENT#')).toBe(true);
