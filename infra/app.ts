@@ -57,6 +57,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     queues: stateful.queues,
     webhookRelayDlq: stateful.webhookRelayDlq,
     cursorSecret: stateful.cursorSecret,
+    secretsKey: stateful.secretsKey,
     jwtIssuer: stateful.jwtIssuer,
     scopePrefix: `${resourceServerIdentifier}/`,
     serviceName: contextString(app, 'serviceName') ?? 'ledger-api',

@@ -10,6 +10,7 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { loadHandler, startGateway } from './gateway';
 import type { AccessEntry } from './log-format';
 import { configureLocalIam, runAs } from './iam';
+import { enforceDeclaredEnvironments } from './environment';
 import { dynamoGrants, relayPermissions, sweeperPermissions, workerPermissions } from '../stacks/permissions';
 import { passesRelayFilter } from '../../shared/webhooks/relay';
 import { startStreamPoller, type StreamEventHandler } from './stream-poller';
@@ -61,6 +62,8 @@ export interface StackInfo extends SeedData {
     jwksUri: string;
     scopePrefix: string;
     cursorSecret: string;
+    /** The key-encryption key of stored secrets (base64), the local stand-in of the KMS key. */
+    secretsKey: string;
     queues: Record<QueueName, LocalQueue>;
     /** Where the functions' metrics (EMF lines) go, when the stack diverts them from stdout. */
     metricsFile?: string;
@@ -181,6 +184,8 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       SCOPE_PREFIX: scopePrefix,
       API_AUDIENCE: `http://127.0.0.1:${gatewayPort}`,
       CURSOR_SECRET: secrets.cursorSecret,
+      // No KMS locally: stored secrets are sealed under this key (shared/platform/envelope-encryption.ts).
+      LOCAL_SECRETS_KEY: secrets.secretsKey,
       TOKEN_URL: identityProvider.tokenUrl,
       ...Object.fromEntries(queues.map((queue) => [queue.urlEnv, queueUrls[queue.name].url])),
       ...Object.fromEntries(queues.flatMap((queue) => (queue.dlqUrlEnv ? [[queue.dlqUrlEnv, queueUrls[queue.name].dlqUrl]] : []))),
@@ -204,6 +209,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         .catch((error: unknown) => console.error('local S3 notification to the uploads queue failed', error));
     };
     configureLocalIam({ table: tableName, controlTable: controlTableName, outboxTable: outboxTableName });
+    enforceDeclaredEnvironments();
     for (const queue of queues) {
       if (!queue.workerEntry) continue;
       const worker = (await loadHandler(queue.workerEntry)) as SqsEventHandler;
@@ -273,6 +279,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         jwksUri: identityProvider.jwksUri,
         scopePrefix,
         cursorSecret: secrets.cursorSecret,
+        secretsKey: secrets.secretsKey,
         queues: queueUrls,
         ...(metricsFile && { metricsFile }),
       },
@@ -286,10 +293,15 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
 
 
 
-const loadOrCreateSecrets = (file: string | undefined): { cursorSecret: string } => {
-  if (file && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { cursorSecret: string };
-  const secrets = { cursorSecret: randomBytes(32).toString('base64url') };
-  if (file) writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+/**
+ * The stack's own secrets, kept in its data directory when it persists: the cursor HMAC key and
+ * the key-encryption key of stored secrets (the local stand-in of the KMS key, 256 bits), added
+ * to a file written before it existed.
+ */
+const loadOrCreateSecrets = (file: string | undefined): { cursorSecret: string; secretsKey: string } => {
+  const stored = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<{ cursorSecret: string; secretsKey: string }>) : {};
+  const secrets = { cursorSecret: stored.cursorSecret ?? randomBytes(32).toString('base64url'), secretsKey: stored.secretsKey ?? randomBytes(32).toString('base64') };
+  if (file && (stored.cursorSecret !== secrets.cursorSecret || stored.secretsKey !== secrets.secretsKey)) writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
   return secrets;
 };
 

@@ -13,6 +13,7 @@ import {
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -33,7 +34,10 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 import {
   authorizerDynamoGrants,
+  authorizerEnvironment,
   checkControlAccess,
+  environmentOf,
+  secretsKeyActions,
   documentsGrants,
   dynamoGrants,
   groupPermissions,
@@ -82,6 +86,8 @@ export interface ApiStackProps extends StackProps {
   /** On-failure destination of the webhook relay's stream event source. */
   readonly webhookRelayDlq: IQueue;
   readonly cursorSecret: ISecret;
+  /** KMS key of stored secrets (envelope encryption of webhook signing secrets). */
+  readonly secretsKey: IKey;
   /** Issuer of access tokens (`https://cognito-idp.<region>.amazonaws.com/<poolId>`). */
   readonly jwtIssuer: string;
   /** Prefix Cognito puts before every custom scope, e.g. `ledger-api/`. */
@@ -123,7 +129,8 @@ export class ApiStack extends Stack {
 
     const resolveEntry = props.resolveEntry ?? ((entry: string) => path.join(repoRoot, entry));
 
-    const environment: Record<string, string> = {
+    // Every variable a function may be given; each gets only those it declares (infra/stacks/permissions.ts environmentOf).
+    const variables: Record<string, string> = {
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       TABLE_NAME: props.table.tableName,
@@ -134,6 +141,7 @@ export class ApiStack extends Stack {
       JWKS_URI: `${props.jwtIssuer}/.well-known/jwks.json`,
       SCOPE_PREFIX: props.scopePrefix,
       CURSOR_SECRET_ARN: props.cursorSecret.secretArn,
+      SECRETS_KEY_ID: props.secretsKey.keyArn,
       ...Object.fromEntries(props.queues.map(({ definition, queue }) => [definition.urlEnv, queue.queueUrl])),
       ...Object.fromEntries(props.queues.flatMap(({ definition, deadLetterQueue }) => (definition.dlqUrlEnv ? [[definition.dlqUrlEnv, deadLetterQueue.queueUrl]] : []))),
       ...(props.problemTypeBase ? { PROBLEM_TYPE_BASE: props.problemTypeBase } : {}),
@@ -171,8 +179,9 @@ export class ApiStack extends Stack {
 
     const makeFunction = (
       constructId: string,
-      options: { entry: string; description: string; memoryMb: number; timeoutSeconds: number },
+      options: { entry: string; description: string; memoryMb: number; timeoutSeconds: number; environment: readonly string[] },
     ): NodejsFunction => {
+      const environment = Object.fromEntries(options.environment.flatMap((name) => (variables[name] === undefined ? [] : [[name, variables[name]]])));
       const logGroup = new LogGroup(this, `${constructId}Logs`, {
         retention: RetentionDays.ONE_MONTH,
         removalPolicy: RemovalPolicy.DESTROY,
@@ -214,6 +223,7 @@ export class ApiStack extends Stack {
       description: 'HTTP API Lambda authorizer: verifies bearer tokens',
       memoryMb: 512,
       timeoutSeconds: 5,
+      environment: authorizerEnvironment(),
     });
     grantDynamo(this.authorizerFunction, authorizerDynamoGrants);
 
@@ -236,6 +246,8 @@ export class ApiStack extends Stack {
       }
       for (const name of access.sendTo ?? []) queueByName.get(name)?.grantSendMessages(fn);
       for (const name of access.sendToDeadLetter ?? []) deadLetterQueueByName.get(name)?.grantSendMessages(fn);
+      const kmsActions = secretsKeyActions(access);
+      if (kmsActions.length) fn.addToRolePolicy(new PolicyStatement({ actions: kmsActions, resources: [props.secretsKey.keyArn] }));
     };
 
     const groups = Object.keys(functionGroups) as FunctionGroup[];
@@ -247,6 +259,7 @@ export class ApiStack extends Stack {
           description: definition.description,
           memoryMb: definition.memoryMb,
           timeoutSeconds: definition.timeoutSeconds,
+          environment: environmentOf(groupPermissions[group], 'api'),
         });
         grant(fn, groupPermissions[group]);
         return [group, fn];
@@ -344,6 +357,7 @@ export class ApiStack extends Stack {
         memoryMb: 1024,
         // Lambda requires the queue's visibility timeout to be at least the function timeout.
         timeoutSeconds: Math.min(900, definition.visibilityTimeoutSeconds),
+        environment: environmentOf(workerPermissions[definition.name], 'worker'),
       });
       worker.addEventSource(new SqsEventSource(queue, { batchSize: definition.batchSize ?? 1, reportBatchItemFailures: true }));
       grant(worker, workerPermissions[definition.name]);
@@ -361,6 +375,7 @@ export class ApiStack extends Stack {
       description: 'Webhook relay: outbox events from the outbox table stream, sequenced per organization, queued for fan-out',
       memoryMb: 512,
       timeoutSeconds: 60,
+      environment: environmentOf(relayPermissions, 'worker'),
     });
     this.relayFunction.addEventSource(
       new DynamoEventSource(props.outboxTable, {
@@ -389,6 +404,7 @@ export class ApiStack extends Stack {
       description: 'Outbox sweeper: relays outbox events still pending after 10 minutes (the stream relay missed them)',
       memoryMb: 512,
       timeoutSeconds: 300,
+      environment: environmentOf(sweeperPermissions, 'worker'),
     });
     grant(this.sweeperFunction, sweeperPermissions);
     new Schedule(this, 'OutboxSweeperSchedule', {

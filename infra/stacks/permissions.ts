@@ -1,8 +1,10 @@
 import { contextPartitionPrefix } from '../../shared/context/keys';
 import { identityPartitionPrefixes } from '../../shared/identity/keys';
 import { peoplePartitionPrefixes } from '../../shared/identity/person-keys';
+import { accessPartitionPrefixes } from '../../shared/identity/access-keys';
+import { webhookPartitionPrefixes as webhook } from '../../shared/webhooks/keys';
 import { controlPartitionPrefixes } from '../../shared/platform/keys';
-import type { QueueDefinition } from '../../shared/queues';
+import { queues, type QueueDefinition } from '../../shared/queues';
 import { routesOfGroup, type FunctionGroup } from '../../shared/routes';
 
 /**
@@ -19,6 +21,12 @@ export interface Permissions {
    * ConditionCheckItem (transactions). No Scan, no PartiQL, no streams: nothing uses them.
    */
   table: 'none' | 'read' | 'readWrite';
+  /**
+   * With `readWrite`: the only partitions it writes, by partition-key prefix (a
+   * `dynamodb:LeadingKeys` condition on the write actions; reads stay table-wide). Absent: writes
+   * anywhere in the table, for the reason given beside the entry.
+   */
+  tableWritePrefixes?: readonly string[];
   /**
    * The request-control table, written by the request pipeline (shared/platform/http.ts):
    * `rateLimit` (every route with a token) may only update `RATE#` items; `rateLimitAndIdempotency`
@@ -53,12 +61,36 @@ export interface Permissions {
   sendTo?: readonly QueueName[];
   /** Dead-letter queues the function sends to itself (the delivery worker moves dead deliveries there). */
   sendToDeadLetter?: readonly QueueName[];
+  /**
+   * The KMS key of stored secrets (shared/platform/envelope-encryption.ts): `seal` is
+   * GenerateDataKey and Decrypt (the webhooks API seals new secrets and opens idempotent answers
+   * that show one), `open` is Decrypt only (the delivery worker signs with the secrets).
+   */
+  secrets?: 'seal' | 'open';
+  /** Settings the function's code reads beyond those that come with its grants (see environmentOf). */
+  settings?: readonly SettingVariable[];
 }
+
+/**
+ * Variables that are settings rather than a resource the function was granted: token
+ * verification (the authorizer; the MCP endpoint's metadata names the issuer and scopes), URLs
+ * named in documents, the MCP endpoint's host names.
+ */
+export const settingVariables = ['JWT_ISSUER', 'JWKS_URI', 'SCOPE_PREFIX', 'INTERACTIVE_CLIENT_IDS', 'TOKEN_URL', 'MCP_ALLOWED_HOSTS', 'PROBLEM_TYPE_BASE'] as const;
+export type SettingVariable = (typeof settingVariables)[number];
 
 /**
  * Exhaustive on purpose: a new group in shared/routes.ts does not compile until someone decides
  * what it may touch. Only companies, bank and imports change the books over HTTP; the other
  * groups read them (identity not even that: whoami answers from the authorizer's context).
+ */
+/*
+ * Table-wide writes stay where LeadingKeys cannot say more: companies, bank, imports and documents
+ * (and the import, reconciliation and uploads workers) write a company's books, which live in
+ * partitions of many kinds whose keys start with the kind, not the company (COMPANY#, LEDGER#,
+ * GLLINE#, BANKTX#, RECON#, JOB#, DOCUMENT#, ...). A condition can only list kinds; the list would
+ * be nearly every kind of the books and would still reach every company's items. Their tenancy is
+ * enforced by reach (shared/identity/reach.ts), not by IAM.
  */
 export const groupPermissions: Record<FunctionGroup, Permissions> = {
   identity: { table: 'none', control: 'rateLimit', outbox: 'none', cursorSecret: false },
@@ -71,12 +103,37 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
   documents: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'write', cursorSecret: true, documents: 'api' },
   // users reads people and effective access; access writes policies, assignments and recomputed effective access.
   users: { table: 'read', control: 'rateLimit', outbox: 'none', cursorSecret: true },
-  access: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'none', cursorSecret: true },
-  webhooks: { table: 'readWrite', control: 'rateLimitAndIdempotency', outbox: 'none', cursorSecret: true, sendTo: ['webhooks'] },
-  openapi: { table: 'none', control: 'none', outbox: 'none', cursorSecret: false },
+  // Writes policies, assignments and the effective access in each person's partition (shared/identity/access-repository.ts).
+  access: {
+    table: 'readWrite',
+    tableWritePrefixes: [accessPartitionPrefixes.policy, accessPartitionPrefixes.assignment, peoplePartitionPrefixes.person],
+    control: 'rateLimitAndIdempotency',
+    outbox: 'none',
+    cursorSecret: true,
+  },
+  // Writes subscriptions and the deliveries it queues (test events, redeliveries).
+  webhooks: {
+    table: 'readWrite',
+    tableWritePrefixes: [webhook.subscription, webhook.delivery],
+    control: 'rateLimitAndIdempotency',
+    outbox: 'none',
+    cursorSecret: true,
+    sendTo: ['webhooks'],
+    secrets: 'seal',
+  },
+  openapi: { table: 'none', control: 'none', outbox: 'none', cursorSecret: false, settings: ['TOKEN_URL'] },
   // The MCP tools run the read operations of the groups above, read the context service's pictures
   // (and the company's newest event, to tell whether they are current) and ask for their rebuild.
-  mcp: { table: 'read', control: 'rateLimit', outbox: 'read', cursorSecret: true, contextRequests: true, sendTo: ['reconciliation'] },
+  // Its resource metadata names the issuer and scopes; its tool schemas come from the OpenAPI document (which names the token URL).
+  mcp: {
+    table: 'read',
+    control: 'rateLimit',
+    outbox: 'read',
+    cursorSecret: true,
+    contextRequests: true,
+    sendTo: ['reconciliation'],
+    settings: ['JWT_ISSUER', 'SCOPE_PREFIX', 'TOKEN_URL', 'MCP_ALLOWED_HOSTS'],
+  },
   fallback: { table: 'none', control: 'none', outbox: 'none', cursorSecret: false },
 };
 
@@ -89,15 +146,33 @@ export const workerPermissions: Record<QueueName, Permissions> = {
   imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
   reconciliation: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false },
   uploads: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, documents: 'worker' },
-  'webhook-fanout': { table: 'readWrite', control: 'none', outbox: 'read', cursorSecret: false, sendTo: ['webhooks'] },
-  webhooks: { table: 'readWrite', control: 'none', outbox: 'none', cursorSecret: false, sendTo: ['webhooks'], sendToDeadLetter: ['webhooks'] },
+  // Fan-out writes deliveries only; the delivery worker deliveries, its slots and the subscription's state (handshake, failures, disable).
+  'webhook-fanout': { table: 'readWrite', tableWritePrefixes: [webhook.delivery], control: 'none', outbox: 'read', cursorSecret: false, sendTo: ['webhooks'] },
+  webhooks: {
+    table: 'readWrite',
+    tableWritePrefixes: [webhook.delivery, webhook.slot, webhook.subscription],
+    control: 'none',
+    outbox: 'none',
+    cursorSecret: false,
+    sendTo: ['webhooks'],
+    sendToDeadLetter: ['webhooks'],
+    secrets: 'open',
+  },
 };
 
 /**
  * The relay (DynamoDB Streams on the outbox table): reads companies and feed counters and writes
  * the feed (single table), marks events relayed (outbox table), queues fan-out and context rebuilds.
  */
-export const relayPermissions: Permissions = { table: 'readWrite', control: 'none', outbox: 'relay', cursorSecret: false, sendTo: ['webhook-fanout', 'reconciliation'] };
+export const relayPermissions: Permissions = {
+  table: 'readWrite',
+  // The feed: the organization's sequence counter and its entries.
+  tableWritePrefixes: [webhook.eventFeed],
+  control: 'none',
+  outbox: 'relay',
+  cursorSecret: false,
+  sendTo: ['webhook-fanout', 'reconciliation'],
+};
 
 /** The outbox sweeper (functions/outbox-sweeper): the relay's step over the pending index. */
 export const sweeperPermissions: Permissions = { ...relayPermissions, outbox: 'sweep' };
@@ -156,7 +231,11 @@ const tableWriteActions: readonly DynamoAction[] = [
 /** The DynamoDB grants of a function group or worker. */
 export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
   const grants: DynamoGrant[] = [];
-  if (permissions.table !== 'none') {
+  if (permissions.table === 'readWrite' && permissions.tableWritePrefixes) {
+    grants.push({ actions: tableReadActions, resource: 'table' });
+    grants.push({ actions: tableWriteActions, resource: 'table', leadingKeyPrefixes: permissions.tableWritePrefixes });
+    grants.push({ actions: ['dynamodb:Query'], resource: 'tableIndexes' });
+  } else if (permissions.table !== 'none') {
     grants.push({ actions: permissions.table === 'readWrite' ? [...tableReadActions, ...tableWriteActions] : tableReadActions, resource: 'table' });
     grants.push({ actions: ['dynamodb:Query'], resource: 'tableIndexes' });
   }
@@ -233,3 +312,52 @@ export const authorizerDynamoGrants: readonly DynamoGrant[] = [
   { actions: ['dynamodb:GetItem'], resource: 'table', leadingKeyPrefixes: [identityPartitionPrefixes.apiClient, identityPartitionPrefixes.organization] },
   { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resource: 'table', leadingKeyPrefixes: [peoplePartitionPrefixes.person] },
 ];
+
+/** The KMS actions on the key of stored secrets. */
+export const secretsKeyActions = (permissions: Permissions): string[] =>
+  permissions.secrets === 'seal' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : permissions.secrets === 'open' ? ['kms:Decrypt'] : [];
+
+/** The authorizer verifies tokens (issuer, keys, scope prefix, interactive app clients) and reads the table. */
+export const authorizerSettings: readonly SettingVariable[] = ['JWT_ISSUER', 'JWKS_URI', 'SCOPE_PREFIX', 'INTERACTIVE_CLIENT_IDS'];
+
+/** Every function: source maps and the logger's service name. */
+export const baseVariables = ['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME'] as const;
+
+/**
+ * The environment variables a function is given (names only; the API stack gives the values):
+ * those of its grants (a table's name with access to it, a queue's URL with sending to it, the
+ * cursor secret's ARN with reading it, the KMS key's id with using it), its declared settings,
+ * and PROBLEM_TYPE_BASE for API functions (they render problems). Nothing else: a variable the
+ * code reads but the function lacks fails the local stack, which checks every read of a function
+ * against this set (infra/local/environment.ts), so the declaration cannot silently fall behind.
+ */
+export const environmentOf = (permissions: Permissions, kind: 'api' | 'worker'): string[] => {
+  const names = new Set<string>(baseVariables);
+  if (permissions.table !== 'none' || permissions.contextRequests) names.add('TABLE_NAME');
+  if (permissions.control !== 'none') names.add('CONTROL_TABLE_NAME');
+  if (permissions.outbox !== 'none') names.add('OUTBOX_TABLE_NAME');
+  if (permissions.cursorSecret) names.add('CURSOR_SECRET_ARN');
+  if (permissions.bucket || permissions.documents) names.add('BUCKET_NAME');
+  if (permissions.secrets) names.add('SECRETS_KEY_ID');
+  for (const name of permissions.sendTo ?? []) names.add(queues.find((queue) => queue.name === name)!.urlEnv);
+  for (const name of permissions.sendToDeadLetter ?? []) names.add(queues.find((queue) => queue.name === name)!.dlqUrlEnv!);
+  for (const name of permissions.settings ?? []) names.add(name);
+  if (kind === 'api') names.add('PROBLEM_TYPE_BASE');
+  return [...names].sort();
+};
+
+/** Every variable the API stack may give a function. */
+export const deployedVariables: readonly string[] = [
+  ...baseVariables,
+  'TABLE_NAME',
+  'CONTROL_TABLE_NAME',
+  'OUTBOX_TABLE_NAME',
+  'BUCKET_NAME',
+  'CURSOR_SECRET_ARN',
+  'SECRETS_KEY_ID',
+  ...queues.flatMap((queue) => [queue.urlEnv, ...(queue.dlqUrlEnv ? [queue.dlqUrlEnv] : [])]),
+  ...settingVariables,
+];
+
+/** The authorizer's variables (it has no Permissions entry: its grants are authorizerDynamoGrants). */
+export const authorizerEnvironment = (): string[] => [...new Set([...baseVariables, 'TABLE_NAME', ...authorizerSettings])].sort();

@@ -18,6 +18,7 @@ import {
   type UserPoolDomain,
   type UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { controlTableDefinition, outboxTableDefinition, tableDefinition, type TableDefinition } from '../../shared/db/table-definition';
@@ -87,6 +88,11 @@ export class StatefulStack extends Stack {
   /** The public app client people sign in through (managed login, authorization code + PKCE). */
   readonly interactiveClient: UserPoolClient;
   readonly cursorSecret: Secret;
+  /**
+   * Key-encryption key of the secrets the service stores (webhook signing secrets, the idempotent
+   * answers that show one): envelope encryption, shared/platform/envelope-encryption.ts.
+   */
+  readonly secretsKey: Key;
   /** `https://cognito-idp.<region>.amazonaws.com/<poolId>`: the `iss` of the pool's access tokens. */
   readonly jwtIssuer: string;
   /** The OAuth 2.0 token endpoint (client-credentials grant). */
@@ -258,6 +264,15 @@ export class StatefulStack extends Stack {
     this.cursorSecret = new Secret(this, 'CursorSecret', {
       description: 'HMAC key signing pagination cursors',
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // ---- KMS: key of stored secrets (data keys from GenerateDataKey, AES-256-GCM) ---------
+    // Yearly automatic rotation: KMS keeps every earlier key material, so values sealed before
+    // a rotation still open. Retained: deleting it would make every stored secret unreadable.
+    this.secretsKey = new Key(this, 'SecretsKey', {
+      description: 'Envelope encryption of stored secrets (webhook signing secrets)',
+      enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
 

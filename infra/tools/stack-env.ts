@@ -46,6 +46,8 @@ export const stackEnv = (info: StackInfo): Record<string, string> => ({
   JWKS_URI: info.internal.jwksUri,
   SCOPE_PREFIX: info.internal.scopePrefix,
   CURSOR_SECRET: info.internal.cursorSecret,
+  // A stack file written before stored secrets were sealed has none; sealing then says so.
+  ...(info.internal.secretsKey && { LOCAL_SECRETS_KEY: info.internal.secretsKey }),
   TOKEN_URL: info.authUrl,
   API_BASE_URL: info.baseUrl,
   ...Object.fromEntries(

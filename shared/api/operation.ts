@@ -32,6 +32,8 @@ export interface OperationContract<
    * and validates it (MCP answers malformed JSON with a JSON-RPC error, not a problem document).
    */
   bodyParsing?: 'schema' | 'lossless-json' | 'text';
+  /** The success answer shows a secret (once): the idempotency record keeps its body sealed (shared/platform/idempotency.ts). */
+  secretInAnswer?: boolean;
   /** Success responses: status -> description and schema (none for an empty body); mediaType defaults to application/json. */
   responses: Record<number, { description: string; schema?: z.ZodType; mediaType?: string }>;
   /** Problem statuses this operation answers beyond the platform's common ones (400, 401, 403, 404, 429, 500...). */

@@ -79,7 +79,7 @@ export type OwnerOfParameters<Names extends readonly string[], Resolvers> =
 
 export interface IdempotencyStore {
   claim: (clientId: string, key: string, fingerprint: string) => Promise<Claim>;
-  store: (clientId: string, key: string, fingerprint: string, response: OperationResponse) => Promise<void>;
+  store: (clientId: string, key: string, fingerprint: string, response: OperationResponse, options?: { seal?: boolean }) => Promise<void>;
   release: (clientId: string, key: string, fingerprint: string) => Promise<void>;
 }
 
@@ -148,7 +148,7 @@ export const createOperationRunner = <Ops extends Operations>(operations: Ops, d
       if (principal && !holdsScope(route, principal)) throw problems.insufficientScope(route.scope!);
       if (call.bodyProblem) throw call.bodyProblem;
       const execute = () => timed('runner: operation', () => executeOperation(operation, route, call, reaching, owner));
-      const response = route.mutation && principal ? await idempotent(idempotency, callerKey(principal), route, call, execute) : await execute();
+      const response = route.mutation && principal ? await idempotent(idempotency, callerKey(principal), route, call, execute, operation.contract.secretInAnswer === true) : await execute();
       return withHeaders(response, rateHeaders);
     } catch (error) {
       return withHeaders(renderError(error, call.requestId), rateHeaders);
@@ -198,6 +198,7 @@ const idempotent = async (
   route: OperationDefinition,
   call: OperationCall,
   execute: () => Promise<OperationResponse>,
+  seal: boolean,
 ): Promise<OperationResponse> => {
   const key = validateIdempotencyKey(call.idempotencyKey);
   if (!('path' in route)) throw new Error(`${route.operationId}: a mutation needs an HTTP route`);
@@ -215,7 +216,7 @@ const idempotent = async (
     throw error;
   }
   if (response.statusCode >= 500) await store.release(clientId, key, fingerprint);
-  else await store.store(clientId, key, fingerprint, response);
+  else await store.store(clientId, key, fingerprint, response, { seal: seal && response.statusCode < 300 });
   return response;
 };
 

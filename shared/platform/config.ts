@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * Runtime configuration, read from the environment once per execution environment.
- * CDK sets these on every function; the local stack sets them for its in-process handlers.
+ * Runtime configuration from the environment. Each setting is read when it is used (not when the
+ * module loads), so a function is given only the variables its code reads (infra/stacks/permissions.ts
+ * declares them per function; the local stack checks every read against that declaration).
  */
 export interface ServiceConfig {
   region: string;
@@ -41,6 +42,10 @@ export interface ServiceConfig {
   /** HMAC key for pagination cursors, given directly (local) or read from Secrets Manager (AWS). */
   cursorSecret?: string;
   cursorSecretArn?: string;
+  /** KMS key of stored secrets (envelope encryption, shared/platform/envelope-encryption.ts); unset locally. */
+  secretsKeyId?: string;
+  /** The local stack's key-encryption key (base64, 256 bits), used when no KMS key is configured. */
+  localSecretsKey?: string;
 }
 
 const required = (name: string): string => {
@@ -59,34 +64,68 @@ const required = (name: string): string => {
  */
 export const defaultAuthorizerCacheTtlSeconds = 30;
 
-let cached: ServiceConfig | undefined;
-
-export const config = (): ServiceConfig => {
-  cached ??= {
-    region: process.env.AWS_REGION ?? 'eu-north-1',
-    tableName: required('TABLE_NAME'),
-    controlTableName: process.env.CONTROL_TABLE_NAME || undefined,
-    outboxTableName: process.env.OUTBOX_TABLE_NAME || undefined,
-    bucketName: process.env.BUCKET_NAME ?? '',
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
-    s3Endpoint: process.env.S3_ENDPOINT || undefined,
-    sqsEndpoint: process.env.SQS_ENDPOINT || undefined,
-    jwtIssuer: required('JWT_ISSUER'),
-    jwksUri: process.env.JWKS_URI ?? `${required('JWT_ISSUER')}/.well-known/jwks.json`,
-    scopePrefix: process.env.SCOPE_PREFIX ?? 'ledger-api/',
-    apiAudience: process.env.API_AUDIENCE?.replace(/\/+$/, '') || undefined,
-    interactiveClientIds: (process.env.INTERACTIVE_CLIENT_IDS ?? '').split(',').filter(Boolean),
-    authorizerCacheTtlSeconds: Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || defaultAuthorizerCacheTtlSeconds),
-    cursorSecret: process.env.CURSOR_SECRET || undefined,
-    cursorSecretArn: process.env.CURSOR_SECRET_ARN || undefined,
-  };
-  return cached;
+const lazyConfig: ServiceConfig = {
+  get region() {
+    return process.env.AWS_REGION ?? 'eu-north-1';
+  },
+  get tableName() {
+    return required('TABLE_NAME');
+  },
+  get controlTableName() {
+    return process.env.CONTROL_TABLE_NAME || undefined;
+  },
+  get outboxTableName() {
+    return process.env.OUTBOX_TABLE_NAME || undefined;
+  },
+  get bucketName() {
+    return process.env.BUCKET_NAME ?? '';
+  },
+  get dynamodbEndpoint() {
+    return process.env.DYNAMODB_ENDPOINT || undefined;
+  },
+  get s3Endpoint() {
+    return process.env.S3_ENDPOINT || undefined;
+  },
+  get sqsEndpoint() {
+    return process.env.SQS_ENDPOINT || undefined;
+  },
+  get jwtIssuer() {
+    return required('JWT_ISSUER');
+  },
+  get jwksUri() {
+    return process.env.JWKS_URI ?? `${required('JWT_ISSUER')}/.well-known/jwks.json`;
+  },
+  get scopePrefix() {
+    return process.env.SCOPE_PREFIX ?? 'ledger-api/';
+  },
+  get apiAudience() {
+    return process.env.API_AUDIENCE?.replace(/\/+$/, '') || undefined;
+  },
+  get interactiveClientIds() {
+    return (process.env.INTERACTIVE_CLIENT_IDS ?? '').split(',').filter(Boolean);
+  },
+  get authorizerCacheTtlSeconds() {
+    return Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS || defaultAuthorizerCacheTtlSeconds);
+  },
+  get cursorSecret() {
+    return process.env.CURSOR_SECRET || undefined;
+  },
+  get cursorSecretArn() {
+    return process.env.CURSOR_SECRET_ARN || undefined;
+  },
+  get secretsKeyId() {
+    return process.env.SECRETS_KEY_ID || undefined;
+  },
+  get localSecretsKey() {
+    return process.env.LOCAL_SECRETS_KEY || undefined;
+  },
 };
 
-/** For tests and tools that change the environment after first use. */
-export const resetConfig = (): void => {
-  cached = undefined;
-};
+/** The configuration; each property reads its variable when read (destructure only what you use). */
+export const config = (): ServiceConfig => lazyConfig;
+
+/** For tests and tools that change the environment after first use (settings are read per use: nothing to forget). */
+export const resetConfig = (): void => undefined;
 
 const requestBaseUrl = new AsyncLocalStorage<string>();
 

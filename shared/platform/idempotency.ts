@@ -4,6 +4,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { idempotencyKeys } from './keys';
 import { controlTableName, dynamo } from './aws';
+import { secretsEnvelope } from './envelope-encryption';
 import { problems } from './problem';
 
 /**
@@ -17,6 +18,17 @@ export interface StoredResponse {
   headers: Record<string, string>;
   body: string;
 }
+
+/** As the record holds it: an answer that shows a secret keeps its body sealed (envelope encryption), bound to the record. */
+type RecordedResponse = Omit<StoredResponse, 'body'> & ({ body: string } | { sealedBody: string });
+
+const recordContext = (clientId: string, key: string) => ({ purpose: 'idempotent-answer', clientId, idempotencyKey: key });
+
+const replayed = async (clientId: string, key: string, recorded: RecordedResponse): Promise<StoredResponse> => {
+  if (!('sealedBody' in recorded)) return recorded;
+  const { sealedBody, ...rest } = recorded;
+  return { ...rest, body: await secretsEnvelope().open(sealedBody, recordContext(clientId, key)) };
+};
 
 /** Records live at least 24 h (DynamoDB TTL deletes them some time after expiresAt). */
 export const retentionSeconds = 24 * 3600;
@@ -71,11 +83,14 @@ export const claimIdempotencyKey = async (clientId: string, key: string, fingerp
     const existing = unmarshall(error.Item);
     if (existing.fingerprint !== fingerprint) throw problems.idempotencyKeyReused();
     if (existing.status !== 'completed') throw problems.idempotencyInFlight();
-    return { kind: 'replay', response: existing.response as StoredResponse };
+    return { kind: 'replay', response: await replayed(clientId, key, existing.response as RecordedResponse) };
   }
 };
 
-export const storeIdempotentResponse = async (clientId: string, key: string, fingerprint: string, response: StoredResponse): Promise<void> => {
+export const storeIdempotentResponse = async (clientId: string, key: string, fingerprint: string, response: StoredResponse, options: { seal?: boolean } = {}): Promise<void> => {
+  const recorded: RecordedResponse = options.seal
+    ? { statusCode: response.statusCode, headers: response.headers, sealedBody: await secretsEnvelope().seal(response.body, recordContext(clientId, key)) }
+    : response;
   await dynamo().send(
     new UpdateCommand({
       TableName: controlTableName(),
@@ -83,7 +98,7 @@ export const storeIdempotentResponse = async (clientId: string, key: string, fin
       UpdateExpression: 'SET #status = :completed, #response = :response REMOVE leaseExpiresAt',
       ConditionExpression: 'fingerprint = :fingerprint',
       ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
-      ExpressionAttributeValues: { ':completed': 'completed', ':response': response, ':fingerprint': fingerprint },
+      ExpressionAttributeValues: { ':completed': 'completed', ':response': recorded, ':fingerprint': fingerprint },
     }),
   );
 };

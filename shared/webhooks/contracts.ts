@@ -31,6 +31,7 @@ export const webhookContracts = {
       'Creates a subscription of your organization (`webhooks:manage`, system clients only). The answer (**201**) holds the signing secret `whsec_...` once: store it. The subscription is `pending_verification` until the **handshake** passes: within seconds a signed `webhook.verification` event carrying `data.challenge` arrives, to be answered 2xx with `{"challenge": "<the same value>"}`, and a second one with a wrong signature, to be refused with a 4xx. A subscription hears the events of the companies within your organization\'s reach (`companyIds` narrows it). Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).',
     requestExample: { url: 'https://example.com/webhooks/ledger', eventTypes: ['job.succeeded', 'company.updated'], description: 'ERP sync' },
     body: CreateSubscriptionSchema,
+    secretInAnswer: true,
     responses: { 201: { description: 'Created, pending_verification; the signing secret is in this answer only. The handshake follows within seconds.', schema: CreatedSubscriptionSchema } },
     problems: { ...systemOnly, 400: 'validation_failed: url refused (not https, credentials, a private address), companyIds naming a company outside your reach, or another field (detail and errors name it); malformed_json' },
   },
@@ -70,6 +71,7 @@ export const webhookContracts = {
   rotateWebhookSecret: {
     description: 'A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery.',
     params: SubscriptionParamsSchema,
+    secretInAnswer: true,
     responses: { 200: { description: 'The new secret, shown once; the previous one keeps signing until previousSecretExpiresAt', schema: RotatedSecretSchema } },
     problems: { ...systemOnly, 404: subscriptionNotFound },
   },

@@ -6,6 +6,7 @@ import { handshake } from './handshake';
 import { postJson } from './outbound';
 import { sendMessage, sendToDeadLetterQueue } from './queue';
 import { deliveryRepository, deliverySlots, subscriptionRepository, type SubscriptionRecord } from './repository';
+import { openSigningSecret } from './secrets';
 import { signedHeaders } from './signing';
 
 /** Messages of the webhooks queue: one attempt of a delivery, or the handshake of a new subscription or url. */
@@ -13,9 +14,13 @@ export type DeliveryMessage = { deliveryId: string } | { verifySubscriptionId: s
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The secrets that sign now: the current one and, for the overlap after a rotation, the previous one. */
-export const signingSecrets = (subscription: SubscriptionRecord, now = Date.now()): string[] =>
-  subscription.secrets.filter((secret) => secret.expiresAt === null || Date.parse(secret.expiresAt) > now).map((secret) => secret.secret);
+/** The secrets that sign now, opened: the current one and, for the overlap after a rotation, the previous one. */
+export const signingSecrets = (subscription: SubscriptionRecord, now = Date.now()): Promise<string[]> =>
+  Promise.all(
+    subscription.secrets
+      .filter((secret) => secret.expiresAt === null || Date.parse(secret.expiresAt) > now)
+      .map((secret) => openSigningSecret(secret.secret, subscription)),
+  );
 
 /**
  * The delivery worker (webhooks queue). Per message, one attempt: it takes one of the
@@ -58,7 +63,7 @@ const attempt = async (deliveryId: string): Promise<void> => {
       if (current?.status === 'pending') await sendMessage('webhooks', { deliveryId }, current.leaseUntil ? (Date.parse(current.leaseUntil) - now) / 1000 : 1);
       return;
     }
-    const outcome = await postJson(subscription.url, delivery.payload, signedHeaders(signingSecrets(subscription), delivery.eventId, delivery.payload));
+    const outcome = await postJson(subscription.url, delivery.payload, signedHeaders(await signingSecrets(subscription), delivery.eventId, delivery.payload));
     const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const made = delivery.attempts.length + 1;
     const gaveUp = outcome.statusCode === 410 || made > settings.retryDelaysSeconds.length;
@@ -148,7 +153,7 @@ const disable = async (subscription: SubscriptionRecord, reason: string): Promis
 
 /** Runs the handshake and records its outcome on the subscription (unless its url changed meanwhile). */
 export const verifySubscription = async (subscription: SubscriptionRecord): Promise<SubscriptionRecord> => {
-  const failure = await handshake(subscription.url, subscription.organizationId, signingSecrets(subscription));
+  const failure = await handshake(subscription.url, subscription.organizationId, await signingSecrets(subscription));
   const at = new Date().toISOString();
   const changes: Partial<SubscriptionRecord> = failure
     ? { status: subscription.status === 'disabled' ? 'disabled' : 'pending_verification', statusReason: failure, updatedAt: at }

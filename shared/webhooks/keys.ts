@@ -1,5 +1,14 @@
 /** DynamoDB keys of webhook subscriptions, deliveries, the per-organization event feed and delivery slots. */
-export const subscriptionKeys = (subscriptionId: string) => ({ PK: `WEBHOOK#${subscriptionId}`, SK: 'SUBSCRIPTION' });
+
+/** Partition-key prefixes of the items the webhook functions write (IAM: dynamodb:LeadingKeys, infra/stacks/permissions.ts). */
+export const webhookPartitionPrefixes = {
+  subscription: 'WEBHOOK#',
+  delivery: 'DELIVERY#',
+  slot: 'WEBHOOKSLOT#',
+  eventFeed: 'EVENTFEED#',
+} as const;
+
+export const subscriptionKeys = (subscriptionId: string) => ({ PK: `${webhookPartitionPrefixes.subscription}${subscriptionId}`, SK: 'SUBSCRIPTION' });
 /** GSI1: an organization's subscriptions, oldest first. */
 export const subscriptionListKeys = (organizationId: string, createdAt: string, subscriptionId: string) => ({
   GSI1PK: subscriptionsPartition(organizationId),
@@ -19,7 +28,7 @@ export const subscriptionTreePartition = (rootOrganizationId: string) => `WEBHOO
 /** Prefix matching the subscriptions of an organization and its descendants. */
 export const subscriptionSubtreePrefix = (organizationPath: string) => `${organizationPath}/`;
 
-export const deliveryKeys = (deliveryId: string) => ({ PK: `DELIVERY#${deliveryId}`, SK: 'DELIVERY' });
+export const deliveryKeys = (deliveryId: string) => ({ PK: `${webhookPartitionPrefixes.delivery}${deliveryId}`, SK: 'DELIVERY' });
 /** GSI1: a subscription's deliveries in creation order (read newest first). */
 export const deliveryListKeys = (subscriptionId: string, createdAt: string, deliveryId: string) => ({
   GSI1PK: deliveriesPartition(subscriptionId),
@@ -28,10 +37,10 @@ export const deliveryListKeys = (subscriptionId: string, createdAt: string, deli
 export const deliveriesPartition = (subscriptionId: string) => `DELIVERIES#${subscriptionId}`;
 
 /** The event feed of one organization (GET /v1/events): a counter and one entry per sequence number. */
-export const eventFeedPartition = (organizationId: string) => `EVENTFEED#${organizationId}`;
+export const eventFeedPartition = (organizationId: string) => `${webhookPartitionPrefixes.eventFeed}${organizationId}`;
 export const eventFeedCounterKeys = (organizationId: string) => ({ PK: eventFeedPartition(organizationId), SK: 'COUNTER' });
 export const eventFeedEntrySortKey = (sequence: number) => `SEQ#${String(sequence).padStart(15, '0')}`;
 export const eventFeedEntryKeys = (organizationId: string, sequence: number) => ({ PK: eventFeedPartition(organizationId), SK: eventFeedEntrySortKey(sequence) });
 
 /** One of a subscription's concurrency slots: a lease held while an attempt is in flight. */
-export const deliverySlotKeys = (subscriptionId: string, slot: number) => ({ PK: `WEBHOOKSLOT#${subscriptionId}`, SK: `SLOT#${slot}` });
+export const deliverySlotKeys = (subscriptionId: string, slot: number) => ({ PK: `${webhookPartitionPrefixes.slot}${subscriptionId}`, SK: `SLOT#${slot}` });

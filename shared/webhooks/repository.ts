@@ -27,6 +27,7 @@ export type SubscriptionStatus = 'pending_verification' | 'active' | 'disabled';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
 
 export interface SigningSecret {
+  /** Sealed (shared/webhooks/secrets.ts); in plain text only on subscriptions written before encryption. */
   secret: string;
   createdAt: string;
   /** Set on the previous secret by a rotation: it signs until then. */

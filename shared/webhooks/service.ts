@@ -11,6 +11,7 @@ import { refusedUrl } from './outbound';
 import { sendMessage } from './queue';
 import { deliveryRepository, eventFeed, subscriptionRepository, type DeliveryRecord, type SubscriptionRecord } from './repository';
 import type { CreateSubscriptionInput, Subscription, UpdateSubscriptionInput } from './schemas';
+import { sealSigningSecret } from './secrets';
 import { newSigningSecret } from './signing';
 
 /** Webhook subscriptions and their deliveries (webhooks:manage, system clients). */
@@ -79,9 +80,9 @@ export const createSubscription = async (principal: Principal, input: CreateSubs
   await checkCompanies(principal, principal.organizationPath!, input.companyIds);
   const now = new Date().toISOString();
   const secret = newSigningSecret();
+  const owner = { id: randomUUID(), organizationId: principal.organizationId! };
   const record: SubscriptionRecord = {
-    id: randomUUID(),
-    organizationId: principal.organizationId!,
+    ...owner,
     organizationPath: principal.organizationPath!,
     url: input.url,
     eventTypes: [...new Set(input.eventTypes)],
@@ -89,7 +90,7 @@ export const createSubscription = async (principal: Principal, input: CreateSubs
     description: input.description ?? null,
     status: 'pending_verification',
     statusReason: awaitingHandshake,
-    secrets: [{ secret, createdAt: now, expiresAt: null }],
+    secrets: [{ secret: await sealSigningSecret(secret, owner), createdAt: now, expiresAt: null }],
     createdAt: now,
     updatedAt: now,
     verifiedAt: null,
@@ -138,7 +139,11 @@ export const rotateSecret = async (subscription: SubscriptionRecord) => {
   const secret = newSigningSecret();
   const previousSecretExpiresAt = new Date(now + webhookSettings().secretOverlapSeconds * 1000).toISOString();
   const [current] = subscription.secrets;
-  const secrets = [{ secret, createdAt: new Date(now).toISOString(), expiresAt: null }, { ...current!, expiresAt: previousSecretExpiresAt }];
+  // Both sealed: a secret stored in plain text before encryption is sealed now.
+  const secrets = [
+    { secret: await sealSigningSecret(secret, subscription), createdAt: new Date(now).toISOString(), expiresAt: null },
+    { ...current!, secret: await sealSigningSecret(current!.secret, subscription), expiresAt: previousSecretExpiresAt },
+  ];
   if (!(await subscriptionRepository.update(subscription.id, { secrets, updatedAt: new Date(now).toISOString() }))) throw problems.notFound('subscription');
   return { id: subscription.id, secret, previousSecretExpiresAt };
 };

@@ -9,7 +9,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../infra/app';
 import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../../infra/stacks/permissions';
+import { declaredEnvironments } from '../../infra/local/environment';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
+import { assignmentKeys, effectiveAccessKeys, policyKeys } from '../../shared/identity/access-keys';
+import { deliveryKeys, deliverySlotKeys, eventFeedCounterKeys, eventFeedEntryKeys, subscriptionKeys } from '../../shared/webhooks/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { allScopes, systemOnlyScopes, interactiveScopes } from '../../shared/identity/scopes';
@@ -105,6 +108,7 @@ const statefulNames = (): [logicalId: string, name: string][] => [
   [logicalId(built.stateful, built.stateful.controlTable), 'controlTable'],
   [logicalId(built.stateful, built.stateful.outboxTable), 'outboxTable'],
   [logicalId(built.stateful, built.stateful.cursorSecret), 'cursorSecret'],
+  [logicalId(built.stateful, built.stateful.secretsKey), 'secretsKey'],
   ...built.stateful.queues.flatMap(({ definition, queue, deadLetterQueue }): [string, string][] => [
     [logicalId(built.stateful, queue), `queue:${definition.name}`],
     [logicalId(built.stateful, deadLetterQueue), `dlq:${definition.name}`],
@@ -272,29 +276,53 @@ describe('functions', () => {
     }
   });
 
-  it('all get the service configuration and every queue URL', () => {
-    const names = ['TABLE_NAME', 'BUCKET_NAME', 'JWT_ISSUER', 'JWKS_URI', 'SCOPE_PREFIX', 'CURSOR_SECRET_ARN', 'POWERTOOLS_SERVICE_NAME'];
-    for (const id of functionIds()) {
-      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
-      for (const name of [...names, ...queues.map((q) => q.urlEnv)]) expect(env, `${id} ${name}`).toHaveProperty(name);
-      expect(env.SCOPE_PREFIX).toBe('ledger-api/');
-      const issuer = JSON.stringify(env.JWT_ISSUER);
-      expect(issuer).toContain('https://cognito-idp.eu-north-1.amazonaws.com/');
-      expect(JSON.stringify(env.JWKS_URI)).toContain('/.well-known/jwks.json');
+  /** Every function of the API stack with the name the local stack runs it under (infra/local/environment.ts). */
+  const allFunctions = (): [name: string, fn: { node: { defaultChild?: unknown } }][] => [
+    ...groups.map((group): [string, { node: { defaultChild?: unknown } }] => [group, built.api.functions[group]]),
+    ...Object.entries(built.api.workers).map(([name, fn]): [string, { node: { defaultChild?: unknown } }] => [`${name}-worker`, fn]),
+    ['webhook-relay', built.api.relayFunction],
+    ['outbox-sweeper', built.api.sweeperFunction],
+    ['authorizer', built.api.authorizerFunction],
+  ];
+  const variablesOf = (fn: { node: { defaultChild?: unknown } }): Record<string, Json> =>
+    (apiResources[logicalId(built.api, fn)]?.Properties?.Environment?.Variables ?? {}) as Record<string, Json>;
+
+  it('each function gets exactly the variables it declares (environmentOf, the same sets the local stack enforces)', () => {
+    const declared = declaredEnvironments();
+    expect(allFunctions()).toHaveLength(functionIds().length);
+    for (const [name, fn] of allFunctions()) {
+      // PROBLEM_TYPE_BASE only when the app sets it (cdk.json does not).
+      const expected = [...declared.get(name)!].filter((variable) => variable !== 'PROBLEM_TYPE_BASE').sort();
+      expect(Object.keys(variablesOf(fn)).sort(), name).toEqual(expected);
     }
   });
 
-  it('all get the control table name (CONTROL_TABLE_NAME)', () => {
-    for (const id of functionIds()) {
-      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
-      expect(JSON.stringify(env.CONTROL_TABLE_NAME), id).toContain(logicalId(built.stateful, built.stateful.controlTable));
-    }
+  it('only the authorizer verifies tokens; only the webhooks API and its delivery worker know the secrets key; no function gets a queue it does not send to', () => {
+    const holders = (variable: string) => allFunctions().filter(([, fn]) => variable in variablesOf(fn)).map(([name]) => name).sort();
+    expect(holders('JWKS_URI')).toEqual(['authorizer']);
+    expect(holders('INTERACTIVE_CLIENT_IDS')).toEqual(['authorizer']);
+    expect(holders('JWT_ISSUER')).toEqual(['authorizer', 'mcp']);
+    expect(holders('SECRETS_KEY_ID')).toEqual(['webhooks', 'webhooks-worker']);
+    expect(holders('CURSOR_SECRET_ARN')).toEqual(['access', 'bank', 'companies', 'documents', 'imports', 'jobs', 'ledger', 'mcp', 'users', 'webhooks']);
+    expect(holders('WEBHOOKS_DLQ_URL')).toEqual(['webhooks-worker']);
+    expect(holders('IMPORTS_QUEUE_URL')).toEqual(['imports']);
+    expect(Object.keys(variablesOf(built.api.functions.fallback)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME']);
+    expect(Object.keys(variablesOf(built.api.functions.openapi)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TOKEN_URL']);
   });
 
-  it('all get the outbox table name (OUTBOX_TABLE_NAME)', () => {
-    for (const id of functionIds()) {
-      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
-      expect(JSON.stringify(env.OUTBOX_TABLE_NAME), id).toContain(logicalId(built.stateful, built.stateful.outboxTable));
+  it('the variables point at their resources', () => {
+    for (const [name, fn] of allFunctions()) {
+      const env = variablesOf(fn);
+      expect(env.NODE_OPTIONS, name).toBe('--enable-source-maps');
+      expect(env.POWERTOOLS_SERVICE_NAME, name).toBe('ledger-api');
+      if ('SCOPE_PREFIX' in env) expect(env.SCOPE_PREFIX).toBe('ledger-api/');
+      if ('JWT_ISSUER' in env) expect(JSON.stringify(env.JWT_ISSUER)).toContain('https://cognito-idp.eu-north-1.amazonaws.com/');
+      if ('JWKS_URI' in env) expect(JSON.stringify(env.JWKS_URI)).toContain('/.well-known/jwks.json');
+      if ('TABLE_NAME' in env) expect(JSON.stringify(env.TABLE_NAME), name).toContain(logicalId(built.stateful, built.stateful.table));
+      if ('CONTROL_TABLE_NAME' in env) expect(JSON.stringify(env.CONTROL_TABLE_NAME), name).toContain(logicalId(built.stateful, built.stateful.controlTable));
+      if ('OUTBOX_TABLE_NAME' in env) expect(JSON.stringify(env.OUTBOX_TABLE_NAME), name).toContain(logicalId(built.stateful, built.stateful.outboxTable));
+      if ('SECRETS_KEY_ID' in env) expect(JSON.stringify(env.SECRETS_KEY_ID), name).toContain(logicalId(built.stateful, built.stateful.secretsKey));
+      for (const queue of queues) if (queue.urlEnv in env) expect(JSON.stringify(env[queue.urlEnv]), name).toContain(logicalId(built.stateful, built.stateful.queues.find((q) => q.definition.name === queue.name)!.queue));
     }
   });
 });
@@ -316,11 +344,14 @@ describe('least privilege', () => {
     }
   });
 
-  it('only companies, bank, imports, documents, access and webhooks can write the table; every group with a token route can write the control table', () => {
+  it('only companies, bank, imports, documents, access and webhooks can write the table (access and webhooks only their own kinds of items); every group with a token route can write the control table', () => {
     for (const group of groups) {
       const statements = grantsOfFunction(built.api.functions[group]);
-      const writesTable = statements.some((g) => / table$/.test(g) && DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
-      expect(writesTable, group).toBe(['companies', 'bank', 'imports', 'documents', 'access', 'webhooks'].includes(group));
+      const writes = statements.filter((g) => DYNAMODB_WRITE_ACTIONS.some((a) => g.startsWith(`${a} `)));
+      const writesWholeTable = writes.some((g) => / table$/.test(g));
+      expect(writesWholeTable, group).toBe(['companies', 'bank', 'imports', 'documents'].includes(group));
+      const writesSomeKinds = writes.some((g) => / table if /.test(g) && !g.endsWith(' if CONTEXT#*'));
+      expect(writesSomeKinds, group).toBe(['access', 'webhooks'].includes(group));
       const writesControl = statements.some((g) => g.includes(' controlTable'));
       expect(writesControl, group).toBe(routes.some((r) => r.group === group && r.auth === 'token'));
     }
@@ -359,6 +390,8 @@ describe('least privilege', () => {
     ...tableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query table/index/${gsi.indexName}`),
   ];
   const tableWrite = ['BatchWriteItem', 'ConditionCheckItem', 'DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} table`);
+  /** Writes only in partitions whose key starts with one of the prefixes (dynamodb:LeadingKeys). */
+  const tableWriteIf = (...prefixes: string[]) => tableWrite.map((grant) => `${grant} if ${prefixes.map((prefix) => `${prefix}*`).join(',')}`);
   const rateLimit = ['dynamodb:UpdateItem controlTable if RATE#*'];
   const idempotency = ['DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} controlTable if IDEMPOTENCY#*`);
   const outboxWrite = ['dynamodb:PutItem outboxTable'];
@@ -398,7 +431,7 @@ describe('least privilege', () => {
     ],
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
     users: [...tableRead, ...rateLimit, ...cursorSecret],
-    access: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret],
+    access: [...tableRead, ...tableWriteIf('POLICY#', 'ASSIGNMENT#', 'USER#'), ...rateLimit, ...idempotency, ...cursorSecret],
     mcp: [...tableRead, 'dynamodb:UpdateItem table if CONTEXT#*', ...rateLimit, ...outboxRead, ...cursorSecret, ...sendTo('reconciliation')],
     documents: [
       ...tableRead,
@@ -410,7 +443,7 @@ describe('least privilege', () => {
       ...pending('DeleteObject', 'GetObject', 'PutObject'),
       ...documentObjects('GetObject', 'PutObject'),
     ],
-    webhooks: [...tableRead, ...tableWrite, ...rateLimit, ...idempotency, ...cursorSecret, ...sendTo('webhooks')],
+    webhooks: [...tableRead, ...tableWriteIf('WEBHOOK#', 'DELIVERY#'), ...rateLimit, ...idempotency, ...cursorSecret, ...sendTo('webhooks'), 'kms:Decrypt secretsKey', 'kms:GenerateDataKey secretsKey'],
     openapi: [],
     fallback: [],
   };
@@ -418,13 +451,13 @@ describe('least privilege', () => {
     imports: [...consume('imports'), ...tableRead, ...tableWrite, ...outboxWrite, ...payloads('GetObject'), ...sendTo('reconciliation')],
     reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite, ...outboxWrite],
     uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...outboxWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
-    'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWrite, ...outboxRead, ...sendTo('webhooks')],
-    webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWrite, ...sendTo('webhooks'), ...sendToDlq('webhooks')])],
+    'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWriteIf('DELIVERY#'), ...outboxRead, ...sendTo('webhooks')],
+    webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWriteIf('DELIVERY#', 'WEBHOOKSLOT#', 'WEBHOOK#'), ...sendTo('webhooks'), ...sendToDlq('webhooks'), 'kms:Decrypt secretsKey'])],
   };
 
   it('the webhook relay reads the outbox table stream, marks events relayed, writes the table and sends to the fan-out queue, the context rebuilds (reconciliation queue) and its failure DLQ', () => {
     expect(grantsOfFunction(built.api.relayFunction)).toEqual(
-      [...relayStreamRead, ...outboxRelayed, ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...sendTo('reconciliation'), ...relayDlq].sort(),
+      [...relayStreamRead, ...outboxRelayed, ...tableRead, ...tableWriteIf('EVENTFEED#'), ...sendTo('webhook-fanout'), ...sendTo('reconciliation'), ...relayDlq].sort(),
     );
     expect(JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'))).toContain('StreamArn');
     const [, mapping] = only(ofType(apiResources, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => r.Properties?.StartingPosition));
@@ -441,7 +474,7 @@ describe('least privilege', () => {
 
   it('the outbox sweeper runs every 5 minutes from EventBridge Scheduler and may only query the pending index, mark events relayed, write the table and send to fan-out and context rebuilds', () => {
     expect(grantsOfFunction(built.api.sweeperFunction)).toEqual(
-      [...outboxRelayed, ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`), ...tableRead, ...tableWrite, ...sendTo('webhook-fanout'), ...sendTo('reconciliation')].sort(),
+      [...outboxRelayed, ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`), ...tableRead, ...tableWriteIf('EVENTFEED#'), ...sendTo('webhook-fanout'), ...sendTo('reconciliation')].sort(),
     );
     const [, schedule] = only(ofType(apiResources, 'AWS::Scheduler::Schedule'));
     expect(schedule.Properties?.ScheduleExpression).toBe('rate(5 minutes)');
@@ -483,6 +516,11 @@ describe('least privilege', () => {
   });
 
   it('the leading-key prefixes of the conditions are those the keys are built with', () => {
+    expect(subscriptionKeys('s').PK.startsWith('WEBHOOK#')).toBe(true);
+    expect(deliveryKeys('d').PK.startsWith('DELIVERY#')).toBe(true);
+    expect(deliverySlotKeys('s', 0).PK.startsWith('WEBHOOKSLOT#')).toBe(true);
+    expect(eventFeedCounterKeys('o').PK.startsWith('EVENTFEED#') && eventFeedEntryKeys('o', 1).PK.startsWith('EVENTFEED#')).toBe(true);
+    expect(policyKeys('p').PK.startsWith('POLICY#') && assignmentKeys('a').PK.startsWith('ASSIGNMENT#') && effectiveAccessKeys('u').PK.startsWith('USER#')).toBe(true);
     expect(rateLimitKeys('c').PK.startsWith('RATE#')).toBe(true);
     expect(idempotencyKeys('c', 'k').PK.startsWith('IDEMPOTENCY#')).toBe(true);
     expect(apiClientKeys('c').PK.startsWith('CLIENT#')).toBe(true);
@@ -696,6 +734,21 @@ describe('stateful resources', () => {
     // The authorizer accepts user tokens of that client only.
     const env = apiResources[logicalId(built.api, built.api.authorizerFunction)]?.Properties?.Environment?.Variables ?? {};
     expect(JSON.stringify(env.INTERACTIVE_CLIENT_IDS)).toContain(clientId);
+  });
+
+  it('the key of stored secrets is a symmetric KMS key with automatic rotation, retained', () => {
+    const [, key] = only(ofType(statefulResources, 'AWS::KMS::Key'));
+    expect(key.Properties?.EnableKeyRotation).toBe(true);
+    expect(key.Properties?.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+    expect(key.DeletionPolicy).toBe('Retain');
+  });
+
+  it('only the webhooks API (GenerateDataKey, Decrypt) and the delivery worker (Decrypt) may use the key of stored secrets', () => {
+    const users = ofType(apiResources, 'AWS::IAM::Policy')
+      .flatMap(([, policy]) => asArray<Json>(policy.Properties?.PolicyDocument?.Statement).map((statement) => [policy, statement] as const))
+      .filter(([, statement]) => asArray<string>(statement.Action).some((action) => action.startsWith('kms:')));
+    const roles = users.map(([policy]) => asArray<Json>(policy.Properties?.Roles)[0].Ref as string).sort();
+    expect(roles).toEqual([roleOf(logicalId(built.api, built.api.functions.webhooks)), roleOf(logicalId(built.api, built.api.workers.webhooks!))].sort());
   });
 
   it('the cursor secret is a generated 64-character string', () => {

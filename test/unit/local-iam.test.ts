@@ -7,6 +7,8 @@ import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
 import { personKeys } from '../../shared/identity/person-keys';
 import { outboxEventKeys } from '../../shared/outbox/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
+import { assignmentKeys, effectiveAccessKeys, policyKeys } from '../../shared/identity/access-keys';
+import { deliveryKeys, deliverySlotKeys, eventFeedCounterKeys, eventFeedEntryKeys, subscriptionKeys } from '../../shared/webhooks/keys';
 
 /** The local stand-in for IAM (infra/local/iam.ts) judges requests by the same grants the stacks deploy. */
 const tables = { table: 'books', controlTable: 'control', outboxTable: 'outbox' };
@@ -82,7 +84,9 @@ describe('local IAM', () => {
     expect(allowed(fanout, 'PutItemCommand', { TableName: 'outbox', Item: event })).toBe(false);
     expect(allowed(mcp, 'QueryCommand', { TableName: 'outbox', IndexName: 'GSI1' })).toBe(true);
     expect(allowed(mcp, 'QueryCommand', { TableName: 'outbox', IndexName: 'GSI9' })).toBe(false);
-    expect(allowed(relay, 'TransactWriteItemsCommand', { TransactItems: [{ Update: { TableName: 'outbox', Key: event } }, { Put: { TableName: 'books', Item: companyKeys('c') } }] })).toBe(true);
+    expect(allowed(relay, 'TransactWriteItemsCommand', { TransactItems: [{ Update: { TableName: 'outbox', Key: event } }, { Put: { TableName: 'books', Item: eventFeedEntryKeys('o', 1) } }] })).toBe(true);
+    // The relay writes the feed only (dynamodb:LeadingKeys EVENTFEED#): one item elsewhere refuses the whole transaction.
+    expect(allowed(relay, 'TransactWriteItemsCommand', { TransactItems: [{ Update: { TableName: 'outbox', Key: event } }, { Put: { TableName: 'books', Item: companyKeys('c') } }] })).toBe(false);
     expect(allowed(relay, 'PutItemCommand', { TableName: 'outbox', Item: event })).toBe(false);
     expect(allowed(relay, 'GetItemCommand', { TableName: 'outbox', Key: event })).toBe(false);
   });
@@ -107,5 +111,29 @@ describe('local IAM', () => {
     expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'books', Key: companyKeys('c') })).toBe(false);
     expect(allowed(authorizerDynamoGrants, 'QueryCommand', { TableName: 'books' })).toBe(false);
     expect(allowed(authorizerDynamoGrants, 'GetItemCommand', { TableName: 'control', Key: rateLimitKeys('client') })).toBe(false);
+  });
+
+  it('the webhook, feed and access writers write only their own kinds of items; their reads stay table-wide', () => {
+    const cases: [string, readonly DynamoGrant[], { PK: string; SK: string }[]][] = [
+      ['webhooks', dynamoGrants(groupPermissions.webhooks), [subscriptionKeys('s'), deliveryKeys('d')]],
+      ['webhooks worker', dynamoGrants(workerPermissions.webhooks), [subscriptionKeys('s'), deliveryKeys('d'), deliverySlotKeys('s', 0)]],
+      ['fan-out', dynamoGrants(workerPermissions['webhook-fanout']), [deliveryKeys('d')]],
+      ['relay', dynamoGrants(relayPermissions), [eventFeedCounterKeys('o'), eventFeedEntryKeys('o', 1)]],
+      ['access', dynamoGrants(groupPermissions.access), [policyKeys('p'), assignmentKeys('a'), effectiveAccessKeys('u')]],
+    ];
+    const elsewhere: { PK: string; SK: string }[] = [companyKeys('c'), organizationKeys('o'), apiClientKeys('c'), companyContextKeys('c')];
+    for (const [name, grants, own] of cases) {
+      for (const key of own) {
+        expect(allowed(grants, 'PutItemCommand', { TableName: 'books', Item: key }), `${name} puts ${key.PK}`).toBe(true);
+        expect(allowed(grants, 'UpdateItemCommand', { TableName: 'books', Key: key }), `${name} updates ${key.PK}`).toBe(true);
+        expect(allowed(grants, 'DeleteItemCommand', { TableName: 'books', Key: key }), `${name} deletes ${key.PK}`).toBe(true);
+      }
+      for (const key of [...elsewhere, ...cases.flatMap(([other, , keys]) => (other === name ? [] : keys)).filter((key) => !own.some((mine) => mine.PK.split('#')[0] === key.PK.split('#')[0]))]) {
+        expect(allowed(grants, 'PutItemCommand', { TableName: 'books', Item: key }), `${name} puts ${key.PK}`).toBe(false);
+        expect(allowed(grants, 'TransactWriteItemsCommand', { TransactItems: [{ ConditionCheck: { TableName: 'books', Key: key } }] }), `${name} checks ${key.PK}`).toBe(false);
+      }
+      expect(allowed(grants, 'GetItemCommand', { TableName: 'books', Key: companyKeys('c') }), `${name} reads`).toBe(true);
+      expect(allowed(grants, 'QueryCommand', { TableName: 'books', IndexName: 'GSI1' }), `${name} queries an index`).toBe(true);
+    }
   });
 });
