@@ -2,6 +2,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 // Handlers run in this process (the global setup's local stack) and in the workers: errors only in test output.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+// Client secrets and passwords hashed at scrypt's lowest allowed cost (stored with the hash): the
+// run hashes and checks hundreds; the deployed cost is proven by test/unit/client-secrets.test.ts.
+process.env.SECRET_HASH_SCRYPT_COST ??= '1024';
 
 /** The unit tests that read the run's stack (its Node.js version, its DynamoDB Local). */
 const unitTestsOnTheStack = ['test/unit/runtime.test.ts', 'test/unit/trial-balance-property.test.ts'];
@@ -10,7 +13,7 @@ export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
     // Handlers that tests run in their own process write no metrics; the stack's go to a file (test/support/global-setup.ts).
-    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' },
+    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true', SECRET_HASH_SCRYPT_COST: process.env.SECRET_HASH_SCRYPT_COST },
     // Longer than the waits for the shared queues (test/support/poll.ts queueWaitMs).
     testTimeout: 180_000,
     hookTimeout: 120_000,
@@ -33,6 +36,9 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts', ...unitTestsOnTheStack],
           // The local stack starts once per run, shared by every test file of this project.
           globalSetup: ['test/support/global-setup.ts'],
+          // One worker process runs many files: the app's modules, the SDK and the compiled OpenAPI
+          // validators load once per worker, not once per file (each file creates its own data).
+          isolate: false,
         },
       },
     ],

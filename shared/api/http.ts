@@ -134,6 +134,14 @@ const bySpecificity = (a: string, b: string): number => {
   return 0;
 };
 
-/** Matches a concrete path against an API Gateway path template; exposes named parameters. */
-export const pathPattern = (template: string): RegExp =>
-  new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`);
+const pathPatterns = new Map<string, RegExp>();
+
+/** Matches a concrete path against an API Gateway path template; exposes named parameters. Compiled once per template (no g/y flag: no state between uses). */
+export const pathPattern = (template: string): RegExp => {
+  let pattern = pathPatterns.get(template);
+  if (!pattern) {
+    pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`);
+    pathPatterns.set(template, pattern);
+  }
+  return pattern;
+};

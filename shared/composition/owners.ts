@@ -57,9 +57,11 @@ export const owners = {
   documentId: {
     noun: 'document',
     resolve: async (id, principal, route): Promise<DocumentOwner | undefined> => {
-      const document = await documentRepository.get(id);
-      if (document?.deletedAt && !route.ownerMayBeDeleted) return undefined;
+      let document = await documentRepository.get(id);
       const declaration = !document && route.ownerMayBePending ? await documentRepository.getDeclaration(id) : undefined;
+      // The automatic completion may have turned the declaration into the document between the two reads.
+      if (!document && route.ownerMayBePending && !declaration) document = await documentRepository.get(id);
+      if (document?.deletedAt && !route.ownerMayBeDeleted) return undefined;
       const companyId = document?.companyId ?? declaration?.companyId;
       const company = companyId ? await reachable.company(principal, companyId, route.scope) : undefined;
       if (!company) return undefined;

@@ -1,8 +1,21 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { promisify } from 'node:util';
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
 const keyLength = 32;
+
+/** scrypt's cost (N) as deployed: Node's default. */
+export const deployedScryptCost = 16_384;
+/** The lowest cost a hash may carry (the test suite's, which hashes hundreds of secrets per run). */
+const minimumScryptCost = 1024;
+
+const isAllowedCost = (cost: number) => Number.isInteger(cost) && cost >= minimumScryptCost && cost <= deployedScryptCost && (cost & (cost - 1)) === 0;
+
+/** The cost of new hashes: SECRET_HASH_SCRYPT_COST (a power of two from 1024 up; only the test suite sets it), else as deployed. */
+const newHashCost = (): number => {
+  const configured = Number(process.env.SECRET_HASH_SCRYPT_COST);
+  return isAllowedCost(configured) ? configured : deployedScryptCost;
+};
 
 /** 26 lower-case alphanumerics, shaped like a Cognito app client id. */
 export const generateClientId = (): string => {
@@ -12,17 +25,20 @@ export const generateClientId = (): string => {
 
 export const generateClientSecret = (): string => randomBytes(36).toString('base64url');
 
-/** scrypt with a per-secret salt; stored as `scrypt$<salt>$<hash>`. */
+/** scrypt with a per-secret salt; stored as `scrypt$<salt>$<hash>`, with `$<cost>` appended when the cost is not the deployed one. */
 export const hashSecret = async (secret: string): Promise<string> => {
   const salt = randomBytes(16);
-  const hash = await scryptAsync(secret, salt, keyLength);
-  return `scrypt$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+  const cost = newHashCost();
+  const hash = await scryptAsync(secret, salt, keyLength, { N: cost });
+  return `scrypt$${salt.toString('base64url')}$${hash.toString('base64url')}${cost === deployedScryptCost ? '' : `$${cost}`}`;
 };
 
 export const verifySecret = async (secret: string, stored: string): Promise<boolean> => {
-  const [scheme, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const [scheme, salt, hash, costText, ...rest] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash || rest.length > 0) return false;
+  const cost = costText === undefined ? deployedScryptCost : Number(costText);
+  if (!isAllowedCost(cost)) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length);
+  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, { N: cost });
   return timingSafeEqual(actual, expected);
 };

@@ -7,13 +7,17 @@ export const queueWaitMs = 120_000;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until check() holds (polling every 100 ms), or fails after timeoutMs. */
+/** Polls quickly at first (most waits are short), then backs off: a long wait on a busy queue adds little load of its own. */
+const firstPollMs = 50;
+const maxPollMs = 500;
+
+/** Waits until check() holds (polling every 50 ms, 1.5 times longer each time up to 500 ms), or fails after timeoutMs. */
 export const eventually = async <T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = queueWaitMs, what = 'condition'): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let pause = firstPollMs; ; pause = Math.min(maxPollMs, pause * 1.5)) {
     const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(100);
+    await sleep(Math.min(pause, Math.max(0, deadline - Date.now())));
   }
 };
