@@ -149,6 +149,7 @@ const resolvePlaceholders = async (value: unknown, info: StackInfo, token: (clie
         if (candidate === 'uuid') replacement = randomUUID();
         else if (candidate.startsWith('token:')) replacement = await token(candidate.slice('token:'.length));
         else if (/^\d+$/.test(candidate)) replacement = candidate;
+        else if (candidate === 'companyId') replacement = info.companies[0]?.id; // the samples' company: the first seeded one
         else {
           const found = valueAtPath(info, candidate);
           if (typeof found === 'string' || typeof found === 'number') replacement = String(found);
