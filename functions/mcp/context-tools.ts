@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createOperationRunner, type OperationResponse } from '../../shared/api/runner';
 import { mcpOnlyContracts } from '../../shared/composition/mcp-contracts';
 import { defineMcpOnlyOperations } from '../../shared/composition/operations';

@@ -16,8 +16,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { bundledAssetHooks } from './bundled-assets';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { bundledAssetHooks, lambdaBundling } from './bundled-assets';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -201,14 +201,7 @@ export class ApiStack extends Stack {
         projectRoot: repoRoot,
         depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
         bundling: {
-          format: OutputFormat.ESM,
-          target: 'node22',
-          mainFields: ['module', 'main'],
-          // ESM output: give CommonJS dependencies bundled into it a working `require`.
-          banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
-          minify: true,
-          sourceMap: true,
-          sourcesContent: false,
+          ...lambdaBundling,
           // Ship the SDK versions pinned in package.json instead of the runtime's.
           bundleAwsSDK: true,
           forceDockerBundling: false,

@@ -1,5 +1,8 @@
 import path from 'node:path';
-import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ICommandHooks, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
+import { queues } from '../../shared/queues';
+import { authorizerEntry, functionGroups } from '../../shared/routes';
 
 /**
  * Files a function serves that esbuild does not bundle, copied beside its index.mjs at synth
@@ -20,4 +23,86 @@ export const bundledAssetHooks = (entry: string, repoRoot: string): { commandHoo
       afterBundling: (_inputDir: string, outputDir: string) => files.map((file) => `cp "${path.join(repoRoot, file)}" "${outputDir}/"`),
     },
   };
+};
+
+/**
+ * How every Lambda is bundled (NodejsFunction's bundling options in infra/stacks/api-stack.ts):
+ * one minified ESM file for Node 22 with the pinned SDK inside. The bench and the bundle-size
+ * test build with the same settings (lambdaEsbuildOptions), so their bytes are the deployed bytes.
+ */
+export const lambdaBundling = {
+  format: 'esm' as OutputFormat,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  // ESM output: give CommonJS dependencies bundled into it a working `require`.
+  banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+};
+
+/** The same settings for esbuild's own build API (what NodejsFunction passes to the esbuild CLI). */
+export const lambdaEsbuildOptions = (entry: string, outfile: string): BuildOptions => ({
+  entryPoints: [entry],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: lambdaBundling.target,
+  mainFields: lambdaBundling.mainFields,
+  banner: { js: lambdaBundling.banner },
+  minify: lambdaBundling.minify,
+  sourcemap: lambdaBundling.sourceMap,
+  sourcesContent: lambdaBundling.sourcesContent,
+  logLevel: 'error',
+});
+
+/** Every Lambda of the API stack by name (its folder under functions/) and entry. */
+export const lambdaEntries: { name: string; entry: string }[] = [
+  authorizerEntry,
+  ...Object.values(functionGroups).map((group) => group.entry),
+  ...queues.flatMap((queue) => (queue.workerEntry ? [queue.workerEntry] : [])),
+  'functions/webhook-relay/handler.ts',
+  'functions/outbox-sweeper/handler.ts',
+].map((entry) => ({ name: entry.split('/')[1]!, entry }));
+
+/** A bundle's budget: 1 MiB, unless it is listed here with the reason it needs more. */
+export const bundleBudgetBytes = 1024 * 1024;
+export const bundleBudgetExceptions: Record<string, string> = {
+  mcp:
+    'the MCP SDK with the JSON Schema validator its Server builds (ajv, ~130 KiB), the tool schemas derived from the OpenAPI document (its generator, ~80 KiB), and the read operations of seven groups; their group operation maps bring S3 (document uploads and downloads, ~150 KiB) that no tool uses',
+};
+
+export interface LambdaBundle {
+  name: string;
+  entry: string;
+  file: string;
+  bytes: number;
+  /** Source files bundled into it (its own and its dependencies'). */
+  modules: number;
+  /** Bytes each npm package (or folder of this repository) contributes to the output. */
+  bytesByPackage: Record<string, number>;
+  /** The AWS SDK packages it bundles (clients, lib-dynamodb, the presigner). */
+  sdkPackages: string[];
+  /** Every bundled input path. */
+  inputs: string[];
+}
+
+const packageOf = (input: string): string => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.split('/').slice(0, input.startsWith('shared/') || input.startsWith('functions/') ? 2 : 1).join('/');
+
+/** Bundles one Lambda as the stack does, into outDir/<name>.mjs; answers its size and what is in it. */
+export const bundleLambda = async (name: string, entry: string, outDir: string, repoRoot: string): Promise<LambdaBundle> => {
+  const { build } = await import('esbuild');
+  const file = path.join(outDir, `${name}.mjs`);
+  const result = await build({ ...lambdaEsbuildOptions(path.join(repoRoot, entry), file), absWorkingDir: repoRoot, metafile: true });
+  const output = result.metafile.outputs[path.relative(repoRoot, file)] ?? Object.values(result.metafile.outputs).find((candidate) => candidate.entryPoint)!;
+  const bytesByPackage: Record<string, number> = {};
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const key = packageOf(input);
+    bytesByPackage[key] = (bytesByPackage[key] ?? 0) + bytesInOutput;
+  }
+  const sdkPackages = Object.keys(bytesByPackage)
+    .filter((key) => /^@aws-sdk\/(client-(?!.*nested)|lib-dynamodb$|s3-request-presigner$)/.test(key))
+    .sort();
+  return { name, entry, file, bytes: output.bytes, modules: Object.keys(output.inputs).length, bytesByPackage, sdkPackages, inputs: Object.keys(output.inputs) };
 };

@@ -48,6 +48,7 @@ const { values: args } = parseArgs({
     'profile-worker': { type: 'string' },
     'profile-import': { type: 'string' },
     layout: { type: 'string', default: 'sorted' },
+    scale: { type: 'boolean', default: false }, // also the scale rows (infra/tools/bench-scale.ts, long)
   },
 });
 const readSamples = boundedInt(args['read-samples'], 'read-samples', 10, 2000);
@@ -997,6 +998,8 @@ const main = async (): Promise<number> => {
     for (const note of notes) console.log(`- ${note}`);
   }
   console.log(`\nResults: ${resultsFile}`);
+  await (await import('./bench-cold-start')).coldStartBench(); // the cold-start table (its own stack)
+  if (args.scale) await (await import('./bench-scale')).scaleBench(); // the scale rows (its own stack)
   return exitCode;
 };
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { callerKey, type Principal } from '../identity/principal';
 import { holdsScope, loadReach, refusesCaller, type ReachingPrincipal } from '../identity/reach';
 import { routes, type OperationDefinition, type RouteDefinition } from '../routes';

@@ -1,6 +1,6 @@
 import { Decimal } from '../platform/money';
 import { CountSchema, DateSchema, identifier, limits, pageOf, PageQuerySchema, PeriodSchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals (shared/platform/json.ts). */
 

@@ -1,5 +1,5 @@
 import { limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { isValidOrganizationNumber } from './organization-number';
 
 /** Accounting systems a company's books can be bound to; `Api` means the books are pushed through imports. */

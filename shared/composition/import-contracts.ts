@@ -2,7 +2,7 @@ import type { OperationContract } from '../api/operation';
 import type { OperationIdOfGroup } from '../routes';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { currentYearNote, identifier, limits, PageQuerySchema, UuidSchema, yearQueryParam } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { importSubmissions, type ImportSubmissionEntry, type ImportSubmissionId } from '../imports/catalogue';
 import { maxImportDecimals, maxImportIntegerDigits } from '../platform/money';
 import { importKind } from './import-kinds';

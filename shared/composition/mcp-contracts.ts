@@ -3,7 +3,7 @@ import { AccountContextSchema, CompanyContextSchema } from '../context/schemas';
 import { allScopes } from '../identity/scopes';
 import { AccountParamsSchema, AccountQuerySchema } from '../ledger/chart/schemas';
 import { identifier, limits, textOut, UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import type { McpOnlyOperationId, OperationIdOfGroup } from '../routes';
 
 const jsonRpcId = z.union([identifier({ max: limits.integratorId }), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)]);

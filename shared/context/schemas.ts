@@ -1,4 +1,4 @@
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 /*
  * The pictures as the context tools answer them (JSON; amounts are decimal numbers in NOK, signed:

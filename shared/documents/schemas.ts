@@ -1,5 +1,5 @@
 import { identifier, limits, pageOf, PageQuerySchema, text, textOut, textPattern, textRuleProblem, TimestampSchema, UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 /** What may be uploaded: receipts, invoices (PDF, EHF/PEPPOL XML), bank statements, photos of receipts. */
 export const documentContentTypes = [

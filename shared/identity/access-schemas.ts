@@ -1,6 +1,6 @@
 import { allScopes } from './scopes';
 import { identifier, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 const instant = TimestampSchema;
 const exampleOrganization = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';

@@ -1,5 +1,5 @@
 import { limits, textOut, UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { allScopes } from './scopes';
 
 export const WhoamiSchema = z

@@ -1,7 +1,7 @@
 import { isLosslessNumber } from 'lossless-json';
 import { type Decimal, decimalStringPattern, maxImportDecimals, maxImportIntegerDigits, readAmount, type AmountProblem } from '../platform/money';
 import { identifier, limits, text, textPattern, withTextRule } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 /**
  * Field schemas for import bodies. Import bodies are parsed with lossless-json, so every JSON

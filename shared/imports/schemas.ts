@@ -1,5 +1,5 @@
 import { CountSchema, limits, pageOf, PageQuerySchema, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { maxImportRows } from './fields';
 import { ImportWarningSchema } from './warnings';
 

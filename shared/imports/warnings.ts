@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import { CountSchema, limits, textOut } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 /** At most this many transaction ids are named by one warning. */
 export const maxWarningIds = 100;

@@ -1,6 +1,6 @@
 import type { OperationContract } from '../api/operation';
 import { UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { JobListQuerySchema, JobPageSchema, JobSchema } from './schemas';
 
 export const jobContracts = {

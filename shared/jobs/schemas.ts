@@ -1,5 +1,5 @@
 import { limits, pageOf, PageQuerySchema, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 const instant = TimestampSchema;
 

@@ -1,6 +1,6 @@
 import type { OperationContract } from '../api/operation';
 import { limits } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import type { OperationIdOfGroup } from '../routes';
 
 /** A whole document the API serves (HTML, YAML, a script). */

@@ -15,7 +15,7 @@ import { customRateLimitBounds } from '../platform/rate-limit';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
 import { publicBaseUrl } from '../platform/config';
 import { ProblemSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { functionGroups, routes, type FunctionGroup, type OperationId, type RouteDefinition } from '../routes';
 import { vatContracts } from '../vat/contracts';
 import { describeDocument } from './describe';

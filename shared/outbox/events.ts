@@ -1,4 +1,4 @@
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 /** What an emitter writes as an event's data: a flat object of ids and small values (thin: receivers fetch the resource). */
 export type EventDataShape = z.ZodType<Record<string, string | number | null>>;

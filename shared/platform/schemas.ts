@@ -1,5 +1,5 @@
 import { isWellFormed } from './text';
-import { z } from './zod';
+import * as z from './zod';
 
 /**
  * Limits of what integrators send and of what the API answers, in one place. Every string has a

@@ -1,7 +1,7 @@
 import { vatFrequencies } from '../companies/schemas';
 import { Decimal } from '../platform/money';
 import { CountSchema, currentYearNote, DateSchema, limits, pageOf, PeriodSchema, textOut, YearSchema, yearQueryParam } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals by shared/platform/json.ts. */
 

@@ -1,5 +1,5 @@
 import { defineEvent, outboxEvents, type EventDefinition } from '../outbox/events';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 
 /** Sent on request (POST .../test), never written to the outbox. */
 const webhookTest = defineEvent('webhook.test', {

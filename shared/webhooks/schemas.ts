@@ -1,5 +1,5 @@
 import { CountSchema, limits, PageQuerySchema, pageOf, PaginationSchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { catalogTypes } from './catalog';
 
 /** A signing secret: whsec_ and the base64 key. */

@@ -40,7 +40,7 @@ import { dynamo, tableName } from '../../shared/platform/aws';
 import { Decimal } from '../../shared/platform/money';
 import type { Operation } from '../../shared/api/operation';
 import { ProblemError } from '../../shared/platform/problem';
-import { z } from '../../shared/platform/zod';
+import * as z from '../../shared/platform/zod';
 import { testStack } from '../support/stack';
 
 let principal: Principal;

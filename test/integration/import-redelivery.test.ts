@@ -14,7 +14,7 @@ import type { Principal } from '../../shared/identity/principal';
 import { systemClientScopes } from '../../shared/identity/scopes';
 import { logger } from '../../shared/platform/logger';
 import { Decimal } from '../../shared/platform/money';
-import { z } from '../../shared/platform/zod';
+import * as z from '../../shared/platform/zod';
 import { queues } from '../../shared/queues';
 import { api } from '../support/api';
 import { chartOf, importAndWait, newApiCompany, submitImport, waitForImport } from '../support/ledger';

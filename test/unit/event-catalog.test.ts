@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contextRefreshingEventTypes, outboxEvents, outboxEventTypes, type EventType } from '../../shared/outbox/events';
 import { outboxEventWrite } from '../../shared/outbox/repository';
-import { z } from '../../shared/platform/zod';
+import * as z from '../../shared/platform/zod';
 import { catalogEntry, catalogTypes, eventCatalog, thinEvent } from '../../shared/webhooks/catalog';
 
 /** The item an outboxEventWrite puts into the outbox table. */

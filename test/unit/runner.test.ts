@@ -5,7 +5,7 @@ import { defineOperation } from '../../shared/api/operation';
 import { problems } from '../../shared/platform/problem';
 import { createOperationRunner, type IdempotencyStore, type OperationCall, type OperationResponse } from '../../shared/api/runner';
 import { mcpOnlyOperations, type McpOnlyOperationDefinition, type RouteDefinition } from '../../shared/routes';
-import { z } from '../../shared/platform/zod';
+import * as z from '../../shared/platform/zod';
 
 /** The runner alone: no API Gateway event, no DynamoDB; its stores are in memory. */
 const uuid = '11111111-1111-4111-8111-111111111111';

@@ -1,6 +1,6 @@
 import { accountCodeSchema, keySchema, maxImportRows, yearSchema } from '../../imports/fields';
 import { currentYearNote, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
-import { z } from '../../platform/zod';
+import * as z from '../../platform/zod';
 
 /**
  * Shapes of the chart of accounts, dimensions and sub-ledgers: the import bodies (parsed with

@@ -15,7 +15,7 @@ import {
 } from '../../imports/fields';
 import { Decimal, maxImportDecimals } from '../../platform/money';
 import { CountSchema, currentYearNote, DateSchema, limits, pageOf, PageQuerySchema, PeriodSchema, text, textOut, textPattern, textRuleProblem, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
-import { z } from '../../platform/zod';
+import * as z from '../../platform/zod';
 
 /*
  * Import bodies (parsed with lossless-json: every JSON number is a LosslessNumber). Optional line

@@ -1,7 +1,7 @@
 import { accountCodeSchema, amountSchema, dateSchema, keySchema, maxImportRows, sourceIdSchema } from '../../imports/fields';
 import { Decimal } from '../../platform/money';
 import { DateSchema, limits, text, textOut, TimestampSchema, UuidSchema } from '../../platform/schemas';
-import { z } from '../../platform/zod';
+import * as z from '../../platform/zod';
 
 /**
  * The open-items import (spec: Data import, Request line shapes "open-items", Imports and

@@ -1,0 +1,355 @@
+import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
+/**
+ * `npm run bench:cold-start` (tsx infra/tools/bench-cold-start.ts): the cold start of every Lambda
+ * of the API stack. Each function is bundled as the stack bundles it (infra/stacks/bundled-assets.ts:
+ * one minified ESM file with the SDK and a source map), then run N times, each time in a fresh
+ * Node.js 22 process as Lambda runs it (NODE_OPTIONS=--enable-source-maps as deployed): the
+ * process imports the bundle (init) and serves one event (first event), against its own local stack
+ * (in memory, free ports). Its floor is a bare handler bundled the same way that imports only the
+ * AWS SDK packages the function bundles and answers its first event with one GetItem.
+ * Prints per function: bytes and modules of the bundle (deterministic), the median init and first
+ * event of both, and the ratio; writes .local/bench/cold-start.json.
+ * Options: --runs N (processes per function and per floor, default 5), --only a,b (function names).
+ * `npm run bench` runs it after its own tables.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, lambdaEntries, lambdaEsbuildOptions, type LambdaBundle } from '../stacks/bundled-assets';
+import type { StackInfo } from '../local/stack';
+import { runBench, writeBenchResults } from './bench-support';
+import { applyStackEnv, valueAtPath } from './stack-env';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+/** Goal: a function's init at most this many times its floor's. */
+const initGoal = 1.3;
+
+/** The event each function's first invocation serves: a sample event of events/ (a read), or a minimal event of its source. */
+const firstEvents: Record<string, { file: string } | { event: (info: StackInfo) => unknown }> = {
+  authorizer: { file: 'events/authorizer/request.json' },
+  identity: { file: 'events/identity/whoami.json' },
+  companies: { file: 'events/companies/getCompany.json' },
+  ledger: { file: 'events/ledger/getTrialBalance.json' },
+  vat: { file: 'events/vat/listVatTerms.json' },
+  bank: { file: 'events/bank/listBankAccounts.json' },
+  imports: { file: 'events/imports/listImports.json' },
+  jobs: { file: 'events/jobs/listJobs.json' },
+  documents: { file: 'events/documents/listDocuments.json' },
+  users: { file: 'events/users/listUsers.json' },
+  access: { file: 'events/access/listAccessPolicies.json' },
+  webhooks: { file: 'events/webhooks/listWebhookSubscriptions.json' },
+  openapi: { file: 'events/openapi/getOpenApiDocument.json' },
+  mcp: { file: 'events/mcp/callMcp.json' },
+  fallback: { file: 'events/fallback/unknown-route.json' },
+  // Workers: one message naming nothing that exists (the handler loads, reads, and reports the record failed or skipped).
+  'import-worker': { event: () => sqsEvent({ importId: randomUUID() }) },
+  'post-fetch-worker': { event: () => sqsEvent({ companyId: randomUUID(), importId: randomUUID() }) },
+  'upload-worker': { event: () => sqsEvent({ Records: [] }) },
+  'webhook-fanout-worker': { event: () => sqsEvent({ eventId: randomUUID() }) },
+  'webhook-delivery-worker': { event: () => sqsEvent({ deliveryId: randomUUID() }) },
+  'webhook-relay': { event: () => ({ Records: [] }) },
+  'outbox-sweeper': { event: () => ({}) },
+};
+
+const sqsEvent = (body: unknown) => ({
+  Records: [
+    {
+      messageId: randomUUID(),
+      receiptHandle: 'cold-start',
+      body: JSON.stringify(body),
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'bench', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:eu-north-1:000000000000:cold-start',
+      awsRegion: 'eu-north-1',
+    },
+  ],
+});
+
+/** The process each run starts: imports the bundle, then serves the event; prints one JSON line. Plain ESM, run by Node.js 22. */
+const childSource = `
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+const [bundle, eventFile, name] = process.argv.slice(2);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const started = performance.now();
+const { handler } = await import(bundle);
+const loaded = performance.now();
+const awsRequestId = randomUUID();
+const context = { callbackWaitsForEmptyEventLoop: true, functionName: name, functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:eu-north-1:000000000000:function:' + name, memoryLimitInMB: '1024', awsRequestId, logGroupName: '/aws/lambda/' + name, logStreamName: 'cold/' + awsRequestId, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {} };
+let outcome;
+try {
+  const result = await handler(event, context);
+  outcome = result && typeof result === 'object' ? String(result.statusCode ?? (result.isAuthorized !== undefined ? 'authorized ' + result.isAuthorized : Array.isArray(result.batchItemFailures) ? result.batchItemFailures.length + ' failed' : 'ok')) : 'ok';
+} catch (error) {
+  outcome = 'threw ' + (error?.name ?? 'Error');
+}
+const served = performance.now();
+process.stdout.write(JSON.stringify({ bootMs: started, initMs: loaded - started, firstMs: served - loaded, outcome }) + '\\n');
+process.exit(0);
+`;
+
+/** A bare handler that imports the same SDK packages: the clients are referenced (so bundled and evaluated), DynamoDB answers the first event. */
+const floorSource = (sdkPackages: string[]): string => {
+  const lines = [
+    "import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';",
+    'const kept = [];',
+  ];
+  const exportsOf: Record<string, string> = {
+    '@aws-sdk/client-s3': 'S3Client',
+    '@aws-sdk/client-sqs': 'SQSClient',
+    '@aws-sdk/client-secrets-manager': 'SecretsManagerClient',
+    '@aws-sdk/lib-dynamodb': 'DynamoDBDocumentClient',
+    '@aws-sdk/s3-request-presigner': 'getSignedUrl',
+  };
+  for (const pkg of sdkPackages) {
+    if (pkg === '@aws-sdk/client-dynamodb') continue;
+    const name = exportsOf[pkg];
+    if (!name) throw new Error(`The floor does not know the SDK package ${pkg}: add its main export`);
+    lines.push(`import { ${name} } from '${pkg}';`, `kept.push(${name});`);
+  }
+  lines.push(
+    "const dynamo = new DynamoDBClient({ region: process.env.AWS_REGION, ...(process.env.DYNAMODB_ENDPOINT && { endpoint: process.env.DYNAMODB_ENDPOINT }) });",
+    'export const handler = async () => {',
+    "  await dynamo.send(new GetItemCommand({ TableName: process.env.TABLE_NAME, Key: { PK: { S: 'COLD#START' }, SK: { S: 'COLD#START' } } }));",
+    '  return { statusCode: 200, kept: kept.length };',
+    '};',
+  );
+  return lines.join('\n');
+};
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+const kib = (bytes: number) => `${round(bytes / 1024, 0)} KiB`;
+
+/** The Node.js 22 binary: this one when it is 22 (npm scripts run the one npm install fetched), else that one. */
+const node22 = (): string => {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  const bundled = join(repoRoot, 'node_modules', '.bin', 'node');
+  if (existsSync(bundled)) return bundled;
+  throw new Error(`Cold starts are measured on Node.js 22 (the Lambda runtime); this is ${process.version} and node_modules/.bin/node is missing (npm install fetches it)`);
+};
+
+/** Fills the placeholders of a sample event ({{token:CLIENT}}, {{uuid}}, {{A ?? B}} over the stack file) as npm run invoke does. */
+const resolvePlaceholders = async (value: unknown, info: StackInfo, token: (client: string) => Promise<string>): Promise<unknown> => {
+  if (typeof value === 'string') {
+    let text = value;
+    for (const match of value.matchAll(/\{\{\s*([^{}]+?)\s*\}\}/g)) {
+      let replacement: string | undefined;
+      for (const candidate of match[1]!.split('??').map((part) => part.trim())) {
+        if (candidate === 'uuid') replacement = randomUUID();
+        else if (candidate.startsWith('token:')) replacement = await token(candidate.slice('token:'.length));
+        else if (/^\d+$/.test(candidate)) replacement = candidate;
+        else if (candidate === 'companyId') replacement = info.companies[0]?.id; // the samples' company: the first seeded one
+        else {
+          const found = valueAtPath(info, candidate);
+          if (typeof found === 'string' || typeof found === 'number') replacement = String(found);
+        }
+        if (replacement !== undefined) break;
+      }
+      if (replacement === undefined) throw new Error(`Cannot fill {{${match[1]}}} of a sample event from the stack`);
+      text = text.replace(match[0], replacement);
+    }
+    return text;
+  }
+  if (Array.isArray(value)) return Promise.all(value.map((item) => resolvePlaceholders(item, info, token)));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(await Promise.all(Object.entries(value).map(async ([key, inner]) => [key, await resolvePlaceholders(inner, info, token)] as const)));
+  }
+  return value;
+};
+
+export interface ColdStartRow {
+  name: string;
+  bytes: number;
+  modules: number;
+  sdkPackages: string[];
+  floorBytes: number;
+  floorModules: number;
+  initMs: number;
+  firstMs: number;
+  floorInitMs: number;
+  floorFirstMs: number;
+  initRatio: number;
+  totalRatio: number;
+  outcome: string;
+  budget: 'within' | 'over, with a reason' | 'over';
+}
+
+interface Run {
+  initMs: number;
+  firstMs: number;
+  outcome: string;
+}
+
+/** Measures every function (or those named); prints the table; answers the rows. */
+export const coldStartBench = async (options: { runs?: number; only?: string[]; log?: (message: string) => void } = {}): Promise<ColdStartRow[]> => {
+  const runs = options.runs ?? 5;
+  const log = options.log ?? ((message: string) => console.log(`[cold-start] ${message}`));
+  const selected = lambdaEntries.filter((lambda) => !options.only?.length || options.only.includes(lambda.name));
+  if (selected.length === 0) throw new Error(`--only names no function; known: ${lambdaEntries.map((lambda) => lambda.name).join(', ')}`);
+  const node = node22();
+  const nodeVersion = (await promisify(execFile)(node, ['--version'], { encoding: 'utf8' })).stdout.trim();
+  const workDir = mkdtempSync(join(os.tmpdir(), 'ledger-cold-start-'));
+  const { startLocalStack } = await import('../local/stack');
+  const { build } = await import('esbuild');
+  log(`bundling ${selected.length} functions as the stack does, and starting a local stack (in memory, free ports)`);
+  const [bundles, stack] = await Promise.all([
+    (async () => {
+      const built: LambdaBundle[] = [];
+      for (const lambda of selected) built.push(await bundleLambda(lambda.name, lambda.entry, workDir, repoRoot)); // one at a time: the machine is shared
+      return built;
+    })(),
+    startLocalStack({ port: 0, authPort: 0, dataDir: join(workDir, 'data') }),
+  ]);
+  const rows: ColdStartRow[] = [];
+  try {
+    // Floors: one per set of SDK packages.
+    const floors = new Map<string, { file: string; bytes: number; modules: number }>();
+    for (const bundle of bundles) {
+      const key = bundle.sdkPackages.join(' ');
+      if (floors.has(key)) continue;
+      const file = join(workDir, `floor-${floors.size}.mjs`);
+      const options = lambdaEsbuildOptions('floor', file);
+      delete options.entryPoints;
+      const result = await build({ ...options, stdin: { contents: floorSource(bundle.sdkPackages), resolveDir: repoRoot, sourcefile: 'floor.mjs', loader: 'js' }, metafile: true });
+      const output = Object.entries(result.metafile.outputs).find(([name]) => name.endsWith('.mjs'))![1];
+      floors.set(key, { file, bytes: statSync(file).size, modules: Object.keys(output.inputs).length });
+    }
+
+    // Each function's first event, filled from the stack; the Lambda environment of the stack.
+    const info = stack.info;
+    const tokens = new Map<string, Promise<string>>();
+    const token = (clientName: string) => {
+      if (!tokens.has(clientName)) {
+        const client = info.clients.find((candidate) => candidate.name === clientName);
+        if (!client) throw new Error(`No client ${clientName} in the stack`);
+        tokens.set(
+          clientName,
+          fetch(info.authUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+          }).then(async (response) => ((await response.json()) as { access_token: string }).access_token),
+        );
+      }
+      return tokens.get(clientName)!;
+    };
+    // Route events carry the authorizer's answer, as API Gateway passes it: the production authorizer decides once, here.
+    const { loadHandler, lambdaContext } = await import('../local/gateway');
+    const authorizerEvent = (await resolvePlaceholders(JSON.parse(readFileSync(join(repoRoot, 'events/authorizer/request.json'), 'utf8')), info, token)) as Record<string, unknown>;
+    const decision = (await (await loadHandler('functions/authorizer/handler.ts'))(authorizerEvent, lambdaContext('authorizer', 10))) as { isAuthorized: boolean; context?: unknown };
+    if (!decision.isAuthorized) throw new Error('The authorizer refused the sample token');
+    const eventFiles = new Map<string, string>();
+    for (const bundle of bundles) {
+      const source = firstEvents[bundle.name];
+      if (!source) throw new Error(`No first event for ${bundle.name}: add one to firstEvents`);
+      let event: unknown;
+      if ('file' in source) {
+        const resolved = (await resolvePlaceholders(JSON.parse(readFileSync(join(repoRoot, source.file), 'utf8')), info, token)) as { type?: string; headers?: Record<string, string>; requestContext: Record<string, unknown> };
+        if (resolved.type !== 'REQUEST' && resolved.headers?.authorization) resolved.requestContext.authorizer = { lambda: decision.context };
+        event = resolved;
+      } else {
+        event = source.event(info);
+      }
+      const file = join(workDir, `${bundle.name}.event.json`);
+      writeFileSync(file, JSON.stringify(event));
+      eventFiles.set(bundle.name, file);
+    }
+    const child = join(workDir, 'child.mjs');
+    writeFileSync(child, childSource);
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+    applyStackEnv(info, env);
+    Object.assign(env, { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_SERVICE_NAME: 'ledger', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+    const runOnce = async (bundleFile: string, eventFile: string, name: string): Promise<Run> => {
+      // Asynchronously: the emulators the child talks to run in this process.
+      const { stdout } = await promisify(execFile)(node, [child, pathToFileURL(bundleFile).href, eventFile, name], { env, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 20 });
+      const line = stdout.trim().split('\n').at(-1) ?? '';
+      return JSON.parse(line) as Run;
+    };
+
+    // Rounds: every function, then its floor, once per round, so noise spreads over both.
+    const measured = new Map<string, { runs: Run[]; floorRuns: Run[] }>(bundles.map((bundle) => [bundle.name, { runs: [], floorRuns: [] }]));
+    log(`${runs} rounds of ${bundles.length} functions and their floors, each in a fresh ${nodeVersion} process`);
+    for (let round = 0; round < runs; round++) {
+      for (const bundle of bundles) {
+        const floor = floors.get(bundle.sdkPackages.join(' '))!;
+        const entry = measured.get(bundle.name)!;
+        entry.runs.push(await runOnce(bundle.file, eventFiles.get(bundle.name)!, bundle.name));
+        entry.floorRuns.push(await runOnce(floor.file, eventFiles.get(bundle.name)!, `${bundle.name}-floor`));
+      }
+      log(`round ${round + 1} of ${runs} done`);
+    }
+    for (const bundle of bundles) {
+      const floor = floors.get(bundle.sdkPackages.join(' '))!;
+      const { runs: own, floorRuns } = measured.get(bundle.name)!;
+      const initMs = median(own.map((run) => run.initMs));
+      const firstMs = median(own.map((run) => run.firstMs));
+      const floorInitMs = median(floorRuns.map((run) => run.initMs));
+      const floorFirstMs = median(floorRuns.map((run) => run.firstMs));
+      const outcomes = [...new Set(own.map((run) => run.outcome))].join(', ');
+      const reason = bundleBudgetExceptions[bundle.name];
+      rows.push({
+        name: bundle.name,
+        bytes: bundle.bytes,
+        modules: bundle.modules,
+        sdkPackages: bundle.sdkPackages,
+        floorBytes: floor.bytes,
+        floorModules: floor.modules,
+        initMs: round(initMs),
+        firstMs: round(firstMs),
+        floorInitMs: round(floorInitMs),
+        floorFirstMs: round(floorFirstMs),
+        initRatio: round(initMs / floorInitMs, 2),
+        totalRatio: round((initMs + firstMs) / (floorInitMs + floorFirstMs), 2),
+        outcome: outcomes,
+        budget: bundle.bytes <= bundleBudgetBytes ? 'within' : reason ? 'over, with a reason' : 'over',
+      });
+    }
+  } finally {
+    await stack.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+
+  const table = rows.map((row) => ({
+    function: row.name,
+    bundle: `${kib(row.bytes)}, ${row.modules} modules`,
+    floor: `${kib(row.floorBytes)}, ${row.floorModules} modules`,
+    init: `${row.initMs} ms / ${row.floorInitMs} ms`,
+    ratio: `${row.initRatio} x`,
+    first: `${row.firstMs} ms / ${row.floorFirstMs} ms`,
+    total: `${row.totalRatio} x`,
+    verdict: row.initRatio <= initGoal && row.budget !== 'over' ? 'pass' : 'fail',
+    answer: row.outcome,
+  }));
+  const header = { function: 'function', bundle: 'bundle (<= 1 MiB)', floor: 'floor bundle', init: 'init: fn / floor', ratio: `ratio (<= ${initGoal})`, first: 'first event: fn / floor', total: 'init+first', verdict: 'pass/fail', answer: 'first answer' };
+  const keys = Object.keys(header) as (keyof typeof header)[];
+  const width = (key: keyof typeof header) => Math.max(...[header, ...table].map((row) => row[key].length));
+  console.log(`\nCold starts: median of ${runs} fresh ${nodeVersion} processes per function and per floor (init = importing the bundle; first event = serving one event against the local stack)\n`);
+  console.log(keys.map((key) => header[key].padEnd(width(key))).join(' | '));
+  console.log(keys.map((key) => '-'.repeat(width(key))).join('-+-'));
+  for (const row of table) console.log(keys.map((key) => row[key].padEnd(width(key))).join(' | '));
+  for (const row of rows.filter((candidate) => candidate.budget === 'over, with a reason')) console.log(`- ${row.name} is over 1 MiB: ${bundleBudgetExceptions[row.name]}`);
+  return rows;
+};
+
+const main = async (): Promise<number> => {
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, only: { type: 'string' } } });
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs must be an integer 1..50');
+  const rows = await coldStartBench({ runs, only: values.only?.split(',').map((name) => name.trim()) });
+  const file = writeBenchResults('cold-start', { timestamp: new Date().toISOString(), runs, machine: `${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`, rows });
+  console.log(`\nResults: ${file}`);
+  return 0;
+};
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) runBench(main);
