@@ -1,6 +1,7 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
+import { lambdaEsbuildOptions } from '../stacks/bundled-assets';
 
 // The functions a bench runs in its process write no EMF lines between its tables.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -26,20 +27,8 @@ export const runBench = (main: () => Promise<number | void>): void => {
   );
 };
 
-/** Bundles an entry as CDK bundles a Lambda (infra/stacks/api-stack.ts: ESM for Node 22, SDK included); answers the bundle's size in bytes. */
+/** Bundles an entry as CDK bundles a Lambda (infra/stacks/bundled-assets.ts lambdaEsbuildOptions); answers the bundle's size in bytes. */
 export const bundleAsLambda = async (entry: string, outfile: string, options: { minify?: boolean; plugins?: Plugin[] } = {}): Promise<number> => {
-  await build({
-    entryPoints: [resolve(entry)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
-    minify: options.minify ?? true,
-    plugins: options.plugins ?? [],
-    logLevel: 'error',
-  });
+  await build({ ...lambdaEsbuildOptions(resolve(entry), outfile), minify: options.minify ?? true, sourcemap: false, plugins: options.plugins ?? [] });
   return statSync(outfile).size;
 };
