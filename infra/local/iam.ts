@@ -39,6 +39,9 @@ export const configureLocalIam = (localTables: LocalTables): void => {
   tables = localTables;
 };
 
+/** The function a DynamoDB request is made for (undefined outside a handler): lets the bench attribute capacity to functions. */
+export const currentCallerName = (): string | undefined => callers.getStore()?.name;
+
 /** Runs a handler invocation as `caller`: its DynamoDB requests (and their continuations) are checked. */
 export const runAs = <T>(caller: Caller, invoke: () => Promise<T>): Promise<T> => {
   enforceOn(dynamo());

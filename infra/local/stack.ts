@@ -84,6 +84,12 @@ export interface StackOptions {
   seedClientRateLimit?: RateLimit;
   /** Runs the outbox sweeper this often, as EventBridge Scheduler does on AWS (npm start: 300); unset, never (the tests run it themselves). */
   outboxSweepEverySeconds?: number;
+  /**
+   * Idle pollers (SQS workers, the outbox stream) wait longer after each empty poll, up to this
+   * many ms, and poll at once again when they find work. Unset: long polls back to back and the
+   * stream every 100 ms (no backoff); npm start: 2000.
+   */
+  idlePollCapMs?: number;
 }
 
 export interface LocalStack {
@@ -204,6 +210,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         handler: ((event, context) => runAs(workerCaller, () => worker(event, context))),
         functionName: `${queue.name}-worker`,
         batchSize: queue.batchSize,
+        ...(options.idlePollCapMs !== undefined && { idleCapMs: options.idlePollCapMs }),
       });
       stops.push(() => poller.stop());
     }
@@ -217,6 +224,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       handler: ((event, context) => runAs(relayCaller, () => relay(event, context))),
       filter: passesRelayFilter,
       functionName: 'webhook-relay',
+      ...(options.idlePollCapMs !== undefined && { idleCapMs: options.idlePollCapMs }),
     });
     stops.push(() => streamPoller.stop());
 

@@ -40,6 +40,7 @@ export default async function setup(project: TestProject) {
     authorizerCacheTtlSeconds: 1,
     signInThrottle: { maxFailures: 5, windowSeconds: 3 },
     seedClientRateLimit: suiteRateLimit,
+    idlePollCapMs: 100, // idle pollers back off no further than the stream's 100 ms
   });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);
