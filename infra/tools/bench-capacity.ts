@@ -59,10 +59,18 @@ export interface OperationCapacity {
   minimum: { units: number; what: string };
   ratio: number;
   calls: { caller: string; command: string; key: string; rcu: number; wcu: number; purpose: string }[];
-  /** Median ms of the function's own work (the Lambda's duration), and the functions counted. */
-  durationMs: number;
+  /** The Lambda functions the operation runs: median ms of each one's work, and its configured memory. */
+  lambda: LambdaWork[];
+}
+
+export interface LambdaWork {
+  function: string;
+  ms: number;
   memoryMb: number;
 }
+
+/** Memory of the functions outside the route table, as infra/stacks/api-stack.ts configures them. */
+const memoryMb = { authorizer: 512, queueWorker: 1024, relay: 512 } as const;
 
 export interface ImportCapacity {
   layout: string;
@@ -73,10 +81,12 @@ export interface ImportCapacity {
   lineWriteUnits: number;
   ratio: number;
   perLine: number;
-  /** The rest of the import: the API (POST, one status poll) and the post-fetch engines. */
+  /** The rest of the import: the API (POST, status polls) and the post-fetch engines. */
   api: CapacitySummary;
   postFetch: CapacitySummary;
-  workerMs: number;
+  /** Mean estimated size of a line item (the base item; each index entry holds as much again). */
+  lineItemBytes: number;
+  lambda: LambdaWork[];
   /** The worker's writes replayed against 1,000 WCU/s per partition. */
   measuredPeaks: ReturnType<typeof measuredPeaks>;
   replay: { shards: number; result: ReplayResult }[];
@@ -132,23 +142,30 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
   // Handler durations per request, from the gateway's stages (authorizer + handler).
   let stages: Map<string, number> | undefined;
   setStageSink((stage, ms) => stages?.set(stage, (stages.get(stage) ?? 0) + ms));
-  const handlerMs = async (request: () => Promise<unknown>, samples = 15): Promise<number> => {
-    const times: number[] = [];
+  const handlerMs = async (request: () => Promise<unknown>, group: keyof typeof functionGroups, samples = 15): Promise<LambdaWork[]> => {
+    const handler: number[] = [];
+    const authorizer: number[] = [];
     for (let i = 0; i < samples; i++) {
       stages = new Map();
       await request();
-      times.push((stages.get('gateway: handler') ?? 0) + (stages.get('gateway: authorizer') ?? 0));
+      handler.push(stages.get('gateway: handler') ?? 0);
+      authorizer.push(stages.get('gateway: authorizer') ?? 0);
     }
     stages = undefined;
-    return median(times);
+    return [
+      { function: 'authorizer', ms: round(median(authorizer), 3), memoryMb: memoryMb.authorizer },
+      { function: group, ms: round(median(handler), 3), memoryMb: functionGroups[group].memoryMb },
+    ];
   };
+  // The function's work, from its first DynamoDB call to its last (a lower bound of its Lambda duration).
+  const span = (calls: MeteredCall[]) => round(calls.length ? Math.max(...calls.map((c) => c.endMs)) - Math.min(...calls.map((c) => c.startMs)) : 0);
   const metered = async (request: () => Promise<unknown>): Promise<MeteredCall[]> => {
     await request(); // warm: modules loaded, token decision cached, as a warm Lambda
     meter.begin();
     await request();
     return meter.end();
   };
-  const operation = (name: string, calls: MeteredCall[], minimum: { units: number; what: string }, durationMs: number, group: keyof typeof functionGroups): OperationCapacity => {
+  const operation = (name: string, calls: MeteredCall[], minimum: { units: number; what: string }, lambda: LambdaWork[]): OperationCapacity => {
     const summary = summarize(calls);
     return {
       operation: name,
@@ -156,8 +173,7 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
       minimum,
       ratio: round((summary.rcu + summary.wcu) / minimum.units),
       calls: calls.map((c) => ({ caller: c.caller, command: c.command, key: c.key.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>'), rcu: c.read ? unitsOf(c) : 0, wcu: c.read ? 0 : unitsOf(c), purpose: purposeOf(c) })),
-      durationMs: round(durationMs),
-      memoryMb: functionGroups[group].memoryMb,
+      lambda,
     };
   };
   const answerBytes = (calls: MeteredCall[], match: (call: MeteredCall) => boolean) => calls.filter(match).reduce((sum, c) => sum + c.bytesRead, 0);
@@ -173,8 +189,11 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
     }
     throw new Error(`${what}: not done in 10 minutes`);
   };
+  let postMs = 0;
   const runImport = async (companyId: string, path: string, body: unknown) => {
+    const posted = performance.now();
     const accepted = await call('POST', `/v1/companies/${companyId}/imports/${path}`, body);
+    postMs = performance.now() - posted;
     const id = String(accepted.id ?? accepted.importId);
     return waitFor(`import ${id}`, async () => {
       const record = await call('GET', `/v1/companies/${companyId}/imports/${id}`);
@@ -224,7 +243,8 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
       }
       return perItem;
     });
-    const workerMs = Date.parse(record.completedAt) - Date.parse(record.createdAt);
+    const workerMs = Date.parse(String(record.completedAt)) - Date.parse(String(record.createdAt));
+    const lineItems = lineWrites.flatMap((c) => c.writes.filter((w) => !w.partition.includes('/')));
     // AWS: a Lambda worker with 8 BatchWriteItem of 25 in flight at ~20 ms a call sends ~10,000 items/s.
     const replay = [1, 4, 16].map((shards) => ({ shards, result: replayWrites(timed, { partitionLimit: 1000, clientItemsPerSecond: 10_000, window: 200, gsi1Shards: shards }) }));
     imports.push({
@@ -236,7 +256,12 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
       perLine: round(workerSummary.wcu / lines, 3),
       api: summarize(calls.filter((c) => c.caller === 'imports')),
       postFetch: summarize(calls.filter((c) => c.caller === 'reconciliation-worker')),
-      workerMs,
+      lineItemBytes: Math.round(lineItems.reduce((sum, w) => sum + (w.bytes ?? 0), 0) / Math.max(1, lineItems.length)),
+      lambda: [
+        { function: 'imports (POST)', ms: round(postMs), memoryMb: functionGroups.imports.memoryMb },
+        { function: 'imports-worker', ms: workerMs, memoryMb: memoryMb.queueWorker },
+        { function: 'reconciliation-worker', ms: span(calls.filter((c) => c.caller === 'reconciliation-worker')), memoryMb: memoryMb.queueWorker },
+      ],
       measuredPeaks: measuredPeaks(timed),
       replay,
     });
@@ -249,20 +274,20 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
   const companyPath = `/v1/companies/${readCompany}`;
   {
     const calls = await metered(() => call('GET', companyPath));
-    operations.push(operation('GET company', calls, { units: minimumReadUnits(answerBytes(calls, (c) => c.key.startsWith('COMPANY#'))), what: 'one eventually consistent read of the company item' }, await handlerMs(() => call('GET', companyPath)), 'companies'));
+    operations.push(operation('GET company', calls, { units: minimumReadUnits(answerBytes(calls, (c) => c.key.startsWith('COMPANY#'))), what: 'one eventually consistent read of the company item' }, await handlerMs(() => call('GET', companyPath), 'companies')));
   }
   {
     const path = `${companyPath}/general-ledger/lines?page_size=200&period=1&year=${year}`;
     const calls = await metered(() => call('GET', path));
     const pageBytes = answerBytes(calls, (c) => c.key.includes('GLPERIOD#'));
-    operations.push(operation('GL page of 200', calls, { units: minimumReadUnits(pageBytes), what: `one Query of the 200 line items (${Math.round(pageBytes / 1024)} KB)` }, await handlerMs(() => call('GET', path)), 'ledger'));
+    operations.push(operation('GL page of 200', calls, { units: minimumReadUnits(pageBytes), what: `one Query of the 200 line items (${Math.round(pageBytes / 1024)} KB)` }, await handlerMs(() => call('GET', path), 'ledger')));
   }
   {
     const path = `${companyPath}/trial-balance?year=${year}`;
     const calls = await metered(() => call('GET', path));
     const cellBytes = answerBytes(calls, (c) => c.key.startsWith('BALANCE#'));
     const chartBytes = answerBytes(calls, (c) => c.key.startsWith('CHART#'));
-    operations.push(operation('trial balance', calls, { units: minimumReadUnits(cellBytes) + minimumReadUnits(chartBytes), what: `a Query of the year's cells (${Math.round(cellBytes / 1024)} KB) and of the chart for the names (${Math.round(chartBytes / 1024)} KB)` }, await handlerMs(() => call('GET', path)), 'ledger'));
+    operations.push(operation('trial balance', calls, { units: minimumReadUnits(cellBytes) + minimumReadUnits(chartBytes), what: `a Query of the year's cells (${Math.round(cellBytes / 1024)} KB) and of the chart for the names (${Math.round(chartBytes / 1024)} KB)` }, await handlerMs(() => call('GET', path), 'ledger')));
   }
   {
     const personToken = await tokenOf('a-accountant');
@@ -271,7 +296,7 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
     const listed = calls.filter((c) => c.key.startsWith('COMPANY#'));
     const companyBytes = answerBytes(calls, (c) => c.key.startsWith('COMPANY#'));
     operations.push(
-      operation("a person's company list (page of 50)", calls, { units: minimumReadUnits(companyBytes), what: `an eventually consistent read of the ${listed.reduce((n, c) => n + c.itemsRead, 0)} listed companies` }, await handlerMs(() => call('GET', path, undefined, personToken)), 'companies'),
+      operation("a person's company list (page of 50)", calls, { units: minimumReadUnits(companyBytes), what: `an eventually consistent read of the ${listed.reduce((n, c) => n + c.itemsRead, 0)} listed companies` }, await handlerMs(() => call('GET', path, undefined, personToken), 'companies')),
     );
   }
   {
@@ -281,7 +306,7 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${info.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${systemToken}` } } }));
     const tool = () => mcp.callTool({ name: 'get_company', arguments: { companyId: readCompany } });
     const calls = await metered(tool);
-    operations.push(operation('MCP tool call (get_company)', calls, { units: minimumReadUnits(answerBytes(calls, (c) => c.key.startsWith('COMPANY#'))), what: 'one eventually consistent read of the company item' }, await handlerMs(tool), 'mcp'));
+    operations.push(operation('MCP tool call (get_company)', calls, { units: minimumReadUnits(answerBytes(calls, (c) => c.key.startsWith('COMPANY#'))), what: 'one eventually consistent read of the company item' }, await handlerMs(tool, 'mcp')));
     await mcp.close();
   }
 
@@ -328,14 +353,15 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
       meter.begin();
       await delivered(2);
       const all = meter.end();
-      // The function's work, from its first DynamoDB call to its last (a lower bound of its Lambda duration).
-      const span = (calls: MeteredCall[]) => (calls.length ? Math.max(...calls.map((c) => c.endMs)) - Math.min(...calls.map((c) => c.startMs)) : 0);
       const perEvent = all.filter((c) => c.caller === 'webhook-relay' || c.caller === 'webhook-fanout-worker');
       const perDelivery = all.filter((c) => c.caller === 'webhooks-worker');
       const eventBytes = answerBytes(perEvent, (c) => c.key.startsWith('EVENT#'));
       operations.push(
-        operation('webhook event: relay and fan-out (once per event)', perEvent, { units: minimumReadUnits(eventBytes) + 0.5 + 2, what: 'the event and the subscriptions read, one delivery record written' }, span(perEvent.filter((c) => c.caller === 'webhook-relay')) + span(perEvent.filter((c) => c.caller === 'webhook-fanout-worker')), 'webhooks'),
-        operation('webhook delivery (per subscription)', perDelivery, { units: 0.5 + 0.5 + 2, what: 'the delivery and the subscription read, the outcome written once' }, span(perDelivery), 'webhooks'),
+        operation('webhook event: relay and fan-out (once per event)', perEvent, { units: minimumReadUnits(eventBytes) + 0.5 + 2, what: 'the event and the subscriptions read, one delivery record written' }, [
+          { function: 'webhook-relay', ms: span(perEvent.filter((c) => c.caller === 'webhook-relay')), memoryMb: memoryMb.relay },
+          { function: 'webhook-fanout-worker', ms: span(perEvent.filter((c) => c.caller === 'webhook-fanout-worker')), memoryMb: memoryMb.queueWorker },
+        ]),
+        operation('webhook delivery (per subscription)', perDelivery, { units: 0.5 + 0.5 + 2, what: 'the delivery and the subscription read, the outcome written once' }, [{ function: 'webhooks-worker', ms: span(perDelivery), memoryMb: memoryMb.queueWorker }]),
       );
     } finally {
       receiver.close();
@@ -368,8 +394,9 @@ export const printCapacity = (results: CapacityResults): void => {
     trips: `${op.summary.roundTrips} of ${op.summary.calls}`,
     minimum: `${op.minimum.units} (${op.minimum.what})`,
     ratio: `${op.ratio} x`,
+    lambda: op.lambda.map((work) => `${work.function} ${work.ms} ms`).join(' + '),
   }));
-  table({ operation: 'operation', rcu: 'RCU', wcu: 'WCU', trips: 'round trips (critical path of calls)', minimum: 'minimum units', ratio: 'ratio' }, rows);
+  table({ operation: 'operation', rcu: 'RCU', wcu: 'WCU', trips: 'round trips (critical path of calls)', minimum: 'minimum units', ratio: 'ratio', lambda: 'Lambda work (median, local)' }, rows);
   for (const op of results.operations) {
     console.log(`\n  ${op.operation}: ${op.calls.map((c) => `${c.caller} ${c.command} ${c.key} ${c.rcu ? `${c.rcu} RCU` : `${c.wcu} WCU`}${c.purpose ? ` (${c.purpose})` : ''}`).join('; ')}`);
   }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bundleAsLambda } from './bench-support';
@@ -23,19 +23,19 @@ export const quietFloors = async (options: {
   endpoint: string;
   region: string;
   table: string;
-  getKey: Record<string, string>;
+  getKey?: Record<string, string>;
   getSamples: number;
   warmups: number;
   /** The items of one raw write, and the company id in them (replaced by a fresh one per run). */
-  items: readonly unknown[];
-  company: string;
+  items?: readonly unknown[];
+  company?: string;
   runs: number;
 }): Promise<QuietFloors> => {
-  const { dir, items, ...rest } = options;
+  const { dir, items = [], ...rest } = options;
   const jobFile = join(dir, 'quiet-floor-job.json');
-  writeFileSync(jobFile, JSON.stringify({ ...rest, items: JSON.stringify(items, numbersAsText) }));
+  writeFileSync(jobFile, JSON.stringify({ company: '-', ...rest, items: JSON.stringify(items, numbersAsText) }));
   const bundle = join(dir, 'bench-floor-child.mjs');
-  await bundleAsLambda('infra/tools/bench-floor-child.ts', bundle);
+  if (!existsSync(bundle)) await bundleAsLambda('infra/tools/bench-floor-child.ts', bundle);
   const { stdout } = await promisify(execFile)(process.execPath, [bundle, jobFile], { encoding: 'utf8', maxBuffer: 8 << 20, timeout: 10 * 60_000 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as QuietFloors;
 };

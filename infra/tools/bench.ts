@@ -574,6 +574,11 @@ const main = async (): Promise<number> => {
     const getItemP50 = median(getItemTimes);
     const getItemP99 = percentile(getItemTimes, 99);
     log(`GET company p50 ${round(getP50, 2)} ms, p99 ${round(getP99, 2)} ms; raw GetItem p50 ${round(getItemP50, 2)} ms, p99 ${round(getItemP99, 2)} ms`);
+    // The same GetItem from a separate, quiet process, right after (infra/tools/bench-floors.ts).
+    const quietFloor = (options: { getSamples: number; runs: number }) =>
+      quietFloors({ dir: dataDir, endpoint: floorDb!.endpoint, region: config().region, table: rawIndexedTable, getKey: companyKeys(company), warmups, ...floorItems, ...options });
+    const quiet = { getItemMs: (await quietFloor({ getSamples: readSamples, runs: 0 })).getItemMs, writes: [] as Awaited<ReturnType<typeof quietFloors>>['writes'] };
+    const quietGetP50 = median(quiet.getItemMs);
 
     // Per stage: p50 and p90 over the requests; derived stages from each request's own figures.
     const stageOf = (stages: Map<string, number>, name: string) => stages.get(name) ?? 0;
@@ -735,6 +740,7 @@ const main = async (): Promise<number> => {
         rawPlain.push(await rawWrite(rawPlainTable, `${n}`));
         rawIndexed.push(await rawWrite(rawIndexedTable, `${n}`));
       }
+      quiet.writes.push(...(await quietFloor({ getSamples: 0, runs: 1 })).writes); // the same items from a quiet process
       pageCompany = target;
     }
     // The worker's stages (chunk stages sum over the chunks; rows and counters of a chunk overlap).
@@ -792,10 +798,6 @@ const main = async (): Promise<number> => {
     const queryP50 = median(queryTimes);
     log(`GL page: ${round(pageP50, 2)} ms over HTTP vs ${round(queryP50, 2)} ms raw Query (p50 of ${samples})`);
 
-    // -- the same floors from a separate, quiet process (infra/tools/bench-floors.ts) ------------
-    log(`floors from a quiet separate process: ${readSamples} GetItems, ${importSamples} raw writes of ${linesPerImport} items`);
-    const quiet = await quietFloors({ dir: dataDir, endpoint: floorDb.endpoint, region: config().region, table: rawIndexedTable, getKey: companyKeys(company), getSamples: readSamples, warmups, items: floorItems!.items, company: floorItems!.company, runs: importSamples });
-    const quietGetP50 = median(quiet.getItemMs);
     const quietWriteRate = median(quiet.writes.map((run) => run.itemsPerSecond));
     log(`quiet floors: GetItem p50 ${round(quietGetP50, 2)} ms (in-process ${round(getItemP50, 2)} ms); raw writes ${round(quietWriteRate)} items/s (in-process ${round(indexedRate)})`);
 

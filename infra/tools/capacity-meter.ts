@@ -23,6 +23,8 @@ export interface PartitionWrite {
   partition: string;
   /** Estimated write units of this item on that partition (item size rounded up to 1 KB; x2 in a transaction). */
   units: number;
+  /** The item's estimated size (puts only). */
+  bytes?: number;
 }
 
 export interface MeteredCall {
@@ -68,8 +70,9 @@ const indexKeys: [string, string][] = [
 
 /** The partitions a put of `item` writes: the table's, and each index whose key the item carries. */
 const partitionsOfItem = (table: string, item: Loose, factor: number): PartitionWrite[] => {
-  const units = Math.max(1, Math.ceil(itemBytes(item) / 1024)) * factor;
-  const writes: PartitionWrite[] = [{ partition: `${table} ${String(item.PK)}`, units }];
+  const bytes = itemBytes(item);
+  const units = Math.max(1, Math.ceil(bytes / 1024)) * factor;
+  const writes: PartitionWrite[] = [{ partition: `${table} ${String(item.PK)}`, units, bytes }];
   for (const [index, attribute] of indexKeys) if (typeof item[attribute] === 'string') writes.push({ partition: `${table}/${index} ${item[attribute]}`, units });
   return writes;
 };
