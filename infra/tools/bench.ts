@@ -847,7 +847,7 @@ const main = async (): Promise<number> => {
     if (alone) log(`worker alone: ${linesPerImport} lines in ${round(alone.ms / 1000, 2)} s, RSS ${mb(alone.baselineRss)} MB at start, peak ${mb(alone.peakRss)} MB`);
 
     // -- capacity units per operation (infra/tools/bench-capacity.ts), last: its meter changes every call
-    if (!args['no-capacity']) results.capacity = await runCapacityBench(info, log);
+    if (!args['no-capacity']) writeBenchResults('capacity', (results.capacity = await runCapacityBench(info, log))); // npm run cost reads it
 
     // -- report ------------------------------------------------------------------------------
     const ratio = (value: number, floorValue: number) => round(value / floorValue, 2);

@@ -145,7 +145,7 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-const usd = (value: number) => (value >= 1 ? `$${value.toFixed(2)}` : value >= 0.01 ? `$${value.toFixed(3)}` : `$${value.toFixed(5)}`);
+const usd = (value: number) => (value === 0 ? '-' : value >= 1 ? `$${value.toFixed(2)}` : value >= 0.01 ? `$${value.toFixed(3)}` : `$${value.toPrecision(2)}`);
 
 /** The model as Markdown tables (docs/cost-model.md shows this output). */
 export const costTables = (model: CostModel, profile: UsageProfile = firmProfile): string => {
@@ -155,7 +155,7 @@ export const costTables = (model: CostModel, profile: UsageProfile = firmProfile
     `|---|---|---|---|---|---|---|`,
     row('a million API reads (mean of the five reads)', model.perMillionReads),
     row('one 10,000-line GL import', model.perImport),
-    row('one webhook delivery (its event relayed and fanned out to one subscription)', model.perDelivery),
+    row('a million webhook deliveries (each event relayed and fanned out to one subscription)', scale(model.perDelivery, 1e6)),
     '',
     `| a million of each read | total |`,
     `|---|---|`,
