@@ -14,6 +14,8 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  *     the two GSIs and into one without indexes; and the 202 latency;
  *  4. the peak RSS of the import worker applying a 10k-line import alone in its own process, as
  *     its Lambda would (infra/tools/bench-worker.ts).
+ *  5. the GetItem and raw-write floors again from a separate, quiet process (infra/tools/bench-floors.ts);
+ *  6. capacity units per operation (infra/tools/bench-capacity.ts), last, also to .local/bench/capacity.json.
  *
  * Prints progress, then the tables, and writes every figure to .local/bench/results.json
  * (gitignored). Exit code 0 even when a goal is missed; non-zero only when the run itself fails.
