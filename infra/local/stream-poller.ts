@@ -47,6 +47,16 @@ export const startStreamPoller = async (options: StreamPollerOptions): Promise<S
   if (!streamArn) throw new Error(`Table ${tableName} has no stream`);
 
   let stopped = false;
+  let wake: (() => void) | undefined;
+  /** An idle wait that stop() cuts short. */
+  const idleWait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   /** Per shard: the iterator to read next, or null once the shard is closed and read to its end. */
   const positions = new Map<string, string | null>();
 
@@ -116,7 +126,7 @@ export const startStreamPoller = async (options: StreamPollerOptions): Promise<S
           wait = 0;
         } else {
           wait = idle.next();
-          await sleep(wait);
+          await idleWait(wait);
         }
       } catch (error) {
         if (stopped) break;
@@ -129,6 +139,7 @@ export const startStreamPoller = async (options: StreamPollerOptions): Promise<S
   return {
     stop: async () => {
       stopped = true;
+      wake?.();
       await running;
       streams.destroy();
     },
