@@ -181,6 +181,8 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       ...Object.fromEntries(queues.flatMap((queue) => (queue.dlqUrlEnv ? [[queue.dlqUrlEnv, queueUrls[queue.name].dlqUrl]] : []))),
       // Receivers on this machine (tests, examples) are loopback addresses: allowed here, never on AWS.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
+      // DynamoDB Local has no per-partition write limit: imports unpaced unless asked for.
+      IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND: process.env.IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND ?? '0',
     });
     resetConfig();
 

@@ -345,6 +345,7 @@ export class ApiStack extends Stack {
       });
       worker.addEventSource(new SqsEventSource(queue, { batchSize: definition.batchSize ?? 1, reportBatchItemFailures: true }));
       grant(worker, workerPermissions[definition.name]);
+      if (definition.name === 'imports') worker.addEnvironment('IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND', '900'); // 90 % of AWS's 1,000 WCU/s per partition key
       workers[definition.name] = worker;
     }
     this.workers = workers;

@@ -48,6 +48,7 @@ export const stackEnv = (info: StackInfo): Record<string, string> => ({
   CURSOR_SECRET: info.internal.cursorSecret,
   TOKEN_URL: info.authUrl,
   API_BASE_URL: info.baseUrl,
+  IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND: '0', // as the local stack's handlers (unpaced)
   ...Object.fromEntries(
     queues.flatMap((queue) => {
       const local = info.internal.queues?.[queue.name];
