@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { StackInfo } from '../local/stack';
 import { runBench, writeBenchResults } from './bench-support';
-import { installCapacityMeter, measuredPeaks, minimumReadUnits, replayWrites, summarize, type CapacitySummary, type MeteredCall, type ReplayResult, type TimedWrite } from './capacity-meter';
+import { installCapacityMeter, measuredPeaks, minimumReadUnits, pacedWrites, replayWrites, summarize, type CapacitySummary, type MeteredCall, type ReplayResult, type TimedWrite } from './capacity-meter';
 
 const year = 2025;
 const lines = 10_000;
@@ -90,6 +90,8 @@ export interface ImportCapacity {
   /** The worker's writes replayed against 1,000 WCU/s per partition. */
   measuredPeaks: ReturnType<typeof measuredPeaks>;
   replay: { shards: number; result: ReplayResult }[];
+  /** The same writes sent by the worker's pacer at the AWS budget (900 index entries per key a second). */
+  paced: { indexUnitsPerSecond: number; waits: number; lastWriteMs: number; result: ReplayResult };
 }
 
 export interface CapacityResults {
@@ -247,6 +249,9 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
     const lineItems = lineWrites.flatMap((c) => c.writes.filter((w) => !w.partition.includes('/')));
     // AWS: a Lambda worker with 8 BatchWriteItem of 25 in flight at ~20 ms a call sends ~10,000 items/s.
     const replay = [1, 4, 16].map((shards) => ({ shards, result: replayWrites(timed, { partitionLimit: 1000, clientItemsPerSecond: 10_000, window: 200, gsi1Shards: shards }) }));
+    const indexUnitsPerSecond = 900; // as the import worker is configured on AWS (infra/stacks/api-stack.ts)
+    const paced = await pacedWrites(timed, { indexUnitsPerSecond, clientItemsPerSecond: 10_000 });
+    const pacedResult = replayWrites(paced.writes, { partitionLimit: 1000, clientItemsPerSecond: 10_000, window: 200, sendAtTimes: true });
     imports.push({
       layout,
       lines,
@@ -264,6 +269,7 @@ export const runCapacityBench = async (info: StackInfo, log: (message: string) =
       ],
       measuredPeaks: measuredPeaks(timed),
       replay,
+      paced: { indexUnitsPerSecond, waits: paced.waits, lastWriteMs: paced.writes.at(-1)?.atMs ?? 0, result: pacedResult },
     });
     log(`capacity: worker ${workerSummary.wcu} WCU (${round(workerSummary.wcu / lines, 3)} a line), line items with their index entries ${lineWriteUnits} WCU: ${round(workerSummary.wcu / lineWriteUnits, 3)} x`);
     if (!onePeriod) readCompany = companyId;
@@ -417,9 +423,9 @@ export const printCapacity = (results: CapacityResults): void => {
   table(
     { layout: 'layout', shards: 'GSI1 keys per period', seconds: 'seconds (unthrottled)', throttled: 'throttled attempts', hottest: 'hottest partition: units, peak/s' },
     results.imports.flatMap((run) =>
-      run.replay.map(({ shards, result }) => ({
+      [...run.replay.map(({ shards, result }) => ({ shards: String(shards), result })), { shards: `1, paced at ${run.paced.indexUnitsPerSecond}/s (last write at ${round(run.paced.lastWriteMs / 1000, 1)} s)`, result: run.paced.result }].map(({ shards, result }) => ({
         layout: run.layout,
-        shards: String(shards),
+        shards,
         seconds: `${result.seconds} (${result.unthrottledSeconds})`,
         throttled: String(result.throttledAttempts),
         hottest: `${result.hottest[0]?.partition.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<company>')}: ${result.hottest[0]?.units}, ${result.hottest[0]?.peakUnitsPerSecond}/s`,

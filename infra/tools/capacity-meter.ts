@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PartitionPacer } from '../../shared/db/partition-pacer';
 
 /**
  * The bench's DynamoDB capacity meter: a middleware on the service's document client that asks
@@ -275,7 +276,8 @@ export interface ReplayOptions {
   /** Items in flight: a throttled item holds its place, later items wait behind the window (8 BatchWriteItem of 25 = 200). */
   window: number;
   /** Spreads GSI1 over this many keys (`#0`..`#n-1` by a hash of the sort order); 1 = as today. */
-  gsi1Shards?: number;
+  gsi1Shards?: number;  /** Each write is sent no earlier than its `atMs` (a paced sequence, see pacedWrites); else as fast as the client goes. */
+  sendAtTimes?: boolean;
 }
 
 export interface ReplayResult {
@@ -318,6 +320,7 @@ export const replayWrites = (writes: readonly TimedWrite[], options: ReplayOptio
     let capacity = options.clientItemsPerSecond;
     while (pending.length < options.window && next < items.length) pending.push(next++);
     for (let i = 0; i < pending.length && capacity > 0; ) {
+      if (options.sendAtTimes && writes[pending[i]!]!.atMs >= seconds * 1000) break; // not sent yet (the times only grow)
       const item = items[pending[i]!]!;
       const fits = item.every((p) => (used.get(p.partition) ?? 0) + p.units <= options.partitionLimit);
       capacity--;
@@ -340,6 +343,31 @@ export const replayWrites = (writes: readonly TimedWrite[], options: ReplayOptio
     .slice(0, 3)
     .map(([partition, units]) => ({ partition, units, peakUnitsPerSecond: peaks.get(partition) ?? 0 }));
   return { items: items.length, seconds, unthrottledSeconds: Math.ceil(items.length / options.clientItemsPerSecond), throttledAttempts: throttled, hottest };
+};
+
+/**
+ * The writes as the import worker sends them with its pacer (shared/db/partition-pacer.ts, the real
+ * one on a simulated clock): BatchWriteItem of `batchSize` in order, each sent when the client is
+ * ready (`clientItemsPerSecond`) and the pacer lets its index entries through. Answers the same
+ * writes with the time each is sent, for replayWrites with `sendAtTimes`.
+ */
+export const pacedWrites = async (
+  writes: readonly TimedWrite[],
+  options: { indexUnitsPerSecond: number; clientItemsPerSecond: number; batchSize?: number },
+): Promise<{ writes: TimedWrite[]; waits: number; waitedMs: number }> => {
+  let now = 0;
+  const pacer = new PartitionPacer(options.indexUnitsPerSecond, { now: () => now, sleep: async (ms) => void (now += ms) });
+  const size = options.batchSize ?? 25;
+  const paced: TimedWrite[] = [];
+  for (let first = 0; first < writes.length; first += size) {
+    const batch = writes.slice(first, first + size);
+    now = Math.max(now, (first / options.clientItemsPerSecond) * 1000);
+    const units = new Map<string, number>();
+    for (const p of batch.flatMap((write) => write.partitions)) if (p.partition.includes('/')) units.set(p.partition, (units.get(p.partition) ?? 0) + 1);
+    await pacer.take(units);
+    for (const write of batch) paced.push({ atMs: now, partitions: write.partitions });
+  }
+  return { writes: paced, waits: pacer.waits, waitedMs: pacer.waitedMs };
 };
 
 /** Units per partition per whole second of the measured run (the local write timing, no limit). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consumedUnits, criticalPath, minimumReadUnits, partitionWrites, replayWrites, type TimedWrite } from '../../infra/tools/capacity-meter';
+import { consumedUnits, criticalPath, minimumReadUnits, pacedWrites, partitionWrites, replayWrites, type TimedWrite } from '../../infra/tools/capacity-meter';
 
 describe("the bench's capacity meter", () => {
   it('reads units per table and index from ConsumedCapacity (one object or one per table)', () => {
@@ -56,6 +56,33 @@ describe("the bench's capacity meter", () => {
       expect(result.seconds).toBe(1);
       expect(result.throttledAttempts).toBe(0);
       expect(result.hottest[0]!.peakUnitsPerSecond).toBeLessThanOrEqual(1000);
+    });
+
+    const pacing = { indexUnitsPerSecond: 900, clientItemsPerSecond: 10_000 };
+
+    it('paced at 900 a second per index key: nothing refused, 900 a second into the period key', async () => {
+      const paced = await pacedWrites(onePeriod(3000), pacing);
+      expect(paced.writes.map((write) => write.partitions)).toEqual(onePeriod(3000).map((write) => write.partitions));
+      expect(paced.waits).toBeGreaterThan(0);
+      const result = replayWrites(paced.writes, { ...options, sendAtTimes: true });
+      expect(result.throttledAttempts).toBe(0);
+      expect(result.hottest[0]).toEqual({ partition: 't/GSI1 P#01', units: 3000, peakUnitsPerSecond: 900 });
+      expect(result.seconds).toBe(4); // 900, 900, 900, 300
+    });
+
+    it('paced: lines spread over 12 periods in period order are not slowed', async () => {
+      const twelvePeriods: TimedWrite[] = Array.from({ length: 9996 }, (_, n) => ({
+        atMs: 0,
+        partitions: [
+          { partition: `t L#${n}`, units: 1 },
+          { partition: `t/GSI1 P#${Math.floor(n / 833)}`, units: 1 },
+          { partition: `t/GSI2 A#${n % 50}`, units: 1 },
+        ],
+      }));
+      const paced = await pacedWrites(twelvePeriods, pacing);
+      expect(paced.waits).toBe(0);
+      const result = replayWrites(paced.writes, { ...options, sendAtTimes: true });
+      expect(result).toMatchObject({ seconds: 1, throttledAttempts: 0 });
     });
   });
 });
