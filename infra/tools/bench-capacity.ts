@@ -423,7 +423,7 @@ export const printCapacity = (results: CapacityResults): void => {
   table(
     { layout: 'layout', shards: 'GSI1 keys per period', seconds: 'seconds (unthrottled)', throttled: 'throttled attempts', hottest: 'hottest partition: units, peak/s' },
     results.imports.flatMap((run) =>
-      [...run.replay.map(({ shards, result }) => ({ shards: String(shards), result })), { shards: `1, paced at ${run.paced.indexUnitsPerSecond}/s (last write at ${round(run.paced.lastWriteMs / 1000, 1)} s)`, result: run.paced.result }].map(({ shards, result }) => ({
+      [...run.replay.map(({ shards, result }) => ({ shards: String(shards), result })), { shards: `1, paced at ${run.paced.indexUnitsPerSecond}/s (last write at ${(run.paced.lastWriteMs / 1000).toFixed(2)} s)`, result: run.paced.result }].map(({ shards, result }) => ({
         layout: run.layout,
         shards,
         seconds: `${result.seconds} (${result.unthrottledSeconds})`,
