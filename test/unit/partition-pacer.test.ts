@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { indexWriteUnits, PartitionPacer, type PacerClock } from '../../shared/db/partition-pacer';
+import { importIndexWritesPerPartitionPerSecond } from '../../shared/platform/config';
 
 /** A clock that only moves when something sleeps (or the test advances it). */
 const fakeClock = () => {
@@ -106,5 +107,25 @@ describe('indexWriteUnits', () => {
       'GSI1PK GLPERIOD#c#2025#02': 1,
       'GSI2PK GLACCOUNT#c#2025#3000': 3,
     });
+  });
+});
+
+describe('IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND', () => {
+  const name = 'IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND';
+  const saved = process.env[name];
+  afterEach(() => {
+    if (saved === undefined) delete process.env[name];
+    else process.env[name] = saved;
+  });
+
+  it('is 900 unset (AWS), 0 = off, else the number given; read per import', () => {
+    delete process.env[name];
+    expect(importIndexWritesPerPartitionPerSecond()).toBe(900);
+    process.env[name] = '0';
+    expect(importIndexWritesPerPartitionPerSecond()).toBe(0);
+    process.env[name] = '250';
+    expect(importIndexWritesPerPartitionPerSecond()).toBe(250);
+    process.env[name] = 'fast';
+    expect(importIndexWritesPerPartitionPerSecond()).toBe(900);
   });
 });
