@@ -281,6 +281,14 @@ describe('functions', () => {
       expect(JSON.stringify(env.OUTBOX_TABLE_NAME), id).toContain(logicalId(built.stateful, built.stateful.outboxTable));
     }
   });
+
+  it('the import worker paces its index writes at 900 a second per key; no other function gets the setting', () => {
+    const importWorker = logicalId(built.api, built.api.workers.imports!);
+    for (const id of functionIds()) {
+      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
+      expect(env.IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND, id).toBe(id === importWorker ? '900' : undefined);
+    }
+  });
 });
 
 describe('least privilege', () => {
