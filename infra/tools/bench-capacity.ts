@@ -7,8 +7,8 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * the minimum its data needs. Operations: a 10,000-line GL import (over 12 periods, and into one
  * period), GET company, a GL page of 200, the trial balance, a person's company list, a webhook
  * delivery, an MCP tool call. The import's write sequence is replayed against AWS's per-partition
- * write limit (the hot GSI1 period partition), as sent and as the worker's pacer sends it. Also the duration of each function's work (the
- * cost model's Lambda milliseconds). Writes .local/bench/capacity.json; `--json` prints it.
+ * write limit (the hot GSI1 period partition), as sent and as the worker's pacer sends it. Also
+ * the duration of each function's work (the cost model's Lambda milliseconds). Writes .local/bench/capacity.json; `--json` prints it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
