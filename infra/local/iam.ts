@@ -41,7 +41,6 @@ export const configureLocalIam = (localTables: LocalTables): void => {
 
 /** The function whose invocation is running (undefined outside a handler). */
 export const currentCaller = (): Caller | undefined => callers.getStore();
-
 /** Runs a handler invocation as `caller`: its DynamoDB requests (and their continuations) are checked. */
 export const runAs = <T>(caller: Caller, invoke: () => Promise<T>): Promise<T> => {
   enforceOn(dynamo());

@@ -6,6 +6,7 @@ import {
   type MessageAttributeValue,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { idleBackoff } from './idle-backoff';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttribute, SQSRecord } from 'aws-lambda';
 
 /**
@@ -32,6 +33,11 @@ export interface SqsPollerOptions {
   batchSize?: number;
   /** Long-poll wait, 0..20 s. Default 1. */
   waitTimeSeconds?: number;
+  /**
+   * Pause after a long poll that received nothing: 250 ms doubling per empty poll up to this cap,
+   * none again once a poll receives. Default 0: long polls back to back.
+   */
+  idleCapMs?: number;
   /** Overrides the queue's visibility timeout for received messages. */
   visibilityTimeoutSeconds?: number;
   functionName: string;
@@ -121,6 +127,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     handler,
     batchSize = 10,
     waitTimeSeconds = 1,
+    idleCapMs = 0,
     visibilityTimeoutSeconds,
     functionName,
     timeoutSeconds = 900,
@@ -189,6 +196,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     await deleteMessages(event.Records.filter((r) => !failed.has(r.messageId)));
   };
 
+  const idle = idleBackoff({ minMs: Math.min(250, idleCapMs), capMs: idleCapMs });
   const loop = async () => {
     while (!stopped) {
       let messages: Message[];
@@ -214,7 +222,13 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
       }
       // Messages already received are processed even if stop() was called meanwhile: dropping
       // them would only hide them until their visibility timeout.
-      if (messages.length > 0) await processBatch(messages);
+      if (messages.length > 0) {
+        idle.reset();
+        await processBatch(messages);
+      } else {
+        const wait = idle.next();
+        if (wait > 0 && !stopped) await pause(wait);
+      }
     }
   };
 

@@ -92,6 +92,12 @@ export interface StackOptions {
   metricsFile?: string;
   /** Runs the outbox sweeper this often, as EventBridge Scheduler does on AWS (npm start: 300); unset, never (the tests run it themselves). */
   outboxSweepEverySeconds?: number;
+  /**
+   * Idle pollers (SQS workers, the outbox stream) wait longer after each empty poll, up to this
+   * many ms, and poll at once again when they find work. Unset: long polls back to back and the
+   * stream every 100 ms (no backoff); npm start: 2000.
+   */
+  idlePollCapMs?: number;
 }
 
 export interface LocalStack {
@@ -191,6 +197,8 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       ...Object.fromEntries(queues.flatMap((queue) => (queue.dlqUrlEnv ? [[queue.dlqUrlEnv, queueUrls[queue.name].dlqUrl]] : []))),
       // Receivers on this machine (tests, examples) are loopback addresses: allowed here, never on AWS.
       WEBHOOK_ALLOW_LOOPBACK: process.env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
+      // DynamoDB Local has no per-partition write limit: imports unpaced unless asked for.
+      IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND: process.env.IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND ?? '0',
     });
     resetConfig();
 
@@ -221,6 +229,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         handler: ((event, context) => runAs(workerCaller, () => worker(event, context))),
         functionName: `${queue.name}-worker`,
         batchSize: queue.batchSize,
+        ...(options.idlePollCapMs !== undefined && { idleCapMs: options.idlePollCapMs }),
       });
       stops.push(() => poller.stop());
     }
@@ -234,6 +243,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       handler: ((event, context) => runAs(relayCaller, () => relay(event, context))),
       filter: passesRelayFilter,
       functionName: 'webhook-relay',
+      ...(options.idlePollCapMs !== undefined && { idleCapMs: options.idlePollCapMs }),
     });
     stops.push(() => streamPoller.stop());
 

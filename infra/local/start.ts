@@ -61,6 +61,7 @@ const stack = await startLocalStack({
   persist: values.persist,
   fresh: values.fresh,
   outboxSweepEverySeconds: 300,
+  idlePollCapMs: 2000, // idle pollers back off to a poll every 2 s (a change waits at most that long)
   onProgress: log,
   onRequest: (entry) => console.log(accessLine(entry)),
 }).catch((error: unknown) => {

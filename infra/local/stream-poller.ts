@@ -3,6 +3,7 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { localAwsCredentials, localAwsRegion } from './aws-env';
+import { idleBackoff } from './idle-backoff';
 import { lambdaContext } from './lambda-context';
 
 /**
@@ -22,8 +23,10 @@ export interface StreamPollerOptions {
   filter: (record: DynamoDBRecord) => boolean;
   functionName: string;
   batchSize?: number;
-  /** Wait between polls of a shard that had nothing new. Default 100 ms. */
+  /** Wait after a round of polls that found nothing new. Default 100 ms; it doubles per idle round up to idleCapMs. */
   idleMs?: number;
+  /** The longest idle wait (backoff cap). Default idleMs (a constant wait). */
+  idleCapMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -34,7 +37,7 @@ export interface StreamPoller {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const startStreamPoller = async (options: StreamPollerOptions): Promise<StreamPoller> => {
-  const { endpoint, tableName, handler, filter, functionName, batchSize = 100, idleMs = 100, onError = (error: unknown) => console.error(`[stream-poller ${functionName}]`, error) } = options;
+  const { endpoint, tableName, handler, filter, functionName, batchSize = 100, idleMs = 100, idleCapMs = idleMs, onError = (error: unknown) => console.error(`[stream-poller ${functionName}]`, error) } = options;
   const clientConfig = { endpoint, region: localAwsRegion(), credentials: localAwsCredentials };
   const dynamodb = new DynamoDBClient(clientConfig);
   const streams = new DynamoDBStreamsClient(clientConfig);
@@ -44,6 +47,16 @@ export const startStreamPoller = async (options: StreamPollerOptions): Promise<S
   if (!streamArn) throw new Error(`Table ${tableName} has no stream`);
 
   let stopped = false;
+  let wake: (() => void) | undefined;
+  /** An idle wait that stop() cuts short. */
+  const idleWait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   /** Per shard: the iterator to read next, or null once the shard is closed and read to its end. */
   const positions = new Map<string, string | null>();
 
@@ -92,11 +105,14 @@ export const startStreamPoller = async (options: StreamPollerOptions): Promise<S
     }
   };
 
+  const idle = idleBackoff({ minMs: idleMs, capMs: Math.max(idleMs, idleCapMs) });
   const loop = async () => {
     let lastDiscovery = 0;
+    let wait = 0;
     while (!stopped) {
       try {
-        if (Date.now() - lastDiscovery > 1000) {
+        // New shards are looked for every second, or after each wait when idle waits are longer.
+        if (Date.now() - lastDiscovery > Math.max(1000, wait)) {
           await discoverShards();
           lastDiscovery = Date.now();
         }
@@ -105,7 +121,13 @@ export const startStreamPoller = async (options: StreamPollerOptions): Promise<S
           if (stopped) break;
           if (iterator) busy = (await pollShard(shardId, iterator)) || busy;
         }
-        if (!busy) await sleep(idleMs);
+        if (busy) {
+          idle.reset();
+          wait = 0;
+        } else {
+          wait = idle.next();
+          await idleWait(wait);
+        }
       } catch (error) {
         if (stopped) break;
         onError(error);
@@ -117,6 +139,7 @@ export const startStreamPoller = async (options: StreamPollerOptions): Promise<S
   return {
     stop: async () => {
       stopped = true;
+      wake?.();
       await running;
       streams.destroy();
     },

@@ -142,6 +142,8 @@ export class ApiStack extends Stack {
       SCOPE_PREFIX: props.scopePrefix,
       CURSOR_SECRET_ARN: props.cursorSecret.secretArn,
       SECRETS_KEY_ID: props.secretsKey.keyArn,
+      // The GL import's index writes per partition key and second: 90 % of AWS's 1,000 WCU/s per partition key.
+      IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND: '900',
       ...Object.fromEntries(props.queues.map(({ definition, queue }) => [definition.urlEnv, queue.queueUrl])),
       ...Object.fromEntries(props.queues.flatMap(({ definition, deadLetterQueue }) => (definition.dlqUrlEnv ? [[definition.dlqUrlEnv, deadLetterQueue.queueUrl]] : []))),
       ...(props.problemTypeBase ? { PROBLEM_TYPE_BASE: props.problemTypeBase } : {}),

@@ -76,7 +76,16 @@ export interface Permissions {
  * verification (the authorizer; the MCP endpoint's metadata names the issuer and scopes), URLs
  * named in documents, the MCP endpoint's host names.
  */
-export const settingVariables = ['JWT_ISSUER', 'JWKS_URI', 'SCOPE_PREFIX', 'INTERACTIVE_CLIENT_IDS', 'TOKEN_URL', 'MCP_ALLOWED_HOSTS', 'PROBLEM_TYPE_BASE'] as const;
+export const settingVariables = [
+  'JWT_ISSUER',
+  'JWKS_URI',
+  'SCOPE_PREFIX',
+  'INTERACTIVE_CLIENT_IDS',
+  'TOKEN_URL',
+  'MCP_ALLOWED_HOSTS',
+  'PROBLEM_TYPE_BASE',
+  'IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND',
+] as const;
 export type SettingVariable = (typeof settingVariables)[number];
 
 /**
@@ -143,7 +152,7 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
  * reconciliation groups), the uploads worker (document.created); fan-out reads the event it delivers.
  */
 export const workerPermissions: Record<QueueName, Permissions> = {
-  imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
+  imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'], settings: ['IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND'] },
   reconciliation: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false },
   uploads: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, documents: 'worker' },
   // Fan-out writes deliveries only; the delivery worker deliveries, its slots and the subscription's state (handshake, failures, disable).

@@ -14,13 +14,15 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  *     the two GSIs and into one without indexes; and the 202 latency;
  *  4. the peak RSS of the import worker applying a 10k-line import alone in its own process, as
  *     its Lambda would (infra/tools/bench-worker.ts).
+ *  5. the GetItem and raw-write floors again from a separate, quiet process (infra/tools/bench-floors.ts);
+ *  6. capacity units per operation (infra/tools/bench-capacity.ts), last, also to .local/bench/capacity.json.
  *
  * Prints progress, then the tables, and writes every figure to .local/bench/results.json
  * (gitignored). Exit code 0 even when a goal is missed; non-zero only when the run itself fails.
  *
  * Options (to shorten a run): --read-samples N (GET company requests and GetItems, default 200),
  * --samples N (GL pages and raw Queries, default 50), --import-samples N (measured imports, each
- * followed by the two raw writes, default 3), --no-worker (skip the worker-alone RSS run), --profile-worker DIR (write a V8 CPU profile of
+ * followed by the two raw writes, default 3), --no-worker (skip the worker-alone RSS run), --no-capacity (skip the capacity units per operation), --profile-worker DIR (write a V8 CPU profile of
  * the worker-alone run into DIR, for chrome://inspect or speedscope), --profile-import DIR (a CPU
  * profile of this process, which runs the whole stack, during the first measured import),
  * --layout sorted|interleaved (how lines spread over periods, default sorted).
@@ -34,6 +36,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { LocalStack, StackInfo } from '../local/stack';
 import { bundleAsLambda, runBench, writeBenchResults } from './bench-support';
+import { printCapacity, runCapacityBench } from './bench-capacity';
+import { quietFloors } from './bench-floors';
 
 // Handlers log every request at INFO; the report needs errors only (as the tests do). Set before
 // any handler module is loaded (they are imported dynamically below).
@@ -45,6 +49,7 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '50' },
     'import-samples': { type: 'string', default: '3' },
     'no-worker': { type: 'boolean', default: false },
+    'no-capacity': { type: 'boolean', default: false },
     'profile-worker': { type: 'string' },
     'profile-import': { type: 'string' },
     layout: { type: 'string', default: 'sorted' },
@@ -486,6 +491,7 @@ const main = async (): Promise<number> => {
   const notes: string[] = [];
   let exitCode = 0;
   const ourPorts: string[] = [];
+  let floorItems: { company: string; items: unknown[] } | undefined; // one raw write's items, for the quiet floors
 
   try {
     const floorPort = await freePort();
@@ -571,6 +577,11 @@ const main = async (): Promise<number> => {
     const getItemP50 = median(getItemTimes);
     const getItemP99 = percentile(getItemTimes, 99);
     log(`GET company p50 ${round(getP50, 2)} ms, p99 ${round(getP99, 2)} ms; raw GetItem p50 ${round(getItemP50, 2)} ms, p99 ${round(getItemP99, 2)} ms`);
+    // The same GetItem from a separate, quiet process, right after (infra/tools/bench-floors.ts).
+    const quietFloor = (options: { getSamples: number; runs: number }) =>
+      quietFloors({ dir: dataDir, endpoint: floorDb!.endpoint, region: config().region, table: rawIndexedTable, getKey: companyKeys(company), warmups, ...floorItems, ...options });
+    const quiet = { getItemMs: (await quietFloor({ getSamples: readSamples, runs: 0 })).getItemMs, writes: [] as Awaited<ReturnType<typeof quietFloors>>['writes'] };
+    const quietGetP50 = median(quiet.getItemMs);
 
     // Per stage: p50 and p90 over the requests; derived stages from each request's own figures.
     const stageOf = (stages: Map<string, number>, name: string) => stages.get(name) ?? 0;
@@ -664,6 +675,7 @@ const main = async (): Promise<number> => {
           lastOutcome: 'inserted',
         };
       });
+      floorItems ??= { company: rawCompany, items };
       const batches: (typeof items)[] = [];
       for (let start = 0; start < items.length; start += 25) batches.push(items.slice(start, start + 25));
       let next = 0;
@@ -731,6 +743,7 @@ const main = async (): Promise<number> => {
         rawPlain.push(await rawWrite(rawPlainTable, `${n}`));
         rawIndexed.push(await rawWrite(rawIndexedTable, `${n}`));
       }
+      quiet.writes.push(...(await quietFloor({ getSamples: 0, runs: 1 })).writes); // the same items from a quiet process
       pageCompany = target;
     }
     // The worker's stages (chunk stages sum over the chunks; rows and counters of a chunk overlap).
@@ -788,6 +801,9 @@ const main = async (): Promise<number> => {
     const queryP50 = median(queryTimes);
     log(`GL page: ${round(pageP50, 2)} ms over HTTP vs ${round(queryP50, 2)} ms raw Query (p50 of ${samples})`);
 
+    const quietWriteRate = median(quiet.writes.map((run) => run.itemsPerSecond));
+    log(`quiet floors: GetItem p50 ${round(quietGetP50, 2)} ms (in-process ${round(getItemP50, 2)} ms); raw writes ${round(quietWriteRate)} items/s (in-process ${round(indexedRate)})`);
+
     // -- (4) the worker alone, in its own process as on Lambda --------------------------------
     // The import is accepted by the real pipeline onto a queue nobody polls, then a child process
     // that loads only the worker's handler applies it.
@@ -833,6 +849,9 @@ const main = async (): Promise<number> => {
     const alone = args['no-worker'] ? undefined : await workerAlone();
     if (alone) log(`worker alone: ${linesPerImport} lines in ${round(alone.ms / 1000, 2)} s, RSS ${mb(alone.baselineRss)} MB at start, peak ${mb(alone.peakRss)} MB`);
 
+    // -- capacity units per operation (infra/tools/bench-capacity.ts), last: its meter changes every call
+    if (!args['no-capacity']) writeBenchResults('capacity', (results.capacity = await runCapacityBench(info, log))); // npm run cost reads it
+
     // -- report ------------------------------------------------------------------------------
     const ratio = (value: number, floorValue: number) => round(value / floorValue, 2);
     const getRatio = getP50 / getItemP50;
@@ -856,6 +875,14 @@ const main = async (): Promise<number> => {
         verdict: 'info',
       },
       {
+        measure: `GET /v1/companies/{id}, p50, against a GetItem from a quiet separate process`,
+        value: `${round(getP50, 2)} ms`,
+        floor: `quiet GetItem p50 ${round(quietGetP50, 2)} ms (in-process ${round(getItemP50, 2)} ms)`,
+        ratio: `${ratio(getP50, quietGetP50)} x`,
+        goal: '-',
+        verdict: 'info',
+      },
+      {
         measure: `GL page of 200 lines, p50 of ${samples}`,
         value: `${round(pageP50, 2)} ms`,
         floor: `raw Query of 200 p50 ${round(queryP50, 2)} ms`,
@@ -870,6 +897,14 @@ const main = async (): Promise<number> => {
         ratio: `${round(importRatio, 2)}`,
         goal: '>= 0.8',
         verdict: importRatio >= 0.8 ? 'pass' : 'fail',
+      },
+      {
+        measure: '10,000-line GL import, 202 -> succeeded (same runs), against raw writes from a quiet separate process',
+        value: `${round(importRate)} lines/s`,
+        floor: `quiet raw BatchWriteItem, two GSIs, 8 in flight: ${round(quietWriteRate)} items/s (${quiet.writes.map((run) => run.itemsPerSecond).join(' / ')})`,
+        ratio: `${round(importRate / quietWriteRate, 2)}`,
+        goal: '-',
+        verdict: 'info',
       },
       {
         measure: `same imports, POST sent -> succeeded seen by a poll every ${pollMs} ms`,
@@ -911,6 +946,7 @@ const main = async (): Promise<number> => {
         .map(([name, stats]) => `${name} ${stats.calls}`)
         .join(', ');
     notes.push(
+      `Quiet floors: the same GetItem and raw writes (same table, items and client configuration) from a separate Node process that loads only the SDK (infra/tools/bench-floor-child.ts), while this process, which hosts the stack's gateway, handlers and pollers, waits.`,
       `Floors: a second DynamoDB Local of the same jar and JVM options (${floorDb.endpoint}), same SDK client configuration; tables ${rawIndexedTable} (the single table's keys and its two GSIs) and ${rawPlainTable} (no index).`,
       `Latencies: ${warmups} warm-ups of each side, then the service and its floor alternate request by request; HTTP timings are request sent to full body read, client in the same process as the stack.`,
       `DynamoDB calls of one GET company (service's client; the authorizer and the rate limiter included): ${callsText(getCalls)}. Of one GL page: ${callsText(pageCalls)}.`,
@@ -946,6 +982,7 @@ const main = async (): Promise<number> => {
       rawPlain,
       importRatio: { importLinesPerSecond: round(importRate), rawIndexedItemsPerSecond: round(indexedRate), rawPlainItemsPerSecond: round(plainRate), ratioIndexed: round(importRatio, 3), ratioPlain: round(importRate / plainRate, 3) },
       workerAlone: alone ?? null,
+      quietFloors: { ...quiet, getItemP50: round(quietGetP50, 3), writeItemsPerSecond: round(quietWriteRate), getRatioP50: round(getP50 / quietGetP50, 3), importRatio: round(importRate / quietWriteRate, 3) },
       rateLimitedRetries: rateLimited,
       rows,
       stageRows,
@@ -994,6 +1031,7 @@ const main = async (): Promise<number> => {
       console.log(`\nWhere the first measured 10k-line import's time goes (worker stages summed over its chunks; a chunk writes rows and counters side by side)\n`);
       printTable({ stage: 'stage', ms: 'time', share: 'share of POST -> seen succeeded' }, importStageRows);
     }
+    if (results.capacity) printCapacity(results.capacity as Parameters<typeof printCapacity>[0]);
     console.log('');
     for (const note of notes) console.log(`- ${note}`);
   }

@@ -50,6 +50,7 @@ export const stackEnv = (info: StackInfo): Record<string, string> => ({
   ...(info.internal.secretsKey && { LOCAL_SECRETS_KEY: info.internal.secretsKey }),
   TOKEN_URL: info.authUrl,
   API_BASE_URL: info.baseUrl,
+  IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND: '0', // as the local stack's handlers (unpaced)
   ...Object.fromEntries(
     queues.flatMap((queue) => {
       const local = info.internal.queues?.[queue.name];

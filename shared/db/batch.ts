@@ -60,16 +60,17 @@ export const batchGet = async (keys: readonly Key[], projection?: readonly strin
   return found;
 };
 
-/** BatchWriteItem puts (25 items a request). */
-export const batchPut = async (items: readonly Item[]): Promise<void> => {
-  await inParallel(slices(items, 25), batchConcurrency, (batch) =>
-    untilProcessed(
+/** BatchWriteItem puts (25 items a request); `beforeBatch` runs before each request's first send (pacing). */
+export const batchPut = async (items: readonly Item[], beforeBatch?: (batch: readonly Item[]) => Promise<void>): Promise<void> => {
+  await inParallel(slices(items, 25), batchConcurrency, async (batch) => {
+    await beforeBatch?.(batch);
+    await untilProcessed(
       'BatchWrite',
       batch.map((item) => ({ PutRequest: { Item: item } })),
       async (pending) => {
         const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
         return (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
       },
-    ),
-  );
+    );
+  });
 };

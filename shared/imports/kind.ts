@@ -1,3 +1,4 @@
+import type { PartitionPacer } from '../db/partition-pacer';
 import type { JobType } from '../jobs/schemas';
 import type { z } from 'zod';
 import type { importKindNames } from './schemas';
@@ -30,6 +31,8 @@ export interface ImportContext {
   lane: ImportLane;
   /** When the import is applied (ISO instant), the same for every row of it. */
   appliedAt: string;
+  /** Paces the import's index writes per index partition key (the worker sets it; unset = unpaced). */
+  indexPacer?: PartitionPacer;
 }
 
 /** What became of one row. `unknown`: a deletion named an id the ledger does not have. */

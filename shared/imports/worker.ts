@@ -3,7 +3,9 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import { ZodError } from 'zod';
 import { jobRepository } from '../jobs/repository';
+import { PartitionPacer } from '../db/partition-pacer';
 import { bucketName, s3 } from '../platform/aws';
+import { importIndexWritesPerPartitionPerSecond } from '../platform/config';
 import { logger } from '../platform/logger';
 import { queueWorker } from '../platform/queue-worker';
 import { timed } from '../platform/stage-timing';
@@ -101,6 +103,10 @@ const processImport = async (importId: string, kinds: Map<string, ImportKind>, p
     lane: kind.lane,
     appliedAt: item.createdAt,
   };
+  // One pacer for this import's chunks: enough in-process, since the index keys an import writes are
+  // its company's and one import per company and lane runs at a time (the job lock).
+  const budget = importIndexWritesPerPartitionPerSecond();
+  if (budget > 0) context.indexPacer = new PartitionPacer(budget);
   let progress = item.progress;
 
   if (kind.validateRows && progress.nextChunk === 0) {

@@ -165,6 +165,13 @@ const numberEnv = (name: string, fallback: number): number => {
   return process.env[name] && Number.isFinite(value) && value >= 0 ? value : fallback;
 };
 
+/**
+ * Index entries an import writes into one index partition key per second (shared/db/partition-pacer.ts):
+ * AWS takes 1,000 write units a second per key, and 10 % is left for other writers. 0 = unpaced (the
+ * local stack, where DynamoDB Local has no such limit). Read per import.
+ */
+export const importIndexWritesPerPartitionPerSecond = (): number => numberEnv('IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND', 900);
+
 export const webhookSettings = (): WebhookSettings => ({
   retryDelaysSeconds: (process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? '5,300,1800,7200,18000,36000,36000')
     .split(',')

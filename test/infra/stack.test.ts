@@ -325,6 +325,14 @@ describe('functions', () => {
       for (const queue of queues) if (queue.urlEnv in env) expect(JSON.stringify(env[queue.urlEnv]), name).toContain(logicalId(built.stateful, built.stateful.queues.find((q) => q.definition.name === queue.name)!.queue));
     }
   });
+
+  it('the import worker paces its index writes at 900 a second per key; no other function gets the setting', () => {
+    const importWorker = logicalId(built.api, built.api.workers.imports!);
+    for (const id of functionIds()) {
+      const env = apiResources[id]?.Properties?.Environment?.Variables ?? {};
+      expect(env.IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND, id).toBe(id === importWorker ? '900' : undefined);
+    }
+  });
 });
 
 describe('least privilege', () => {

@@ -25,12 +25,14 @@ import {
   dimensionKeys,
   glLineKeys,
   glLinePartition,
+  glLinePeriodIndexKeys,
   ledgerYearKeys,
   openingBalancePartition,
   subLedgerKeys,
   usageKeys,
   vatCellKeys,
 } from '../../shared/ledger/keys';
+import { PartitionPacer } from '../../shared/db/partition-pacer';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { stringifyJson } from '../../shared/platform/json';
 import { Decimal } from '../../shared/platform/money';
@@ -638,6 +640,65 @@ describe('dimensions and sub-ledgers named by lines (rule 2) and usage counters'
     const summary = await getItem(ledgerYearKeys(companyId, year, 'general_ledger_lines'));
     expect(summary).toMatchObject({ lane: 'general_ledger_lines', lastImportAt: expect.any(String) });
     expect(String(summary!.generalLedgerLines)).toBe('1');
+  });
+});
+
+describe('an import paced per index partition key', { shuffle: false }, () => {
+  const pacedYear = 2043;
+  /** A clock that moves only when the pacer waits, so a budget of seconds costs the test none. */
+  const fakeClock = () => {
+    let now = 0;
+    return { now: () => now, sleep: async (ms: number) => void (now += ms) }; // each reservation reads now: concurrent waits stay in order
+  };
+  const pacedRun = async (kind: ImportKind, text: string, pacer: PartitionPacer, chunkSize: number) => {
+    const rows = kind.rows(kind.bodySchema.parse(parse(text)));
+    const context: ImportContext = { ...contextFor(kind, pacedYear), indexPacer: pacer };
+    const outcomes: RowOutcome[] = [];
+    const firstRowOfId = firstRowsOfIds(kind, rows);
+    for (let index = 0; index * chunkSize < rows.length; index++) {
+      const firstRow = index * chunkSize;
+      const chunk = rows.slice(firstRow, firstRow + chunkSize);
+      const position = { index, firstRow, firstRowOfId, rows };
+      const first = await kind.applyChunk(context, chunk, position);
+      expect(await kind.applyChunk(context, chunk, position)).toEqual(first); // a redelivery of the chunk, paced too
+      outcomes.push(...first);
+    }
+    return outcomes.map((outcome) => outcome.outcome);
+  };
+  const periodKey = (period: number) => `GSI1PK ${glLinePeriodIndexKeys(companyId, pacedYear, period, 'x').GSI1PK}`;
+  const lines = Array.from({ length: 80 }, (_, i) => ({ id: `pace-${i}`, accountCode: accounts[i % 2]!, amount: `${i + 1}.25`, period: 1 }));
+
+  beforeAll(() => chart(pacedYear));
+
+  it('writes every line of a one-period import exactly once while waiting for the budget', async () => {
+    const pacer = new PartitionPacer(20, fakeClock());
+    expect(await pacedRun(generalLedgerLinesImport, JSON.stringify({ year: pacedYear, lines }), pacer, 50)).toEqual(lines.map(() => 'inserted'));
+    // 80 entries into one GSI1 key at 20 a second (4 BatchWrites, one a second): the writes waited, and
+    // the key's last second holds the last 5, so 20 more must wait while another period's key is free.
+    expect(pacer.waits).toBe(3);
+    expect(pacer.waitedMs).toBe(3000);
+    expect(pacer.reserve(new Map([[periodKey(1), 20]]))).toBeGreaterThan(0);
+    expect(pacer.reserve(new Map([[periodKey(5), 20]]))).toBe(0);
+    const stored = await allLines({ year: pacedYear, period: 1 });
+    expect(stored.map((line) => line.sourceLineId).sort()).toEqual(lines.map((line) => line.id).sort());
+    expect(new Set(stored.map((line) => line.version))).toEqual(new Set([1]));
+    expect(await lineHistory(pacedYear, 'pace-0')).toHaveLength(0);
+    expect(await balanceCells(pacedYear)).toMatchObject({ '1500#01': '1610/40', '1920#01': '1650/40' }); // the counters once too
+  });
+
+  it('paces updates that move lines and deletions: each once, in the right period', async () => {
+    const moved = lines.slice(0, 30).map((line) => ({ ...line, period: 2 }));
+    const pacer = new PartitionPacer(10, fakeClock());
+    expect(await pacedRun(generalLedgerLinesImport, JSON.stringify({ year: pacedYear, lines: moved }), pacer, 25)).toEqual(moved.map(() => 'updated'));
+    expect(pacer.waits).toBeGreaterThan(0);
+    const ids = lines.slice(30, 50).map((line) => line.id);
+    const deletionPacer = new PartitionPacer(10, fakeClock());
+    expect(await pacedRun(generalLedgerLineDeletions, JSON.stringify({ year: pacedYear, ids }), deletionPacer, 25)).toEqual(ids.map(() => 'deleted'));
+    expect(deletionPacer.waits).toBeGreaterThan(0);
+    const byPeriod = async (period: number) => (await allLines({ year: pacedYear, period })).map((line) => line.sourceLineId).sort();
+    expect(await byPeriod(1)).toEqual(lines.slice(50).map((line) => line.id).sort());
+    expect(await byPeriod(2)).toEqual(moved.map((line) => line.id).sort());
+    expect(await lineHistory(pacedYear, 'pace-0')).toHaveLength(1);
   });
 });
 

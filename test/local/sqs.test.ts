@@ -242,6 +242,41 @@ describe('SQS (fauxqs) and the SQS poller', { timeout: 60_000 }, () => {
     expect(errors[0]).toBe('handler');
   });
 
+  it('an idle poller pauses between empty polls (idleCapMs) and still takes the next message', async () => {
+    const queue = await ensureQueue(client, { name: 'poller-idle', visibilityTimeoutSeconds: 30, maxReceiveCount: 3 });
+    const counting = localSqsClient(sqs.endpoint);
+    let receives = 0;
+    counting.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ReceiveMessageCommand') receives++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countReceives' },
+    );
+    const bodies: string[] = [];
+    const idle = startSqsPoller({
+      client: counting,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      functionName: 'idle-backoff',
+      waitTimeSeconds: 0, // short polls: the pauses are the poller's own
+      idleCapMs: 400,
+      handler: async (event) => {
+        bodies.push(...event.Records.map((r) => r.body));
+      },
+    });
+    try {
+      await waitFor(() => receives >= 3, 20_000, 'three empty polls');
+      await client.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'after idling' }));
+      await waitFor(() => bodies.length === 1, 20_000, 'the message after the idle polls');
+      expect(bodies).toEqual(['after idling']);
+      await waitFor(() => isEmpty(queue.url), 10_000, 'the message to be deleted');
+    } finally {
+      await idle.stop();
+      counting.destroy();
+    }
+  });
+
   it('stop() aborts the long poll promptly and waits for an in-flight handler', async () => {
     const queue = await ensureQueue(client, { name: 'poller-stop', visibilityTimeoutSeconds: 30, maxReceiveCount: 3 });
 

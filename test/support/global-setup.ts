@@ -42,6 +42,7 @@ export default async function setup(project: TestProject) {
     seedClientRateLimit: suiteRateLimit,
     // The functions' metrics (EMF lines) go to a file of the run, not to the test output (test/integration/metrics.test.ts reads it).
     metricsFile: join(dataDir, 'metrics.log'),
+    idlePollCapMs: 100, // idle pollers back off no further than the stream's 100 ms
   });
   project.provide('stack', stack.info);
   project.provide('stackNodeVersion', process.version);

@@ -30,6 +30,7 @@ import {
 } from './repository';
 import { keyId, storedInteger, type Item, type Key } from '../../db/attributes';
 import { batchGet, batchPut, inParallel } from '../../db/batch';
+import { indexWriteUnits } from '../../db/partition-pacer';
 import { updateItem } from '../../db/update';
 import {
   monthLabels,
@@ -223,6 +224,13 @@ interface PlannedWrite {
   remove: string[];
 }
 
+/** Waits until the import's index writes of these items fit the pacer's budget (no pacer: at once). Each entry: one item's versions (before, after). */
+const paceIndexWrites = async (context: ImportContext, writes: readonly (readonly (Item | undefined)[])[]): Promise<void> => {
+  if (!context.indexPacer) return;
+  const units = indexWriteUnits(writes);
+  if (units.size > 0) await context.indexPacer.take(units);
+};
+
 /**
  * Import rule 9: merge by id. A new id is inserted (version 1); a known id is updated in place
  * after its previous version is written to history; an unchanged re-send is stamped (dataset,
@@ -326,7 +334,15 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
   // Then lines and counters together: a redelivery rebuilds the same deltas from previousState
   // and the counters' chunk markers skip what was applied, so their order does not matter.
   await Promise.all([
-    timed('import: chunk rows', () => Promise.all([batchPut(inserts), inParallel(updates, 16, (write) => updateItem(write.key, write.set, write.remove))])),
+    timed('import: chunk rows', () =>
+      Promise.all([
+        batchPut(inserts, (batch) => paceIndexWrites(context, batch.map((item) => [item]))),
+        inParallel(updates, 16, async (write) => {
+          await paceIndexWrites(context, [[current.get(keyId(write.key)), write.set]]);
+          return updateItem(write.key, write.set, write.remove);
+        }),
+      ]),
+    ),
     timed('import: chunk counters', () => applyCounters(book, context, year, transitions, chunk, unread ? cellsNamedBefore(book, companyId, year, chunk) : undefined)),
   ]);
   return outcomes;
@@ -405,13 +421,14 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
   // row that then fails (reconciled meanwhile) leaves a copy of its live version in history, which
   // the versions read ignores (it reads history below the current version only).
   await batchPut(history);
-  const written = await inParallel(pending, 25, (write) =>
-    updateItem(write.key, write.set, write.remove, {
+  const written = await inParallel(pending, 25, async (write) => {
+    await paceIndexWrites(context, [[current.get(keyId(write.key))]]); // the entries leave the indexes
+    return updateItem(write.key, write.set, write.remove, {
       expression: 'attribute_not_exists(#group) AND #version = :version',
       names: { '#group': 'reconciliationGroupId', '#version': 'version' },
       values: { ':version': write.version },
-    }),
-  );
+    });
+  });
   pending.forEach((write, i) => {
     if (written[i]) transitions.push({ before: write.before, after: null });
     else outcomes[write.index] = failed(`the ${book.noun} was reconciled meanwhile and is not deleted`);
