@@ -69,6 +69,8 @@ export const lambdaEntries: { name: string; entry: string }[] = [
 /** A bundle's budget: 1 MiB, unless it is listed here with the reason it needs more. */
 export const bundleBudgetBytes = 1024 * 1024;
 export const bundleBudgetExceptions: Record<string, string> = {
+  openapi:
+    'the OpenAPI generator and its YAML writer (~140 KiB) with the schemas of every operation, plus what every API function carries: the Tracer with the X-Ray SDK (~120 KiB) and the SDK clients of the shared request pipeline',
   mcp:
     'the MCP SDK with the JSON Schema validator its Server builds (ajv, ~130 KiB), the tool schemas derived from the OpenAPI document (its generator, ~80 KiB), and the read operations of seven groups; their group operation maps bring S3 (document uploads and downloads, ~150 KiB) that no tool uses',
 };
