@@ -12,8 +12,8 @@ export const handler = lambdaHandler(async (event: HttpEvent): Promise<HttpRespo
   const bare = withoutTrailingSlash(event.requestContext.http.method, event.rawPath);
   if (bare) {
     const location = `${requestBaseUrlOf(event)}${bare}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`;
-    return countRequest(undefined, finalize({ statusCode: 308, headers: { Location: location }, body: '' }, requestId));
+    return countRequest(undefined, 'fallback', finalize({ statusCode: 308, headers: { Location: location }, body: '' }, requestId));
   }
   const problem = unmatchedRouteProblem(event.requestContext.http.method, event.rawPath);
-  return countRequest(undefined, withRequestBaseUrl(requestBaseUrlOf(event), () => finalize(renderProblem(problem, requestId), requestId)));
+  return countRequest(undefined, 'fallback', withRequestBaseUrl(requestBaseUrlOf(event), () => finalize(renderProblem(problem, requestId), requestId)));
 }, requestMetadata);

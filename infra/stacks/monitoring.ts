@@ -278,6 +278,39 @@ export class MonitoringStack extends Stack {
     // ---- Alarms on the service's own metrics: webhooks.
     const serviceMetric = <K extends MetricKey>(key: K, dimensions: MetricDimensions<K>, label: string) =>
       metrics.createMetric(metricCatalogue[key].name, MetricStatistic.SUM, label, { service: metricServiceName, ...dimensions }, undefined, metricNamespace);
+    // ---- Per function group: the share of its requests answered 5xx (the catalogue's GroupRequests).
+    const statusClasses = ['2xx', '3xx', '4xx', '5xx'] as const;
+    // Metric ids are unique within the dashboard graph all groups share: `<group>_<status class>`.
+    const groupMetricId = (group: FunctionGroup, statusClass: string) => `${group.replace(/\W/g, '_')}_${statusClass}`;
+    const groupFiveXxShare = (group: FunctionGroup) => {
+      const total = statusClasses.map((statusClass) => `FILL(${groupMetricId(group, statusClass)}, 0)`).join(' + ');
+      return `IF(${total} >= ${t.apiMinRequests.value}, 100 * FILL(${groupMetricId(group, '5xx')}, 0) / (${total}), 0)`;
+    };
+    facade.monitorCustom({
+      humanReadableName: 'API 5xx share per function group',
+      alarmFriendlyName: 'api-group-5xx',
+      metricGroups: [
+        {
+          title: '5xx answers per function group (% of its requests)',
+          metrics: (Object.keys(functionGroups) as FunctionGroup[]).map((group) => ({
+            alarmFriendlyName: group,
+            metric: metrics.createMetricMath(
+              groupFiveXxShare(group),
+              Object.fromEntries(statusClasses.map((statusClass) => [groupMetricId(group, statusClass), serviceMetric('groupRequests', { group, statusClass }, `${group} ${statusClass}`)])),
+              `${group} 5xx %`,
+            ),
+            addAlarm: {
+              Critical: {
+                threshold: t.apiServerErrorPercent.value,
+                comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+                ...runbook(runbooks.api5xx, `More than ${t.apiServerErrorPercent.value}% of the ${group} group's requests answered 5xx in 5 minutes.`),
+              },
+            },
+          })),
+        },
+      ],
+    });
+
     const outcomes = Object.fromEntries(
       Object.entries(webhookOutcomes).map(([id, outcome]) => [id, serviceMetric('webhookDeliveryOutcomes', { outcome }, outcome)]),
     );

@@ -33,7 +33,7 @@ export const httpAdapter = (group: FunctionGroup, operations: Operations, owners
       status: response.statusCode,
       durationMs: Date.now() - started,
     });
-    return countRequest(route?.operationId, finalize(response, requestId));
+    return countRequest(route?.operationId, group, finalize(response, requestId));
   };
   return lambdaHandler((event: HttpEvent) => withRequestBaseUrl(requestBaseUrlOf(event), () => handle(event)), requestMetadata);
 };
@@ -41,9 +41,14 @@ export const httpAdapter = (group: FunctionGroup, operations: Operations, owners
 /** An API invocation's EMF lines carry the request id (X-Request-Id), to find the request of a metric. */
 export const requestMetadata = (event: Pick<HttpEvent, 'requestContext'>): MetricMetadata => ({ requestId: event.requestContext.requestId });
 
-/** Counts one answered request by operation (`$default` for the fallback route) and status class; answers the response. */
-export const countRequest = (operationId: OperationId | undefined, response: HttpResponse): HttpResponse => {
-  countMetric('requests', { operation: operationId ?? '$default', statusClass: statusClassOf(response.statusCode) });
+/**
+ * Counts one answered request by operation (`$default` for the fallback route) and status class,
+ * and by function group (`fallback` for the fallback route); answers the response.
+ */
+export const countRequest = (operationId: OperationId | undefined, group: FunctionGroup | 'fallback', response: HttpResponse): HttpResponse => {
+  const statusClass = statusClassOf(response.statusCode);
+  countMetric('requests', { operation: operationId ?? '$default', statusClass });
+  countMetric('groupRequests', { group, statusClass });
   return response;
 };
 

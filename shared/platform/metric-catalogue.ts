@@ -11,6 +11,8 @@ export const metricServiceName = 'ledger-api';
 export const metricCatalogue = {
   /** One per API request; `statusClass` is `2xx`, `3xx`, `4xx` or `5xx`. */
   requests: { name: 'Requests', unit: 'Count', dimensions: ['operation', 'statusClass'] },
+  /** The same requests by function group (`fallback` for unknown routes): the per-group 5xx alarms read it. */
+  groupRequests: { name: 'GroupRequests', unit: 'Count', dimensions: ['group', 'statusClass'] },
   /** One per problem+json answer, by problem code (the `code` member, e.g. `validation_failed`). */
   problems: { name: 'Problems', unit: 'Count', dimensions: ['code'] },
   /** Requests refused by the rate limiter (429). */

@@ -168,6 +168,23 @@ describe('alarms', () => {
     expect(alarm.props.ComparisonOperator).toBe('GreaterThanThreshold');
   });
 
+  it('each function group: the share of its requests answered 5xx, metric math over the catalogue\'s GroupRequests by status class', () => {
+    const { name, dimensions } = metricCatalogue.groupRequests;
+    for (const group of Object.keys(functionGroups)) {
+      const alarm = only(alarms.filter((a) => a.metrics.some((m) => m.namespace === metricNamespace && m.metricName === name && m.dimensions.group === group)));
+      for (const m of alarm.metrics) {
+        expect(m).toMatchObject({ namespace: metricNamespace, metricName: name, stat: 'Sum' });
+        expect(Object.keys(m.dimensions).sort()).toEqual(['service', ...dimensions].sort());
+        expect(m.dimensions).toMatchObject({ service: metricServiceName, group });
+      }
+      expect(alarm.metrics.map((m) => m.dimensions.statusClass).sort()).toEqual(['2xx', '3xx', '4xx', '5xx']);
+      const id = (statusClass: string) => `${group.replace(/\W/g, '_')}_${statusClass}`;
+      const total = ['2xx', '3xx', '4xx', '5xx'].map((statusClass) => `FILL(${id(statusClass)}, 0)`).join(' + ');
+      expect(alarm.expression).toBe(`IF(${total} >= ${alarmThresholds.apiMinRequests.value}, 100 * FILL(${id('5xx')}, 0) / (${total}), 0)`);
+      expect(alarm.props.Threshold).toBe(alarmThresholds.apiServerErrorPercent.value);
+    }
+  });
+
   it('each table: read throttles, write throttles and system errors', () => {
     for (const table of [built.stateful.table, built.stateful.controlTable, built.stateful.outboxTable]) {
       const id = statefulId(table);
@@ -213,9 +230,9 @@ describe('alarms', () => {
   it('has no other alarms', () => {
     const functions = Object.keys(Template.fromStack(built.api).findResources('AWS::Lambda::Function')).length;
     const queues = built.stateful.queues.length;
-    // API latency and 5xx; per function errors, throttles, duration; per queue age and DLQ, the relay DLQ;
-    // per table 3; relay iterator age; webhook failures and auto-disabled subscriptions.
-    expect(alarms).toHaveLength(2 + 3 * functions + 2 * queues + 1 + 3 * 3 + 1 + 2);
+    // API latency and 5xx; 5xx per function group; per function errors, throttles, duration; per queue
+    // age and DLQ, the relay DLQ; per table 3; relay iterator age; webhook failures and auto-disabled subscriptions.
+    expect(alarms).toHaveLength(2 + Object.keys(functionGroups).length + 3 * functions + 2 * queues + 1 + 3 * 3 + 1 + 2);
   });
 
   it('every alarm notifies the alarm topic when it fires and when it clears, says what is wrong, and ignores missing data', () => {

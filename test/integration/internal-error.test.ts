@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { toAuthorizerContext } from '../../shared/identity/principal';
 import { systemClientScopes } from '../../shared/identity/scopes';
 import { testStack } from '../support/stack';
@@ -55,6 +55,15 @@ const event = (method: string, path: string, routeKey: string, extra: Record<str
 afterEach(() => {
   vi.restoreAllMocks();
   delete process.env.AWS_MAX_ATTEMPTS;
+});
+
+// Workers run many files (isolate: false): point the environment back at the stack, and drop the
+// modules loaded against the broken database so the next file builds its clients afresh.
+afterAll(async () => {
+  testStack();
+  const { resetConfig } = await import('../../shared/platform/config');
+  resetConfig();
+  vi.resetModules();
 });
 
 describe('unexpected failures', () => {

@@ -66,6 +66,7 @@ describe('metrics (EMF) of the API', () => {
     expect(response.status).toBe(200);
     const requestId = requestIdOf(response);
     expect(await metricValue('requests', { operation: 'whoami', statusClass: '2xx' }, { requestId })).toBe(1);
+    expect(await metricValue('groupRequests', { group: 'identity', statusClass: '2xx' }, { requestId })).toBe(1);
     expect(await metricValue('authorizerCacheMisses', {}, { requestId })).toBe(1);
     expect(emitted('authorizerCacheHits', { requestId })).toEqual([]);
     expect(emitted('problems', { requestId }), 'no problem counted for a 200').toEqual([]);
@@ -87,6 +88,7 @@ describe('metrics (EMF) of the API', () => {
     expect(missing.status).toBe(404);
     expect(await metricValue('problems', { code: missing.body.error as string }, { requestId: requestIdOf(missing) })).toBe(1);
     expect(await metricValue('requests', { operation: 'getCompany', statusClass: '4xx' }, { requestId: requestIdOf(missing) })).toBe(1);
+    expect(await metricValue('groupRequests', { group: 'companies', statusClass: '4xx' }, { requestId: requestIdOf(missing) })).toBe(1);
 
     const invalid = await api('POST', '/v1/companies', { token: firm.systemToken, body: { displayName: '', accountingSystem: 'Api' } });
     expect(invalid.status).toBe(400);
@@ -95,11 +97,12 @@ describe('metrics (EMF) of the API', () => {
     expect(await metricValue('requests', { operation: 'createCompany', statusClass: '4xx' }, { requestId: requestIdOf(invalid) })).toBe(1);
   });
 
-  it('an unknown path: the fallback route counts as operation $default', async () => {
+  it('an unknown path: the fallback route counts as operation $default, group fallback', async () => {
     const response = await api('GET', '/v1/no-such-resource', { token: firm.systemToken });
     expect(response.status).toBe(404);
     const requestId = requestIdOf(response);
     expect(await metricValue('requests', { operation: '$default', statusClass: '4xx' }, { requestId })).toBe(1);
+    expect(await metricValue('groupRequests', { group: 'fallback', statusClass: '4xx' }, { requestId })).toBe(1);
     expect(await metricValue('problems', { code: response.body.error as string }, { requestId })).toBe(1);
   });
 
