@@ -8,6 +8,7 @@ import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
  */
 export const bundledAssets: Record<string, string[]> = {
   'functions/openapi/handler.ts': ['node_modules/redoc/bundles/redoc.standalone.js'],
+  'functions/import-worker/handler.ts': ['shared/saft/xsd/Norwegian_SAF-T_Financial_Schema_v_1.10.xsd', 'shared/saft/xsd/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd'],
 };
 
 export const bundledAssetHooks = (entry: string, repoRoot: string): { commandHooks?: ICommandHooks } => {

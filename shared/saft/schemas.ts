@@ -1,0 +1,128 @@
+import { CountSchema, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema, YearSchema } from '../platform/schemas';
+import { z } from '../platform/zod';
+
+/**
+ * The largest SAF-T file accepted: 200 MiB. A year of a mid-size company is tens of MiB; the
+ * worker streams the file (bounded memory whatever the size), and at 200 MiB two streamed passes
+ * (check, then apply) stay well inside the worker's 15 minutes.
+ */
+export const maxSaftBytes = 200 * 1024 * 1024;
+
+/** Files up to this size are validated in full against the XSD of their version (xmllint-wasm holds the file in memory). */
+export const maxSchemaValidatedBytes = 32 * 1024 * 1024;
+
+export const saftStatuses = ['awaiting_upload', 'queued', 'running', 'succeeded', 'failed'] as const;
+
+const decimalText = textOut(64).openapi({ description: 'Decimal string, exact (debit positive, credit negative)', example: '1234.56' });
+const nullableText = (max: number) => textOut(max).nullable();
+
+export const SaftReportSchema = z
+  .object({
+    header: z.object({
+      companyName: nullableText(limits.name),
+      organizationNumber: nullableText(limits.code),
+      softwareCompanyName: nullableText(limits.name),
+      softwareId: nullableText(limits.name),
+      softwareVersion: nullableText(limits.code),
+      auditFileVersion: nullableText(limits.code).openapi({ description: 'AuditFileVersion as the file states it' }),
+      saftVersion: z.enum(['1.10', '1.30']).openapi({ description: 'The schema version the file was read (and validated) as' }),
+      fiscalYears: z.array(YearSchema).max(1100).openapi({ description: 'Years the file holds: the selection start and the years of its lines' }),
+      selection: z.object({
+        periodStart: nullableText(limits.code),
+        periodStartYear: nullableText(limits.code),
+        periodEnd: nullableText(limits.code),
+        periodEndYear: nullableText(limits.code),
+        selectionStartDate: nullableText(limits.code),
+        selectionEndDate: nullableText(limits.code),
+      }),
+    }),
+    counts: z.object({
+      accounts: CountSchema,
+      customers: CountSchema,
+      suppliers: CountSchema,
+      analysisTypes: CountSchema,
+      analysisIds: CountSchema,
+      openingBalances: CountSchema,
+      transactions: CountSchema,
+      lines: CountSchema,
+    }),
+    controlTotals: z
+      .object({
+        numberOfEntries: z.object({ file: CountSchema.nullable(), read: CountSchema }),
+        totalDebit: z.object({ file: textOut(64).nullable(), read: decimalText }),
+        totalCredit: z.object({ file: textOut(64).nullable(), read: decimalText }),
+        matches: z.boolean().openapi({ description: 'The file\'s NumberOfEntries, TotalDebit and TotalCredit equal what was read' }),
+      })
+      .openapi({ description: 'GeneralLedgerEntries control totals against the transactions and lines read' }),
+    unbalancedTransactions: z.object({ count: CountSchema, transactionIds: z.array(textOut(limits.integratorId)).max(100) }).openapi({ description: 'Transactions whose lines do not sum to zero (at most 100 ids)' }),
+    closingBalanceMismatches: z
+      .object({
+        count: CountSchema,
+        accounts: z.array(z.object({ accountCode: textOut(20), openingBalance: decimalText, lines: decimalText, closingBalance: decimalText })).max(100),
+      })
+      .openapi({ description: "Accounts whose opening balance plus lines is not the file's closing balance: the file is inconsistent there (the trial balance shows opening plus lines)" }),
+    notImported: z.array(z.object({ element: textOut(limits.name), count: CountSchema })).max(1000).openapi({ description: 'What the file holds that the service does not import, by element, with counts' }),
+    skipped: z
+      .array(z.object({ kind: textOut(limits.code), count: CountSchema, samples: z.array(textOut(limits.note)).max(100) }))
+      .max(10)
+      .openapi({ description: "Records the import rules refuse (e.g. a line on an account not in the file's chart), skipped and counted, with samples" }),
+    schemaValidation: z.enum(['valid', 'skipped_over_size_limit']).openapi({ description: `valid: the file passed its version's XSD; files over ${maxSchemaValidatedBytes / 1024 / 1024} MiB are checked by the streaming parser only` }),
+  })
+  .openapi('SaftReport');
+export type SaftReport = z.infer<typeof SaftReportSchema>;
+
+const sha256 = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hexadecimal digits')
+  .max(64)
+  .openapi({ description: 'SHA-256 of the file, hexadecimal lower case', example: 'f2ca1bb6c7e907d06dafe4687e579fce76b37e4e93b7605022da52e6ccc26fd2' });
+
+export const CreateSaftImportSchema = z
+  .strictObject({
+    fileName: text({ max: limits.name }).openapi({ example: 'SAF-T Financial_999999999_20161125213512.xml' }),
+    sizeBytes: z.number().int().min(1).max(maxSaftBytes).openapi({ description: `Exact size in bytes, 1 B to 200 MiB (${maxSaftBytes}); the upload URL accepts only this length`, example: 17012 }),
+    sha256,
+  })
+  .openapi('CreateSaftImportRequest');
+
+export const StartSaftImportSchema = z
+  .strictObject({
+    allowOrganizationNumberMismatch: z.boolean().optional().openapi({ description: "true: import a file whose organization number differs from the company's" }),
+  })
+  .openapi('StartSaftImportRequest');
+
+export const SaftImportSchema = z
+  .object({
+    id: UuidSchema,
+    companyId: UuidSchema,
+    status: z.enum(saftStatuses),
+    fileName: textOut(limits.name),
+    sizeBytes: z.number().int().min(1).max(maxSaftBytes),
+    sha256: textOut(64),
+    jobId: UuidSchema.nullable().openapi({ description: 'The job once started (GET /v1/jobs/{jobId})' }),
+    failureReason: textOut(limits.code).nullable().openapi({ description: 'invalid_file, schema_invalid, import_failed or internal_error when failed' }),
+    problems: z
+      .array(z.object({ line: z.number().int().min(0).max(1e9).nullable(), message: textOut(limits.message) }))
+      .max(20)
+      .openapi({ description: 'Why the file was refused (the first XSD errors with their line numbers); nothing was imported then' }),
+    importIds: z.array(UuidSchema).max(1000).openapi({ description: 'The per-kind imports it ran, in order (GET /v1/companies/{companyId}/imports/{importId})' }),
+    report: SaftReportSchema.nullable().openapi({ description: 'What the file held and how it was imported (once read)' }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    completedAt: TimestampSchema.nullable(),
+  })
+  .openapi('SaftImport');
+export type SaftImport = z.infer<typeof SaftImportSchema>;
+
+export const SaftUploadSchema = z.object({
+  url: textOut(4096).openapi({ description: 'Presigned PUT URL (15 minutes)' }),
+  method: z.literal('PUT'),
+  headers: z.record(z.string().max(100), textOut(200)).openapi({ description: 'Headers the PUT must carry exactly (Content-Type and x-amz-checksum-sha256)' }),
+  expiresAt: TimestampSchema,
+});
+
+export const CreatedSaftImportSchema = SaftImportSchema.extend({ upload: SaftUploadSchema }).openapi('CreatedSaftImport');
+
+export const SaftImportPageSchema = pageOf(SaftImportSchema, 'SaftImportPage');
+export const SaftParamsSchema = z.object({ companyId: UuidSchema, saftImportId: UuidSchema });
+export const SaftListQuerySchema = z.strictObject(PageQuerySchema.shape);
