@@ -1,5 +1,5 @@
 import { AccountImportLineSchema, DimensionImportLineSchema, SubLedgerImportLineSchema, type AccountImportLine, type DimensionImportLine, type DimensionType, type SubLedgerImportLine } from '../ledger/chart/schemas';
-import { GeneralLedgerLineInputSchema, OpeningBalanceInputSchema, type GeneralLedgerLineInput, type OpeningBalanceInput } from '../ledger/general-ledger/schemas';
+import { GeneralLedgerLineInputSchema, OpeningBalanceInputSchema } from '../ledger/general-ledger/schemas';
 import { Decimal } from '../platform/money';
 import { field, type Fields, type SaftSink, type SaftVersion } from './parser';
 import type { SaftReport } from './schemas';
@@ -59,8 +59,11 @@ interface AccountFigures {
 /** One GL line of the file, ready for the GL-line import of its year. */
 export interface SaftLine {
   year: number;
-  line: GeneralLedgerLineInput;
+  /** The request row (amounts as decimal strings), as an integrator would send it. */
+  line: Record<string, unknown>;
 }
+/** An opening-balance request row (amount as a decimal string). */
+export type OpeningBalanceRow = Record<string, unknown>;
 
 /**
  * Maps the records of a SAF-T file onto the rows of the six import kinds and builds the report.
@@ -206,7 +209,7 @@ export class SaftMapping implements SaftSink {
       const parsed = GeneralLedgerLineInputSchema.safeParse(row);
       if (!parsed.success) return this.skip('lines', `line ${id}: ${issueText(parsed.error.issues)}`);
       this.years.add(year);
-      this.onLine?.({ year, line: parsed.data });
+      this.onLine?.({ year, line: row });
     });
     if (!net.isZero()) {
       this.unbalancedCount++;
@@ -245,18 +248,19 @@ export class SaftMapping implements SaftSink {
   }
 
   /** Opening balances of the selection's first year: each account's, less what its parties hold, and the parties'. */
-  openingBalances(): OpeningBalanceInput[] {
+  openingBalances(): OpeningBalanceRow[] {
     const parties = new Map<string, Decimal>();
     for (const { accountCode, amount } of this.partyOpenings) parties.set(accountCode, (parties.get(accountCode) ?? zero).plus(amount));
-    const rows: OpeningBalanceInput[] = [];
+    const rows: OpeningBalanceRow[] = [];
     for (const [accountCode, { figures }] of this.accounts) {
       const own = figures.opening.minus(parties.get(accountCode) ?? zero);
-      if (!own.isZero()) rows.push(OpeningBalanceInputSchema.parse({ id: `OB-${accountCode}`, accountCode, amount: own.toFixed() }));
+      if (!own.isZero()) rows.push({ id: `OB-${accountCode}`, accountCode, amount: own.toFixed() });
     }
     for (const { accountCode, key, amount } of this.partyOpenings) {
-      const row = OpeningBalanceInputSchema.safeParse({ id: `OB-${accountCode}-${key}`, accountCode, amount: amount.toFixed(), subLedgerKeys: [key] });
-      if (row.success) rows.push(row.data);
-      else this.skip('openingBalances', `party ${key} on ${accountCode}: ${issueText(row.error.issues)}`);
+      const row = { id: `OB-${accountCode}-${key}`, accountCode, amount: amount.toFixed(), subLedgerKeys: [key] };
+      const parsed = OpeningBalanceInputSchema.safeParse(row);
+      if (parsed.success) rows.push(row);
+      else this.skip('openingBalances', `party ${key} on ${accountCode}: ${issueText(parsed.error.issues)}`);
     }
     return rows;
   }

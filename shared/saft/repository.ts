@@ -35,7 +35,13 @@ export const toSaftImport = (item: SaftItem): SaftImport => ({
 
 const fromItem = (item: Record<string, unknown>): SaftItem => {
   const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, entity: _entity, ...rest } = item;
-  return { ...(rest as unknown as SaftItem), sizeBytes: Number(rest.sizeBytes) };
+  // The report and problems are kept as JSON text: plain numbers and strings, read back as written.
+  return {
+    ...(rest as unknown as SaftItem),
+    sizeBytes: Number(rest.sizeBytes),
+    report: typeof rest.report === 'string' ? (JSON.parse(rest.report) as SaftReport) : null,
+    problems: typeof rest.problems === 'string' ? (JSON.parse(rest.problems) as SaftImport['problems']) : [],
+  };
 };
 
 export const saftRepository = {
@@ -43,7 +49,7 @@ export const saftRepository = {
     await dynamo().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys(item.id), GSI1PK: listPartition(item.companyId), GSI1SK: `${item.createdAt}#${item.id}`, entity: 'saftImport', ...item },
+        Item: { ...keys(item.id), GSI1PK: listPartition(item.companyId), GSI1SK: `${item.createdAt}#${item.id}`, entity: 'saftImport', ...item, report: null, problems: '[]' },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
@@ -90,7 +96,7 @@ export const saftRepository = {
           ':queued': 'queued',
           ':ids': progress.importIds,
           ':at': new Date().toISOString(),
-          ...(progress.report && { ':report': progress.report }),
+          ...(progress.report && { ':report': JSON.stringify(progress.report) }),
         },
       }),
     );
@@ -108,11 +114,11 @@ export const saftRepository = {
         ExpressionAttributeValues: {
           ':status': ending.status,
           ':reason': ending.failureReason,
-          ':problems': ending.problems,
+          ':problems': JSON.stringify(ending.problems),
           ':at': at,
           ':queued': 'queued',
           ':running': 'running',
-          ...(ending.report && { ':report': ending.report }),
+          ...(ending.report && { ':report': JSON.stringify(ending.report) }),
         },
       },
     };
