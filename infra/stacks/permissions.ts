@@ -86,7 +86,7 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
  * reconciliation groups), the uploads worker (document.created); fan-out reads the event it delivers.
  */
 export const workerPermissions: Record<QueueName, Permissions> = {
-  imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'] },
+  imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'readWrite', sendTo: ['reconciliation'] },
   reconciliation: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false },
   uploads: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, documents: 'worker' },
   'webhook-fanout': { table: 'readWrite', control: 'none', outbox: 'read', cursorSecret: false, sendTo: ['webhooks'] },
