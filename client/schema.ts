@@ -2920,27 +2920,23 @@ export interface components {
             /** @description company_not_api_managed, import_accounts, map_accounts, import_opening_balances, import_general_ledger_lines, import_open_items or up_to_date (the recommended order) */
             nextStep: string;
         };
+        /** @description The declared SAF-T import (awaiting_upload) and its upload instructions */
         CreatedSaftImport: components["schemas"]["SaftImport"] & {
-            upload: {
-                /** @description Presigned PUT URL (15 minutes) */
-                url: string;
-                /** @enum {string} */
-                method: "PUT";
-                /** @description Headers the PUT must carry exactly (Content-Type and x-amz-checksum-sha256) */
-                headers: {
-                    [key: string]: string;
-                };
-                /** Format: date-time */
-                expiresAt: string;
-            };
+            upload: components["schemas"]["UploadInstructions"];
         };
         /** @description What the file held and how it was imported (once read) */
         SaftReport: {
+            /** @description The file's header */
             header: {
+                /** @description Header/Company/Name */
                 companyName: string | null;
+                /** @description Header/Company/RegistrationNumber */
                 organizationNumber: string | null;
+                /** @description Header/SoftwareCompanyName: who made the exporting system */
                 softwareCompanyName: string | null;
+                /** @description Header/SoftwareID */
                 softwareId: string | null;
+                /** @description Header/SoftwareVersion */
                 softwareVersion: string | null;
                 /** @description AuditFileVersion as the file states it */
                 auditFileVersion: string | null;
@@ -2951,42 +2947,83 @@ export interface components {
                 saftVersion: "1.10" | "1.30";
                 /** @description Years the file holds: the selection start and the years of its lines */
                 fiscalYears: number[];
+                /** @description The selection period the file covers, as the file states it */
                 selection: {
+                    /** @description SelectionCriteria/PeriodStart */
                     periodStart: string | null;
+                    /** @description SelectionCriteria/PeriodStartYear: the year of the opening balances */
                     periodStartYear: string | null;
+                    /** @description SelectionCriteria/PeriodEnd */
                     periodEnd: string | null;
+                    /** @description SelectionCriteria/PeriodEndYear */
                     periodEndYear: string | null;
+                    /** @description SelectionCriteria/SelectionStartDate */
                     selectionStartDate: string | null;
+                    /** @description SelectionCriteria/SelectionEndDate */
                     selectionEndDate: string | null;
                 };
             };
+            /** @description What the file holds, per kind */
             counts: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Accounts of the chart (imported into each fiscal year)
+                 */
                 accounts: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Customers (sub-ledgers of type customer)
+                 */
                 customers: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Suppliers (sub-ledgers of type supplier)
+                 */
                 suppliers: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Analysis types (parent dimensions, key = the type)
+                 */
                 analysisTypes: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Analysis ids (dimensions, key = type/id)
+                 */
                 analysisIds: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Opening balances imported (per account, and per customer or supplier on its account)
+                 */
                 openingBalances: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Transactions read
+                 */
                 transactions: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Transaction lines read
+                 */
                 lines: number;
             };
             /** @description GeneralLedgerEntries control totals against the transactions and lines read */
             controlTotals: {
+                /** @description Transactions: stated and read */
                 numberOfEntries: {
-                    /** Format: int32 */
+                    /**
+                     * Format: int32
+                     * @description NumberOfEntries as the file states it
+                     */
                     file: number | null;
-                    /** Format: int32 */
+                    /**
+                     * Format: int32
+                     * @description Transactions read
+                     */
                     read: number;
                 };
+                /** @description Sum of the debit amounts: stated and read */
                 totalDebit: {
+                    /** @description TotalDebit as the file states it */
                     file: string | null;
                     /**
                      * @description Decimal string, exact (debit positive, credit negative)
@@ -2994,7 +3031,9 @@ export interface components {
                      */
                     read: string;
                 };
+                /** @description Sum of the credit amounts: stated and read */
                 totalCredit: {
+                    /** @description TotalCredit as the file states it */
                     file: string | null;
                     /**
                      * @description Decimal string, exact (debit positive, credit negative)
@@ -3007,29 +3046,37 @@ export interface components {
             };
             /** @description Transactions whose lines do not sum to zero (at most 100 ids) */
             unbalancedTransactions: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description How many
+                 */
                 count: number;
+                /** @description TransactionID of the first 100 */
                 transactionIds: string[];
             };
             /** @description Accounts whose opening balance plus lines is not the file's closing balance: the file is inconsistent there (the trial balance shows opening plus lines) */
             closingBalanceMismatches: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description How many accounts
+                 */
                 count: number;
+                /** @description The first 100, each with the three figures */
                 accounts: {
                     /** @description Account number in the chart of accounts of the year (text, e.g. "1920") */
                     accountCode: string;
                     /**
-                     * @description Decimal string, exact (debit positive, credit negative)
+                     * @description The file's opening balance
                      * @example 1234.56
                      */
                     openingBalance: string;
                     /**
-                     * @description Decimal string, exact (debit positive, credit negative)
+                     * @description Sum of the lines on the account
                      * @example 1234.56
                      */
                     lines: string;
                     /**
-                     * @description Decimal string, exact (debit positive, credit negative)
+                     * @description The file's closing balance
                      * @example 1234.56
                      */
                     closingBalance: string;
@@ -3037,15 +3084,24 @@ export interface components {
             };
             /** @description What the file holds that the service does not import, by element, with counts */
             notImported: {
+                /** @description Element path, e.g. MasterFiles/TaxTable or Account/StandardAccountID */
                 element: string;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Occurrences
+                 */
                 count: number;
             }[];
             /** @description Records the import rules refuse (e.g. a line on an account not in the file's chart), skipped and counted, with samples */
             skipped: {
+                /** @description accounts, dimensions, subLedgers, openingBalances or lines */
                 kind: string;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Records skipped
+                 */
                 count: number;
+                /** @description The first 100: which record and why */
                 samples: string[];
             }[];
             /**
@@ -3054,6 +3110,41 @@ export interface components {
              */
             schemaValidation: "valid" | "skipped_over_size_limit";
         } | null;
+        /** @description How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires */
+        UploadInstructions: {
+            /**
+             * @description Always PUT
+             * @enum {string}
+             */
+            method: "PUT";
+            /**
+             * Format: uri
+             * @description Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).
+             */
+            url: string;
+            /**
+             * @description Headers the PUT must carry exactly (Content-Type and x-amz-checksum-sha256, the base64 SHA-256); the signed Content-Length is the declared sizeBytes, so the body must be exactly that long
+             * @example {
+             *       "Content-Type": "application/pdf",
+             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
+             *     }
+             */
+            headers: {
+                /**
+                 * @description The declared content type
+                 * @enum {string}
+                 */
+                "Content-Type": "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
+                /** @description The SHA-256 of the bytes, base64 */
+                "x-amz-checksum-sha256": string;
+            };
+            /**
+             * Format: date-time
+             * @description When the presigned URL stops working (15 minutes after the declaration); UTC timestamp (ISO 8601)
+             */
+            expiresAt: string;
+        };
+        /** @description A SAF-T Financial import: the declared file, its status, the per-kind imports it ran and its report */
         SaftImport: {
             /**
              * Format: uuid
@@ -3070,9 +3161,14 @@ export interface components {
              * @enum {string}
              */
             status: "awaiting_upload" | "queued" | "running" | "succeeded" | "failed";
+            /** @description As declared */
             fileName: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description As declared
+             */
             sizeBytes: number;
+            /** @description As declared (hexadecimal) */
             sha256: string;
             /**
              * Format: uuid
@@ -3083,8 +3179,12 @@ export interface components {
             failureReason: string | null;
             /** @description Why the file was refused (the first XSD errors with their line numbers); nothing was imported then */
             problems: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description Line of the file (null when not known)
+                 */
                 line: number | null;
+                /** @description What is wrong there */
                 message: string;
             }[];
             /** @description The per-kind imports it ran, in order (GET /v1/companies/{companyId}/imports/{importId}) */
@@ -3100,11 +3200,18 @@ export interface components {
              * @description When it last changed; UTC timestamp (ISO 8601)
              */
             updatedAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it succeeded or failed
+             */
             completedAt: string | null;
         };
+        /** @description The file to be uploaded: name, exact size and SHA-256 */
         CreateSaftImportRequest: {
-            /** @example SAF-T Financial_999999999_20161125213512.xml */
+            /**
+             * @description The file name (for people; not read)
+             * @example SAF-T Financial_999999999_20161125213512.xml
+             */
             fileName: string;
             /**
              * Format: int32
@@ -3124,6 +3231,7 @@ export interface components {
             data: components["schemas"]["SaftImport"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Options of the start (an empty object for none) */
         StartSaftImportRequest: {
             /** @description true: import a file whose organization number differs from the company's */
             allowOrganizationNumberMismatch?: boolean;
@@ -3661,40 +3769,6 @@ export interface components {
              * @description Completion after this instant answers 410 upload_expired (declare again)
              */
             completeBy: string;
-        };
-        /** @description How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires */
-        UploadInstructions: {
-            /**
-             * @description Always PUT
-             * @enum {string}
-             */
-            method: "PUT";
-            /**
-             * Format: uri
-             * @description Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).
-             */
-            url: string;
-            /**
-             * @description Headers the PUT must carry exactly (Content-Type and x-amz-checksum-sha256, the base64 SHA-256); the signed Content-Length is the declared sizeBytes, so the body must be exactly that long
-             * @example {
-             *       "Content-Type": "application/pdf",
-             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
-             *     }
-             */
-            headers: {
-                /**
-                 * @description The declared content type
-                 * @enum {string}
-                 */
-                "Content-Type": "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
-                /** @description The SHA-256 of the bytes, base64 */
-                "x-amz-checksum-sha256": string;
-            };
-            /**
-             * Format: date-time
-             * @description When the presigned URL stops working (15 minutes after the declaration); UTC timestamp (ISO 8601)
-             */
-            expiresAt: string;
         };
         /** @description A declared upload: the file name, its content type, exact size and SHA-256; optional description and links to the books */
         DeclareDocument: {
@@ -9675,9 +9749,12 @@ export interface operations {
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
                      *       "completedAt": "2026-01-15T09:30:00.000Z",
                      *       "upload": {
-                     *         "url": "text",
                      *         "method": "PUT",
-                     *         "headers": {},
+                     *         "url": "https://api.example.com/problems/validation_failed",
+                     *         "headers": {
+                     *           "Content-Type": "application/pdf",
+                     *           "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
+                     *         },
                      *         "expiresAt": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }
@@ -9831,6 +9908,7 @@ export interface operations {
             path: {
                 /** @description The company (UUID) */
                 companyId: string;
+                /** @description The SAF-T import (its id from the declaration) */
                 saftImportId: string;
             };
             cookie?: never;
@@ -10048,6 +10126,7 @@ export interface operations {
             path: {
                 /** @description The company (UUID) */
                 companyId: string;
+                /** @description The SAF-T import (its id from the declaration) */
                 saftImportId: string;
             };
             cookie?: never;
