@@ -96,7 +96,9 @@ export const SaftReportSchema = z
       )
       .max(10)
       .openapi({ description: "Records the import rules refuse (e.g. a line on an account not in the file's chart), skipped and counted, with samples" }),
-    schemaValidation: z.enum(['valid', 'skipped_over_size_limit']).openapi({ description: `valid: the file passed its version's XSD; files over ${maxSchemaValidatedBytes / 1024 / 1024} MiB are checked by the streaming parser only` }),
+    schemaValidation: z.enum(['valid', 'skipped_over_size_limit', 'unavailable']).openapi({
+      description: `valid: the file passed its version's XSD; skipped_over_size_limit: files over ${maxSchemaValidatedBytes / 1024 / 1024} MiB are checked by the streaming parser only; unavailable: the validator could not run (logged), the streaming parser's checks applied`,
+    }),
   })
   .openapi('SaftReport');
 export type SaftReport = z.infer<typeof SaftReportSchema>;

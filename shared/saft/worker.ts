@@ -106,9 +106,12 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     }
     let schemaValidation: SaftReport['schemaValidation'] = 'skipped_over_size_limit';
     if (item.sizeBytes <= maxSchemaValidatedBytes) {
-      const problems = await validateAgainstXsd(await readAll(item.objectKey), mapping.version!);
-      if (problems.length) throw new FileRefused('schema_invalid', problems);
-      schemaValidation = 'valid';
+      const problems = await validateAgainstXsd(await readAll(item.objectKey), mapping.version!).catch((error: unknown) => {
+        logger.error('XSD validation could not run', { error: error as Error });
+        return undefined;
+      });
+      if (problems?.length) throw new FileRefused('schema_invalid', problems);
+      schemaValidation = problems ? 'valid' : 'unavailable';
     }
     const openingBalances = mapping.openingBalances();
     const report = mapping.report(openingBalances.length, schemaValidation);
