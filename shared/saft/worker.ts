@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { v5 as uuidv5 } from 'uuid';
-import { validateXML } from 'xmllint-wasm';
+import { createRequire } from 'node:module';
+import type { validateXML as ValidateXml } from 'xmllint-wasm';
 import { unitOfWork } from '../db/unit-of-work';
 import { importRepository } from '../imports/repository';
 import type { ImportKind, ImportKindName } from '../imports/kind';
@@ -44,12 +45,24 @@ const xsdPath = (version: SaftVersion): string => {
   return existsSync(beside) ? beside : path.join(here, 'xsd', xsdFile(version));
 };
 
+/**
+ * xmllint-wasm, loaded at run time: it starts a worker thread from its own directory, so it
+ * cannot be bundled. Beside the bundle in the Lambda (infra/stacks/bundled-assets.ts copies its
+ * three files), else from node_modules. The package name is built at run time so esbuild leaves it alone.
+ */
+const loadXmllint = (): { validateXML: typeof ValidateXml } => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const beside = path.join(here, 'index-node.js');
+  const require = createRequire(import.meta.url);
+  return require(existsSync(beside) && existsSync(path.join(here, 'xmllint.wasm')) ? beside : ['xmllint', 'wasm'].join('-')) as { validateXML: typeof ValidateXml };
+};
+
 /** Validates the file against the official XSD of its version (files up to maxSchemaValidatedBytes; xmllint-wasm holds them in memory). */
 export const validateAgainstXsd = async (xml: Uint8Array, version: SaftVersion): Promise<SaftImport['problems']> => {
   const schema = await readFile(xsdPath(version), 'utf8');
   // WebAssembly pages of 64 KiB: room for the file and the schema (the default is 32 MiB in all).
   const maxMemoryPages = Math.min(65536, Math.ceil((xml.length * 3 + 64 * 1024 * 1024) / 65536));
-  const result = await validateXML({ xml: [{ fileName: 'saft.xml', contents: xml }], schema: [{ fileName: xsdFile(version), contents: schema }], stream: true, maxMemoryPages });
+  const result = await loadXmllint().validateXML({ xml: [{ fileName: 'saft.xml', contents: xml }], schema: [{ fileName: xsdFile(version), contents: schema }], stream: true, maxMemoryPages });
   if (result.valid) return [];
   return result.errors.slice(0, maxProblems).map((error) => ({
     line: error.loc?.lineNumber ?? null,
