@@ -10,13 +10,14 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { once } from 'node:events';
 import { parseArgs, promisify } from 'node:util';
 import type { StackInfo } from '../local/stack';
+import { bundledAssets } from '../stacks/bundled-assets';
 import { bundleAsLambda, runBench, writeBenchResults } from './bench-support';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -153,6 +154,8 @@ const main = async (): Promise<number> => {
     writeFileSync(stackFile, JSON.stringify(info));
     const bundle = join(dataDir, 'bench-saft-worker.mjs');
     await bundleAsLambda('infra/tools/bench-saft-worker.ts', bundle);
+    // Beside it what the Lambda gets beside its bundle (the XSDs, xmllint-wasm), so validation is measured too.
+    for (const asset of bundledAssets['functions/import-worker/handler.ts'] ?? []) copyFileSync(asset, join(dataDir, basename(asset)));
     log('SAF-T: the worker alone applies the file');
     const { stdout } = await promisify(execFile)(process.execPath, [bundle, stackFile, declared.id], { encoding: 'utf8', maxBuffer: 1 << 20, timeout: deadlineMs });
     const worker = JSON.parse(stdout.trim().split('\n').at(-1)!) as { baselineRss: number; peakRss: number; ms: number };

@@ -997,6 +997,7 @@ const main = async (): Promise<number> => {
     for (const note of notes) console.log(`- ${note}`);
   }
   console.log(`\nResults: ${resultsFile}`);
+  exitCode ||= await (await import('./bench-saft')).benchSaft(20_000); // SAF-T in vs the six kinds, on its own stack (npm run bench:saft: 100,000 lines)
   return exitCode;
 };
 
