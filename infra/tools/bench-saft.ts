@@ -55,7 +55,7 @@ const generateFile = async (dir: string): Promise<string> => {
 <AuditFile xmlns="urn:StandardAuditFile-Taxation-Financial:NO">
 <Header><AuditFileVersion>1.10</AuditFileVersion><AuditFileCountry>NO</AuditFileCountry><AuditFileDateCreated>2026-01-15</AuditFileDateCreated>
 <SoftwareCompanyName>Bench</SoftwareCompanyName><SoftwareID>bench-saft</SoftwareID><SoftwareVersion>1</SoftwareVersion>
-<Company><RegistrationNumber>${organizationNumber}</RegistrationNumber><Name>Bench AS</Name></Company><DefaultCurrencyCode>NOK</DefaultCurrencyCode>
+<Company><RegistrationNumber>${organizationNumber}</RegistrationNumber><Name>Bench AS</Name><Address><City>Oslo</City><PostalCode>0150</PostalCode></Address><Contact><ContactPerson><FirstName>Bench</FirstName><LastName>Bench</LastName></ContactPerson></Contact></Company><DefaultCurrencyCode>NOK</DefaultCurrencyCode>
 <SelectionCriteria><PeriodStart>1</PeriodStart><PeriodStartYear>${year}</PeriodStartYear><PeriodEnd>12</PeriodEnd><PeriodEndYear>${year}</PeriodEndYear></SelectionCriteria>
 <TaxAccountingBasis>A</TaxAccountingBasis></Header>
 <MasterFiles><GeneralLedgerAccounts>
@@ -199,6 +199,12 @@ const main = async (): Promise<number> => {
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+};
+
+/** The generated file alone (to check it against the XSD). */
+export const generateSaftFile = (dir: string, lines: number): Promise<string> => {
+  setLines(lines);
+  return generateFile(dir);
 };
 
 /** For infra/tools/bench.ts: one run of the given size; answers the exit code. */
