@@ -604,6 +604,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/companies/{companyId}/imports/saft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SAF-T imports of the company, newest first
+         * @description SAF-T imports of the company, newest first.
+         */
+        get: operations["listSaftImports"];
+        put?: never;
+        /**
+         * Declare a SAF-T Financial file: the SAF-T import and a presigned PUT for the file
+         * @description Step 1 of 3 of a SAF-T Financial import (versions 1.10 and 1.30): declares the file (name, exact size up to 200 MiB, SHA-256) and answers the SAF-T import (`status` `awaiting_upload`) with a presigned **PUT** (`upload`: `url`, `headers`, `expiresAt`, 15 minutes) bound to the size and checksum. PUT the XML there, then start the import. The file brings a company's chart of accounts (each fiscal year), opening balances, customers and suppliers (sub-ledgers), analysis types (dimensions) and GL lines in one step, under the rules of the six imports. Errors: **409** `conflict` `company_not_api_managed`; **422** `validation_failed` (e.g. `sizeBytes` over 200 MiB).
+         */
+        post: operations["createSaftImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/companies/{companyId}/imports/saft/{saftImportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One SAF-T import with its report (poll until succeeded or failed)
+         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `import_failed`, `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
+         */
+        get: operations["getSaftImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/companies/{companyId}/imports/saft/{saftImportId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the uploaded SAF-T file and queue its import
+         * @description Step 3 of 3: checks the uploaded file and queues its import as a job; starting again answers the same record. Checked now: the bytes are there and match the declaration, the file is XML without a DTD, its root is `AuditFile` in the SAF-T Financial namespace with a known `AuditFileVersion`, and its organization number is the company's (unless `allowOrganizationNumberMismatch` is true). The job then reads the whole file (well-formed, complete, valid against the official XSD of its version — files up to 32 MiB; the first errors come with their line numbers) and refuses it with nothing imported, or runs the per-kind imports in order (chart of each year, dimensions, sub-ledgers, opening balances, GL lines in imports of up to 10,000 lines): `importIds` names them. Lines are merged by their id from the file (`<TransactionID>-<RecordID>`): a corrected file updates lines in place and keeps history; lines absent from it stay. Errors: **409** `upload_missing` (nothing uploaded yet), **409** `conflict` `job_in_flight` (an import holds a lane this import writes through; `jobId` names it) or `company_not_api_managed`; **422** `upload_mismatch` (size or checksum differ), **422** `validation_failed` with `reason` `saft_not_xml`, `saft_compressed`, `saft_dtd_refused`, `saft_not_saft` (naming the root element or namespace found), `saft_unsupported_version`, `saft_not_utf8`, or `organization_number_mismatch`.
+         */
+        post: operations["startSaftImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/companies/{companyId}/imports/accounts": {
         parameters: {
             query?: never;
@@ -2856,6 +2920,322 @@ export interface components {
             /** @description company_not_api_managed, import_accounts, map_accounts, import_opening_balances, import_general_ledger_lines, import_open_items or up_to_date (the recommended order) */
             nextStep: string;
         };
+        /** @description The declared SAF-T import (awaiting_upload) and its upload instructions */
+        CreatedSaftImport: components["schemas"]["SaftImport"] & {
+            upload: components["schemas"]["UploadInstructions"];
+        };
+        /** @description What the file held and how it was imported (once read) */
+        SaftReport: {
+            /** @description The file's header */
+            header: {
+                /** @description Header/Company/Name */
+                companyName: string | null;
+                /** @description Header/Company/RegistrationNumber */
+                organizationNumber: string | null;
+                /** @description Header/SoftwareCompanyName: who made the exporting system */
+                softwareCompanyName: string | null;
+                /** @description Header/SoftwareID */
+                softwareId: string | null;
+                /** @description Header/SoftwareVersion */
+                softwareVersion: string | null;
+                /** @description AuditFileVersion as the file states it */
+                auditFileVersion: string | null;
+                /**
+                 * @description The schema version the file was read (and validated) as
+                 * @enum {string}
+                 */
+                saftVersion: "1.10" | "1.30";
+                /** @description Years the file holds: the selection start and the years of its lines */
+                fiscalYears: number[];
+                /** @description The selection period the file covers, as the file states it */
+                selection: {
+                    /** @description SelectionCriteria/PeriodStart */
+                    periodStart: string | null;
+                    /** @description SelectionCriteria/PeriodStartYear: the year of the opening balances */
+                    periodStartYear: string | null;
+                    /** @description SelectionCriteria/PeriodEnd */
+                    periodEnd: string | null;
+                    /** @description SelectionCriteria/PeriodEndYear */
+                    periodEndYear: string | null;
+                    /** @description SelectionCriteria/SelectionStartDate */
+                    selectionStartDate: string | null;
+                    /** @description SelectionCriteria/SelectionEndDate */
+                    selectionEndDate: string | null;
+                };
+            };
+            /** @description What the file holds, per kind */
+            counts: {
+                /**
+                 * Format: int32
+                 * @description Accounts of the chart (imported into each fiscal year)
+                 */
+                accounts: number;
+                /**
+                 * Format: int32
+                 * @description Customers (sub-ledgers of type customer)
+                 */
+                customers: number;
+                /**
+                 * Format: int32
+                 * @description Suppliers (sub-ledgers of type supplier)
+                 */
+                suppliers: number;
+                /**
+                 * Format: int32
+                 * @description Analysis types (parent dimensions, key = the type)
+                 */
+                analysisTypes: number;
+                /**
+                 * Format: int32
+                 * @description Analysis ids (dimensions, key = type/id)
+                 */
+                analysisIds: number;
+                /**
+                 * Format: int32
+                 * @description Opening balances imported (per account, and per customer or supplier on its account)
+                 */
+                openingBalances: number;
+                /**
+                 * Format: int32
+                 * @description Transactions read
+                 */
+                transactions: number;
+                /**
+                 * Format: int32
+                 * @description Transaction lines read
+                 */
+                lines: number;
+            };
+            /** @description GeneralLedgerEntries control totals against the transactions and lines read */
+            controlTotals: {
+                /** @description Transactions: stated and read */
+                numberOfEntries: {
+                    /**
+                     * Format: int32
+                     * @description NumberOfEntries as the file states it
+                     */
+                    file: number | null;
+                    /**
+                     * Format: int32
+                     * @description Transactions read
+                     */
+                    read: number;
+                };
+                /** @description Sum of the debit amounts: stated and read */
+                totalDebit: {
+                    /** @description TotalDebit as the file states it */
+                    file: string | null;
+                    /**
+                     * @description Decimal string, exact (debit positive, credit negative)
+                     * @example 1234.56
+                     */
+                    read: string;
+                };
+                /** @description Sum of the credit amounts: stated and read */
+                totalCredit: {
+                    /** @description TotalCredit as the file states it */
+                    file: string | null;
+                    /**
+                     * @description Decimal string, exact (debit positive, credit negative)
+                     * @example 1234.56
+                     */
+                    read: string;
+                };
+                /** @description The file's NumberOfEntries, TotalDebit and TotalCredit equal what was read */
+                matches: boolean;
+            };
+            /** @description Transactions whose lines do not sum to zero (at most 100 ids) */
+            unbalancedTransactions: {
+                /**
+                 * Format: int32
+                 * @description How many
+                 */
+                count: number;
+                /** @description TransactionID of the first 100 */
+                transactionIds: string[];
+            };
+            /** @description Accounts whose opening balance plus lines is not the file's closing balance: the file is inconsistent there (the trial balance shows opening plus lines) */
+            closingBalanceMismatches: {
+                /**
+                 * Format: int32
+                 * @description How many accounts
+                 */
+                count: number;
+                /** @description The first 100, each with the three figures */
+                accounts: {
+                    /** @description Account number in the chart of accounts of the year (text, e.g. "1920") */
+                    accountCode: string;
+                    /**
+                     * @description The file's opening balance
+                     * @example 1234.56
+                     */
+                    openingBalance: string;
+                    /**
+                     * @description Sum of the lines on the account
+                     * @example 1234.56
+                     */
+                    lines: string;
+                    /**
+                     * @description The file's closing balance
+                     * @example 1234.56
+                     */
+                    closingBalance: string;
+                }[];
+            };
+            /** @description What the file holds that the service does not import, by element, with counts */
+            notImported: {
+                /** @description Element path, e.g. MasterFiles/TaxTable or Account/StandardAccountID */
+                element: string;
+                /**
+                 * Format: int32
+                 * @description Occurrences
+                 */
+                count: number;
+            }[];
+            /** @description Records the import rules refuse (e.g. a line on an account not in the file's chart), skipped and counted, with samples */
+            skipped: {
+                /** @description accounts, dimensions, subLedgers, openingBalances or lines */
+                kind: string;
+                /**
+                 * Format: int32
+                 * @description Records skipped
+                 */
+                count: number;
+                /** @description The first 100: which record and why */
+                samples: string[];
+            }[];
+            /**
+             * @description valid: the file passed its version's XSD; files over 32 MiB are checked by the streaming parser only
+             * @enum {string}
+             */
+            schemaValidation: "valid" | "skipped_over_size_limit";
+        } | null;
+        /** @description How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires */
+        UploadInstructions: {
+            /**
+             * @description Always PUT
+             * @enum {string}
+             */
+            method: "PUT";
+            /**
+             * Format: uri
+             * @description Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).
+             */
+            url: string;
+            /**
+             * @description Headers the PUT must carry exactly (Content-Type and x-amz-checksum-sha256, the base64 SHA-256); the signed Content-Length is the declared sizeBytes, so the body must be exactly that long
+             * @example {
+             *       "Content-Type": "application/pdf",
+             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
+             *     }
+             */
+            headers: {
+                /**
+                 * @description The declared content type
+                 * @enum {string}
+                 */
+                "Content-Type": "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
+                /** @description The SHA-256 of the bytes, base64 */
+                "x-amz-checksum-sha256": string;
+            };
+            /**
+             * Format: date-time
+             * @description When the presigned URL stops working (15 minutes after the declaration); UTC timestamp (ISO 8601)
+             */
+            expiresAt: string;
+        };
+        /** @description A SAF-T Financial import: the declared file, its status, the per-kind imports it ran and its report */
+        SaftImport: {
+            /**
+             * Format: uuid
+             * @description Identifier (UUID) assigned by the API
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The company (UUID)
+             */
+            companyId: string;
+            /**
+             * @description State of the resource; see the enumeration
+             * @enum {string}
+             */
+            status: "awaiting_upload" | "queued" | "running" | "succeeded" | "failed";
+            /** @description As declared */
+            fileName: string;
+            /**
+             * Format: int32
+             * @description As declared
+             */
+            sizeBytes: number;
+            /** @description As declared (hexadecimal) */
+            sha256: string;
+            /**
+             * Format: uuid
+             * @description The job once started (GET /v1/jobs/{jobId})
+             */
+            jobId: string | null;
+            /** @description invalid_file, schema_invalid, import_failed or internal_error when failed */
+            failureReason: string | null;
+            /** @description Why the file was refused (the first XSD errors with their line numbers); nothing was imported then */
+            problems: {
+                /**
+                 * Format: int32
+                 * @description Line of the file (null when not known)
+                 */
+                line: number | null;
+                /** @description What is wrong there */
+                message: string;
+            }[];
+            /** @description The per-kind imports it ran, in order (GET /v1/companies/{companyId}/imports/{importId}) */
+            importIds: string[];
+            report: components["schemas"]["SaftReport"];
+            /**
+             * Format: date-time
+             * @description When it was created; UTC timestamp (ISO 8601)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed; UTC timestamp (ISO 8601)
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When it succeeded or failed
+             */
+            completedAt: string | null;
+        };
+        /** @description The file to be uploaded: name, exact size and SHA-256 */
+        CreateSaftImportRequest: {
+            /**
+             * @description The file name (for people; not read)
+             * @example SAF-T Financial_999999999_20161125213512.xml
+             */
+            fileName: string;
+            /**
+             * Format: int32
+             * @description Exact size in bytes, 1 B to 200 MiB (209715200); the upload URL accepts only this length
+             * @example 17012
+             */
+            sizeBytes: number;
+            /**
+             * @description SHA-256 of the file, hexadecimal lower case
+             * @example f2ca1bb6c7e907d06dafe4687e579fce76b37e4e93b7605022da52e6ccc26fd2
+             */
+            sha256: string;
+        };
+        /** @description One page of SaftImport items and where the next page starts */
+        SaftImportPage: {
+            /** @description The items of this page, in the order the operation states */
+            data: components["schemas"]["SaftImport"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description Options of the start (an empty object for none) */
+        StartSaftImportRequest: {
+            /** @description true: import a file whose organization number differs from the company's */
+            allowOrganizationNumberMismatch?: boolean;
+        };
         /** @description rowsDiscovered = rowsValid + rowsFailed; rowsValid = rowsInserted + rowsUpdated + (rows of the request deleted) + result.unknown. rowsDeleted also counts items retired by snapshot modes. */
         ImportRecord: {
             /**
@@ -3389,40 +3769,6 @@ export interface components {
              * @description Completion after this instant answers 410 upload_expired (declare again)
              */
             completeBy: string;
-        };
-        /** @description How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires */
-        UploadInstructions: {
-            /**
-             * @description Always PUT
-             * @enum {string}
-             */
-            method: "PUT";
-            /**
-             * Format: uri
-             * @description Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).
-             */
-            url: string;
-            /**
-             * @description Headers the PUT must carry exactly (Content-Type and x-amz-checksum-sha256, the base64 SHA-256); the signed Content-Length is the declared sizeBytes, so the body must be exactly that long
-             * @example {
-             *       "Content-Type": "application/pdf",
-             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
-             *     }
-             */
-            headers: {
-                /**
-                 * @description The declared content type
-                 * @enum {string}
-                 */
-                "Content-Type": "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
-                /** @description The SHA-256 of the bytes, base64 */
-                "x-amz-checksum-sha256": string;
-            };
-            /**
-             * Format: date-time
-             * @description When the presigned URL stops working (15 minutes after the declaration); UTC timestamp (ISO 8601)
-             */
-            expiresAt: string;
         };
         /** @description A declared upload: the file name, its content type, exact size and SHA-256; optional description and links to the books */
         DeclareDocument: {
@@ -9036,6 +9382,1020 @@ export interface operations {
             };
         };
     };
+    listSaftImports: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from pagination.next_cursor of the previous page */
+                cursor?: string;
+                /** @description Items per page, 1 to 200 (default 50) */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The company (UUID) */
+                companyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SAF-T imports, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *           "status": "awaiting_upload",
+                     *           "fileName": "text",
+                     *           "sizeBytes": 1,
+                     *           "sha256": "text",
+                     *           "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *           "failureReason": null,
+                     *           "problems": [
+                     *             {
+                     *               "line": 0,
+                     *               "message": "Something to know about"
+                     *             }
+                     *           ],
+                     *           "importIds": [
+                     *             "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *           ],
+                     *           "report": {
+                     *             "header": {
+                     *               "companyName": "text",
+                     *               "organizationNumber": "923609016",
+                     *               "softwareCompanyName": "text",
+                     *               "softwareId": "text",
+                     *               "softwareVersion": "text",
+                     *               "auditFileVersion": "text",
+                     *               "saftVersion": "1.10",
+                     *               "fiscalYears": [
+                     *                 1900
+                     *               ],
+                     *               "selection": {
+                     *                 "periodStart": "text",
+                     *                 "periodStartYear": "text",
+                     *                 "periodEnd": "text",
+                     *                 "periodEndYear": "text",
+                     *                 "selectionStartDate": "text",
+                     *                 "selectionEndDate": "text"
+                     *               }
+                     *             },
+                     *             "counts": {
+                     *               "accounts": 0,
+                     *               "customers": 0,
+                     *               "suppliers": 0,
+                     *               "analysisTypes": 0,
+                     *               "analysisIds": 0,
+                     *               "openingBalances": 0,
+                     *               "transactions": 0,
+                     *               "lines": 0
+                     *             },
+                     *             "controlTotals": {
+                     *               "numberOfEntries": {
+                     *                 "file": 0,
+                     *                 "read": 0
+                     *               },
+                     *               "totalDebit": {
+                     *                 "file": "text",
+                     *                 "read": "1234.56"
+                     *               },
+                     *               "totalCredit": {
+                     *                 "file": "text",
+                     *                 "read": "1234.56"
+                     *               },
+                     *               "matches": true
+                     *             },
+                     *             "unbalancedTransactions": {
+                     *               "count": 0,
+                     *               "transactionIds": [
+                     *                 "V-7"
+                     *               ]
+                     *             },
+                     *             "closingBalanceMismatches": {
+                     *               "count": 0,
+                     *               "accounts": [
+                     *                 {
+                     *                   "accountCode": "1920",
+                     *                   "openingBalance": "1234.56",
+                     *                   "lines": "1234.56",
+                     *                   "closingBalance": "1234.56"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "notImported": [
+                     *               {
+                     *                 "element": "text",
+                     *                 "count": 0
+                     *               }
+                     *             ],
+                     *             "skipped": [
+                     *               {
+                     *                 "kind": "text",
+                     *                 "count": 0,
+                     *                 "samples": [
+                     *                   "text"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "schemaValidation": "valid"
+                     *           },
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "completedAt": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SaftImportPage"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSaftImport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The company (UUID) */
+                companyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fileName": "SAF-T Financial_999999999_20161125213512.xml",
+                 *       "sizeBytes": 17012,
+                 *       "sha256": "f2ca1bb6c7e907d06dafe4687e579fce76b37e4e93b7605022da52e6ccc26fd2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSaftImportRequest"];
+            };
+        };
+        responses: {
+            /** @description The SAF-T import (awaiting_upload) and where to PUT the file */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *       "status": "awaiting_upload",
+                     *       "fileName": "text",
+                     *       "sizeBytes": 1,
+                     *       "sha256": "text",
+                     *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "failureReason": null,
+                     *       "problems": [
+                     *         {
+                     *           "line": 0,
+                     *           "message": "Something to know about"
+                     *         }
+                     *       ],
+                     *       "importIds": [
+                     *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *       ],
+                     *       "report": {
+                     *         "header": {
+                     *           "companyName": "text",
+                     *           "organizationNumber": "923609016",
+                     *           "softwareCompanyName": "text",
+                     *           "softwareId": "text",
+                     *           "softwareVersion": "text",
+                     *           "auditFileVersion": "text",
+                     *           "saftVersion": "1.10",
+                     *           "fiscalYears": [
+                     *             1900
+                     *           ],
+                     *           "selection": {
+                     *             "periodStart": "text",
+                     *             "periodStartYear": "text",
+                     *             "periodEnd": "text",
+                     *             "periodEndYear": "text",
+                     *             "selectionStartDate": "text",
+                     *             "selectionEndDate": "text"
+                     *           }
+                     *         },
+                     *         "counts": {
+                     *           "accounts": 0,
+                     *           "customers": 0,
+                     *           "suppliers": 0,
+                     *           "analysisTypes": 0,
+                     *           "analysisIds": 0,
+                     *           "openingBalances": 0,
+                     *           "transactions": 0,
+                     *           "lines": 0
+                     *         },
+                     *         "controlTotals": {
+                     *           "numberOfEntries": {
+                     *             "file": 0,
+                     *             "read": 0
+                     *           },
+                     *           "totalDebit": {
+                     *             "file": "text",
+                     *             "read": "1234.56"
+                     *           },
+                     *           "totalCredit": {
+                     *             "file": "text",
+                     *             "read": "1234.56"
+                     *           },
+                     *           "matches": true
+                     *         },
+                     *         "unbalancedTransactions": {
+                     *           "count": 0,
+                     *           "transactionIds": [
+                     *             "V-7"
+                     *           ]
+                     *         },
+                     *         "closingBalanceMismatches": {
+                     *           "count": 0,
+                     *           "accounts": [
+                     *             {
+                     *               "accountCode": "1920",
+                     *               "openingBalance": "1234.56",
+                     *               "lines": "1234.56",
+                     *               "closingBalance": "1234.56"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "notImported": [
+                     *           {
+                     *             "element": "text",
+                     *             "count": 0
+                     *           }
+                     *         ],
+                     *         "skipped": [
+                     *           {
+                     *             "kind": "text",
+                     *             "count": 0,
+                     *             "samples": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "schemaValidation": "valid"
+                     *       },
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "completedAt": "2026-01-15T09:30:00.000Z",
+                     *       "upload": {
+                     *         "method": "PUT",
+                     *         "url": "https://api.example.com/problems/validation_failed",
+                     *         "headers": {
+                     *           "Content-Type": "application/pdf",
+                     *           "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
+                     *         },
+                     *         "expiresAt": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedSaftImport"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: wrong id, outside your reach, or deleted */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: reason company_not_api_managed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSaftImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (UUID) */
+                companyId: string;
+                /** @description The SAF-T import (its id from the declaration) */
+                saftImportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SAF-T import with its report */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *       "status": "awaiting_upload",
+                     *       "fileName": "text",
+                     *       "sizeBytes": 1,
+                     *       "sha256": "text",
+                     *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "failureReason": null,
+                     *       "problems": [
+                     *         {
+                     *           "line": 0,
+                     *           "message": "Something to know about"
+                     *         }
+                     *       ],
+                     *       "importIds": [
+                     *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *       ],
+                     *       "report": {
+                     *         "header": {
+                     *           "companyName": "text",
+                     *           "organizationNumber": "923609016",
+                     *           "softwareCompanyName": "text",
+                     *           "softwareId": "text",
+                     *           "softwareVersion": "text",
+                     *           "auditFileVersion": "text",
+                     *           "saftVersion": "1.10",
+                     *           "fiscalYears": [
+                     *             1900
+                     *           ],
+                     *           "selection": {
+                     *             "periodStart": "text",
+                     *             "periodStartYear": "text",
+                     *             "periodEnd": "text",
+                     *             "periodEndYear": "text",
+                     *             "selectionStartDate": "text",
+                     *             "selectionEndDate": "text"
+                     *           }
+                     *         },
+                     *         "counts": {
+                     *           "accounts": 0,
+                     *           "customers": 0,
+                     *           "suppliers": 0,
+                     *           "analysisTypes": 0,
+                     *           "analysisIds": 0,
+                     *           "openingBalances": 0,
+                     *           "transactions": 0,
+                     *           "lines": 0
+                     *         },
+                     *         "controlTotals": {
+                     *           "numberOfEntries": {
+                     *             "file": 0,
+                     *             "read": 0
+                     *           },
+                     *           "totalDebit": {
+                     *             "file": "text",
+                     *             "read": "1234.56"
+                     *           },
+                     *           "totalCredit": {
+                     *             "file": "text",
+                     *             "read": "1234.56"
+                     *           },
+                     *           "matches": true
+                     *         },
+                     *         "unbalancedTransactions": {
+                     *           "count": 0,
+                     *           "transactionIds": [
+                     *             "V-7"
+                     *           ]
+                     *         },
+                     *         "closingBalanceMismatches": {
+                     *           "count": 0,
+                     *           "accounts": [
+                     *             {
+                     *               "accountCode": "1920",
+                     *               "openingBalance": "1234.56",
+                     *               "lines": "1234.56",
+                     *               "closingBalance": "1234.56"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "notImported": [
+                     *           {
+                     *             "element": "text",
+                     *             "count": 0
+                     *           }
+                     *         ],
+                     *         "skipped": [
+                     *           {
+                     *             "kind": "text",
+                     *             "count": 0,
+                     *             "samples": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "schemaValidation": "valid"
+                     *       },
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "completedAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SaftImport"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such SAF-T import, or its company is outside your reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startSaftImport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The company (UUID) */
+                companyId: string;
+                /** @description The SAF-T import (its id from the declaration) */
+                saftImportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["StartSaftImportRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued (or already started): poll the SAF-T import until succeeded or failed */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "companyId": "3f1c2b9e-5d4a-4c1e-9b7a-0e2d6c8f1a23",
+                     *       "status": "awaiting_upload",
+                     *       "fileName": "text",
+                     *       "sizeBytes": 1,
+                     *       "sha256": "text",
+                     *       "jobId": "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c",
+                     *       "failureReason": null,
+                     *       "problems": [
+                     *         {
+                     *           "line": 0,
+                     *           "message": "Something to know about"
+                     *         }
+                     *       ],
+                     *       "importIds": [
+                     *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
+                     *       ],
+                     *       "report": {
+                     *         "header": {
+                     *           "companyName": "text",
+                     *           "organizationNumber": "923609016",
+                     *           "softwareCompanyName": "text",
+                     *           "softwareId": "text",
+                     *           "softwareVersion": "text",
+                     *           "auditFileVersion": "text",
+                     *           "saftVersion": "1.10",
+                     *           "fiscalYears": [
+                     *             1900
+                     *           ],
+                     *           "selection": {
+                     *             "periodStart": "text",
+                     *             "periodStartYear": "text",
+                     *             "periodEnd": "text",
+                     *             "periodEndYear": "text",
+                     *             "selectionStartDate": "text",
+                     *             "selectionEndDate": "text"
+                     *           }
+                     *         },
+                     *         "counts": {
+                     *           "accounts": 0,
+                     *           "customers": 0,
+                     *           "suppliers": 0,
+                     *           "analysisTypes": 0,
+                     *           "analysisIds": 0,
+                     *           "openingBalances": 0,
+                     *           "transactions": 0,
+                     *           "lines": 0
+                     *         },
+                     *         "controlTotals": {
+                     *           "numberOfEntries": {
+                     *             "file": 0,
+                     *             "read": 0
+                     *           },
+                     *           "totalDebit": {
+                     *             "file": "text",
+                     *             "read": "1234.56"
+                     *           },
+                     *           "totalCredit": {
+                     *             "file": "text",
+                     *             "read": "1234.56"
+                     *           },
+                     *           "matches": true
+                     *         },
+                     *         "unbalancedTransactions": {
+                     *           "count": 0,
+                     *           "transactionIds": [
+                     *             "V-7"
+                     *           ]
+                     *         },
+                     *         "closingBalanceMismatches": {
+                     *           "count": 0,
+                     *           "accounts": [
+                     *             {
+                     *               "accountCode": "1920",
+                     *               "openingBalance": "1234.56",
+                     *               "lines": "1234.56",
+                     *               "closingBalance": "1234.56"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "notImported": [
+                     *           {
+                     *             "element": "text",
+                     *             "count": 0
+                     *           }
+                     *         ],
+                     *         "skipped": [
+                     *           {
+                     *             "kind": "text",
+                     *             "count": 0,
+                     *             "samples": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "schemaValidation": "valid"
+                     *       },
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "completedAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SaftImport"];
+                };
+            };
+            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token: the bearer token is missing, malformed, invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description system_client_required: only system clients may call this operation (per-user and interactive principals may not); insufficient_scope: the token lacks the scope of this operation */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such SAF-T import, or its company is outside your reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description upload_missing: nothing was uploaded yet; conflict: reason job_in_flight (jobId) or company_not_api_managed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body holds more than 4194304 bytes as sent or, with Content-Encoding: gzip, more than 33554432 bytes decompressed */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json, or its Content-Encoding is neither absent, identity nor gzip */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description upload_mismatch: the stored bytes differ from the declaration; validation_failed: reason saft_* (not a SAF-T Financial file) or organization_number_mismatch. Nothing is imported */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: the quota of the client is used up; honour Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal_error: nothing about the request was wrong; retrying is safe */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     importAccounts: {
         parameters: {
             query?: never;
@@ -11817,7 +13177,7 @@ export interface operations {
                 /** @description Only jobs in this status */
                 status?: "queued" | "running" | "succeeded" | "failed";
                 /** @description Only jobs of this type (import:<lane>) */
-                type?: "import:accounts" | "import:dimensions" | "import:sub_ledgers" | "import:opening_balances" | "import:general_ledger_lines" | "import:open_items";
+                type?: "import:accounts" | "import:dimensions" | "import:sub_ledgers" | "import:opening_balances" | "import:general_ledger_lines" | "import:open_items" | "import:saft";
                 /** @description Only jobs of this company. A company outside your reach, unknown or deleted matches no job (an empty page, not 404) */
                 company_id?: string;
                 /** @description Opaque cursor from pagination.next_cursor of the previous page */

@@ -137,6 +137,10 @@ const routeTable = [
   { method: 'DELETE', path: `${companyPath}/reconciliations/{reconciliationId}`, group: 'bank', operationId: 'deleteReconciliation', summary: 'Dissolve a reconciliation group', auth: 'token', scope: 'reconciliation:write', mutation: true },
 
   { method: 'GET', path: `${companyPath}/imports/readiness`, group: 'imports', operationId: 'getImportReadiness', summary: 'What the books hold and what to import next', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/saft`, group: 'imports', operationId: 'createSaftImport', summary: 'Declare a SAF-T Financial file: the SAF-T import and a presigned PUT for the file', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
+  { method: 'GET', path: `${companyPath}/imports/saft`, group: 'imports', operationId: 'listSaftImports', summary: 'SAF-T imports of the company, newest first', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
+  { method: 'GET', path: `${companyPath}/imports/saft/{saftImportId}`, group: 'imports', operationId: 'getSaftImport', summary: 'One SAF-T import with its report (poll until succeeded or failed)', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
+  { method: 'POST', path: `${companyPath}/imports/saft/{saftImportId}/start`, group: 'imports', operationId: 'startSaftImport', summary: 'Check the uploaded SAF-T file and queue its import', auth: 'token', scope: 'imports:write', mutation: true, systemOnly: true },
   ...importSubmissionRoutes,
   { method: 'GET', path: `${companyPath}/imports/{importId}`, group: 'imports', operationId: 'getImport', summary: 'One import (poll until succeeded or failed)', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },
   { method: 'GET', path: `${companyPath}/imports`, group: 'imports', operationId: 'listImports', summary: 'Imports of the company, newest first', auth: 'token', scope: 'imports:write', mutation: false, systemOnly: true },

@@ -9,6 +9,8 @@ import type { ImportRecord } from '../../shared/imports/schemas';
 import { getImport, listFetchRuns, listImports } from '../../shared/imports/service';
 import { currentAccountingYear } from '../../shared/ledger/chart/service';
 import type { OperationResult } from '../../shared/api/operation';
+import { toSaftImport } from '../../shared/saft/repository';
+import { createSaftImport, getSaftImport, listSaftImports, startSaftImport } from '../../shared/saft/service';
 
 const accepted = (companyId: string, record: ImportRecord): OperationResult => ({
   status: 202,
@@ -51,4 +53,14 @@ export const importOperations = defineOperations('imports', contracts, {
     status: 200,
     body: await listFetchRuns(principal, company.id, query),
   }),
+  createSaftImport: async ({ owner: company, body }) => {
+    const created = await createSaftImport(company, body);
+    return { status: 201, body: created, headers: { Location: `/v1/companies/${company.id}/imports/saft/${created.id}` } };
+  },
+  startSaftImport: async ({ owner: company, params, body }) => {
+    const record = await startSaftImport(company, params.saftImportId, body ?? {});
+    return { status: 202, body: record, headers: { Location: `/v1/companies/${company.id}/imports/saft/${record.id}` } };
+  },
+  getSaftImport: async ({ owner: company, params }) => ({ status: 200, body: toSaftImport(await getSaftImport(company.id, params.saftImportId)) }),
+  listSaftImports: async ({ principal, owner: company, query }) => ({ status: 200, body: await listSaftImports(principal, company.id, query) }),
 });

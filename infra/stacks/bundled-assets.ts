@@ -11,6 +11,14 @@ import { authorizerEntry, functionGroups } from '../../shared/routes';
  */
 export const bundledAssets: Record<string, string[]> = {
   'functions/openapi/handler.ts': ['node_modules/redoc/bundles/redoc.standalone.js'],
+  // SAF-T: the XSDs, and xmllint-wasm (it starts a worker thread from its own directory, so it is not bundled).
+  'functions/import-worker/handler.ts': [
+    'shared/saft/xsd/Norwegian_SAF-T_Financial_Schema_v_1.10.xsd',
+    'shared/saft/xsd/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd',
+    'node_modules/xmllint-wasm/index-node.js',
+    'node_modules/xmllint-wasm/xmllint-node.js',
+    'node_modules/xmllint-wasm/xmllint.wasm',
+  ],
 };
 
 export const bundledAssetHooks = (entry: string, repoRoot: string): { commandHooks?: ICommandHooks } => {

@@ -152,7 +152,7 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
  * reconciliation groups), the uploads worker (document.created); fan-out reads the event it delivers.
  */
 export const workerPermissions: Record<QueueName, Permissions> = {
-  imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'read', sendTo: ['reconciliation'], settings: ['IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND'] },
+  imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'readWrite', sendTo: ['reconciliation'], settings: ['IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND'] },
   reconciliation: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false },
   uploads: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, documents: 'worker' },
   // Fan-out writes deliveries only; the delivery worker deliveries, its slots and the subscription's state (handshake, failures, disable).

@@ -1038,6 +1038,7 @@ const main = async (): Promise<number> => {
   console.log(`\nResults: ${resultsFile}`);
   await (await import('./bench-cold-start')).coldStartBench(); // the cold-start table (its own stack)
   if (args.scale) await (await import('./bench-scale')).scaleBench(); // the scale rows (its own stack)
+  exitCode ||= await (await import('./bench-saft')).benchSaft(20_000); // SAF-T in vs the six kinds, on its own stack (npm run bench:saft: 100,000 lines)
   return exitCode;
 };
 

@@ -6,6 +6,7 @@ import * as z from '../platform/zod';
 import { importSubmissions, type ImportSubmissionEntry, type ImportSubmissionId } from '../imports/catalogue';
 import { maxImportDecimals, maxImportIntegerDigits } from '../platform/money';
 import { importKind } from './import-kinds';
+import { saftContracts } from '../saft/contracts';
 import { FetchRunPageSchema, ImportListQuerySchema, ImportPageSchema, ImportRecordSchema, ReadinessSchema } from '../imports/schemas';
 
 const companyParams = z.object({ companyId: UuidSchema });
@@ -96,4 +97,5 @@ export const importContracts = {
     query: z.strictObject(PageQuerySchema.shape),
     responses: { 200: { description: 'Fetch runs, newest first, with their post-fetch engines', schema: FetchRunPageSchema } },
   },
+  ...saftContracts,
 } satisfies Record<OperationIdOfGroup<'imports'>, OperationContract>;

@@ -47,11 +47,23 @@ export const submitImport = async (principal: Principal, company: CompanyRecord,
     });
   }
   await kind.precheck?.(companyId, parsed.data);
-  return accept(companyId, { rootOrganizationId: company.rootOrganizationId, organizationPath: company.organizationPath }, kind, parsed.data, body);
+  return acceptImport(companyId, { rootOrganizationId: company.rootOrganizationId, organizationPath: company.organizationPath }, kind, parsed.data, body);
 };
 
-const accept = async (companyId: string, placement: JobPlacement, kind: ImportKind, validBody: unknown, body: unknown): Promise<ImportRecord> => {
-  const importId = randomUUID();
+/**
+ * Accepts a valid body: claim check, lane, job, import and event, then the queue message. A SAF-T
+ * import (shared/saft/worker.ts) accepts its per-kind imports with its own ids and applies them
+ * itself (`enqueue: false`).
+ */
+export const acceptImport = async (
+  companyId: string,
+  placement: JobPlacement,
+  kind: ImportKind,
+  validBody: unknown,
+  body: unknown,
+  options: { importId?: string; enqueue?: boolean } = {},
+): Promise<ImportRecord> => {
+  const importId = options.importId ?? randomUUID();
   const jobId = randomUUID();
   const now = Date.now();
   const at = new Date(now).toISOString();
@@ -123,6 +135,7 @@ const accept = async (companyId: string, placement: JobPlacement, kind: ImportKi
     throw error;
   }
 
+  if (options.enqueue === false) return toImportRecord(item);
   try {
     await sqs().send(new SendMessageCommand({ QueueUrl: importsQueueUrl(), MessageBody: JSON.stringify({ importId }) }));
   } catch (error) {
@@ -132,7 +145,7 @@ const accept = async (companyId: string, placement: JobPlacement, kind: ImportKi
   return toImportRecord(item);
 };
 
-const importsQueueUrl = (): string => {
+export const importsQueueUrl = (): string => {
   const queue = queues.find((q) => q.name === 'imports')!;
   const url = process.env[queue.urlEnv];
   if (!url) throw new Error(`Missing environment variable ${queue.urlEnv}`);

@@ -26,11 +26,17 @@ const importsQueue = queues.find((queue) => queue.name === 'imports')!;
  * delivery a failing import is marked failed, which releases its lane; a deterministic failure
  * (the database refusing a row, a payload that no longer validates) fails it at once.
  */
-export const createImportWorker = (kinds: readonly ImportKind[], postFetchEngineNames: readonly string[]) => {
+export const createImportWorker = (
+  kinds: readonly ImportKind[],
+  postFetchEngineNames: readonly string[],
+  /** Messages of SAF-T imports ({ saftImportId }) on the same queue (shared/saft/worker.ts). */
+  saft?: (saftImportId: string, receiveCount: number) => Promise<void>,
+) => {
   const byName = new Map(kinds.map((kind) => [kind.name, kind]));
   return queueWorker(
     async (record) => {
-      const { importId } = JSON.parse(record.body) as { importId: string };
+      const { importId, saftImportId } = JSON.parse(record.body) as { importId: string; saftImportId?: string };
+      if (saftImportId && saft) return saft(saftImportId, Number(record.attributes.ApproximateReceiveCount));
       logger.appendKeys({ importId });
       try {
         await processImport(importId, byName, postFetchEngineNames);
@@ -81,7 +87,8 @@ class ChunkFailure extends Error {
   }
 }
 
-const processImport = async (importId: string, kinds: Map<string, ImportKind>, postFetchEngineNames: readonly string[]): Promise<void> => {
+/** Applies one accepted import to its end (resuming after its last recorded chunk); the worker's step, also run by a SAF-T import. */
+export const processImport = async (importId: string, kinds: ReadonlyMap<string, ImportKind>, postFetchEngineNames: readonly string[]): Promise<void> => {
   const item = await importRepository.get(importId);
   if (!item || item.status !== 'queued') return; // already finished: a redelivered message
   const kind = kinds.get(item.kind);

@@ -27,6 +27,7 @@ export const jobTypes = [
   'import:opening_balances',
   'import:general_ledger_lines',
   'import:open_items',
+  'import:saft',
 ] as const;
 
 export type JobType = (typeof jobTypes)[number];

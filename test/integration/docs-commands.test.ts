@@ -68,6 +68,15 @@ const expectedOutput: Record<string, (out: string, stack: { baseUrl: string }) =
     expect(out).toContain('import:general_ledger_lines');
     expect(out).toMatch(/^595\.50$/m);
   },
+  'docs/saft.md': (out) => {
+    expect(out).toMatch(/^200$/m); // the PUT
+    expect(out).toMatch(/^queued$/m);
+    expect(out).toMatch(/^succeeded$/m);
+    expect(out).toMatch(/^Selskapet AS$/m);
+    expect(out).toContain('"lines": 5');
+    expect(out).toMatch(/^true$/m); // the control totals match
+    expect(out).toContain('"accountCode": "1925"');
+  },
   'docs/deploying.md': (out) => {
     expect(out).toMatch(/^QUEUE\s+DEAD-LETTER QUEUE\s+VISIBLE\s+IN FLIGHT$/m);
     expect(out).toMatch(/^webhooks\s+\S+-webhooks-dlq\s+\d+\s+\d+$/m);

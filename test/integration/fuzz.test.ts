@@ -45,6 +45,8 @@ beforeAll(async () => {
   const declared = await created(api('POST', `/v1/companies/${known.companyId}/documents`, { ...as, body: declaration }), 200);
   expect((await fetch(declared.upload.url, { method: 'PUT', headers: declared.upload.headers, body: bytes })).status).toBe(200);
   known.documentId = (await created(api('POST', `/v1/documents/${declared.documentId}/complete`, as), 200)).id;
+  const saft = { fileName: 'fuzz.xml', sizeBytes: 4, sha256: createHash('sha256').update('<a/>').digest('hex') };
+  known.saftImportId = (await created(api('POST', `/v1/companies/${known.companyId}/imports/saft`, { ...as, body: saft }))).id;
 });
 
 /** Routes that would delete or disable the company every other request needs alive get no real company id. */

@@ -145,6 +145,10 @@ const expected: [file: string, fn: string, status: number][] = [
   ['jobs/getJob.json', 'jobs', 200],
   ['jobs/listJobs.json', 'jobs', 200],
   ['imports/listFetchRuns.json', 'imports', 200],
+  ['imports/createSaftImport.json', 'imports', 201],
+  ['imports/listSaftImports.json', 'imports', 200],
+  ['imports/getSaftImport.json', 'imports', 200],
+  ['imports/startSaftImport.json', 'imports', 409],
   ['imports/deleteGeneralLedgerLines.json', 'imports', 202],
   ['imports/deleteOpeningBalances.json', 'imports', 202],
   ['imports/deleteAccount.json', 'imports', 202],
@@ -238,6 +242,7 @@ const track = (file: string, body: Json) => {
   if (file === 'access/createAccessPolicy.json') Object.assign(access, { policyId: body.id, version: body.version });
   if (file === 'access/replaceAccessPolicy.json') access.version = body.version;
   if (file === 'access/createAccessAssignment.json') access.assignmentId = body.id;
+  if (file === 'imports/createSaftImport.json') lastSaftImportId = body.id;
 };
 
 const bankArgs = (file: string): string[] => {
@@ -259,6 +264,8 @@ const unusedSubLedger = '10002';
 const versionedLine = 'gl-2025-000001';
 /** The last import (and its job) the ledger events made: for getImport.json and getJob.json. */
 let lastImport: { id: string; jobId: string } | undefined;
+/** The last SAF-T import the events declared: for getSaftImport.json and startSaftImport.json (nothing is uploaded, so start answers 409 upload_missing). */
+let lastSaftImportId: string | undefined;
 
 /** The flags an event of the books company needs: the client, the company and the event's own placeholders. */
 const booksArgs = (file: string): string[] => {
@@ -268,6 +275,7 @@ const booksArgs = (file: string): string[] => {
     ...set('companyId', booksCompanyId),
     ...(file === 'imports/getImport.json' ? set('importId', lastImport!.id) : []),
     ...(file === 'jobs/getJob.json' ? set('jobId', lastImport!.jobId) : []),
+    ...(/^imports\/(get|start)SaftImport\.json$/.test(file) ? set('saftImportId', lastSaftImportId!) : []),
     ...(file === 'ledger/listGeneralLedgerLineVersions.json' ? set('lineId', lineIdOf(booksCompanyId, 2025, versionedLine)) : []),
     ...(file === 'imports/deleteAccount.json' ? set('accountNumber', unusedAccount) : []),
     ...(file === 'imports/deleteDimension.json' ? set('key', unusedDimension) : []),
@@ -572,6 +580,19 @@ describe('npm run invoke: every sample event', { shuffle: false }, () => {
     it('imports/listFetchRuns.json answers 200 with the runs of the GL-line and opening-balance imports', async () => {
       const runs = await read('imports', 'imports/listFetchRuns.json');
       expect(runs.body.data.map((run: { kind: string; year: number }) => `${run.kind}:${run.year}`)).toEqual(['general_ledger_lines:2025', 'opening_balances:2025']);
+    });
+
+    it('imports/*SaftImport.json: declare answers 201 with a signed PUT; list and read show it awaiting the upload; start without it answers 409 upload_missing', async () => {
+      const created = await invoke('imports', 'imports/createSaftImport.json', ...booksArgs('imports/createSaftImport.json'));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body).toMatchObject({ status: 'awaiting_upload', upload: { method: 'PUT' } });
+      track('imports/createSaftImport.json', created.body);
+      const listed = await invoke('imports', 'imports/listSaftImports.json', ...booksArgs('imports/listSaftImports.json'));
+      expect(listed.body.data.map((s: { id: string }) => s.id)).toContain(created.body.id);
+      const one = await invoke('imports', 'imports/getSaftImport.json', ...booksArgs('imports/getSaftImport.json'));
+      expect(one.body).toMatchObject({ id: created.body.id, status: 'awaiting_upload', report: null });
+      const started = await invoke('imports', 'imports/startSaftImport.json', ...booksArgs('imports/startSaftImport.json'));
+      expect({ status: started.status, error: started.body.error }).toEqual({ status: 409, error: 'upload_missing' });
     });
 
     it('imports/deleteGeneralLedgerLines.json and deleteOpeningBalances.json answer 202; the deletions succeed', async () => {

@@ -1,0 +1,337 @@
+import { AccountImportLineSchema, DimensionImportLineSchema, SubLedgerImportLineSchema, type AccountImportLine, type DimensionImportLine, type DimensionType, type SubLedgerImportLine } from '../ledger/chart/schemas';
+import { GeneralLedgerLineInputSchema, OpeningBalanceInputSchema } from '../ledger/general-ledger/schemas';
+import { Decimal } from '../platform/money';
+import { field, type Fields, type SaftSink, type SaftVersion } from './parser';
+import type { SaftReport } from './schemas';
+
+/** Lists in the report (ids, accounts, samples) hold at most this many entries; counts are complete. */
+export const maxReportList = 100;
+
+const zero = new Decimal(0);
+const amountOf = (text: string | undefined): Decimal => {
+  if (text === undefined || text === '') return zero;
+  try {
+    return new Decimal(text);
+  } catch {
+    return zero;
+  }
+};
+const sum = (values: string[] | undefined): Decimal => (values ?? []).reduce((total, value) => total.plus(amountOf(value)), zero);
+/** Debit minus credit of a record's balance fields (prefix '' or 'BalanceAccount/'). */
+const balance = (fields: Fields, side: 'Opening' | 'Closing', prefix = ''): Decimal =>
+  amountOf(field(fields, `${prefix}${side}DebitBalance`)).minus(amountOf(field(fields, `${prefix}${side}CreditBalance`)));
+const hasBalance = (fields: Fields, side: 'Opening' | 'Closing', prefix = ''): boolean =>
+  fields.has(`${prefix}${side}DebitBalance`) || fields.has(`${prefix}${side}CreditBalance`);
+
+/** Account category by the Norwegian standard chart (NS 4102): classes 1 and 2 are the balance sheet. */
+const categoryOf = (accountCode: string, standard: string | undefined): AccountImportLine['accountCategory'] =>
+  /^[12]/.test(standard ?? accountCode) ? 'Balance' : 'Result';
+
+/** Dimension type from the analysis type's description (free text in SAF-T). */
+const dimensionTypeOf = (description: string): DimensionType => {
+  const text = description.toLowerCase();
+  if (/avdeling|department/.test(text)) return 'department';
+  if (/prosjekt|project/.test(text)) return 'project';
+  if (/kostnadss?ted|cost ?cent/.test(text)) return 'costCenter';
+  if (/region|distrikt/.test(text)) return 'region';
+  if (/produkt|product/.test(text)) return 'product';
+  if (/ansatt|employee/.test(text)) return 'employee';
+  return 'other';
+};
+
+/** The dimension key of an analysis id: the type and the id (the type alone is the parent). */
+export const analysisKey = (type: string, id: string): string => `${type}/${id}`;
+
+/** Record children the mapping carries (the rest is counted under notImported). */
+const mappedChildren: Record<string, Set<string>> = {
+  Account: new Set(['AccountID', 'AccountDescription', 'AccountType', 'OpeningDebitBalance', 'OpeningCreditBalance', 'ClosingDebitBalance', 'ClosingCreditBalance']),
+  Customer: new Set(['CustomerID', 'Name', 'AccountID', 'BalanceAccount', 'OpeningDebitBalance', 'OpeningCreditBalance', 'ClosingDebitBalance', 'ClosingCreditBalance']),
+  Supplier: new Set(['SupplierID', 'Name', 'AccountID', 'BalanceAccount', 'OpeningDebitBalance', 'OpeningCreditBalance', 'ClosingDebitBalance', 'ClosingCreditBalance']),
+  AnalysisTypeTableEntry: new Set(['AnalysisType', 'AnalysisTypeDescription', 'AnalysisID', 'AnalysisIDDescription']),
+};
+
+interface AccountFigures {
+  opening: Decimal;
+  closing: Decimal | null;
+  lines: Decimal;
+}
+
+/** One GL line of the file, ready for the GL-line import of its year. */
+export interface SaftLine {
+  year: number;
+  /** The request row (amounts as decimal strings), as an integrator would send it. */
+  line: Record<string, unknown>;
+}
+/** An opening-balance request row (amount as a decimal string). */
+export type OpeningBalanceRow = Record<string, unknown>;
+
+/**
+ * Maps the records of a SAF-T file onto the rows of the six import kinds and builds the report.
+ * Each row passes the row schema of its kind here; a row that does not is skipped and counted
+ * (with samples), never half-applied. With `onLine`, each GL line is handed on as it is read.
+ */
+export class SaftMapping implements SaftSink {
+  version: SaftVersion | null = null;
+  headerFields: Fields = new Map();
+  readonly accounts = new Map<string, { row: AccountImportLine; standard: string | null; figures: AccountFigures }>();
+  readonly subLedgers: SubLedgerImportLine[] = [];
+  /** Party opening balances by account: split out of the account's opening balance. */
+  readonly partyOpenings: { accountCode: string; key: string; amount: Decimal }[] = [];
+  readonly dimensions = new Map<string, DimensionImportLine>();
+  private analysisIds = 0;
+  private readonly analysisTypes = new Set<string>();
+  transactions = 0;
+  lines = 0;
+  private totalDebit = zero;
+  private totalCredit = zero;
+  private fileTotals: Fields = new Map();
+  private readonly unbalanced: string[] = [];
+  private unbalancedCount = 0;
+  private readonly notImported = new Map<string, number>();
+  private readonly skipped = new Map<string, { count: number; samples: string[] }>();
+  readonly years = new Set<number>();
+
+  constructor(private readonly onLine?: (line: SaftLine) => void) {}
+
+  header(fields: Fields, version: SaftVersion): void {
+    this.headerFields = fields;
+    this.version = version;
+    const startYear = this.selectionStartYear();
+    if (startYear) this.years.add(startYear);
+  }
+
+  /** The year the file's opening balances belong to: the selection's start. */
+  selectionStartYear(): number | null {
+    const year = field(this.headerFields, 'SelectionCriteria/PeriodStartYear') ?? field(this.headerFields, 'SelectionCriteria/SelectionStartDate')?.slice(0, 4);
+    const number = Number(year);
+    return Number.isInteger(number) && number >= 1900 && number <= 2999 ? number : null;
+  }
+
+  account(fields: Fields): void {
+    const accountCode = field(fields, 'AccountID') ?? '';
+    const standard = field(fields, 'StandardAccountID') ?? field(fields, 'GroupingCode') ?? null;
+    const row = { accountCode, accountDescription: field(fields, 'AccountDescription') || accountCode, accountCategory: categoryOf(accountCode, standard ?? undefined) };
+    if (!this.valid('accounts', AccountImportLineSchema, row, `account ${accountCode}`)) return;
+    if (this.accounts.has(accountCode)) return this.skip('accounts', `account ${accountCode}: listed twice (the first applies)`);
+    this.accounts.set(accountCode, {
+      row,
+      standard,
+      figures: { opening: balance(fields, 'Opening'), closing: hasBalance(fields, 'Closing') ? balance(fields, 'Closing') : null, lines: zero },
+    });
+  }
+
+  customer(fields: Fields): void {
+    this.party(fields, 'customer', field(fields, 'CustomerID'));
+  }
+
+  supplier(fields: Fields): void {
+    this.party(fields, 'supplier', field(fields, 'SupplierID'));
+  }
+
+  private party(fields: Fields, type: 'customer' | 'supplier', key: string | undefined): void {
+    const row = { key: key ?? '', value: field(fields, 'Name') || (key ?? ''), type };
+    if (!this.valid('subLedgers', SubLedgerImportLineSchema, row, `${type} ${key}`)) return;
+    this.subLedgers.push(row);
+    // 1.10 has the balance on the party; 1.30 in BalanceAccount (the first one is taken).
+    const prefix = fields.has('BalanceAccount/AccountID') ? 'BalanceAccount/' : '';
+    const accountCode = field(fields, `${prefix}AccountID`);
+    if ((fields.get('BalanceAccount/AccountID')?.length ?? 0) > 1) this.count(`${type === 'customer' ? 'Customer' : 'Supplier'}/BalanceAccount (beyond the first)`, fields.get('BalanceAccount/AccountID')!.length - 1);
+    if (accountCode && hasBalance(fields, 'Opening', prefix)) {
+      const amount = balance(fields, 'Opening', prefix);
+      if (!this.accounts.has(accountCode)) this.skip('openingBalances', `${type} ${row.key}: opening balance on account ${accountCode}, which is not in the file's chart`);
+      else if (!amount.isZero()) this.partyOpenings.push({ accountCode, key: row.key, amount });
+    }
+  }
+
+  analysisType(fields: Fields): void {
+    const type = field(fields, 'AnalysisType') ?? '';
+    const id = field(fields, 'AnalysisID') ?? '';
+    const typeDescription = field(fields, 'AnalysisTypeDescription') || type;
+    const dimensionType = dimensionTypeOf(typeDescription);
+    if (!this.analysisTypes.has(type)) {
+      const parent = { key: type, value: typeDescription, type: dimensionType };
+      if (!this.valid('dimensions', DimensionImportLineSchema, parent, `analysis type ${type}`)) return;
+      this.analysisTypes.add(type);
+      this.dimensions.set(type, parent);
+    }
+    const key = analysisKey(type, id);
+    const row = { key, value: field(fields, 'AnalysisIDDescription') || id, type: dimensionType, parentKey: type };
+    if (!this.valid('dimensions', DimensionImportLineSchema, row, `analysis ${key}`)) return;
+    if (!this.dimensions.has(key)) this.analysisIds++;
+    this.dimensions.set(key, row);
+  }
+
+  transaction(fields: Fields, lines: Fields[], journal: Fields): void {
+    this.transactions++;
+    const transactionId = field(fields, 'TransactionID') ?? '';
+    const period = Number(field(fields, 'Period'));
+    const date = field(fields, 'TransactionDate');
+    const year = Number(field(fields, 'PeriodYear') ?? date?.slice(0, 4));
+    let net = zero;
+    lines.forEach((line, index) => {
+      this.lines++;
+      const debit = sum(line.get('DebitAmount/Amount'));
+      const credit = sum(line.get('CreditAmount/Amount'));
+      this.totalDebit = this.totalDebit.plus(debit);
+      this.totalCredit = this.totalCredit.plus(credit);
+      const amount = debit.minus(credit);
+      net = net.plus(amount);
+      const accountCode = field(line, 'AccountID') ?? '';
+      const figures = this.accounts.get(accountCode)?.figures;
+      if (figures) figures.lines = figures.lines.plus(amount);
+      const recordId = field(line, 'RecordID');
+      const id = `${transactionId}-${recordId ?? `L${index + 1}`}`;
+      if (!figures) return this.skip('lines', `line ${id}: account ${accountCode} is not in the file's chart`);
+      if (!Number.isInteger(year) || year < 1900 || year > 2999) return this.skip('lines', `line ${id}: no year (PeriodYear or TransactionDate)`);
+      const taxAmount = line.has('TaxInformation/TaxAmount/Amount')
+        ? amountOf(field(line, 'TaxInformation/TaxAmount/Amount'))
+        : line.has('TaxInformation/DebitTaxAmount/Amount') || line.has('TaxInformation/CreditTaxAmount/Amount')
+          ? amountOf(field(line, 'TaxInformation/DebitTaxAmount/Amount')).minus(amountOf(field(line, 'TaxInformation/CreditTaxAmount/Amount')))
+          : null;
+      if ((line.get('TaxInformation/TaxCode')?.length ?? 0) > 1) this.count('Line/TaxInformation (beyond the first)', line.get('TaxInformation/TaxCode')!.length - 1);
+      const types = line.get('Analysis/AnalysisType') ?? [];
+      const ids = line.get('Analysis/AnalysisID') ?? [];
+      const party = field(line, 'CustomerID') ?? field(line, 'SupplierID');
+      const row = {
+        id,
+        accountCode,
+        amount: amount.toFixed(),
+        period,
+        transactionId: transactionId || null,
+        description: field(line, 'Description') ?? field(fields, 'Description') ?? null,
+        transactionDate: date ?? null,
+        taxCode: field(line, 'TaxInformation/TaxCode') ?? null,
+        taxAmount: taxAmount ? taxAmount.toFixed() : null,
+        taxPercentage: field(line, 'TaxInformation/TaxPercentage') ?? null,
+        dimensionKeys: types.length ? [...new Set(types.map((type, i) => analysisKey(type, ids[i] ?? '')))] : null,
+        subLedgerKeys: party ? [party] : null,
+      };
+      const parsed = GeneralLedgerLineInputSchema.safeParse(row);
+      if (!parsed.success) return this.skip('lines', `line ${id}: ${issueText(parsed.error.issues)}`);
+      this.years.add(year);
+      this.onLine?.({ year, line: row });
+    });
+    if (!net.isZero()) {
+      this.unbalancedCount++;
+      if (this.unbalanced.length < maxReportList) this.unbalanced.push(transactionId);
+    }
+    void journal;
+  }
+
+  controlTotals(fields: Fields): void {
+    this.fileTotals = fields;
+  }
+
+  notRead(path: string): void {
+    this.count(path, 1);
+  }
+
+  recordChild(record: string, child: string): void {
+    if (!mappedChildren[record]?.has(child)) this.count(`${record}/${child}`, 1);
+  }
+
+  private count(element: string, count: number): void {
+    this.notImported.set(element, (this.notImported.get(element) ?? 0) + count);
+  }
+
+  private skip(kind: string, message: string): void {
+    const entry = this.skipped.get(kind) ?? { count: 0, samples: [] };
+    entry.count++;
+    if (entry.samples.length < maxReportList) entry.samples.push(message.slice(0, 500));
+    this.skipped.set(kind, entry);
+  }
+
+  private valid(kind: string, schema: { safeParse(value: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }, row: unknown, what: string): boolean {
+    const result = schema.safeParse(row);
+    if (!result.success) this.skip(kind, `${what}: ${issueText(result.error!.issues)}`);
+    return result.success;
+  }
+
+  /** Opening balances of the selection's first year: each account's, less what its parties hold, and the parties'. */
+  openingBalances(): OpeningBalanceRow[] {
+    const parties = new Map<string, Decimal>();
+    for (const { accountCode, amount } of this.partyOpenings) parties.set(accountCode, (parties.get(accountCode) ?? zero).plus(amount));
+    const rows: OpeningBalanceRow[] = [];
+    for (const [accountCode, { figures }] of this.accounts) {
+      const own = figures.opening.minus(parties.get(accountCode) ?? zero);
+      if (!own.isZero()) rows.push({ id: `OB-${accountCode}`, accountCode, amount: own.toFixed() });
+    }
+    for (const { accountCode, key, amount } of this.partyOpenings) {
+      const row = { id: `OB-${accountCode}-${key}`, accountCode, amount: amount.toFixed(), subLedgerKeys: [key] };
+      const parsed = OpeningBalanceInputSchema.safeParse(row);
+      if (parsed.success) rows.push(row);
+      else this.skip('openingBalances', `party ${key} on ${accountCode}: ${issueText(parsed.error.issues)}`);
+    }
+    return rows;
+  }
+
+  report(openingBalanceCount: number, schemaValidation: SaftReport['schemaValidation']): SaftReport {
+    const h = (path: string) => field(this.headerFields, path) ?? null;
+    const numberOfEntries = field(this.fileTotals, 'NumberOfEntries');
+    const fileDebit = field(this.fileTotals, 'TotalDebit');
+    const fileCredit = field(this.fileTotals, 'TotalCredit');
+    const mismatches = [...this.accounts]
+      .filter(([, { figures }]) => figures.closing !== null && !figures.opening.plus(figures.lines).equals(figures.closing))
+      .map(([accountCode, { figures }]) => ({
+        accountCode,
+        openingBalance: figures.opening.toFixed(),
+        lines: figures.lines.toFixed(),
+        closingBalance: figures.closing!.toFixed(),
+      }));
+    const controlTotals = {
+      numberOfEntries: { file: numberOfEntries === undefined ? null : Number(numberOfEntries), read: this.transactions },
+      totalDebit: { file: fileDebit ?? null, read: this.totalDebit.toFixed() },
+      totalCredit: { file: fileCredit ?? null, read: this.totalCredit.toFixed() },
+    };
+    return {
+      header: {
+        companyName: h('Company/Name'),
+        organizationNumber: h('Company/RegistrationNumber'),
+        softwareCompanyName: h('SoftwareCompanyName'),
+        softwareId: h('SoftwareID'),
+        softwareVersion: h('SoftwareVersion'),
+        auditFileVersion: h('AuditFileVersion'),
+        saftVersion: this.version!,
+        fiscalYears: [...this.years].sort((a, b) => a - b),
+        selection: {
+          periodStart: h('SelectionCriteria/PeriodStart'),
+          periodStartYear: h('SelectionCriteria/PeriodStartYear'),
+          periodEnd: h('SelectionCriteria/PeriodEnd'),
+          periodEndYear: h('SelectionCriteria/PeriodEndYear'),
+          selectionStartDate: h('SelectionCriteria/SelectionStartDate'),
+          selectionEndDate: h('SelectionCriteria/SelectionEndDate'),
+        },
+      },
+      counts: {
+        accounts: this.accounts.size,
+        customers: this.subLedgers.filter((s) => s.type === 'customer').length,
+        suppliers: this.subLedgers.filter((s) => s.type === 'supplier').length,
+        analysisTypes: this.analysisTypes.size,
+        analysisIds: this.analysisIds,
+        openingBalances: openingBalanceCount,
+        transactions: this.transactions,
+        lines: this.lines,
+      },
+      controlTotals: {
+        ...controlTotals,
+        matches:
+          controlTotals.numberOfEntries.file === this.transactions &&
+          fileDebit !== undefined &&
+          amountOf(fileDebit).equals(this.totalDebit) &&
+          fileCredit !== undefined &&
+          amountOf(fileCredit).equals(this.totalCredit),
+      },
+      unbalancedTransactions: { count: this.unbalancedCount, transactionIds: this.unbalanced },
+      closingBalanceMismatches: { count: mismatches.length, accounts: mismatches.slice(0, maxReportList) },
+      notImported: [...this.notImported].map(([element, count]) => ({ element, count })).sort((a, b) => a.element.localeCompare(b.element)),
+      skipped: [...this.skipped].map(([kind, { count, samples }]) => ({ kind, count, samples })),
+      schemaValidation,
+    };
+  }
+}
+
+const issueText = (issues: { path: PropertyKey[]; message: string }[]): string =>
+  issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.') || 'row'} ${issue.message}`)
+    .join('; ');

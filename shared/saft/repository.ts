@@ -1,0 +1,126 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPage, type Page, type PageRequest } from '../db/query-page';
+import type { TransactionWrite } from '../db/unit-of-work';
+import { dynamo, tableName } from '../platform/aws';
+import type { SaftImport, SaftReport } from './schemas';
+
+/** A SAF-T import's item: the record and where its file is (imports/saft/..., under the import payload grants). */
+export interface SaftItem extends SaftImport {
+  objectKey: string;
+  allowOrganizationNumberMismatch: boolean;
+  /** Where the company sits (the placement of the jobs it creates). */
+  rootOrganizationId: string;
+  organizationPath: string;
+}
+
+const keys = (id: string) => ({ PK: `SAFT#${id}`, SK: 'SAFT' });
+const listPartition = (companyId: string) => `SAFTS#${companyId}`;
+
+export const toSaftImport = (item: SaftItem): SaftImport => ({
+  id: item.id,
+  companyId: item.companyId,
+  status: item.status,
+  fileName: item.fileName,
+  sizeBytes: item.sizeBytes,
+  sha256: item.sha256,
+  jobId: item.jobId,
+  failureReason: item.failureReason,
+  problems: item.problems,
+  importIds: item.importIds,
+  report: item.report,
+  createdAt: item.createdAt,
+  updatedAt: item.updatedAt,
+  completedAt: item.completedAt,
+});
+
+const fromItem = (item: Record<string, unknown>): SaftItem => {
+  const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, entity: _entity, ...rest } = item;
+  // The report and problems are kept as JSON text: plain numbers and strings, read back as written.
+  return {
+    ...(rest as unknown as SaftItem),
+    sizeBytes: Number(rest.sizeBytes),
+    report: typeof rest.report === 'string' ? (JSON.parse(rest.report) as SaftReport) : null,
+    problems: typeof rest.problems === 'string' ? (JSON.parse(rest.problems) as SaftImport['problems']) : [],
+  };
+};
+
+export const saftRepository = {
+  async create(item: SaftItem): Promise<void> {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys(item.id), GSI1PK: listPartition(item.companyId), GSI1SK: `${item.createdAt}#${item.id}`, entity: 'saftImport', ...item, report: null, problems: '[]' },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  },
+
+  async get(id: string): Promise<SaftItem | undefined> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys(id), ConsistentRead: true }));
+    return Item ? fromItem(Item) : undefined;
+  },
+
+  listOfCompany(companyId: string, page: PageRequest): Promise<Page<SaftItem>> {
+    return queryPage(
+      { TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': listPartition(companyId) }, ScanIndexForward: false },
+      page,
+      fromItem,
+    );
+  },
+
+  /** For the start's unit of work: awaiting_upload -> queued with its job (refused when already started). */
+  startWrite(id: string, jobId: string, allowOrganizationNumberMismatch: boolean, at: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: keys(id),
+        UpdateExpression: 'SET #status = :queued, jobId = :job, allowOrganizationNumberMismatch = :allow, updatedAt = :at',
+        ConditionExpression: '#status = :awaiting',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':queued': 'queued', ':awaiting': 'awaiting_upload', ':job': jobId, ':allow': allowOrganizationNumberMismatch, ':at': at },
+      },
+    };
+  },
+
+  /** The worker's progress: running, the file's report, the per-kind imports so far. */
+  async recordProgress(id: string, progress: { report?: SaftReport; importIds: string[] }): Promise<void> {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys(id),
+        UpdateExpression: `SET #status = :running, importIds = :ids, updatedAt = :at${progress.report ? ', report = :report' : ''}`,
+        ConditionExpression: '#status IN (:queued, :running)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':running': 'running',
+          ':queued': 'queued',
+          ':ids': progress.importIds,
+          ':at': new Date().toISOString(),
+          ...(progress.report && { ':report': JSON.stringify(progress.report) }),
+        },
+      }),
+    );
+  },
+
+  /** For the terminal unit of work: succeeded or failed, once. */
+  finishWrite(id: string, ending: { status: 'succeeded' | 'failed'; failureReason: string | null; problems: SaftImport['problems']; report?: SaftReport | null }, at: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: keys(id),
+        UpdateExpression: `SET #status = :status, failureReason = :reason, problems = :problems, completedAt = :at, updatedAt = :at${ending.report ? ', report = :report' : ''}`,
+        ConditionExpression: '#status IN (:queued, :running)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': ending.status,
+          ':reason': ending.failureReason,
+          ':problems': JSON.stringify(ending.problems),
+          ':at': at,
+          ':queued': 'queued',
+          ':running': 'running',
+          ...(ending.report && { ':report': JSON.stringify(ending.report) }),
+        },
+      },
+    };
+  },
+};

@@ -1,0 +1,209 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { v5 as uuidv5 } from 'uuid';
+import { createRequire } from 'node:module';
+import type { validateXML as ValidateXml } from 'xmllint-wasm';
+import { unitOfWork } from '../db/unit-of-work';
+import { importRepository } from '../imports/repository';
+import type { ImportKind, ImportKindName } from '../imports/kind';
+import { acceptImport } from '../imports/pipeline';
+import { processImport } from '../imports/worker';
+import { jobRepository } from '../jobs/repository';
+import { logger } from '../platform/logger';
+import { ProblemError } from '../platform/problem';
+import { maxImportRows } from '../imports/fields';
+import { outboxEventWrite } from '../outbox/repository';
+import { SaftMapping, type SaftLine } from './mapping';
+import { parseSaft, SaftFileError, type SaftVersion } from './parser';
+import { saftRepository, type SaftItem } from './repository';
+import { maxSchemaValidatedBytes, type SaftImport, type SaftReport } from './schemas';
+import { readSaftObject, saftLane } from './service';
+
+const maxProblems = 20;
+/** Receives before a SAF-T import that keeps failing on the service side is failed (the imports queue's). */
+const maxReceives = 5;
+
+/** A per-kind import of the SAF-T import failed: the SAF-T import fails (the imports before it stay applied). */
+class StepFailed extends Error {}
+/** The file is refused (not well-formed, truncated, XSD errors): nothing is imported. */
+class FileRefused extends Error {
+  constructor(
+    readonly reason: string,
+    readonly problems: SaftImport['problems'],
+  ) {
+    super(reason);
+  }
+}
+
+const xsdFile = (version: SaftVersion) => `Norwegian_SAF-T_Financial_Schema_v_${version}.xsd`;
+/** The XSD of a version: beside the bundle (infra/stacks/bundled-assets.ts copies them), else shared/saft/xsd/. */
+const xsdPath = (version: SaftVersion): string => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const beside = path.join(here, xsdFile(version));
+  return existsSync(beside) ? beside : path.join(here, 'xsd', xsdFile(version));
+};
+
+/**
+ * xmllint-wasm, loaded at run time: it starts a worker thread from its own directory, so it
+ * cannot be bundled. Beside the bundle in the Lambda (infra/stacks/bundled-assets.ts copies its
+ * three files), else from node_modules. The package name is built at run time so esbuild leaves it alone.
+ */
+const loadXmllint = (): { validateXML: typeof ValidateXml } => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const beside = path.join(here, 'index-node.js');
+  const require = createRequire(import.meta.url);
+  return require(existsSync(beside) && existsSync(path.join(here, 'xmllint.wasm')) ? beside : ['xmllint', 'wasm'].join('-')) as { validateXML: typeof ValidateXml };
+};
+
+/** Validates the file against the official XSD of its version (files up to maxSchemaValidatedBytes; xmllint-wasm holds them in memory). */
+export const validateAgainstXsd = async (xml: Uint8Array, version: SaftVersion): Promise<SaftImport['problems']> => {
+  const schema = await readFile(xsdPath(version), 'utf8');
+  // WebAssembly pages of 64 KiB: room for the file and the schema (the default is 32 MiB in all).
+  const maxMemoryPages = Math.min(65536, Math.ceil((xml.length * 3 + 64 * 1024 * 1024) / 65536));
+  const result = await loadXmllint().validateXML({ xml: [{ fileName: 'saft.xml', contents: xml }], schema: [{ fileName: xsdFile(version), contents: schema }], stream: true, maxMemoryPages });
+  if (result.valid) return [];
+  return result.errors.slice(0, maxProblems).map((error) => ({
+    line: error.loc?.lineNumber ?? null,
+    message: (error.message ?? error.rawMessage).slice(0, 1000),
+  }));
+};
+
+const readAll = async (key: string): Promise<Uint8Array> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await readSaftObject(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+};
+
+/**
+ * The SAF-T import's job, on the imports queue ({ saftImportId }). Reads the whole file first
+ * (streamed: well-formed, complete, its version's XSD, the report) and refuses it with nothing
+ * imported; then applies it as per-kind imports, in order: the chart of each year, dimensions,
+ * sub-ledgers, opening balances, then the GL lines streamed a second time in imports of up to
+ * 10,000 lines. Each per-kind import has an id derived from the SAF-T import and its step, so a
+ * redelivery finds the steps done and resumes the one under way. Returns when terminal.
+ */
+export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngineNames: readonly string[]) => {
+  const byName = new Map(kinds.map((kind) => [kind.name, kind]));
+  const kind = (name: ImportKindName) => byName.get(name)!;
+
+  return async (saftImportId: string, receiveCount: number): Promise<void> => {
+    logger.appendKeys({ saftImportId });
+    const item = await saftRepository.get(saftImportId);
+    if (!item || (item.status !== 'queued' && item.status !== 'running')) return;
+    try {
+      const report = await run(item);
+      await finish(item, { status: 'succeeded', failureReason: null, problems: [], report });
+    } catch (error) {
+      if (error instanceof FileRefused) return void (await finish(item, { status: 'failed', failureReason: error.reason, problems: error.problems }));
+      if (error instanceof StepFailed) return void (await finish(item, { status: 'failed', failureReason: 'import_failed', problems: [{ line: null, message: error.message }] }));
+      if (receiveCount < maxReceives) throw error; // redelivered (e.g. a lane taken by another import meanwhile)
+      logger.error('SAF-T import failed', { error: error as Error });
+      await finish(item, { status: 'failed', failureReason: 'internal_error', problems: [{ line: null, message: 'The import failed on the service side; start a new one.' }] });
+    }
+  };
+
+  async function run(item: SaftItem): Promise<SaftReport> {
+    await jobRepository.markRunning(item.jobId!, new Date().toISOString()).catch(() => undefined);
+    // Pass 1: the whole file, nothing written.
+    const mapping = new SaftMapping();
+    const stream = await readSaftObject(item.objectKey);
+    try {
+      await parseSaft(stream, mapping);
+    } catch (error) {
+      if (error instanceof SaftFileError) throw new FileRefused(`invalid_file`, [{ line: error.line ?? null, message: error.message }]);
+      throw error;
+    } finally {
+      stream.destroy();
+    }
+    let schemaValidation: SaftReport['schemaValidation'] = 'skipped_over_size_limit';
+    if (item.sizeBytes <= maxSchemaValidatedBytes) {
+      const problems = await validateAgainstXsd(await readAll(item.objectKey), mapping.version!).catch((error: unknown) => {
+        logger.error('XSD validation could not run', { error: error as Error });
+        return undefined;
+      });
+      if (problems?.length) throw new FileRefused('schema_invalid', problems);
+      schemaValidation = problems ? 'valid' : 'unavailable';
+    }
+    const openingBalances = mapping.openingBalances();
+    const report = mapping.report(openingBalances.length, schemaValidation);
+    const importIds: string[] = [];
+    await saftRepository.recordProgress(item.id, { report, importIds });
+
+    const step = async (key: string, name: ImportKindName, body: Record<string, unknown>): Promise<void> => {
+      const importId = uuidv5(key, item.id);
+      let existing = await importRepository.get(importId);
+      if (!existing) {
+        const importKind = kind(name);
+        try {
+          await acceptImport(item.companyId, item, importKind, importKind.bodySchema.parse(body), body, { importId, enqueue: false });
+        } catch (error) {
+          if (error instanceof ProblemError) throw new Error(`Step ${key}: ${error.message}`); // a busy lane: retried on redelivery
+          throw error;
+        }
+        existing = await importRepository.get(importId);
+      }
+      if (existing!.status === 'queued') {
+        await processImport(importId, byName, postFetchEngineNames);
+        existing = await importRepository.get(importId);
+      }
+      importIds.push(importId);
+      await saftRepository.recordProgress(item.id, { importIds });
+      if (existing!.status === 'failed') throw new StepFailed(`The ${name} import ${importId} (${key}) failed: ${existing!.failureReason ?? 'see the import'}; the imports before it are applied.`);
+      await jobRepository.extendLease(item.companyId, saftLane, item.jobId!, Date.now()).catch(() => undefined);
+    };
+    const inChunks = async <T>(key: string, name: ImportKindName, rows: T[], body: (rows: T[]) => Record<string, unknown>) => {
+      for (let i = 0; i < rows.length; i += maxImportRows) await step(`${key}:${i / maxImportRows}`, name, body(rows.slice(i, i + maxImportRows)));
+    };
+
+    const accounts = [...mapping.accounts.values()].map((a) => a.row);
+    for (const year of [...mapping.years].sort()) await inChunks(`accounts:${year}`, 'accounts', accounts, (rows) => ({ year, accounts: rows }));
+    await inChunks('dimensions', 'dimensions', [...mapping.dimensions.values()], (rows) => ({ dimensions: rows }));
+    await inChunks('sub-ledgers', 'sub_ledgers', mapping.subLedgers, (rows) => ({ subLedgers: rows }));
+    const startYear = mapping.selectionStartYear();
+    if (startYear) await inChunks(`opening-balances:${startYear}`, 'opening_balances', openingBalances, (rows) => ({ year: startYear, lines: rows }));
+
+    // Pass 2: the lines, applied while the file streams (bounded memory: one import's lines per year).
+    const pending = new Map<number, { seq: number; lines: SaftLine['line'][] }>();
+    const flush = async (year: number, all: boolean) => {
+      const batch = pending.get(year)!;
+      while (batch.lines.length >= maxImportRows || (all && batch.lines.length)) {
+        const lines = batch.lines.splice(0, maxImportRows);
+        await step(`general-ledger-lines:${year}:${batch.seq++}`, 'general_ledger_lines', { year, lines });
+      }
+    };
+    const second = await readSaftObject(item.objectKey);
+    try {
+      await parseSaft(
+        second,
+        new SaftMapping(({ year, line }) => {
+          const batch = pending.get(year) ?? { seq: 0, lines: [] };
+          batch.lines.push(line);
+          pending.set(year, batch);
+        }),
+        {
+          afterChunk: async () => {
+            for (const year of pending.keys()) await flush(year, false);
+          },
+        },
+      );
+    } finally {
+      second.destroy();
+    }
+    for (const year of pending.keys()) await flush(year, true);
+    return report;
+  }
+
+  async function finish(item: SaftItem, ending: { status: 'succeeded' | 'failed'; failureReason: string | null; problems: SaftImport['problems']; report?: SaftReport }) {
+    const at = new Date().toISOString();
+    const event = ending.status === 'succeeded' ? 'job.succeeded' : 'job.failed';
+    const jobError = ending.status === 'failed' ? { code: ending.failureReason ?? 'failed', message: (ending.problems[0]?.message ?? 'The SAF-T import failed.').slice(0, 2000) } : null;
+    await unitOfWork()
+      .add('saft', saftRepository.finishWrite(item.id, ending, at))
+      .add('job', jobRepository.finishWrite(item.jobId!, { status: ending.status, error: jobError }, at))
+      .add('event', outboxEventWrite(event, item.companyId, { jobId: item.jobId!, importId: item.id, kind: 'saft', status: ending.status }, at))
+      .add('laneLock', jobRepository.releaseLaneWrite(item.companyId, saftLane, item.jobId!))
+      .commit();
+  }
+};

@@ -1,0 +1,206 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { XMLParser } from 'fast-xml-parser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from '../../shared/platform/money';
+import { api, expectProblem, type ApiResponse } from '../support/api';
+import { eventually, queueWaitMs } from '../support/poll';
+import { testStack } from '../support/stack';
+
+/**
+ * SAF-T Financial in, over HTTP: declare, PUT the file to the presigned URL, start, poll, then the
+ * report and the trial balance. Skatteetaten's published example files must reproduce every
+ * account's opening and closing balance to the øre (or be named as inconsistent by the report).
+ */
+
+const as = 'a-system';
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/saft/${name}`, import.meta.url));
+
+beforeAll(() => {
+  testStack();
+});
+
+const newCompany = async (organizationNumber: string): Promise<string> => {
+  const response = await api('POST', '/v1/companies', { as, body: { displayName: `SAF-T ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api', organizationNumber } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.id as string;
+};
+
+/** Declares and uploads a file; answers the SAF-T import's id. */
+const upload = async (companyId: string, bytes: Uint8Array, fileName = 'saft.xml'): Promise<string> => {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const created = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName, sizeBytes: bytes.length, sha256 } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  expect(created.body.status).toBe('awaiting_upload');
+  const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: bytes });
+  expect(put.status).toBe(200);
+  return created.body.id as string;
+};
+
+const start = (companyId: string, id: string, body: unknown = {}) => api('POST', `/v1/companies/${companyId}/imports/saft/${id}/start`, { as, body });
+
+const waitForSaft = (companyId: string, id: string): Promise<ApiResponse> =>
+  eventually(async () => {
+    const response = await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as });
+    expect(response.status).toBe(200);
+    return (response.body.status === 'succeeded' || response.body.status === 'failed') && response;
+  }, queueWaitMs * 3, `SAF-T import ${id}`);
+
+/** Each account's opening and closing balance as the file states them (debit minus credit), read independently of the service's parser. */
+const fileBalances = (bytes: Buffer): Map<string, { opening: Decimal; closing: Decimal }> => {
+  const doc = new XMLParser({ removeNSPrefix: true, parseTagValue: false, isArray: (name) => name === 'Account' }).parse(bytes.toString('utf8'));
+  const value = (text: unknown) => new Decimal(text === undefined ? 0 : String(text));
+  return new Map(
+    (doc.AuditFile.MasterFiles.GeneralLedgerAccounts.Account as Record<string, unknown>[]).map((account) => [
+      String(account.AccountID),
+      {
+        opening: value(account.OpeningDebitBalance).minus(value(account.OpeningCreditBalance)),
+        closing: value(account.ClosingDebitBalance).minus(value(account.ClosingCreditBalance)),
+      },
+    ]),
+  );
+};
+
+const importFile = async (name: string, organizationNumber: string, startBody: unknown = {}) => {
+  const companyId = await newCompany(organizationNumber);
+  const bytes = fixture(name);
+  const id = await upload(companyId, bytes, name);
+  const started = await start(companyId, id, startBody);
+  expect(started.status, JSON.stringify(started.body)).toBe(202);
+  expect(started.body.status).toBe('queued');
+  const again = await start(companyId, id, startBody);
+  expect(again.status).toBe(202);
+  expect(again.body.jobId).toBe(started.body.jobId);
+  const done = await waitForSaft(companyId, id);
+  expect(done.body.status, JSON.stringify(done.body)).toBe('succeeded');
+  return { companyId, id, bytes, record: done.body };
+};
+
+/** The trial balance reproduces the file: opening balances always, closing balances unless the report names the account as inconsistent. */
+const expectReproduced = async (companyId: string, year: number, bytes: Buffer, record: { report: { closingBalanceMismatches: { accounts: { accountCode: string; openingBalance: string; lines: string; closingBalance: string }[] } } }) => {
+  const trial = await api('GET', `/v1/companies/${companyId}/trial-balance?year=${year}`, { as });
+  expect(trial.status).toBe(200);
+  const rows = new Map((trial.body.accounts as { accountCode: string; openingBalance: number; closingBalance: number }[]).map((row) => [row.accountCode, row]));
+  const mismatches = new Map(record.report.closingBalanceMismatches.accounts.map((m) => [m.accountCode, m]));
+  let checked = 0;
+  for (const [accountCode, { opening, closing }] of fileBalances(bytes)) {
+    const row = rows.get(accountCode);
+    const tbOpening = new Decimal(String(row?.openingBalance ?? 0));
+    const tbClosing = new Decimal(String(row?.closingBalance ?? 0));
+    expect(tbOpening.toFixed(2), `opening of ${accountCode}`).toBe(opening.toFixed(2));
+    const mismatch = mismatches.get(accountCode);
+    if (mismatch) {
+      expect(mismatch.closingBalance).toBe(closing.toFixed());
+      expect(tbClosing.toFixed(2), `closing of ${accountCode} (inconsistent in the file)`).toBe(new Decimal(mismatch.openingBalance).plus(mismatch.lines).toFixed(2));
+      expect(tbClosing.equals(closing)).toBe(false);
+    } else {
+      expect(tbClosing.toFixed(2), `closing of ${accountCode}`).toBe(closing.toFixed(2));
+    }
+    checked++;
+  }
+  expect(checked).toBeGreaterThan(0);
+};
+
+describe('SAF-T Financial import of the published example files', () => {
+  it('1.10 example 999999999: report, per-kind imports, and the trial balance reproduces the file (its inconsistent accounts named)', async () => {
+    const { companyId, bytes, record } = await importFile('example-1.10-999999999.xml', '999999999');
+    expect(record.report.header).toMatchObject({ companyName: 'Selskapet AS', organizationNumber: '999999999', saftVersion: '1.10', fiscalYears: [2015] });
+    expect(record.report.counts).toMatchObject({ accounts: 4, customers: 1, suppliers: 1, transactions: 2, lines: 5 });
+    expect(record.report.controlTotals.matches).toBe(true);
+    expect(record.report.schemaValidation).toBe('valid');
+    expect(record.report.closingBalanceMismatches.count).toBeGreaterThan(0);
+    expect(record.report.notImported.map((n: { element: string }) => n.element)).toContain('Account/StandardAccountID');
+    expect(record.importIds.length).toBeGreaterThanOrEqual(5);
+    for (const importId of record.importIds) {
+      const one = await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as });
+      expect(one.status).toBe(200);
+      expect(one.body.status).toBe('succeeded');
+    }
+    await expectReproduced(companyId, 2015, bytes, record);
+    const dimensions = await api('GET', `/v1/companies/${companyId}/dimensions`, { as });
+    expect(dimensions.body.data.map((d: { key: string }) => d.key)).toEqual(expect.arrayContaining(['A', 'A/100', 'P/2000']));
+    const list = await api('GET', `/v1/companies/${companyId}/imports/saft`, { as });
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((s: { id: string }) => s.id)).toContain(record.id);
+  });
+
+  it('1.30 (the same example in 1.30) reproduces the same trial balance', async () => {
+    const { companyId, bytes, record } = await importFile('example-1.30-999999999.xml', '999999999');
+    expect(record.report.header.saftVersion).toBe('1.30');
+    await expectReproduced(companyId, 2015, bytes, record);
+  });
+
+  it('1.10 example 888888888 (170 lines) reproduces every balance; re-importing it updates the lines in place', async () => {
+    const { companyId, bytes, record } = await importFile('example-1.10-888888888.xml', '888888888');
+    expect(record.report.counts.lines).toBe(170);
+    const year = record.report.header.fiscalYears[0];
+    await expectReproduced(companyId, year, bytes, record);
+    const id = await upload(companyId, bytes);
+    expect((await start(companyId, id)).status).toBe(202);
+    const second = await waitForSaft(companyId, id);
+    expect(second.body.status).toBe('succeeded');
+    await expectReproduced(companyId, year, bytes, second.body);
+  });
+});
+
+describe('SAF-T files that are refused, with nothing imported', () => {
+  let companyId: string;
+  beforeAll(async () => {
+    companyId = await newCompany('999999999');
+  });
+
+  const nothingImported = async () => {
+    const accounts = await api('GET', `/v1/companies/${companyId}/accounts?year=2015`, { as });
+    expect(accounts.body.data ?? []).toEqual([]);
+  };
+
+  it.each([
+    ['not XML', Buffer.from('this is not xml at all'), 'saft_not_xml'],
+    ['gzip bytes declared as XML (a zip bomb)', gzipSync(Buffer.alloc(1024 * 1024)), 'saft_compressed'],
+    ['billion laughs (a DTD with entities)', Buffer.from('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><lolz>&lol1;</lolz>'), 'saft_dtd_refused'],
+    ['wrong namespace (the published 1.30 XMLSpy sample has none)', fixture('example-1.30-xmlspy.xml'), 'saft_not_saft'],
+  ])('%s: 422 at start naming the problem', async (_what, bytes, reason) => {
+    const id = await upload(companyId, bytes);
+    const response = await start(companyId, id);
+    expectProblem(response, 422, 'validation_failed');
+    expect(response.body.reason).toBe(reason);
+    await nothingImported();
+  });
+
+  it('an organization number that differs is 422 unless allowed', async () => {
+    const other = await newCompany('123456785');
+    const id = await upload(other, fixture('example-1.10-999999999.xml'));
+    const refused = await start(other, id);
+    expectProblem(refused, 422, 'validation_failed');
+    expect(refused.body.reason).toBe('organization_number_mismatch');
+  });
+
+  it('XSD errors fail the import with their line numbers; a truncated file fails; nothing imported', async () => {
+    const valid = fixture('example-1.10-999999999.xml').toString('utf8');
+    const invalid = Buffer.from(valid.replace('<n1:AccountType>GL</n1:AccountType>', '<n1:AccountType>GL</n1:AccountType><n1:Colour>blue</n1:Colour>'));
+    const id = await upload(companyId, invalid);
+    expect((await start(companyId, id)).status).toBe(202);
+    const failed = await waitForSaft(companyId, id);
+    expect(failed.body).toMatchObject({ status: 'failed', failureReason: 'schema_invalid', importIds: [] });
+    expect(failed.body.problems[0].line).toBeGreaterThan(1);
+    expect(failed.body.problems[0].message).toContain('Colour');
+    await nothingImported();
+
+    const truncated = Buffer.from(valid.slice(0, Math.floor(valid.length * 0.7)));
+    const cut = await upload(companyId, truncated);
+    expect((await start(companyId, cut)).status).toBe(202);
+    const failedCut = await waitForSaft(companyId, cut);
+    expect(failedCut.body).toMatchObject({ status: 'failed', failureReason: 'invalid_file', importIds: [] });
+    expect(failedCut.body.problems[0].message).toMatch(/truncated/);
+    await nothingImported();
+  });
+
+  it('200 MiB + 1 is refused at declaration; start without upload is 409 upload_missing; other bytes are 422 upload_mismatch', async () => {
+    const tooLarge = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'big.xml', sizeBytes: 200 * 1024 * 1024 + 1, sha256: 'a'.repeat(64) } });
+    expectProblem(tooLarge, 400, 'validation_failed');
+    const bytes = fixture('example-1.10-999999999.xml');
+    const declared = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'x.xml', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
+    expectProblem(await start(companyId, declared.body.id), 409, 'upload_missing');
+  });
+});
