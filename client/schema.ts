@@ -3105,10 +3105,10 @@ export interface components {
                 samples: string[];
             }[];
             /**
-             * @description valid: the file passed its version's XSD; files over 32 MiB are checked by the streaming parser only
+             * @description valid: the file passed its version's XSD; skipped_over_size_limit: files over 32 MiB are checked by the streaming parser only; unavailable: the validator could not run (logged), the streaming parser's checks applied
              * @enum {string}
              */
-            schemaValidation: "valid" | "skipped_over_size_limit";
+            schemaValidation: "valid" | "skipped_over_size_limit" | "unavailable";
         } | null;
         /** @description How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires */
         UploadInstructions: {

@@ -28,6 +28,13 @@ import { divertMetricLines } from './metrics-log';
 import { ensureQueues, localSqsClient, startSqs as startSqsServer, type LocalQueue, type QueueName } from './sqs';
 import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poller';
 
+/**
+ * Batches a queue's worker runs at once (one poller each). Lambda's SQS event source starts with
+ * five concurrent batches: webhook deliveries get them, so one event fanned out to many
+ * subscriptions goes out as on AWS; the other queues take one batch at a time.
+ */
+const concurrentBatches: Partial<Record<QueueName, number>> = { webhooks: 5 };
+
 /** `.local/stack.json`: the contract that tests and tools read. */
 export interface StackInfo extends SeedData {
   baseUrl: string;
@@ -222,16 +229,18 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       if (!queue.workerEntry) continue;
       const worker = (await loadHandler(queue.workerEntry)) as SqsEventHandler;
       const workerCaller = { name: `${queue.name}-worker`, grants: dynamoGrants(workerPermissions[queue.name]) };
-      const poller: SqsPoller = startSqsPoller({
-        client: sqsClient,
-        queueUrl: queueUrls[queue.name].url,
-        queueArn: queueUrls[queue.name].arn,
-        handler: ((event, context) => runAs(workerCaller, () => worker(event, context))),
-        functionName: `${queue.name}-worker`,
-        batchSize: queue.batchSize,
-        ...(options.idlePollCapMs !== undefined && { idleCapMs: options.idlePollCapMs }),
-      });
-      stops.push(() => poller.stop());
+      for (let instance = 0; instance < (concurrentBatches[queue.name] ?? 1); instance++) {
+        const poller: SqsPoller = startSqsPoller({
+          client: sqsClient,
+          queueUrl: queueUrls[queue.name].url,
+          queueArn: queueUrls[queue.name].arn,
+          handler: ((event, context) => runAs(workerCaller, () => worker(event, context))),
+          functionName: `${queue.name}-worker`,
+          batchSize: queue.batchSize,
+          ...(options.idlePollCapMs !== undefined && { idleCapMs: options.idlePollCapMs }),
+        });
+        stops.push(() => poller.stop());
+      }
     }
 
     // The webhook relay on the outbox table's stream, as Lambda's event source mapping runs it on AWS.

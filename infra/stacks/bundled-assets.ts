@@ -77,6 +77,8 @@ export const lambdaEntries: { name: string; entry: string }[] = [
 /** A bundle's budget: 1 MiB, unless it is listed here with the reason it needs more. */
 export const bundleBudgetBytes = 1024 * 1024;
 export const bundleBudgetExceptions: Record<string, string> = {
+  imports:
+    'the clients of four AWS services it uses (S3 for payloads and presigned SAF-T uploads ~100 KiB, SQS, DynamoDB, KMS for idempotent answers), the SAF-T header reader (saxes) and the Tracer with the X-Ray SDK (~120 KiB)',
   openapi:
     'the OpenAPI generator and its YAML writer (~140 KiB) with the schemas of every operation, plus what every API function carries: the Tracer with the X-Ray SDK (~120 KiB) and the SDK clients of the shared request pipeline',
   mcp:

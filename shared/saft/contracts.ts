@@ -1,6 +1,6 @@
 import type { OperationContract } from '../api/operation';
 import { UuidSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { CreatedSaftImportSchema, CreateSaftImportSchema, SaftImportPageSchema, SaftImportSchema, SaftListQuerySchema, SaftParamsSchema, StartSaftImportSchema } from './schemas';
 
 const companyParams = z.object({ companyId: UuidSchema });

@@ -1,5 +1,5 @@
 import { CountSchema, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema, YearSchema } from '../platform/schemas';
-import { z } from '../platform/zod';
+import * as z from '../platform/zod';
 import { UploadInstructionsSchema } from '../documents/schemas';
 
 /**
