@@ -5,7 +5,7 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * free ports): through the SAF-T flow (declare, PUT, start, the worker) and through the six-kind
  * imports of the same lines (chart, then GL-line imports of 10,000 over HTTP). The SAF-T job runs
  * in the import worker alone in its own process, bundled as its Lambda is
- * (infra/tools/bench-saft-worker.ts), which reports its peak RSS (goal: at most 512 MB).
+ * (infra/tools/bench-worker.ts), which reports its peak RSS (goal: at most 512 MB).
  * Prints lines/s of both and the RSS; writes the figures to .local/bench/saft.json (gitignored).
  */
 import { createHash } from 'node:crypto';
@@ -152,12 +152,12 @@ const main = async (): Promise<number> => {
     }
     const stackFile = join(dataDir, 'stack.json');
     writeFileSync(stackFile, JSON.stringify(info));
-    const bundle = join(dataDir, 'bench-saft-worker.mjs');
-    await bundleAsLambda('infra/tools/bench-saft-worker.ts', bundle);
+    const bundle = join(dataDir, 'bench-worker.mjs');
+    await bundleAsLambda('infra/tools/bench-worker.ts', bundle);
     // Beside it what the Lambda gets beside its bundle (the XSDs, xmllint-wasm), so validation is measured too.
     for (const asset of bundledAssets['functions/import-worker/handler.ts'] ?? []) copyFileSync(asset, join(dataDir, basename(asset)));
     log('SAF-T: the worker alone applies the file');
-    const { stdout } = await promisify(execFile)(process.execPath, [bundle, stackFile, declared.id], { encoding: 'utf8', maxBuffer: 1 << 20, timeout: deadlineMs });
+    const { stdout } = await promisify(execFile)(process.execPath, [bundle, stackFile, JSON.stringify({ saftImportId: declared.id })], { encoding: 'utf8', maxBuffer: 1 << 20, timeout: deadlineMs });
     const worker = JSON.parse(stdout.trim().split('\n').at(-1)!) as { baselineRss: number; peakRss: number; ms: number };
     const saft = expect(await http('GET', `/v1/companies/${saftCompany}/imports/saft/${declared.id}`), 200, 'read');
     if (saft.status !== 'succeeded' || saft.report.counts.lines !== lineCount) throw new Error(`SAF-T import ended ${saft.status}: ${JSON.stringify(saft.problems)}`);

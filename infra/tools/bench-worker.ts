@@ -1,9 +1,9 @@
 /**
- * Part of `npm run bench`: the import worker alone in its own process, as its Lambda runs it,
- * on one import that was accepted onto a queue nobody polls. The bench bundles this file with
+ * Part of `npm run bench` and `npm run bench:saft`: the import worker alone in its own process, as
+ * its Lambda runs it, on one import (or SAF-T import) that was accepted onto a queue nobody polls. The bench bundles this file with
  * esbuild as CDK bundles the worker (one minified ESM file) and runs it with plain node. Prints
  * one JSON line with the process's RSS before and at its peak (sampled every 20 ms) and the time.
- * Usage: node bench-worker.mjs <stack file> <import id>
+ * Usage: node bench-worker.mjs <stack file> <import id | {"saftImportId": "..."}>
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,8 +11,10 @@ import type { SQSEvent } from 'aws-lambda';
 import type { StackInfo } from '../local/stack';
 import { applyStackEnv } from './stack-env';
 
-const [stackFile, importId] = process.argv.slice(2);
-if (!stackFile || !importId) throw new Error('usage: bench-worker.ts <stack file> <import id>');
+const [stackFile, importOrMessage] = process.argv.slice(2);
+if (!stackFile || !importOrMessage) throw new Error('usage: bench-worker.ts <stack file> <import id | {"saftImportId": "..."}>');
+// The queue message the worker is handed: an import's ({importId}) or a SAF-T import's, given as JSON.
+const messageBody = importOrMessage.startsWith('{') ? importOrMessage : JSON.stringify({ importId: importOrMessage });
 process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 applyStackEnv(JSON.parse(readFileSync(stackFile, 'utf8')) as StackInfo);
 
@@ -29,7 +31,7 @@ const event: SQSEvent = {
     {
       messageId: randomUUID(),
       receiptHandle: 'bench',
-      body: JSON.stringify({ importId }),
+      body: messageBody,
       attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'bench', ApproximateFirstReceiveTimestamp: String(Date.now()) },
       messageAttributes: {},
       md5OfBody: '',
