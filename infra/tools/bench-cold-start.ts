@@ -21,7 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, lambdaEntries, lambdaEsbuildOptions, type LambdaBundle } from '../stacks/bundled-assets';
 import type { StackInfo } from '../local/stack';
-import { runBench, writeBenchResults } from './bench-support';
+import { median, round, runBench, writeBenchResults } from './bench-support';
 import { applyStackEnv, valueAtPath } from './stack-env';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -123,12 +123,6 @@ const floorSource = (sdkPackages: string[]): string => {
   return lines.join('\n');
 };
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 const kib = (bytes: number) => `${round(bytes / 1024, 0)} KiB`;
 
 /** The Node.js 22 binary: this one when it is 22 (npm scripts run the one npm install fetched), else that one. */

@@ -29,7 +29,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { runBench, writeBenchResults } from './bench-support';
+import { median, percentile, round, runBench, writeBenchResults } from './bench-support';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 process.env.WEBHOOK_VERIFICATION_DELAY_SECONDS ??= '0';
@@ -38,16 +38,6 @@ const year = 2025;
 const baseLines = 10_000;
 const accountCodes = Array.from({ length: 50 }, (_, i) => String(i < 25 ? 1000 + i * 40 : 3000 + (i - 25) * 200));
 const pad2 = (n: number) => String(n).padStart(2, '0');
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-};
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 const started = performance.now();
 const log = (message: string) => console.log(`[bench:scale ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}`);

@@ -32,3 +32,19 @@ export const bundleAsLambda = async (entry: string, outfile: string, options: { 
   await build({ ...lambdaEsbuildOptions(resolve(entry), outfile), minify: options.minify ?? true, sourcemap: false, plugins: options.plugins ?? [] });
   return statSync(outfile).size;
 };
+
+/** Rounds to `digits` decimals (for printed figures). */
+export const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** The median (the mean of the two middle values of an even count). */
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** Nearest-rank percentile. */
+export const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+};

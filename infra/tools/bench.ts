@@ -35,7 +35,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { LocalStack, StackInfo } from '../local/stack';
-import { bundleAsLambda, runBench, writeBenchResults } from './bench-support';
+import { bundleAsLambda, median, percentile, round, runBench, writeBenchResults } from './bench-support';
 import { printCapacity, runCapacityBench } from './bench-capacity';
 import { quietFloors } from './bench-floors';
 
@@ -84,17 +84,6 @@ const runStarted = performance.now();
 const elapsed = () => `${((performance.now() - runStarted) / 1000).toFixed(1).padStart(6)} s`;
 const log = (message: string) => console.log(`[bench ${elapsed()}] ${message}`);
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-/** Nearest-rank percentile. */
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-};
 const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
 
 // ---------------------------------------------------------------------------------------------
