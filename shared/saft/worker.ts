@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -147,7 +148,8 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     const openingBalances = mapping.openingBalances();
     const report = mapping.report(openingBalances.length, schemaValidation);
     const missing = item.deleteMissing ? await missingLines(item.companyId, [...mapping.years].sort(), fileLineIds) : new Map<number, string[]>();
-    report.counts.linesDeleted = [...missing.values()].reduce((sum, ids) => sum + ids.length, 0);
+    // On a redelivery some may be deleted already: the first count stands.
+    report.counts.linesDeleted = item.report?.counts.linesDeleted ?? [...missing.values()].reduce((sum, ids) => sum + ids.length, 0);
     const importIds: string[] = [];
     await saftRepository.recordProgress(item.id, { report, importIds });
 
@@ -213,7 +215,13 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     }
     for (const year of pending.keys()) await flush(year, true);
     // Last, the lines the file no longer holds (checked not in use before anything was written).
-    for (const [year, ids] of missing) await inChunks(`general-ledger-line-deletions:${year}`, 'general_ledger_line_deletions', ids, (rows) => ({ year, ids: rows }));
+    // Keyed by their ids: a redelivery lists the lines still there and deletes those.
+    for (const [year, ids] of missing) {
+      for (let i = 0; i < ids.length; i += maxImportRows) {
+        const rows = ids.slice(i, i + maxImportRows);
+        await step(`general-ledger-line-deletions:${year}:${createHash('sha256').update(rows.join('\n')).digest('hex')}`, 'general_ledger_line_deletions', { year, ids: rows });
+      }
+    }
     return report;
   }
 
