@@ -637,7 +637,7 @@ export interface paths {
         };
         /**
          * One SAF-T import with its report (poll until succeeded or failed)
-         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `import_failed`, `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
+         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, reconciled lines the file no longer holds, named in `problems`; nothing imported), `import_failed`, `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
          */
         get: operations["getSaftImport"];
         put?: never;
@@ -659,7 +659,7 @@ export interface paths {
         put?: never;
         /**
          * Check the uploaded SAF-T file and queue its import
-         * @description Step 3 of 3: checks the uploaded file and queues its import as a job; starting again answers the same record. Checked now: the bytes are there and match the declaration, the file is XML without a DTD, its root is `AuditFile` in the SAF-T Financial namespace with a known `AuditFileVersion`, and its organization number is the company's (unless `allowOrganizationNumberMismatch` is true). The job then reads the whole file (well-formed, complete, valid against the official XSD of its version — files up to 32 MiB; the first errors come with their line numbers) and refuses it with nothing imported, or runs the per-kind imports in order (chart of each year, dimensions, sub-ledgers, opening balances, GL lines in imports of up to 10,000 lines): `importIds` names them. Lines are merged by their id from the file (`<TransactionID>-<RecordID>`): a corrected file updates lines in place and keeps history; lines absent from it stay. Errors: **409** `upload_missing` (nothing uploaded yet), **409** `conflict` `job_in_flight` (an import holds a lane this import writes through; `jobId` names it) or `company_not_api_managed`; **422** `upload_mismatch` (size or checksum differ), **422** `validation_failed` with `reason` `saft_not_xml`, `saft_compressed`, `saft_dtd_refused`, `saft_not_saft` (naming the root element or namespace found), `saft_unsupported_version`, `saft_not_utf8`, or `organization_number_mismatch`.
+         * @description Step 3 of 3: checks the uploaded file and queues its import as a job; starting again answers the same record. Checked now: the bytes are there and match the declaration, the file is XML without a DTD, its root is `AuditFile` in the SAF-T Financial namespace with a known `AuditFileVersion`, and its organization number is the company's (unless `allowOrganizationNumberMismatch` is true). The job then reads the whole file (well-formed, complete, valid against the official XSD of its version — files up to 32 MiB; the first errors come with their line numbers) and refuses it with nothing imported, or runs the per-kind imports in order (chart of each year, dimensions, sub-ledgers, opening balances, GL lines in imports of up to 10,000 lines): `importIds` names them. Lines are merged by their id from the file (`<TransactionID>-<RecordID>`): a corrected file updates lines in place and keeps history; lines absent from it stay, unless `deleteMissing` is true: then the company's GL lines of the file's fiscal years that the file does not hold are deleted (a `general_ledger_line_deletions` import, last in `importIds`; history kept; `report.counts.linesDeleted`), all or nothing — when one of them is in a reconciliation group the job fails with `failureReason` `lines_in_use` (the ids, at most 100, in `problems`) and nothing is imported. Errors: **409** `upload_missing` (nothing uploaded yet), **409** `conflict` `job_in_flight` (an import holds a lane this import writes through; `jobId` names it) or `company_not_api_managed`; **422** `upload_mismatch` (size or checksum differ), **422** `validation_failed` with `reason` `saft_not_xml`, `saft_compressed`, `saft_dtd_refused`, `saft_not_saft` (naming the root element or namespace found), `saft_unsupported_version`, `saft_not_utf8`, or `organization_number_mismatch`.
          */
         post: operations["startSaftImport"];
         delete?: never;
@@ -3005,6 +3005,11 @@ export interface components {
                  * @description Transaction lines read
                  */
                 lines: number;
+                /**
+                 * Format: int32
+                 * @description GL lines of the file's years that the file no longer holds, deleted (with deleteMissing; 0 otherwise)
+                 */
+                linesDeleted: number;
             };
             /** @description GeneralLedgerEntries control totals against the transactions and lines read */
             controlTotals: {
@@ -3175,9 +3180,9 @@ export interface components {
              * @description The job once started (GET /v1/jobs/{jobId})
              */
             jobId: string | null;
-            /** @description invalid_file, schema_invalid, import_failed or internal_error when failed */
+            /** @description invalid_file, schema_invalid, lines_in_use, import_failed or internal_error when failed */
             failureReason: string | null;
-            /** @description Why the file was refused (the first XSD errors with their line numbers); nothing was imported then */
+            /** @description Why the file was refused (the first XSD errors with their line numbers; with lines_in_use, the reconciled lines that deleteMissing would delete, at most 100 ids); nothing was imported then */
             problems: {
                 /**
                  * Format: int32
@@ -3187,6 +3192,16 @@ export interface components {
                 /** @description What is wrong there */
                 message: string;
             }[];
+            /**
+             * @description As started: a file of another organization number was allowed
+             * @example false
+             */
+            allowOrganizationNumberMismatch: boolean;
+            /**
+             * @description As started: the company's GL lines of the file's years that the file does not hold are deleted
+             * @example true
+             */
+            deleteMissing: boolean;
             /** @description The per-kind imports it ran, in order (GET /v1/companies/{companyId}/imports/{importId}) */
             importIds: string[];
             report: components["schemas"]["SaftReport"];
@@ -3235,6 +3250,11 @@ export interface components {
         StartSaftImportRequest: {
             /** @description true: import a file whose organization number differs from the company's */
             allowOrganizationNumberMismatch?: boolean;
+            /**
+             * @description true: delete the company's GL lines of the file's fiscal years that the file does not hold (all or nothing: none when one of them is reconciled). Default false: they stay
+             * @example true
+             */
+            deleteMissing?: boolean;
         };
         /** @description rowsDiscovered = rowsValid + rowsFailed; rowsValid = rowsInserted + rowsUpdated + (rows of the request deleted) + result.unknown. rowsDeleted also counts items retired by snapshot modes. */
         ImportRecord: {
@@ -9428,6 +9448,8 @@ export interface operations {
                      *               "message": "Something to know about"
                      *             }
                      *           ],
+                     *           "allowOrganizationNumberMismatch": false,
+                     *           "deleteMissing": true,
                      *           "importIds": [
                      *             "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
                      *           ],
@@ -9460,7 +9482,8 @@ export interface operations {
                      *               "analysisIds": 0,
                      *               "openingBalances": 0,
                      *               "transactions": 0,
-                     *               "lines": 0
+                     *               "lines": 0,
+                     *               "linesDeleted": 0
                      *             },
                      *             "controlTotals": {
                      *               "numberOfEntries": {
@@ -9662,6 +9685,8 @@ export interface operations {
                      *           "message": "Something to know about"
                      *         }
                      *       ],
+                     *       "allowOrganizationNumberMismatch": false,
+                     *       "deleteMissing": true,
                      *       "importIds": [
                      *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
                      *       ],
@@ -9694,7 +9719,8 @@ export interface operations {
                      *           "analysisIds": 0,
                      *           "openingBalances": 0,
                      *           "transactions": 0,
-                     *           "lines": 0
+                     *           "lines": 0,
+                     *           "linesDeleted": 0
                      *         },
                      *         "controlTotals": {
                      *           "numberOfEntries": {
@@ -9942,6 +9968,8 @@ export interface operations {
                      *           "message": "Something to know about"
                      *         }
                      *       ],
+                     *       "allowOrganizationNumberMismatch": false,
+                     *       "deleteMissing": true,
                      *       "importIds": [
                      *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
                      *       ],
@@ -9974,7 +10002,8 @@ export interface operations {
                      *           "analysisIds": 0,
                      *           "openingBalances": 0,
                      *           "transactions": 0,
-                     *           "lines": 0
+                     *           "lines": 0,
+                     *           "linesDeleted": 0
                      *         },
                      *         "controlTotals": {
                      *           "numberOfEntries": {
@@ -10133,7 +10162,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "deleteMissing": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["StartSaftImportRequest"];
             };
         };
@@ -10166,6 +10199,8 @@ export interface operations {
                      *           "message": "Something to know about"
                      *         }
                      *       ],
+                     *       "allowOrganizationNumberMismatch": false,
+                     *       "deleteMissing": true,
                      *       "importIds": [
                      *         "9b2e4c1a-7d3f-4e8a-b5c6-1f0a2d3e4b5c"
                      *       ],
@@ -10198,7 +10233,8 @@ export interface operations {
                      *           "analysisIds": 0,
                      *           "openingBalances": 0,
                      *           "transactions": 0,
-                     *           "lines": 0
+                     *           "lines": 0,
+                     *           "linesDeleted": 0
                      *         },
                      *         "controlTotals": {
                      *           "numberOfEntries": {

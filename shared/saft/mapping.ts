@@ -311,6 +311,7 @@ export class SaftMapping implements SaftSink {
         openingBalances: openingBalanceCount,
         transactions: this.transactions,
         lines: this.lines,
+        linesDeleted: 0,
       },
       controlTotals: {
         ...controlTotals,

@@ -7,7 +7,6 @@ import type { SaftImport, SaftReport } from './schemas';
 /** A SAF-T import's item: the record and where its file is (imports/saft/..., under the import payload grants). */
 export interface SaftItem extends SaftImport {
   objectKey: string;
-  allowOrganizationNumberMismatch: boolean;
   /** Where the company sits (the placement of the jobs it creates). */
   rootOrganizationId: string;
   organizationPath: string;
@@ -26,6 +25,8 @@ export const toSaftImport = (item: SaftItem): SaftImport => ({
   jobId: item.jobId,
   failureReason: item.failureReason,
   problems: item.problems,
+  allowOrganizationNumberMismatch: item.allowOrganizationNumberMismatch,
+  deleteMissing: item.deleteMissing,
   importIds: item.importIds,
   report: item.report,
   createdAt: item.createdAt,
@@ -36,10 +37,13 @@ export const toSaftImport = (item: SaftItem): SaftImport => ({
 const fromItem = (item: Record<string, unknown>): SaftItem => {
   const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, entity: _entity, ...rest } = item;
   // The report and problems are kept as JSON text: plain numbers and strings, read back as written.
+  const report = typeof rest.report === 'string' ? (JSON.parse(rest.report) as SaftReport) : null;
+  if (report) report.counts.linesDeleted ??= 0; // records from before the count
   return {
     ...(rest as unknown as SaftItem),
+    deleteMissing: rest.deleteMissing === true,
     sizeBytes: Number(rest.sizeBytes),
-    report: typeof rest.report === 'string' ? (JSON.parse(rest.report) as SaftReport) : null,
+    report,
     problems: typeof rest.problems === 'string' ? (JSON.parse(rest.problems) as SaftImport['problems']) : [],
   };
 };
@@ -69,15 +73,15 @@ export const saftRepository = {
   },
 
   /** For the start's unit of work: awaiting_upload -> queued with its job (refused when already started). */
-  startWrite(id: string, jobId: string, allowOrganizationNumberMismatch: boolean, at: string): TransactionWrite {
+  startWrite(id: string, jobId: string, options: { allowOrganizationNumberMismatch: boolean; deleteMissing: boolean }, at: string): TransactionWrite {
     return {
       Update: {
         TableName: tableName(),
         Key: keys(id),
-        UpdateExpression: 'SET #status = :queued, jobId = :job, allowOrganizationNumberMismatch = :allow, updatedAt = :at',
+        UpdateExpression: 'SET #status = :queued, jobId = :job, allowOrganizationNumberMismatch = :allow, deleteMissing = :deleteMissing, updatedAt = :at',
         ConditionExpression: '#status = :awaiting',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':queued': 'queued', ':awaiting': 'awaiting_upload', ':job': jobId, ':allow': allowOrganizationNumberMismatch, ':at': at },
+        ExpressionAttributeValues: { ':queued': 'queued', ':awaiting': 'awaiting_upload', ':job': jobId, ':allow': options.allowOrganizationNumberMismatch, ':deleteMissing': options.deleteMissing, ':at': at },
       },
     };
   },

@@ -49,6 +49,7 @@ export const SaftReportSchema = z
         openingBalances: CountSchema.openapi({ description: 'Opening balances imported (per account, and per customer or supplier on its account)' }),
         transactions: CountSchema.openapi({ description: 'Transactions read' }),
         lines: CountSchema.openapi({ description: 'Transaction lines read' }),
+        linesDeleted: CountSchema.openapi({ description: 'GL lines of the file\'s years that the file no longer holds, deleted (with deleteMissing; 0 otherwise)' }),
       })
       .openapi({ description: 'What the file holds, per kind' }),
     controlTotals: z
@@ -120,6 +121,7 @@ export const CreateSaftImportSchema = z
 export const StartSaftImportSchema = z
   .strictObject({
     allowOrganizationNumberMismatch: z.boolean().optional().openapi({ description: "true: import a file whose organization number differs from the company's" }),
+    deleteMissing: z.boolean().optional().openapi({ description: "true: delete the company's GL lines of the file's fiscal years that the file does not hold (all or nothing: none when one of them is reconciled). Default false: they stay", example: true }),
   })
   .openapi('StartSaftImportRequest', { description: 'Options of the start (an empty object for none)' });
 
@@ -132,7 +134,7 @@ export const SaftImportSchema = z
     sizeBytes: z.number().int().min(1).max(maxSaftBytes).openapi({ description: 'As declared' }),
     sha256: textOut(64).openapi({ description: 'As declared (hexadecimal)' }),
     jobId: UuidSchema.nullable().openapi({ description: 'The job once started (GET /v1/jobs/{jobId})' }),
-    failureReason: textOut(limits.code).nullable().openapi({ description: 'invalid_file, schema_invalid, import_failed or internal_error when failed' }),
+    failureReason: textOut(limits.code).nullable().openapi({ description: 'invalid_file, schema_invalid, lines_in_use, import_failed or internal_error when failed' }),
     problems: z
       .array(
         z.object({
@@ -141,7 +143,9 @@ export const SaftImportSchema = z
         }),
       )
       .max(20)
-      .openapi({ description: 'Why the file was refused (the first XSD errors with their line numbers); nothing was imported then' }),
+      .openapi({ description: 'Why the file was refused (the first XSD errors with their line numbers; with lines_in_use, the reconciled lines that deleteMissing would delete, at most 100 ids); nothing was imported then' }),
+    allowOrganizationNumberMismatch: z.boolean().openapi({ description: 'As started: a file of another organization number was allowed', example: false }),
+    deleteMissing: z.boolean().openapi({ description: "As started: the company's GL lines of the file's years that the file does not hold are deleted", example: true }),
     importIds: z.array(UuidSchema).max(1000).openapi({ description: 'The per-kind imports it ran, in order (GET /v1/companies/{companyId}/imports/{importId})' }),
     report: SaftReportSchema.nullable().openapi({ description: 'What the file held and how it was imported (once read)' }),
     createdAt: TimestampSchema,

@@ -82,6 +82,7 @@ export const createSaftImport = async (company: CompanyRecord, body: { fileName:
     completedAt: null,
     objectKey,
     allowOrganizationNumberMismatch: false,
+    deleteMissing: false,
     rootOrganizationId: company.rootOrganizationId,
     organizationPath: company.organizationPath,
   };
@@ -124,7 +125,7 @@ const headerOnly = (): SaftSink => ({
  * end of its header: XML, no DTD, namespace, version) -> 422 organization_number_mismatch ->
  * 409 job_in_flight (a lane it writes through is busy) -> 202 queued. Starting again answers the record.
  */
-export const startSaftImport = async (company: CompanyRecord, id: string, options: { allowOrganizationNumberMismatch?: boolean }): Promise<SaftImport> => {
+export const startSaftImport = async (company: CompanyRecord, id: string, options: { allowOrganizationNumberMismatch?: boolean; deleteMissing?: boolean }): Promise<SaftImport> => {
   if (company.accountingSystem !== 'Api') throw notApiManaged(company);
   const item = await getSaftImport(company.id, id);
   if (item.status !== 'awaiting_upload') return toSaftImport(item);
@@ -172,7 +173,7 @@ export const startSaftImport = async (company: CompanyRecord, id: string, option
         { rootOrganizationId: company.rootOrganizationId, organizationPath: company.organizationPath },
       ),
     )
-    .add('saft', saftRepository.startWrite(id, jobId, allow, at));
+    .add('saft', saftRepository.startWrite(id, jobId, { allowOrganizationNumberMismatch: allow, deleteMissing: options.deleteMissing ?? false }, at));
   try {
     await work.commit();
   } catch (error) {

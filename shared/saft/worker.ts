@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,6 +16,8 @@ import { logger } from '../platform/logger';
 import { ProblemError } from '../platform/problem';
 import { maxImportRows } from '../imports/fields';
 import { outboxEventWrite } from '../outbox/repository';
+import { glLineRepository } from '../ledger/general-ledger/repository';
+import { checkLinesNotInUse } from '../ledger/general-ledger/service';
 import { SaftMapping, type SaftLine } from './mapping';
 import { parseSaft, SaftFileError, type SaftVersion } from './parser';
 import { saftRepository, type SaftItem } from './repository';
@@ -27,6 +30,12 @@ const maxReceives = 5;
 
 /** A per-kind import of the SAF-T import failed: the SAF-T import fails (the imports before it stay applied). */
 class StepFailed extends Error {}
+/** Lines that deleteMissing would delete are reconciled: nothing is imported. */
+class LinesInUse extends Error {
+  constructor(readonly problems: SaftImport['problems']) {
+    super('lines_in_use');
+  }
+}
 /** The file is refused (not well-formed, truncated, XSD errors): nothing is imported. */
 class FileRefused extends Error {
   constructor(
@@ -96,6 +105,7 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
       const report = await run(item);
       await finish(item, { status: 'succeeded', failureReason: null, problems: [], report });
     } catch (error) {
+      if (error instanceof LinesInUse) return void (await finish(item, { status: 'failed', failureReason: 'lines_in_use', problems: error.problems }));
       if (error instanceof FileRefused) return void (await finish(item, { status: 'failed', failureReason: error.reason, problems: error.problems }));
       if (error instanceof StepFailed) return void (await finish(item, { status: 'failed', failureReason: 'import_failed', problems: [{ line: null, message: error.message }] }));
       if (receiveCount < maxReceives) throw error; // redelivered (e.g. a lane taken by another import meanwhile)
@@ -106,8 +116,17 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
 
   async function run(item: SaftItem): Promise<SaftReport> {
     await jobRepository.markRunning(item.jobId!, new Date().toISOString()).catch(() => undefined);
-    // Pass 1: the whole file, nothing written.
-    const mapping = new SaftMapping();
+    // Pass 1: the whole file, nothing written (with deleteMissing, the ids of its lines per year).
+    const fileLineIds = new Map<number, Set<string>>();
+    const mapping = new SaftMapping(
+      item.deleteMissing
+        ? ({ year, line }) => {
+            const ids = fileLineIds.get(year) ?? new Set<string>();
+            ids.add(String(line.id));
+            fileLineIds.set(year, ids);
+          }
+        : undefined,
+    );
     const stream = await readSaftObject(item.objectKey);
     try {
       await parseSaft(stream, mapping);
@@ -128,6 +147,9 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     }
     const openingBalances = mapping.openingBalances();
     const report = mapping.report(openingBalances.length, schemaValidation);
+    const missing = item.deleteMissing ? await missingLines(item.companyId, [...mapping.years].sort(), fileLineIds) : new Map<number, string[]>();
+    // On a redelivery some may be deleted already: the first count stands.
+    report.counts.linesDeleted = item.report?.counts.linesDeleted ?? [...missing.values()].reduce((sum, ids) => sum + ids.length, 0);
     const importIds: string[] = [];
     await saftRepository.recordProgress(item.id, { report, importIds });
 
@@ -192,7 +214,50 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
       second.destroy();
     }
     for (const year of pending.keys()) await flush(year, true);
+    // Last, the lines the file no longer holds (checked not in use before anything was written).
+    // Keyed by their ids: a redelivery lists the lines still there and deletes those.
+    for (const [year, ids] of missing) {
+      for (let i = 0; i < ids.length; i += maxImportRows) {
+        const rows = ids.slice(i, i + maxImportRows);
+        await step(`general-ledger-line-deletions:${year}:${createHash('sha256').update(rows.join('\n')).digest('hex')}`, 'general_ledger_line_deletions', { year, ids: rows });
+      }
+    }
     return report;
+  }
+
+  /**
+   * deleteMissing: per year of the file, the company's live GL lines whose id the file does not
+   * hold. All or nothing: when any is reconciled, LinesInUse (the first 100, as the deletion import names them).
+   */
+  async function missingLines(companyId: string, years: number[], fileLineIds: Map<number, Set<string>>): Promise<Map<number, string[]>> {
+    const missing = new Map<number, string[]>();
+    const inUse: { id: string; reconciliationGroupId: string }[] = [];
+    let inUseCount = 0;
+    for (const year of years) {
+      const inFile = fileLineIds.get(year) ?? new Set<string>();
+      const ids = (await glLineRepository.liveSourceLineIds(companyId, year)).filter((id) => !inFile.has(id));
+      if (!ids.length) continue;
+      missing.set(year, ids);
+      for (let i = 0; i < ids.length; i += maxImportRows) {
+        try {
+          await checkLinesNotInUse(companyId, year, ids.slice(i, i + maxImportRows));
+        } catch (error) {
+          if (!(error instanceof ProblemError) || error.problem.reason !== 'lines_in_use') throw error;
+          const named = (error.problem.inUse ?? []) as { id: string; reconciliationGroupId: string }[];
+          inUseCount += named.length;
+          inUse.push(...named.slice(0, 100 - inUse.length));
+        }
+      }
+    }
+    if (!inUse.length) return missing;
+    // The ids (at most 100) packed into messages of at most 2,000 characters.
+    const messages = [`${inUseCount} GL line${inUseCount === 1 ? '' : 's'} the file no longer holds ${inUseCount === 1 ? 'is' : 'are'} in reconciliation groups; nothing was imported. Delete the groups first, or start without deleteMissing. In use (id: group):`];
+    for (const { id, reconciliationGroupId } of inUse) {
+      const entry = ` ${id}: ${reconciliationGroupId};`;
+      if (messages.at(-1)!.length + entry.length > 2000) messages.push('In use (id: group):');
+      messages[messages.length - 1] += entry;
+    }
+    throw new LinesInUse(messages.map((message) => ({ line: null, message })));
   }
 
   async function finish(item: SaftItem, ending: { status: 'succeeded' | 'failed'; failureReason: string | null; problems: SaftImport['problems']; report?: SaftReport }) {

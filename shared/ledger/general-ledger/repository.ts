@@ -268,6 +268,16 @@ export const glLineRepository = {
       ExpressionAttributeValues: { ':pk': glAccountPartition(companyId, year, accountCode) },
     }),
 
+  /** The integrator's ids (sourceLineId) of a year's live GL lines (GSI1, period by period). */
+  async liveSourceLineIds(companyId: string, year: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (const segment of lineQuerySegments(companyId, year, {})) {
+      const items = await queryAll({ ...segment, ProjectionExpression: 'sourceLineId, deleted' });
+      for (const item of items) if (item.deleted !== true && typeof item.sourceLineId === 'string') ids.push(item.sourceLineId);
+    }
+    return ids;
+  },
+
   /**
    * A write for a unit of work: marks the line as in a reconciliation group, only if it exists, is
    * not deleted, is in no group and is still at the version that was read.
