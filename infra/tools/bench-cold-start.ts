@@ -104,6 +104,8 @@ const floorSource = (sdkPackages: string[]): string => {
     '@aws-sdk/client-s3': 'S3Client',
     '@aws-sdk/client-sqs': 'SQSClient',
     '@aws-sdk/client-secrets-manager': 'SecretsManagerClient',
+    '@aws-sdk/client-kms': 'KMSClient',
+    '@aws-sdk/client-cognito-identity-provider': 'CognitoIdentityProviderClient',
     '@aws-sdk/lib-dynamodb': 'DynamoDBDocumentClient',
     '@aws-sdk/s3-request-presigner': 'getSignedUrl',
   };
