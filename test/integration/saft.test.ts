@@ -1,8 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { laneLockKeys } from '../../shared/jobs/keys';
+import { dynamo, tableName } from '../../shared/platform/aws';
 import { Decimal } from '../../shared/platform/money';
 import { api, expectProblem, type ApiResponse } from '../support/api';
 import { eventually, queueWaitMs } from '../support/poll';
@@ -202,5 +205,26 @@ describe('SAF-T files that are refused, with nothing imported', () => {
     const bytes = fixture('example-1.10-999999999.xml');
     const declared = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'x.xml', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
     expectProblem(await start(companyId, declared.body.id), 409, 'upload_missing');
+
+    // Other bytes of the declared length (the emulator does not check x-amz-checksum-sha256; real S3 answers BadDigest): start answers 422.
+    const otherBytes = Buffer.from(bytes.toString('latin1').replace('Selskapet AS', 'Selskapet BS'), 'latin1');
+    expect(otherBytes.length).toBe(bytes.length);
+    expect((await fetch(declared.body.upload.url, { method: 'PUT', headers: declared.body.upload.headers, body: otherBytes })).status).toBe(200);
+    const mismatch = await start(companyId, declared.body.id);
+    expectProblem(mismatch, 422, 'upload_mismatch');
+    expect((await api('GET', `/v1/companies/${companyId}/imports/saft/${declared.body.id}`, { as })).body.status).toBe('awaiting_upload');
+  });
+
+  it('a lane it writes through held by another import: 409 job_in_flight naming that job; nothing queued', async () => {
+    const busyCompany = await newCompany('999999999');
+    const id = await upload(busyCompany, fixture('example-1.10-999999999.xml'));
+    const jobId = randomUUID();
+    await dynamo().send(
+      new PutCommand({ TableName: tableName(), Item: { ...laneLockKeys(busyCompany, 'general_ledger_lines'), jobId, importId: randomUUID(), leaseExpiresAt: Date.now() + 60_000 } }),
+    );
+    const response = await start(busyCompany, id);
+    expectProblem(response, 409, 'conflict');
+    expect(response.body).toMatchObject({ reason: 'job_in_flight', jobId });
+    expect((await api('GET', `/v1/companies/${busyCompany}/imports/saft/${id}`, { as })).body.status).toBe('awaiting_upload');
   });
 });
