@@ -17,7 +17,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { StackInfo } from '../local/stack';
-import { runBench, writeBenchResults } from './bench-support';
+import { printTable, runBench, writeBenchResults } from './bench-support';
 import { installCapacityMeter, measuredPeaks, minimumReadUnits, pacedWrites, replayWrites, summarize, type CapacitySummary, type MeteredCall, type ReplayResult, type TimedWrite } from './capacity-meter';
 
 const year = 2025;
@@ -402,12 +402,12 @@ export const printCapacity = (results: CapacityResults): void => {
     ratio: `${op.ratio} x`,
     lambda: op.lambda.map((work) => `${work.function} ${work.ms} ms`).join(' + '),
   }));
-  table({ operation: 'operation', rcu: 'RCU', wcu: 'WCU', trips: 'round trips (critical path of calls)', minimum: 'minimum units', ratio: 'ratio', lambda: 'Lambda work (median, local)' }, rows);
+  printTable({ operation: 'operation', rcu: 'RCU', wcu: 'WCU', trips: 'round trips (critical path of calls)', minimum: 'minimum units', ratio: 'ratio', lambda: 'Lambda work (median, local)' }, rows);
   for (const op of results.operations) {
     console.log(`\n  ${op.operation}: ${op.calls.map((c) => `${c.caller} ${c.command} ${c.key} ${c.rcu ? `${c.rcu} RCU` : `${c.wcu} WCU`}${c.purpose ? ` (${c.purpose})` : ''}`).join('; ')}`);
   }
   console.log('\n10,000-line GL imports: write units of the import worker against the line items with their two index entries\n');
-  table(
+  printTable(
     { layout: 'layout', wcu: 'worker WCU', perLine: 'WCU a line', minimum: 'minimum (lines + GSI entries)', ratio: 'ratio (goal <= 1.15)', reads: 'worker RCU', rest: 'API / post-fetch RCU+WCU' },
     results.imports.map((run) => ({
       layout: run.layout,
@@ -420,7 +420,7 @@ export const printCapacity = (results: CapacityResults): void => {
     })),
   );
   console.log('\nHot partitions: the worker\'s line writes replayed at 1,000 WCU/s per partition key, a client sending 10,000 items/s, 200 in flight\n');
-  table(
+  printTable(
     { layout: 'layout', shards: 'GSI1 keys per period', seconds: 'seconds (unthrottled)', throttled: 'throttled attempts', hottest: 'hottest partition: units, peak/s' },
     results.imports.flatMap((run) =>
       [...run.replay.map(({ shards, result }) => ({ shards: String(shards), result })), { shards: `1, paced at ${run.paced.indexUnitsPerSecond}/s (last write at ${(run.paced.lastWriteMs / 1000).toFixed(2)} s)`, result: run.paced.result }].map(({ shards, result }) => ({
@@ -435,14 +435,6 @@ export const printCapacity = (results: CapacityResults): void => {
   console.log(`\nRate limiter: ${results.rateLimit.wcuPerRequest} WCU per request (${results.rateLimit.requests} requests metered)`);
 };
 
-const table = <R extends Record<string, string>>(header: R, rows: R[]) => {
-  const keys = Object.keys(header) as (keyof R)[];
-  const width = (key: keyof R) => Math.max(...[header, ...rows].map((row) => String(row[key]).length));
-  const line = (row: R) => keys.map((key) => String(row[key]).padEnd(width(key))).join(' | ');
-  console.log(line(header));
-  console.log(keys.map((key) => '-'.repeat(width(key))).join('-+-'));
-  for (const row of rows) console.log(line(row));
-};
 
 const isMain = process.argv[1]?.endsWith('bench-capacity.ts');
 if (isMain) {

@@ -48,3 +48,13 @@ export const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 };
+
+/** Prints rows as an aligned table. */
+export const printTable = <R extends { [K in keyof R]: string }>(header: R, rows: R[]): void => {
+  const keys = Object.keys(header) as (keyof R)[];
+  const width = (key: keyof R) => Math.max(...[header, ...rows].map((row) => String(row[key]).length));
+  const line = (row: R) => keys.map((key) => String(row[key]).padEnd(width(key))).join(' | ');
+  console.log(line(header));
+  console.log(keys.map((key) => '-'.repeat(width(key))).join('-+-'));
+  for (const row of rows) console.log(line(row));
+};

@@ -35,7 +35,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { LocalStack, StackInfo } from '../local/stack';
-import { bundleAsLambda, median, percentile, round, runBench, writeBenchResults } from './bench-support';
+import { bundleAsLambda, median, percentile, printTable, round, runBench, writeBenchResults } from './bench-support';
 import { printCapacity, runCapacityBench } from './bench-capacity';
 import { quietFloors } from './bench-floors';
 
@@ -421,15 +421,6 @@ const gitState = () => {
   }
 };
 
-/** Prints rows as an aligned table. */
-const printTable = <R extends { [K in keyof R]: string }>(header: R, rows: R[]) => {
-  const keys = Object.keys(header) as (keyof R)[];
-  const width = (key: keyof R) => Math.max(...[header, ...rows].map((row) => String(row[key]).length));
-  const line = (row: R) => keys.map((key) => String(row[key]).padEnd(width(key))).join(' | ');
-  console.log(line(header));
-  console.log(keys.map((key) => '-'.repeat(width(key))).join('-+-'));
-  for (const row of rows) console.log(line(row));
-};
 
 const main = async (): Promise<number> => {
   const startedAt = new Date();
