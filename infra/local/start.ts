@@ -2,8 +2,6 @@ import '../tools/node-version'; // first: quiets the AWS SDK's per-process Node.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { accessLine, installReadableLogs } from './log-format';
-import { startLocalStack } from './stack';
 
 const usage = `Usage: npm start [-- options]
 
@@ -50,6 +48,8 @@ const portOption = (name: 'port' | 'auth-port'): number => {
 };
 const [port, authPort] = [portOption('port'), portOption('auth-port')];
 
+// The stack's modules load once the options are known: usage and option errors answer at once.
+const [{ accessLine, installReadableLogs }, { startLocalStack }] = await Promise.all([import('./log-format'), import('./stack')]);
 // One readable line per request instead of the handlers' JSON records (JSON stays the format on Lambda).
 installReadableLogs();
 

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { contextRefreshingEventTypes, outboxEvents, outboxEventTypes, type EventType } from '../../shared/outbox/events';
 import { outboxEventWrite } from '../../shared/outbox/repository';
+import { resetConfig } from '../../shared/platform/config';
 import * as z from '../../shared/platform/zod';
 import { catalogEntry, catalogTypes, eventCatalog, thinEvent } from '../../shared/webhooks/catalog';
 
@@ -8,6 +9,16 @@ import { catalogEntry, catalogTypes, eventCatalog, thinEvent } from '../../share
 const written = (write: ReturnType<typeof outboxEventWrite>) => (write as { Put: { Item: Record<string, unknown> } }).Put.Item;
 
 describe('event catalogue (shared/outbox/events.ts)', () => {
+  // The outbox writes name their table: one of this file's own (no stack needed).
+  beforeAll(() => {
+    vi.stubEnv('OUTBOX_TABLE_NAME', 'outbox-of-this-test');
+    resetConfig();
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+    resetConfig();
+  });
+
   it('lists each type once; the webhook catalogue is the outbox types and then the test event', () => {
     expect(new Set(outboxEventTypes).size).toBe(outboxEventTypes.length);
     expect(catalogTypes).toEqual([...outboxEventTypes, 'webhook.test']);
