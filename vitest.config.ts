@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 // Handlers run in this process (the global setup's local stack) and in the workers: errors only in test output.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -19,6 +20,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    // The unit tests first, then the stack's; the longest files of each first (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,
