@@ -39,6 +39,8 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts', ...unitTestsOnTheStack],
           // The local stack starts once per run, shared by every test file of this project.
           globalSetup: ['test/support/global-setup.ts'],
+          // It starts in the background (the unit tests run meanwhile); each file waits for it.
+          setupFiles: ['test/support/stack-ready.ts'],
           // One worker process runs many files: the app's modules, the SDK and the compiled OpenAPI
           // validators load once per worker, not once per file (each file creates its own data).
           isolate: false,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -10,20 +10,41 @@ import { testWebhookSchedule } from './webhook-windows';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    stack: StackInfo;
-    /** process.version of the process that runs the local stack (gateway, handlers, workers). */
-    stackNodeVersion: string;
-    /** The OpenAPI document, built once for the run (test/support/openapi-validator.ts). */
-    openapiDocument?: unknown;
+    /** Where the started stack is described (test/support/stack.ts reads it): written once it is ready. */
+    stackReadyFile: string;
   }
 }
 
+/** What the global setup writes once the stack is up (or failed to start). */
+export interface ReadyStack {
+  stack: StackInfo;
+  /** process.version of the process that runs the local stack (gateway, handlers, workers). */
+  stackNodeVersion: string;
+  /** The OpenAPI document, built once for the run (test/support/openapi-validator.ts). */
+  openapiDocument: unknown;
+  /** The variables the stack set in its process (workers started before it was up lack them). */
+  env: Record<string, string>;
+}
+
+/** Written aside, then renamed: a reader never sees half of it. */
+const writeWhole = (file: string, value: unknown) => {
+  writeFileSync(`${file}.partial`, JSON.stringify(value));
+  renameSync(`${file}.partial`, file);
+};
+
 let stack: LocalStack | undefined;
+let starting: Promise<void> | undefined;
 let dataDir: string | undefined;
 
-/** Starts the whole local stack once per test run, on free ports (a running `npm start` does not collide). */
-export default async function setup(project: TestProject) {
+/**
+ * Starts the whole local stack once per test run, on free ports (a running `npm start` does not
+ * collide). It returns at once: the stack starts while the unit tests run, and each file of the
+ * stack project waits for it (test/support/stack-ready.ts).
+ */
+export default function setup(project: TestProject) {
   dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
+  const readyFile = join(dataDir, 'ready.json');
+  project.provide('stackReadyFile', readyFile);
   // Webhook schedules in seconds (the handlers run in this process): see test/support/webhook-windows.ts.
   Object.assign(process.env, {
     WEBHOOK_RETRY_DELAYS_SECONDS: testWebhookSchedule.retryDelaysSeconds,
@@ -31,9 +52,10 @@ export default async function setup(project: TestProject) {
     WEBHOOK_VERIFICATION_DELAY_SECONDS: String(testWebhookSchedule.verificationDelaySeconds),
     WEBHOOK_DISABLE_AFTER_SECONDS: String(testWebhookSchedule.disableAfterSeconds),
   });
+  const envBefore = { ...process.env };
   // A short authorizer cache (the authorizer's decisions per token) so the revocation tests wait seconds, not minutes.
   // Failed sign-ins: 5 per account and per address as deployed, a 3 s window, so the throttle tests wait seconds.
-  stack = await startLocalStack({
+  starting = startLocalStack({
     port: 0,
     authPort: 0,
     dataDir,
@@ -43,11 +65,17 @@ export default async function setup(project: TestProject) {
     // The functions' metrics (EMF lines) go to a file of the run, not to the test output (test/integration/metrics.test.ts reads it).
     metricsFile: join(dataDir, 'metrics.log'),
     idlePollCapMs: 100, // idle pollers back off no further than the stream's 100 ms
-  });
-  project.provide('stack', stack.info);
-  project.provide('stackNodeVersion', process.version);
-  project.provide('openapiDocument', JSON.parse(JSON.stringify(buildOpenApiDocument())));
+  }).then(
+    (started) => {
+      stack = started;
+      const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && envBefore[entry[0]] !== entry[1]));
+      const ready: ReadyStack = { stack: started.info, stackNodeVersion: process.version, openapiDocument: buildOpenApiDocument(), env };
+      writeWhole(readyFile, ready);
+    },
+    (error: unknown) => writeWhole(readyFile, { error: (error as Error).stack ?? String(error) }),
+  );
   return async () => {
+    await starting;
     await stack?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     // A handler touched DynamoDB outside its function's grants (infra/local/iam.ts): the run fails

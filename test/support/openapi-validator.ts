@@ -1,13 +1,13 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { inject } from 'vitest';
 import { pathPattern } from '../../shared/api/http';
+import { readyStack } from './stack';
 
 /**
  * Validates API responses against the OpenAPI document the service publishes: the one the global
  * setup built for the run (the same code the stack serves it from), else built here.
  */
-const document = (inject('openapiDocument') ?? (await import('../../shared/openapi/document')).buildOpenApiDocument()) as unknown as {
+const document = (readyStack()?.openapiDocument ?? (await import('../../shared/openapi/document')).buildOpenApiDocument()) as unknown as {
   paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
 };
 // No meta-schema check of the whole document when it is added (an OpenAPI document is not a JSON

@@ -1,5 +1,6 @@
-import { describe, expect, it, inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lambdaRuntime } from '../../infra/stacks/api-stack';
+import { readyStack } from '../support/stack';
 
 /**
  * Local runs on the runtime Lambda runs: package.json pins the Node.js binary of that major
@@ -17,6 +18,6 @@ describe('the Node.js the tests run on', () => {
   it('is the major version of the Lambda runtime, in this worker and in the process that runs the local stack', () => {
     expect(lambdaMajor, `Lambda runtime ${lambdaRuntime.name}`).toBeGreaterThanOrEqual(22);
     expect(major(process.version)).toBe(lambdaMajor);
-    expect(inject('stackNodeVersion')).toBe(process.version);
+    expect(readyStack()?.stackNodeVersion).toBe(process.version);
   });
 });
