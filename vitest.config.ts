@@ -9,6 +9,8 @@ process.env.SECRET_HASH_SCRYPT_COST ??= '1024';
 
 /** The unit tests that read the run's stack (its Node.js version, its DynamoDB Local). */
 const unitTestsOnTheStack = ['test/unit/runtime.test.ts', 'test/unit/trial-balance-property.test.ts'];
+/** The unit tests that replace modules (vi.mock, vi.resetModules): each in a fresh module graph. */
+const unitTestsThatReplaceModules = ['test/unit/db-retry.test.ts', 'test/unit/reconciliation-queue-worker.test.ts', 'test/unit/tracer.test.ts'];
 
 export default defineConfig({
   test: {
@@ -29,8 +31,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/local/**/*.test.ts', 'test/infra/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...unitTestsOnTheStack],
+          exclude: [...configDefaults.exclude, ...unitTestsOnTheStack, ...unitTestsThatReplaceModules],
+          // One worker process runs many files (modules load once per worker): files restore the env they change.
+          isolate: false,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'unit-isolated', include: unitTestsThatReplaceModules },
       },
       {
         extends: true,

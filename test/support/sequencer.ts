@@ -35,7 +35,7 @@ export const longestFiles = [
 ];
 
 /** Projects in this order: the unit tests (they need no stack) first, then the stack's. */
-const projectOrder = ['unit', 'stack'];
+const projectOrder = ['unit-isolated', 'unit', 'stack'];
 
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
