@@ -92,6 +92,13 @@ describe('Lambda bundles', () => {
     }
   });
 
+  it('builds no zod schema where no operation needs it: the company schemas only where company shapes are served, no shared schema in the outbox workers', () => {
+    const holders = (input: RegExp) => [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => input.test(file))).map((bundle) => bundle.name).sort();
+    expect(holders(/^shared\/companies\/schemas\.ts$/)).toEqual(['bank', 'companies', 'documents', 'ledger', 'mcp', 'vat']);
+    const schemaFree = ['authorizer', 'fallback', 'outbox-sweeper', 'upload-worker', 'webhook-delivery-worker', 'webhook-fanout-worker', 'webhook-relay'];
+    for (const name of schemaFree) expect(bundles.get(name)!.inputs.filter((file) => /^shared\/.*schemas\.ts$/.test(file)), name).toEqual([]);
+  });
+
   it('keeps the functions that answer from DynamoDB alone free of the S3 client', () => {
     const withS3 = [...bundles.values()].filter((bundle) => bundle.sdkPackages.includes('@aws-sdk/client-s3')).map((bundle) => bundle.name).sort();
     expect(withS3).toEqual(['documents', 'import-worker', 'imports', 'mcp', 'upload-worker']);
