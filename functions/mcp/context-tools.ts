@@ -92,21 +92,30 @@ const problemText = (response: OperationResponse): string => {
 const contextTool = <I extends z.ZodType>(
   definition: Omit<ContextTool, 'scope' | 'inputJsonSchema' | 'outputJsonSchema' | 'call'> & { operationId: McpOnlyOperationId; input: I; output: z.ZodType },
   toCall: (input: z.infer<I>) => { params: Record<string, string>; query: Record<string, string> },
-): ContextTool => ({
-  name: definition.name,
-  title: definition.title,
-  description: definition.description,
-  scope: scopeOf(definition.operationId),
-  inputJsonSchema: jsonSchemaOf(definition.input),
-  outputJsonSchema: jsonSchemaOf(definition.output),
-  call: async (args, principal, requestId) => {
-    const parsed = definition.input.safeParse(args);
-    if (!parsed.success) return error(`validation_failed: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ')}`);
-    const response = await run({ operationId: definition.operationId, authentication: { authenticated: true, principal }, ...toCall(parsed.data), requestId });
-    if (response.statusCode !== 200) return error(problemText(response));
-    return { content: [{ type: 'text', text: response.body }], structuredContent: JSON.parse(response.body) as Record<string, unknown> };
-  },
-});
+): ContextTool => {
+  // The JSON Schemas are written on the first tools/list, not at init.
+  let inputJsonSchema: ContextTool['inputJsonSchema'] | undefined;
+  let outputJsonSchema: ContextTool['outputJsonSchema'] | undefined;
+  return {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    scope: scopeOf(definition.operationId),
+    get inputJsonSchema() {
+      return (inputJsonSchema ??= jsonSchemaOf(definition.input));
+    },
+    get outputJsonSchema() {
+      return (outputJsonSchema ??= jsonSchemaOf(definition.output));
+    },
+    call: async (args, principal, requestId) => {
+      const parsed = definition.input.safeParse(args);
+      if (!parsed.success) return error(`validation_failed: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ')}`);
+      const response = await run({ operationId: definition.operationId, authentication: { authenticated: true, principal }, ...toCall(parsed.data), requestId });
+      if (response.statusCode !== 200) return error(problemText(response));
+      return { content: [{ type: 'text', text: response.body }], structuredContent: JSON.parse(response.body) as Record<string, unknown> };
+    },
+  };
+};
 
 const withheld =
   'A part whose source you may not read (ledger:read, bank:read, vat:read for the figures; companies:read for the name) is left out and named in `omitted` with the actions it needs.';

@@ -7,6 +7,7 @@ import { config, publicBaseUrl } from '../../shared/platform/config';
 import { ProblemError, problems } from '../../shared/platform/problem';
 import { mcpResourceMetadataPath } from '../../shared/routes';
 import { createMcpServer, invalidParams, scopeOfTool } from './server';
+import { loadToolSchemas } from './tool-schemas';
 
 /** Host names the endpoint answers to: MCP_ALLOWED_HOSTS (the API's domain on AWS), else the loopback names (the local stack). */
 const allowedHostNames = (): string[] =>
@@ -89,6 +90,7 @@ const metadata = () => ({
 export const mcpOperations = defineOperations('mcp', contracts, {
   callMcp: async ({ principal, body, headers, requestId }) => {
     checkHostAndOrigin(headers);
+    await loadToolSchemas();
     // The contract's bodyParsing 'text': the runner hands over the body unparsed.
     const read = readMessage(body as unknown as string);
     if ('answer' in read) return read.answer;

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { readPrebuiltDocument } from '../../shared/openapi/prebuilt';
 import { routes, type OperationId } from '../../shared/routes';
 
 /** A JSON Schema (2020-12, the MCP default dialect) as plain data. */
@@ -74,11 +74,24 @@ export interface TwinSchemas {
 let document: OpenApiDocument | undefined;
 
 /**
+ * Loads the OpenAPI document the tool schemas are read from (before twinSchemas): in the Lambda
+ * bundle the one generated at build time (shared/openapi/prebuilt.ts), elsewhere generated from
+ * the zod schemas on first use.
+ */
+export const loadToolSchemas = async (): Promise<void> => {
+  document ??= (
+    typeof OPENAPI_DOCUMENT_PREBUILT !== 'undefined' && OPENAPI_DOCUMENT_PREBUILT
+      ? readPrebuiltDocument()
+      : (await import('../../shared/openapi/document')).buildOpenApiDocument()
+  ) as unknown as OpenApiDocument;
+};
+
+/**
  * The input and output schemas of a tool that runs a REST operation, read from the OpenAPI
  * document the API publishes (built from the same zod schemas the runner validates with).
  */
 export const twinSchemas = (operationId: OperationId): TwinSchemas => {
-  document ??= buildOpenApiDocument() as unknown as OpenApiDocument;
+  if (!document) throw new Error('twinSchemas before loadToolSchemas');
   const route = routes.find((candidate) => candidate.operationId === operationId);
   const operation = route && document.paths[route.path]?.[route.method.toLowerCase()];
   if (!route || !operation) throw new Error(`No REST operation ${operationId}`);

@@ -1,5 +1,6 @@
-import { stringify as toYaml } from 'yaml';
-import { buildOpenApiDocument, defaultTokenUrl, operationContracts as contracts } from '../../shared/openapi/document';
+import type { buildOpenApiDocument } from '../../shared/openapi/document';
+import { defaultTokenUrl, docsContracts as contracts } from '../../shared/openapi/docs-contracts';
+import { readPrebuiltDocument } from '../../shared/openapi/prebuilt';
 import { landingPage, problemIndexPage, problemPage, problemTypeEntry } from '../../shared/openapi/problem-catalogue';
 import { defineOperations } from '../../shared/composition/operations';
 import { problems } from '../../shared/platform/problem';
@@ -7,17 +8,26 @@ import { redocScript, referencePage } from './reference';
 
 const html = { 'Content-Type': 'text/html; charset=utf-8' };
 
-let document: ReturnType<typeof buildOpenApiDocument> | undefined;
-let yaml: string | undefined;
+let document: Promise<ReturnType<typeof buildOpenApiDocument>> | undefined;
+let yaml: Promise<string> | undefined;
 
-const openApiDocument = () => (document ??= buildOpenApiDocument());
+/**
+ * The document: in the Lambda bundle the one generated at build time (shared/openapi/prebuilt.ts),
+ * elsewhere generated on the first request for it (the generator and every contract it reads are
+ * imported then, not at init). The YAML writer is imported on the first request for YAML.
+ */
+const openApiDocument = () =>
+  (document ??=
+    typeof OPENAPI_DOCUMENT_PREBUILT !== 'undefined' && OPENAPI_DOCUMENT_PREBUILT
+      ? Promise.resolve(readPrebuiltDocument() as unknown as ReturnType<typeof buildOpenApiDocument>)
+      : import('../../shared/openapi/document').then(({ buildOpenApiDocument }) => buildOpenApiDocument()));
 
 /** The public documentation routes: the document (JSON, YAML), the rendered reference, the problem pages; built once per execution environment. */
 export const openApiOperations = defineOperations('openapi', contracts, {
-  getOpenApiDocument: async () => ({ status: 200, body: openApiDocument() }),
+  getOpenApiDocument: async () => ({ status: 200, body: await openApiDocument() }),
   getOpenApiYaml: async () => {
-    yaml ??= toYaml(openApiDocument(), { aliasDuplicateObjects: false, lineWidth: 0 });
-    return { status: 200, text: yaml, headers: { 'Content-Type': 'application/yaml; charset=utf-8' } };
+    yaml ??= Promise.all([import('yaml'), openApiDocument()]).then(([{ stringify }, built]) => stringify(built, { aliasDuplicateObjects: false, lineWidth: 0 }));
+    return { status: 200, text: await yaml, headers: { 'Content-Type': 'application/yaml; charset=utf-8' } };
   },
   getApiReference: async () => ({
     status: 200,

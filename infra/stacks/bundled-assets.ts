@@ -1,6 +1,8 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ICommandHooks, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import { prebuiltDocumentFile } from '../../shared/openapi/prebuilt';
 import { queues } from '../../shared/queues';
 import { authorizerEntry, functionGroups } from '../../shared/routes';
 
@@ -21,14 +23,25 @@ export const bundledAssets: Record<string, string[]> = {
   ],
 };
 
+/**
+ * Functions that serve the OpenAPI document or read it (the MCP tool schemas): their bundles read
+ * the document generated at build time from openapi.json beside them (shared/openapi/prebuilt.ts),
+ * written by infra/tools/openapi-template.ts.
+ */
+export const prebuiltDocumentEntries = ['functions/openapi/handler.ts', 'functions/mcp/handler.ts'];
+
 export const bundledAssetHooks = (entry: string, repoRoot: string): { commandHooks?: ICommandHooks } => {
-  const files = bundledAssets[entry];
-  if (!files?.length) return {};
+  const files = bundledAssets[entry] ?? [];
+  const document = prebuiltDocumentEntries.includes(entry);
+  if (!files.length && !document) return {};
   return {
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
-      afterBundling: (_inputDir: string, outputDir: string) => files.map((file) => `cp "${path.join(repoRoot, file)}" "${outputDir}/"`),
+      afterBundling: (_inputDir: string, outputDir: string) => [
+        ...files.map((file) => `cp "${path.join(repoRoot, file)}" "${outputDir}/"`),
+        ...(document ? [`cd "${repoRoot}" && npx tsx infra/tools/openapi-template.ts "${outputDir}/${prebuiltDocumentFile}"`] : []),
+      ],
     },
   };
 };
@@ -47,6 +60,8 @@ export const lambdaBundling = {
   minify: true,
   sourceMap: true,
   sourcesContent: false,
+  // The openapi and mcp functions read the OpenAPI document generated at build time (prebuiltDocumentEntries).
+  define: { OPENAPI_DOCUMENT_PREBUILT: 'true' },
 };
 
 /** The same settings for esbuild's own build API (what NodejsFunction passes to the esbuild CLI). */
@@ -62,6 +77,7 @@ export const lambdaEsbuildOptions = (entry: string, outfile: string): BuildOptio
   minify: lambdaBundling.minify,
   sourcemap: lambdaBundling.sourceMap,
   sourcesContent: lambdaBundling.sourcesContent,
+  define: lambdaBundling.define,
   logLevel: 'error',
 });
 
@@ -77,14 +93,10 @@ export const lambdaEntries: { name: string; entry: string }[] = [
 /** A bundle's budget: 1 MiB, unless it is listed here with the reason it needs more. */
 export const bundleBudgetBytes = 1024 * 1024;
 export const bundleBudgetExceptions: Record<string, string> = {
-  'import-worker':
-    'S3 for import payloads and SAF-T files (~110 KiB), SQS and DynamoDB, the SAF-T reader and mapping (saxes), and the Tracer with the X-Ray SDK (~120 KiB); the XSD validator (xmllint-wasm) ships beside the bundle, not in it',
   imports:
     'the clients of four AWS services it uses (S3 for payloads and presigned SAF-T uploads ~100 KiB, SQS, DynamoDB, KMS for idempotent answers), the SAF-T header reader (saxes) and the Tracer with the X-Ray SDK (~120 KiB)',
-  openapi:
-    'the OpenAPI generator and its YAML writer (~140 KiB) with the schemas of every operation, plus what every API function carries: the Tracer with the X-Ray SDK (~120 KiB) and the SDK clients of the shared request pipeline',
   mcp:
-    'the MCP SDK with the JSON Schema validator its Server builds (ajv, ~130 KiB), the tool schemas derived from the OpenAPI document (its generator, ~80 KiB), and the read operations of seven groups; their group operation maps bring S3 (document uploads and downloads, ~150 KiB) that no tool uses',
+    'the MCP SDK with the JSON Schema validator its Server builds (ajv, ~130 KiB), and the read operations of seven groups; their group operation maps bring S3 (document uploads and downloads, ~100 KiB) that no tool uses (the tool schemas come from the document generated at build time, not from the generator)',
 };
 
 export interface LambdaBundle {
@@ -114,6 +126,11 @@ export const bundleLambda = async (name: string, entry: string, outDir: string, 
   for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
     const key = packageOf(input);
     bytesByPackage[key] = (bytesByPackage[key] ?? 0) + bytesInOutput;
+  }
+  // Beside the bundle, as afterBundling writes it at synth.
+  if (prebuiltDocumentEntries.includes(entry)) {
+    const { buildDocumentTemplate } = await import('../../shared/openapi/document');
+    writeFileSync(path.join(outDir, prebuiltDocumentFile), buildDocumentTemplate());
   }
   const sdkPackages = Object.keys(bytesByPackage)
     .filter((key) => /^@aws-sdk\/(client-(?!.*nested)|lib-dynamodb$|s3-request-presigner$)/.test(key))

@@ -8,17 +8,21 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * (in memory, free ports). Its floor is a bare handler bundled the same way that imports only the
  * AWS SDK packages the function bundles and answers its first event with one GetItem.
  * Prints per function: bytes and modules of the bundle (deterministic), the median init and first
- * event of both, and the ratio; writes .local/bench/cold-start.json.
- * Options: --runs N (processes per function and per floor, default 5), --only a,b (function names).
+ * event of both, and the ratio; beside the wall-clock init, the CPU time of the init (the process's
+ * user + system time: far less swayed by other work on a shared machine); writes
+ * .local/bench/cold-start.json.
+ * Options: --runs N (processes per function and per floor, default 5), --only a,b (function names),
+ * --modules (also: where each function's init goes, module by module; see moduleCosts).
  * `npm run bench` runs it after its own tables.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import type { Plugin } from 'esbuild';
 import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, lambdaEntries, lambdaEsbuildOptions, type LambdaBundle } from '../stacks/bundled-assets';
 import type { StackInfo } from '../local/stack';
 import { median, round, runBench, writeBenchResults } from './bench-support';
@@ -77,9 +81,12 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 const [bundle, eventFile, name] = process.argv.slice(2);
 const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const cpu = () => { const used = process.cpuUsage(); return (used.user + used.system) / 1000; };
+const startedCpu = cpu();
 const started = performance.now();
 const { handler } = await import(bundle);
 const loaded = performance.now();
+const initCpuMs = cpu() - startedCpu;
 const awsRequestId = randomUUID();
 const context = { callbackWaitsForEmptyEventLoop: true, functionName: name, functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:eu-north-1:000000000000:function:' + name, memoryLimitInMB: '1024', awsRequestId, logGroupName: '/aws/lambda/' + name, logStreamName: 'cold/' + awsRequestId, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {} };
 let outcome;
@@ -90,7 +97,7 @@ try {
   outcome = 'threw ' + (error?.name ?? 'Error');
 }
 const served = performance.now();
-process.stdout.write(JSON.stringify({ bootMs: started, initMs: loaded - started, firstMs: served - loaded, outcome }) + '\\n');
+process.stdout.write(JSON.stringify({ bootMs: started, initMs: loaded - started, initCpuMs, firstMs: served - loaded, outcome }) + '\\n');
 process.exit(0);
 `;
 
@@ -123,6 +130,58 @@ const floorSource = (sdkPackages: string[]): string => {
     '};',
   );
   return lines.join('\n');
+};
+
+/**
+ * Where the init goes, module by module (--modules): the bundle built again with a mark before and
+ * after the top-level code of each source file, run in fresh processes; the CPU time between marks
+ * is charged to the file evaluating (to its npm package for node_modules), the time before the
+ * first mark to reading, parsing and compiling the bundle. Marks add a little time of their own.
+ */
+const markPlugin: Plugin = {
+  name: 'module-marks',
+  setup(build) {
+    build.onLoad({ filter: /\.(m?[jt]s|cjs)$/ }, (args) => {
+      const relativePath = relative(repoRoot, args.path);
+      const key = JSON.stringify(/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(relativePath)?.[1] ?? relativePath);
+      const source = readFileSync(args.path, 'utf8');
+      // A hashbang and a 'use strict' directive stay first.
+      const head = /^(#![^\n]*\n)?(\s*(['"])use strict\3;?)?/.exec(source)?.[0] ?? '';
+      return {
+        contents: `${head}\n;globalThis.__coldMark?.(0,${key});\n${source.slice(head.length)}\n;globalThis.__coldMark?.(1,${key});\n`,
+        loader: args.path.endsWith('.ts') ? 'ts' : 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
+const marksChildSource = `
+const cpu = () => { const used = process.cpuUsage(); return (used.user + used.system) / 1000; };
+const costs = {}; const stack = []; let seen = false; let last = cpu();
+const charge = () => { const now = cpu(); const key = stack.at(-1) ?? (seen ? '(between modules)' : '(read, parse, compile)'); costs[key] = (costs[key] ?? 0) + now - last; last = now; };
+globalThis.__coldMark = (end, key) => { charge(); seen = true; if (end) { const at = stack.lastIndexOf(key); if (at >= 0) stack.splice(at, 1); } else stack.push(key); };
+await import(process.argv[2]);
+charge();
+process.stdout.write(JSON.stringify(costs) + '\\n');
+process.exit(0);
+`;
+
+export const moduleCosts = async (lambda: { name: string; entry: string }, workDir: string, runs: number, env: NodeJS.ProcessEnv, node: string): Promise<[string, number][]> => {
+  const { build } = await import('esbuild');
+  const file = join(workDir, `${lambda.name}.marks.mjs`);
+  await build({ ...lambdaEsbuildOptions(join(repoRoot, lambda.entry), file), absWorkingDir: repoRoot, plugins: [markPlugin] });
+  const child = join(workDir, 'marks-child.mjs');
+  writeFileSync(child, marksChildSource);
+  const samples = new Map<string, number[]>();
+  for (let run = 0; run < runs; run++) {
+    const { stdout } = await promisify(execFile)(node, [child, pathToFileURL(file).href], { env, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 20 });
+    const costs = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, number>;
+    for (const [key, cpuMs] of Object.entries(costs)) samples.set(key, [...(samples.get(key) ?? []), cpuMs]);
+  }
+  return [...samples]
+    .map(([key, values]): [string, number] => [key, round(median([...values, ...Array<number>(runs - values.length).fill(0)]))])
+    .sort((a, b) => b[1] - a[1]);
 };
 
 const kib = (bytes: number) => `${round(bytes / 1024, 0)} KiB`;
@@ -173,6 +232,10 @@ export interface ColdStartRow {
   floorModules: number;
   initMs: number;
   firstMs: number;
+  /** CPU time (user + system) of the init. */
+  initCpuMs: number;
+  floorInitCpuMs: number;
+  initCpuRatio: number;
   floorInitMs: number;
   floorFirstMs: number;
   initRatio: number;
@@ -183,12 +246,13 @@ export interface ColdStartRow {
 
 interface Run {
   initMs: number;
+  initCpuMs: number;
   firstMs: number;
   outcome: string;
 }
 
 /** Measures every function (or those named); prints the table; answers the rows. */
-export const coldStartBench = async (options: { runs?: number; only?: string[]; log?: (message: string) => void } = {}): Promise<ColdStartRow[]> => {
+export const coldStartBench = async (options: { runs?: number; only?: string[]; modules?: boolean; log?: (message: string) => void } = {}): Promise<ColdStartRow[]> => {
   const runs = options.runs ?? 5;
   const log = options.log ?? ((message: string) => console.log(`[cold-start] ${message}`));
   const selected = lambdaEntries.filter((lambda) => !options.only?.length || options.only.includes(lambda.name));
@@ -285,6 +349,13 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
       }
       log(`round ${round + 1} of ${runs} done`);
     }
+    if (options.modules) {
+      log('where the init goes (CPU ms, median; the largest costs of each function):');
+      for (const lambda of selected) {
+        const costs = await moduleCosts(lambda, workDir, runs, env, node);
+        log(`${lambda.name}: ${costs.slice(0, 10).map(([key, cpuMs]) => `${key} ${cpuMs}`).join('; ')}`);
+      }
+    }
     for (const bundle of bundles) {
       const floor = floors.get(bundle.sdkPackages.join(' '))!;
       const { runs: own, floorRuns } = measured.get(bundle.name)!;
@@ -292,6 +363,8 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
       const firstMs = median(own.map((run) => run.firstMs));
       const floorInitMs = median(floorRuns.map((run) => run.initMs));
       const floorFirstMs = median(floorRuns.map((run) => run.firstMs));
+      const initCpuMs = median(own.map((run) => run.initCpuMs));
+      const floorInitCpuMs = median(floorRuns.map((run) => run.initCpuMs));
       const outcomes = [...new Set(own.map((run) => run.outcome))].join(', ');
       const reason = bundleBudgetExceptions[bundle.name];
       rows.push({
@@ -303,6 +376,9 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
         floorModules: floor.modules,
         initMs: round(initMs),
         firstMs: round(firstMs),
+        initCpuMs: round(initCpuMs),
+        floorInitCpuMs: round(floorInitCpuMs),
+        initCpuRatio: round(initCpuMs / floorInitCpuMs, 2),
         floorInitMs: round(floorInitMs),
         floorFirstMs: round(floorFirstMs),
         initRatio: round(initMs / floorInitMs, 2),
@@ -322,12 +398,13 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
     floor: `${kib(row.floorBytes)}, ${row.floorModules} modules`,
     init: `${row.initMs} ms / ${row.floorInitMs} ms`,
     ratio: `${row.initRatio} x`,
+    cpu: `${row.initCpuMs} / ${row.floorInitCpuMs} ms = ${row.initCpuRatio} x`,
     first: `${row.firstMs} ms / ${row.floorFirstMs} ms`,
     total: `${row.totalRatio} x`,
     verdict: row.initRatio <= initGoal && row.budget !== 'over' ? 'pass' : 'fail',
     answer: row.outcome,
   }));
-  const header = { function: 'function', bundle: 'bundle (<= 1 MiB)', floor: 'floor bundle', init: 'init: fn / floor', ratio: `ratio (<= ${initGoal})`, first: 'first event: fn / floor', total: 'init+first', verdict: 'pass/fail', answer: 'first answer' };
+  const header = { function: 'function', bundle: 'bundle (<= 1 MiB)', floor: 'floor bundle', init: 'init: fn / floor', ratio: `ratio (<= ${initGoal})`, cpu: 'init CPU: fn / floor', first: 'first event: fn / floor', total: 'init+first', verdict: 'pass/fail', answer: 'first answer' };
   const keys = Object.keys(header) as (keyof typeof header)[];
   const width = (key: keyof typeof header) => Math.max(...[header, ...table].map((row) => row[key].length));
   console.log(`\nCold starts: median of ${runs} fresh ${nodeVersion} processes per function and per floor (init = importing the bundle; first event = serving one event against the local stack)\n`);
@@ -339,10 +416,10 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
 };
 
 const main = async (): Promise<number> => {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, only: { type: 'string' } } });
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, only: { type: 'string' }, modules: { type: 'boolean', default: false } } });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs must be an integer 1..50');
-  const rows = await coldStartBench({ runs, only: values.only?.split(',').map((name) => name.trim()) });
+  const rows = await coldStartBench({ runs, only: values.only?.split(',').map((name) => name.trim()), modules: values.modules });
   const file = writeBenchResults('cold-start', { timestamp: new Date().toISOString(), runs, machine: `${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`, rows });
   console.log(`\nResults: ${file}`);
   return 0;

@@ -5,7 +5,8 @@ import type { TransactionWrite } from '../db/unit-of-work';
 import { companyKeys, companyListKeys, companySubtreePrefix, companyTreePartition } from './keys';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import { dynamo, tableName } from '../platform/aws';
-import { defaultVatFrequency, type AccountingSystem, type CompanyStatus, type DeletionCause, type VatFrequency } from './schemas';
+import type { DeletionCause } from './schemas';
+import { defaultVatFrequency, type AccountingSystem, type CompanyStatus, type VatFrequency } from './values';
 
 export interface CompanyDeletionRecord {
   deletedAt: string;

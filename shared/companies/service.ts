@@ -10,7 +10,8 @@ import { personCompanies } from './person-companies';
 import { reachable } from './reachable';
 import { problems } from '../platform/problem';
 import { companyRepository, type CompanyRecord } from './repository';
-import { defaultVatFrequency, type Company, type CompanyDeletion, type CompanyStatus, type CreateCompanyInput, type UpdateCompanyInput } from './schemas';
+import type { Company, CompanyDeletion, CompanyStatus, CreateCompanyInput, UpdateCompanyInput } from './schemas';
+import { defaultVatFrequency } from './values';
 
 /** Company rules: reach, the status state table, soft delete and restore (spec: States and transitions). */
 export const toCompany = (record: CompanyRecord): Company => ({

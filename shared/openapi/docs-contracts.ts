@@ -6,8 +6,19 @@ import type { OperationIdOfGroup } from '../routes';
 /** A whole document the API serves (HTML, YAML, a script). */
 const wholeDocument = () => z.string().max(limits.responseBody);
 
-/** Contracts of the public documentation routes (group openapi) beside the JSON document. */
+/** The local stack's default listeners (npm start), named when nothing else says where the API runs. */
+export const defaultServerUrl = 'http://127.0.0.1:3000';
+export const defaultTokenUrl = 'http://127.0.0.1:3001/oauth2/token';
+
+/**
+ * Contracts of the public documentation routes (group openapi): the openapi function imports
+ * only these, and the document's generator (with every other contract) on its first request.
+ */
 export const docsContracts = {
+  getOpenApiDocument: {
+    description: 'This OpenAPI 3.0.3 document, generated from the schemas the API validates with. Public: no token needed. Also served as YAML at `GET /v1/openapi.yaml` and rendered at `GET /docs`.',
+    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3').openapi({ description: 'The OpenAPI version of the document (3.0.3)' }) }).openapi({ additionalProperties: true }) } },
+  },
   getOpenApiYaml: {
     description:
       'The same document as `GET /v1/openapi.json`, serialized as YAML for tools that prefer it. Public: no token needed.',
@@ -39,4 +50,4 @@ export const docsContracts = {
     params: z.object({ code: z.string().max(64).regex(/^[a-z_]{1,64}$/).openapi({ description: 'A problem `error` code, e.g. `validation_failed`', example: 'validation_failed' }) }),
     responses: { 200: { description: 'The page of the problem type', schema: wholeDocument().openapi({ description: 'An HTML document', example: '<!doctype html>...' }), mediaType: 'text/html' } },
   },
-} satisfies Record<Exclude<OperationIdOfGroup<'openapi'>, 'getOpenApiDocument'>, OperationContract>;
+} satisfies Record<OperationIdOfGroup<'openapi'>, OperationContract>;

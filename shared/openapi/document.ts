@@ -13,16 +13,17 @@ import { interactiveScopes, systemClientScopes } from '../identity/scopes';
 import type { DocumentedContract, OperationContract } from '../api/operation';
 import { customRateLimitBounds } from '../platform/rate-limit';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
-import { publicBaseUrl } from '../platform/config';
+import { publicBaseUrl, withRequestBaseUrl } from '../platform/config';
 import { ProblemSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 import { functionGroups, routes, type FunctionGroup, type OperationId, type RouteDefinition } from '../routes';
 import { vatContracts } from '../vat/contracts';
 import { describeDocument } from './describe';
 import { problemCatalogueMarkdown } from './problem-catalogue';
-import { docsContracts } from './docs-contracts';
+import { defaultServerUrl, defaultTokenUrl, docsContracts } from './docs-contracts';
 import { mcpContracts } from '../composition/mcp-contracts';
 import { addExamples } from './examples';
+import { documentPlaceholders } from './prebuilt';
 
 /**
  * Every operation's contract by operationId, with its reference text (description, examples): one
@@ -30,10 +31,6 @@ import { addExamples } from './examples';
  * contract, or a contract without a route, does not compile.
  */
 export const operationContracts = {
-  getOpenApiDocument: {
-    description: 'This OpenAPI 3.0.3 document, generated from the schemas the API validates with. Public: no token needed. Also served as YAML at `GET /v1/openapi.yaml` and rendered at `GET /docs`.',
-    responses: { 200: { description: 'This document', schema: z.looseObject({ openapi: z.literal('3.0.3').openapi({ description: 'The OpenAPI version of the document (3.0.3)' }) }).openapi({ additionalProperties: true }) } },
-  },
   ...docsContracts,
   ...identityContracts,
   ...companyContracts,
@@ -120,9 +117,7 @@ const platformProblems = (route: RouteDefinition, contract: OperationContract): 
   500: 'internal_error: nothing about the request was wrong; retrying is safe',
 });
 
-/** The local stack's default listeners (npm start), named when nothing else says where the API runs. */
-export const defaultServerUrl = 'http://127.0.0.1:3000';
-export const defaultTokenUrl = 'http://127.0.0.1:3001/oauth2/token';
+export { defaultServerUrl, defaultTokenUrl } from './docs-contracts';
 
 export interface DocumentUrls {
   /** Absolute base URL of the API (servers[0].url). */
@@ -304,4 +299,20 @@ const nullableInsideOneOf = <T>(node: T): T => {
     Object.values(schema).forEach(nullableInsideOneOf);
   }
   return node;
+};
+
+/**
+ * The document as the Lambda bundles ship it (openapi.json, shared/openapi/prebuilt.ts): generated
+ * here, with placeholders for the URLs known only when it is served.
+ */
+export const buildDocumentTemplate = (): string => {
+  const saved = process.env.PROBLEM_TYPE_BASE;
+  process.env.PROBLEM_TYPE_BASE = documentPlaceholders.problemTypeBase;
+  try {
+    const { serverUrl, tokenUrl } = documentPlaceholders;
+    return JSON.stringify(withRequestBaseUrl(serverUrl, () => buildOpenApiDocument({ serverUrl, tokenUrl })));
+  } finally {
+    if (saved === undefined) delete process.env.PROBLEM_TYPE_BASE;
+    else process.env.PROBLEM_TYPE_BASE = saved;
+  }
 };

@@ -1,8 +1,13 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, lambdaEntries, type LambdaBundle } from '../../infra/stacks/bundled-assets';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { withRequestBaseUrl } from '../../shared/platform/config';
+import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, lambdaEntries, prebuiltDocumentEntries, type LambdaBundle } from '../../infra/stacks/bundled-assets';
 
 /**
  * Every Lambda bundled as the stack bundles it (esbuild, the same options): its bytes and what is in
@@ -53,11 +58,45 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('bundles the OpenAPI generator, the YAML writer and the MCP SDK only where they are used', () => {
+  it('bundles the OpenAPI generator nowhere (openapi and mcp read the document generated at build time), the YAML writer and the MCP SDK only where they are used', () => {
     const holders = (input: RegExp) => [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => input.test(file))).map((bundle) => bundle.name).sort();
-    expect(holders(/^shared\/openapi\/document\.ts$/)).toEqual(['mcp', 'openapi']);
+    expect(holders(/^shared\/openapi\/document\.ts$/)).toEqual([]);
+    expect(holders(/^shared\/openapi\/prebuilt\.ts$/)).toEqual(['mcp', 'openapi']);
+    expect(lambdaEntries.filter((lambda) => prebuiltDocumentEntries.includes(lambda.entry)).map((lambda) => lambda.name).sort()).toEqual(['mcp', 'openapi']);
     expect(holders(/node_modules\/yaml\//)).toEqual(['openapi']);
     expect(holders(/node_modules\/@modelcontextprotocol\/sdk\//)).toEqual(['mcp']);
+  });
+
+  it('the openapi bundle, started afresh, serves the document generated at build time: the one the zod schemas generate', async () => {
+    const bundle = bundles.get('openapi')!;
+    const event = readFileSync(join(repoRoot, 'events/openapi/getOpenApiDocument.json'), 'utf8').replace('{{uuid}}', 'bundle-size');
+    const script = `const { handler } = await import(process.argv[1]); const r = await handler(JSON.parse(process.argv[2]), { functionName: 'openapi', awsRequestId: 'bundle-size', getRemainingTimeInMillis: () => 10000 }); process.stdout.write('\\n' + JSON.stringify(r));`;
+    const tokenUrl = 'https://ledger.auth.eu-north-1.amazoncognito.com/oauth2/token';
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(bundle.file).href, event], {
+      env: { PATH: process.env.PATH, AWS_REGION: 'eu-north-1', POWERTOOLS_LOG_LEVEL: 'ERROR', TOKEN_URL: tokenUrl },
+      maxBuffer: 64 << 20,
+    });
+    const answer = JSON.parse(stdout.trim().split('\n').at(-1)!) as { statusCode: number; body: string };
+    expect(answer.statusCode).toBe(200);
+    const saved = { TOKEN_URL: process.env.TOKEN_URL, PROBLEM_TYPE_BASE: process.env.PROBLEM_TYPE_BASE };
+    Object.assign(process.env, { TOKEN_URL: tokenUrl });
+    delete process.env.PROBLEM_TYPE_BASE;
+    try {
+      const generated = withRequestBaseUrl(`https://${(JSON.parse(event) as { requestContext: { domainName: string } }).requestContext.domainName}`, () => buildOpenApiDocument());
+      expect(JSON.parse(answer.body)).toEqual(generated);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  it('builds no zod schema where no operation needs it: the company schemas only where company shapes are served, no shared schema in the outbox workers', () => {
+    const holders = (input: RegExp) => [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => input.test(file))).map((bundle) => bundle.name).sort();
+    expect(holders(/^shared\/companies\/schemas\.ts$/)).toEqual(['bank', 'companies', 'documents', 'ledger', 'mcp', 'vat']);
+    const schemaFree = ['authorizer', 'fallback', 'outbox-sweeper', 'upload-worker', 'webhook-delivery-worker', 'webhook-fanout-worker', 'webhook-relay'];
+    for (const name of schemaFree) expect(bundles.get(name)!.inputs.filter((file) => /^shared\/.*schemas\.ts$/.test(file)), name).toEqual([]);
   });
 
   it('keeps the functions that answer from DynamoDB alone free of the S3 client', () => {

@@ -3,7 +3,8 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 /**
- * Tracing is decided when the Tracer is built (at module load), from the environment: each test
+ * Tracing is decided when the Tracer is built (at module load), from the environment (where it is
+ * surely off, the Tracer is not even loaded: see shared/platform/tracer.ts): each test
  * loads the service's modules afresh under its own environment. The X-Ray SDK itself is loaded
  * once per process and reads the daemon address then: a UDP socket of this file stands in for it.
  */
@@ -46,23 +47,27 @@ const clients = async () => {
 describe('the Powertools Tracer', () => {
   it('instruments the SDK clients when tracing is on (in Lambda)', async () => {
     Object.assign(process.env, lambdaEnv);
-    const { tracer } = await import('../../shared/platform/tracer');
+    const { tracer, powertoolsTracer } = await import('../../shared/platform/tracer');
     expect(tracer.isTracingEnabled()).toBe(true);
+    expect(powertoolsTracer).toBe(tracer);
     for (const [name, client] of Object.entries(await clients())) expect(xrayMiddleware(client), name).not.toEqual([]);
   });
 
   it('is off outside Lambda (the local stack, tools): clients stay as built, annotations are no-ops', async () => {
     Object.assign(process.env, { ...lambdaEnv, AWS_EXECUTION_ENV: '' });
-    const { tracer, annotateOperation } = await import('../../shared/platform/tracer');
+    const { tracer, annotateOperation, powertoolsTracer } = await import('../../shared/platform/tracer');
     expect(tracer.isTracingEnabled()).toBe(false);
+    // Not even built: the Tracer and the X-Ray SDK are not loaded where tracing is surely off.
+    expect(powertoolsTracer).toBeUndefined();
     expect(() => annotateOperation('whoami')).not.toThrow();
     for (const [name, client] of Object.entries(await clients())) expect(xrayMiddleware(client), name).toEqual([]);
   });
 
   it('is off with POWERTOOLS_TRACE_ENABLED=false, even in Lambda', async () => {
     Object.assign(process.env, { ...lambdaEnv, POWERTOOLS_TRACE_ENABLED: 'false' });
-    const { tracer } = await import('../../shared/platform/tracer');
+    const { tracer, powertoolsTracer } = await import('../../shared/platform/tracer');
     expect(tracer.isTracingEnabled()).toBe(false);
+    expect(powertoolsTracer).toBeUndefined();
     for (const [name, client] of Object.entries(await clients())) expect(xrayMiddleware(client), name).toEqual([]);
   });
 
