@@ -30,10 +30,11 @@ import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poll
 
 /**
  * Batches a queue's worker runs at once (one poller each). Lambda's SQS event source starts with
- * five concurrent batches: webhook deliveries get them, so one event fanned out to many
- * subscriptions goes out as on AWS; the other queues take one batch at a time.
+ * five concurrent batches: webhook deliveries and imports get them, so one event fanned out to
+ * many subscriptions, and imports into several companies, run side by side as on AWS; the other
+ * queues take one batch at a time.
  */
-const concurrentBatches: Partial<Record<QueueName, number>> = { webhooks: 5 };
+const concurrentBatches: Partial<Record<QueueName, number>> = { webhooks: 5, imports: 5 };
 
 /** `.local/stack.json`: the contract that tests and tools read. */
 export interface StackInfo extends SeedData {
