@@ -106,6 +106,8 @@ export interface StackOptions {
    * stream every 100 ms (no backoff); npm start: 2000.
    */
   idlePollCapMs?: number;
+  /** Batches a queue's worker runs at once, over `concurrentBatches` (a bench running many imports as Lambda scales out to them). */
+  concurrentBatches?: Partial<Record<QueueName, number>>;
 }
 
 export interface LocalStack {
@@ -230,7 +232,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       if (!queue.workerEntry) continue;
       const worker = (await loadHandler(queue.workerEntry)) as SqsEventHandler;
       const workerCaller = { name: `${queue.name}-worker`, grants: dynamoGrants(workerPermissions[queue.name]) };
-      for (let instance = 0; instance < (concurrentBatches[queue.name] ?? 1); instance++) {
+      for (let instance = 0; instance < (options.concurrentBatches?.[queue.name] ?? concurrentBatches[queue.name] ?? 1); instance++) {
         const poller: SqsPoller = startSqsPoller({
           client: sqsClient,
           queueUrl: queueUrls[queue.name].url,
