@@ -30,10 +30,11 @@ import { startSqsPoller, type SqsEventHandler, type SqsPoller } from './sqs-poll
 
 /**
  * Batches a queue's worker runs at once (one poller each). Lambda's SQS event source starts with
- * five concurrent batches: webhook deliveries get them, so one event fanned out to many
- * subscriptions goes out as on AWS; the other queues take one batch at a time.
+ * five concurrent batches: webhook deliveries and imports get them, so one event fanned out to
+ * many subscriptions, and imports into several companies, run side by side as on AWS; the other
+ * queues take one batch at a time.
  */
-const concurrentBatches: Partial<Record<QueueName, number>> = { webhooks: 5 };
+const concurrentBatches: Partial<Record<QueueName, number>> = { webhooks: 5, imports: 5 };
 
 /** `.local/stack.json`: the contract that tests and tools read. */
 export interface StackInfo extends SeedData {
@@ -105,6 +106,8 @@ export interface StackOptions {
    * stream every 100 ms (no backoff); npm start: 2000.
    */
   idlePollCapMs?: number;
+  /** Batches a queue's worker runs at once, over `concurrentBatches` (a bench running many imports as Lambda scales out to them). */
+  concurrentBatches?: Partial<Record<QueueName, number>>;
 }
 
 export interface LocalStack {
@@ -229,7 +232,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       if (!queue.workerEntry) continue;
       const worker = (await loadHandler(queue.workerEntry)) as SqsEventHandler;
       const workerCaller = { name: `${queue.name}-worker`, grants: dynamoGrants(workerPermissions[queue.name]) };
-      for (let instance = 0; instance < (concurrentBatches[queue.name] ?? 1); instance++) {
+      for (let instance = 0; instance < (options.concurrentBatches?.[queue.name] ?? concurrentBatches[queue.name] ?? 1); instance++) {
         const poller: SqsPoller = startSqsPoller({
           client: sqsClient,
           queueUrl: queueUrls[queue.name].url,

@@ -6,7 +6,9 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  *  2. the one read of an access decision (GetItem of the person's effective access, DynamoDB Local);
  *  3. GET /v1/companies/{id} over HTTP as a per-user client vs as a system client;
  *  4. a person's company list (GET /v1/companies) with an organization grant over 5,000 companies
- *     (10 denied): the first page of 50 and every page of 200; and with 50 single-company grants;
+ *     (10 denied): the first page of 50 (alternating with a system client's, after warm-ups) and
+ *     every page of 200; and with 50 single-company grants; the DynamoDB calls, round trips and
+ *     read units of one first page each (infra/tools/capacity-meter.ts);
  *  5. the evaluator's bundle size (esbuild, minified).
  * Prints one table and writes .local/bench/access.json. Not a test: figures, no pass/fail.
  */
@@ -125,8 +127,18 @@ const main = async () => {
     const readMs = await timed(() => accessRepository.effectiveAccess(wideUser.userId), samples * 5);
     const userGetMs = await timed(() => get(`/v1/companies/${targetId}`, wideUser.token));
     const systemGetMs = await timed(() => get(`/v1/companies/${targetId}`, systemToken));
-    const firstPageMs = await timed(() => get('/v1/companies?page_size=50', wideUser.token));
-    const systemFirstPageMs = await timed(() => get('/v1/companies?page_size=50', systemToken));
+    // The two lists alternate, after warm-ups, so both meet the same load (a shared machine's load moves).
+    const userPages: number[] = [];
+    const systemPages: number[] = [];
+    for (let i = -3; i < samples; i++) {
+      for (const [bearer, times] of [[wideUser.token, userPages], [systemToken, systemPages]] as const) {
+        const begun = performance.now();
+        await get('/v1/companies?page_size=50', bearer);
+        if (i >= 0) times.push(performance.now() - begun);
+      }
+    }
+    const firstPageMs = median(userPages);
+    const systemFirstPageMs = median(systemPages);
     let listed = 0;
     const fullListMs = await timed(async () => {
       listed = 0;
@@ -138,6 +150,18 @@ const main = async () => {
       } while (cursor);
     }, 3);
     const narrowListMs = await timed(() => get('/v1/companies?page_size=50', narrowUser.token));
+    // The deterministic side of the two lists: DynamoDB calls, round trips and read units of one request each.
+    const { installCapacityMeter, summarize } = await import('./capacity-meter');
+    const { currentCaller } = await import('../local/iam');
+    const meter = installCapacityMeter(dynamo(), () => currentCaller()?.name);
+    const metered = async (bearer: string) => {
+      meter.begin();
+      await get('/v1/companies?page_size=50', bearer);
+      const calls = meter.end();
+      return { ...summarize(calls), trail: calls.map((call) => `${call.command} ${call.key.split('#')[0]} ${call.itemsRead} items`) };
+    };
+    const userCalls = await metered(wideUser.token);
+    const systemCalls = await metered(systemToken);
 
     const bundle = await esbuild({ entryPoints: ['shared/identity/access-evaluator.ts'], bundle: true, minify: true, write: false, platform: 'node', format: 'esm' });
     const bundleBytes = bundle.outputFiles[0]!.contents.length;
@@ -152,11 +176,13 @@ const main = async () => {
       [`GET /v1/companies first page of 50, SYSTEM over ${companyCount}`, `${systemFirstPageMs.toFixed(1)} ms`],
       [`every page of 200 (${listed} companies), USER`, `${fullListMs.toFixed(0)} ms`],
       ['GET /v1/companies, USER with 50 single-company grants', `${narrowListMs.toFixed(1)} ms`],
+      ['first page of 50, USER: DynamoDB calls / round trips / RCU', `${userCalls.calls} / ${userCalls.roundTrips} / ${userCalls.rcu} (${userCalls.trail.join(', ')})`],
+      ['first page of 50, SYSTEM: DynamoDB calls / round trips / RCU', `${systemCalls.calls} / ${systemCalls.roundTrips} / ${systemCalls.rcu} (${systemCalls.trail.join(', ')})`],
       ['evaluator bundle (esbuild, minified)', `${(bundleBytes / 1024).toFixed(1)} KiB`],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));
     console.log(rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n'));
-    writeBenchResults('access', { at: new Date().toISOString(), companyCount, samples, decisionUs, readMs, itemBytes, userGetMs, systemGetMs, firstPageMs, systemFirstPageMs, fullListMs, listed, narrowListMs, bundleBytes });
+    writeBenchResults('access', { at: new Date().toISOString(), companyCount, samples, decisionUs, readMs, itemBytes, userGetMs, systemGetMs, firstPageMs, systemFirstPageMs, fullListMs, listed, narrowListMs, bundleBytes, userCalls, systemCalls });
   } finally {
     await stack.stop();
   }

@@ -3,15 +3,19 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * `npm run bench:scale` (tsx infra/tools/bench-scale.ts): the scale rows, against its own in-memory
  * local stack (free ports), every loop bounded:
  *  1. the trial balance and a GL page of 200 in a company-year of --lines lines (default 1,000,000)
- *     vs the same in one of 10,000 (goal <= 1.5 x). Both companies get their chart and 10,000 lines
- *     through the import (the real write path); the big one then gets the rest written directly:
- *     line items cloned from one the import wrote (same attributes, keys from shared/ledger/keys),
- *     BatchWriteItem 25 a call, and the same counter deltas the import applies (trial-balance
- *     cells, the year's line count). The seeding time is reported;
+ *     vs the same in one of 10,000 (goal <= 1.5 x; samples alternate, with each request's DynamoDB
+ *     calls and read units). Both companies get their chart and 10,000 lines through the import
+ *     (the real write path); the big one then gets the rest written directly: line items cloned
+ *     from one the import wrote (same attributes, keys from shared/ledger/keys), BatchWriteItem 25
+ *     a call, 32 in flight, and the same counter deltas the import applies (trial-balance cells, the
+ *     year's line count). The seeding time is reported;
  *  2. a person's company list at 5,000 companies vs a system client's (goal <= 2 x): from
  *     `npm run bench:access` (run as a child; its first page of 50);
- *  3. --imports concurrent 10,000-line GL imports (default 20) into as many companies: aggregate
- *     lines/s (first POST -> last succeeded) vs the raw floor measured the same way (as many
+ *  3. --imports concurrent 10,000-line GL imports (default 20) into as many companies, the stack
+ *     running --import-batches of them at once (default the stack's 5; 20 in one process starved its
+ *     event loop into handler timeouts):
+ *     aggregate lines/s (first POST -> last succeeded; DynamoDB calls by function) vs the raw
+ *     floor measured the same way (as many
  *     concurrent writers of 10,000 line items, BatchWriteItem 25 a call, 8 in flight each, into the
  *     same DynamoDB Local) (goal >= 0.8 x);
  *  4. one change fanned out to --subscriptions webhook subscriptions (default 50), --events changes
@@ -101,6 +105,8 @@ export interface ScaleOptions {
   events?: number;
   samples?: number;
   skip?: string[];
+  /** Import batches the stack runs at once (default: the local stack's, five as Lambda's SQS event source starts). */
+  importBatches?: number;
 }
 
 interface Row {
@@ -120,8 +126,9 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
   const eventCount = options.events ?? 10;
   const samples = options.samples ?? 30;
   const skip = new Set(options.skip ?? []);
+  const importBatches = options.importBatches;
   const rows: Row[] = [];
-  const results: Record<string, unknown> = { options: { lines, importCount, subscriptionCount, eventCount, samples, skip: [...skip] } };
+  const results: Record<string, unknown> = { options: { lines, importCount, importBatches, subscriptionCount, eventCount, samples, skip: [...skip] } };
 
   // -- 2. the company list, from bench:access (its own stack, run first so the two never overlap)
   if (!skip.has('companies')) {
@@ -147,7 +154,7 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
   const { startLocalStack } = await import('../local/stack');
   const dataDir = mkdtempSync(join(os.tmpdir(), 'ledger-bench-scale-'));
   log('starting the local stack (in memory, free ports)');
-  const stack = await startLocalStack({ port: 0, authPort: 0, dataDir });
+  const stack = await startLocalStack({ port: 0, authPort: 0, dataDir, ...(importBatches && { concurrentBatches: { imports: importBatches } }) });
   const receivers: ReturnType<typeof createServer>[] = [];
   try {
     const info = stack.info;
@@ -182,10 +189,11 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
       throw new Error(`${method} ${path}: still rate limited after 20 attempts`);
     };
     const newCompany = async (name: string) => (await call('POST', '/v1/companies', JSON.stringify({ displayName: `${name} ${crypto.randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api' }))).body.id as string;
-    const runImport = async (companyId: string, kind: string, body: string) => {
+    /** The import's own completedAt is what counts, so the poll interval only sets the polling's load. */
+    const runImport = async (companyId: string, kind: string, body: string, pollMs = 250) => {
       const accepted = await call('POST', `/v1/companies/${companyId}/imports/${kind}`, body);
-      for (let polls = 0; polls < 4000; polls++) {
-        await sleep(250);
+      for (let polls = 0; polls < 1_000_000 / pollMs; polls++) {
+        await sleep(pollMs);
         const record = (await call('GET', `/v1/companies/${companyId}/imports/${accepted.body.id}`)).body;
         if (record.status === 'queued') continue;
         if (record.status !== 'succeeded' || record.rowsFailed !== 0) throw new Error(`import ${accepted.body.id} ended ${record.status}: ${JSON.stringify(record).slice(0, 500)}`);
@@ -211,12 +219,6 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
       };
       await Promise.all(Array.from({ length: inFlight }, writer));
     };
-    const timedMedian = async (fn: () => Promise<number>) => {
-      for (let i = 0; i < 3; i++) await fn();
-      const times: number[] = [];
-      for (let i = 0; i < samples; i++) times.push(await fn());
-      return median(times);
-    };
 
     // -- 1. trial balance and a GL page at `lines` vs 10,000 ----------------------------------
     if (!skip.has('ledger')) {
@@ -239,6 +241,8 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
       const seedStarted = performance.now();
       const cells = new Map<string, { accountCode: string; period: number; cents: bigint; count: number }>();
       const chunk = 20_000;
+      // DynamoDB Local takes more calls at once than the raw floor's 8: 32 in flight seeded ~2,200 lines/s where 8 did ~450.
+      const seedInFlight = 32;
       for (let offset = 0; offset < extra; offset += chunk) {
         const at = new Date().toISOString();
         const items = Array.from({ length: Math.min(chunk, extra - offset) }, (_, j) => {
@@ -267,8 +271,8 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
             lastRow: offset + j,
           };
         });
-        await batchWrite(items, 8);
-        if ((offset / chunk) % 10 === 9) log(`ledger: ${offset + items.length} of ${extra} lines written`);
+        await batchWrite(items, seedInFlight);
+        if ((offset / chunk) % 5 === 4) log(`ledger: ${offset + items.length} of ${extra} lines written (${round((offset + items.length) / ((performance.now() - seedStarted) / 1000))} lines/s)`);
       }
       // The counters the import keeps: per (account, period) the amount and line count, and the year's line count.
       for (const cell of cells.values()) {
@@ -298,30 +302,58 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
         if (result.body.data.length !== 200) throw new Error(`GL page of ${company}: ${result.body.data.length} lines`);
         return result.ms;
       };
-      log(`ledger: trial balance and GL page, ${samples} of each per company`);
-      const smallTb = await timedMedian(trialBalance(small, baseLines));
-      const bigTb = await timedMedian(trialBalance(big, lines));
-      const smallPage = await timedMedian(glPage(small));
-      const bigPage = await timedMedian(glPage(big));
-      results.ledger = { lines, seededExtraLines: extra, seedMs: round(seedMs), cells: cells.size, smallTrialBalanceMs: round(smallTb, 2), bigTrialBalanceMs: round(bigTb, 2), smallPageMs: round(smallPage, 2), bigPageMs: round(bigPage, 2) };
+      log(`ledger: trial balance and GL page, ${samples} of each per company, alternating`);
+      // Small and big alternate (after warm-ups), so a shared machine's changing load meets both alike.
+      const measures = [trialBalance(small, baseLines), trialBalance(big, lines), glPage(small), glPage(big)];
+      const times = measures.map((): number[] => []);
+      for (let i = -3; i < samples; i++) {
+        for (const [m, measure] of measures.entries()) {
+          const ms = await measure();
+          if (i >= 0) times[m]!.push(ms);
+        }
+      }
+      const [smallTb, bigTb, smallPage, bigPage] = times.map(median) as [number, number, number, number];
+      // The deterministic side: DynamoDB calls and read units of one request each.
+      const { installCapacityMeter, summarize } = await import('./capacity-meter');
+      const { currentCaller } = await import('../local/iam');
+      const meter = installCapacityMeter(dynamo(), () => currentCaller()?.name);
+      const metered = async (measure: () => Promise<number>) => {
+        meter.begin();
+        await measure();
+        const { calls, roundTrips, rcu } = summarize(meter.end());
+        return { calls, roundTrips, rcu };
+      };
+      const [smallTbUnits, bigTbUnits, smallPageUnits, bigPageUnits] = [await metered(measures[0]!), await metered(measures[1]!), await metered(measures[2]!), await metered(measures[3]!)];
+      const unitsText = (units: { calls: number; roundTrips: number; rcu: number }) => `${units.calls} calls, ${units.roundTrips} round trips, ${units.rcu} RCU`;
+      results.ledger = {
+        lines,
+        seededExtraLines: extra,
+        seedMs: round(seedMs),
+        cells: cells.size,
+        smallTrialBalanceMs: round(smallTb, 2),
+        bigTrialBalanceMs: round(bigTb, 2),
+        smallPageMs: round(smallPage, 2),
+        bigPageMs: round(bigPage, 2),
+        units: { smallTrialBalance: smallTbUnits, bigTrialBalance: bigTbUnits, smallPage: smallPageUnits, bigPage: bigPageUnits },
+      };
       rows.push(
         {
           measure: `trial balance, company-year of ${lines.toLocaleString('en')} lines, median of ${samples}`,
-          value: `${round(bigTb, 1)} ms`,
-          floor: `same at ${baseLines.toLocaleString('en')} lines ${round(smallTb, 1)} ms`,
+          value: `${round(bigTb, 1)} ms (${unitsText(bigTbUnits)})`,
+          floor: `same at ${baseLines.toLocaleString('en')} lines ${round(smallTb, 1)} ms (${unitsText(smallTbUnits)})`,
           ratio: `${round(bigTb / smallTb, 2)} x`,
           goal: '<= 1.5 x',
           verdict: bigTb / smallTb <= 1.5 ? 'pass' : 'fail',
         },
         {
           measure: `GL page of 200, company-year of ${lines.toLocaleString('en')} lines, median of ${samples}`,
-          value: `${round(bigPage, 1)} ms`,
-          floor: `same at ${baseLines.toLocaleString('en')} lines ${round(smallPage, 1)} ms`,
+          value: `${round(bigPage, 1)} ms (${unitsText(bigPageUnits)})`,
+          floor: `same at ${baseLines.toLocaleString('en')} lines ${round(smallPage, 1)} ms (${unitsText(smallPageUnits)})`,
           ratio: `${round(bigPage / smallPage, 2)} x`,
           goal: '<= 1.5 x',
           verdict: bigPage / smallPage <= 1.5 ? 'pass' : 'fail',
         },
-        { measure: `seeding ${extra.toLocaleString('en')} lines (BatchWriteItem, 8 in flight) and their counters`, value: `${round(seedMs / 1000)} s`, floor: '-', ratio: '-', goal: '-', verdict: 'info' },
+        { measure: `seeding ${extra.toLocaleString('en')} lines (BatchWriteItem, ${seedInFlight} in flight) and their counters`, value: `${round(seedMs / 1000)} s (${round(extra / (seedMs / 1000))} lines/s)`, floor: '-', ratio: '-', goal: '-', verdict: 'info' },
       );
     }
 
@@ -336,11 +368,46 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
       }
       const bodies = companies.map((_, i) => glBody(`c${i}`, baseLines));
       log(`imports: ${importCount} concurrent ${baseLines}-line imports`);
+      // Every DynamoDB call of the window, by the function it was made for: what the imports cost DynamoDB Local.
+      const { installCapacityMeter, summarize } = await import('./capacity-meter');
+      const { currentCaller } = await import('../local/iam');
+      const meter = installCapacityMeter(dynamo(), () => currentCaller()?.name);
+      meter.begin();
       const importsStarted = Date.now();
-      const done = await Promise.all(companies.map((id, i) => runImport(id, 'general-ledger-lines', bodies[i]!)));
+      // Polled once a second each: 20 imports polled every 250 ms were 80 requests/s on the same 2 cores.
+      const done = await Promise.all(companies.map((id, i) => runImport(id, 'general-ledger-lines', bodies[i]!, 1000)));
       const importMs = Math.max(...done.map((run) => run.completedAt)) - importsStarted;
+      const importCalls = meter.end();
+      const byCaller = new Map<string, typeof importCalls>();
+      for (const metered of importCalls) byCaller.set(metered.caller, [...(byCaller.get(metered.caller) ?? []), metered]);
+      const importUnits = Object.fromEntries(
+        [...byCaller].map(([caller, calls]) => {
+          const { calls: count, rcu, wcu } = summarize(calls);
+          const byCommand: Record<string, { calls: number; meanMs: number }> = {};
+          for (const call of calls) {
+            const sums = (byCommand[call.command] ??= { calls: 0, meanMs: 0 });
+            sums.meanMs = (sums.meanMs * sums.calls + (call.endMs - call.startMs)) / (sums.calls + 1);
+            sums.calls++;
+          }
+          for (const sums of Object.values(byCommand)) sums.meanMs = round(sums.meanMs, 1);
+          return [caller, { calls: count, rcu, wcu, byCommand }];
+        }),
+      );
+      log(`imports: DynamoDB calls by function: ${JSON.stringify(importUnits)}`);
       const importRate = (importCount * baseLines) / (importMs / 1000);
-      log(`imports: ${importCount * baseLines} lines in ${round(importMs / 1000)} s = ${round(importRate)} lines/s; now the raw writers`);
+      log(`imports: ${importCount * baseLines} lines in ${round(importMs / 1000)} s = ${round(importRate)} lines/s; waiting for their post-fetch engines`);
+      // The floor is taken once the imports' post-fetch engines (auto-reconciliation reads every line) are done.
+      const drainStarted = performance.now();
+      for (const id of companies) {
+        for (let polls = 0; ; polls++) {
+          const runs = (await call('GET', `/v1/companies/${id}/fetch-runs`)).body.data as { postFetchCompletedAt?: string | null }[];
+          if (runs.length > 0 && runs.every((run) => run.postFetchCompletedAt)) break;
+          if (polls >= 600) throw new Error(`company ${id}: post-fetch engines not done after 10 min`);
+          await sleep(1000);
+        }
+      }
+      const drainMs = performance.now() - drainStarted;
+      log(`imports: post-fetch engines done ${round(drainMs / 1000)} s after the last import; now the raw writers`);
       const rawItems = companies.map((_, c) => {
         const rawCompany = crypto.randomUUID();
         const at = new Date().toISOString();
@@ -372,14 +439,18 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
           };
         });
       });
+      meter.begin();
       const rawStarted = performance.now();
       await Promise.all(rawItems.map((items) => batchWrite(items, 8)));
       const rawMs = performance.now() - rawStarted;
+      const rawCalls = meter.end();
+      const rawUnits = { ...summarize(rawCalls), meanMs: round(rawCalls.reduce((sum, call) => sum + (call.endMs - call.startMs), 0) / Math.max(1, rawCalls.length), 1) };
+      log(`imports: the raw writers' DynamoDB calls: ${JSON.stringify(rawUnits)}`);
       const rawRate = (importCount * baseLines) / (rawMs / 1000);
       const ratio = importRate / rawRate;
-      results.imports = { importCount, linesEach: baseLines, importMs, importLinesPerSecond: round(importRate), rawMs: round(rawMs), rawItemsPerSecond: round(rawRate), ratio: round(ratio, 3) };
+      results.imports = { importCount, linesEach: baseLines, importMs, importUnits, postFetchDrainMs: round(drainMs), rawUnits, importLinesPerSecond: round(importRate), rawMs: round(rawMs), rawItemsPerSecond: round(rawRate), ratio: round(ratio, 3) };
       rows.push({
-        measure: `${importCount} concurrent ${baseLines.toLocaleString('en')}-line imports into ${importCount} companies, first POST -> last succeeded`,
+        measure: `${importCount} concurrent ${baseLines.toLocaleString('en')}-line imports into ${importCount} companies (${importBatches ?? 'the stack\'s 5'} import batches at once), first POST -> last succeeded`,
         value: `${round(importRate)} lines/s (${round(importMs / 1000)} s)`,
         floor: `${importCount} concurrent raw BatchWriteItem writers, 8 in flight each: ${round(rawRate)} items/s`,
         ratio: `${round(ratio, 2)}`,
@@ -486,6 +557,7 @@ const main = async () => {
       events: { type: 'string', default: '10' },
       samples: { type: 'string', default: '30' },
       skip: { type: 'string' },
+      'import-batches': { type: 'string' },
     },
   });
   const results = await scaleBench({
@@ -495,6 +567,7 @@ const main = async () => {
     events: bounded(values.events, 'events', 1, 100),
     samples: bounded(values.samples, 'samples', 3, 500),
     skip: values.skip?.split(',').map((name) => name.trim()),
+    ...(values['import-batches'] !== undefined && { importBatches: bounded(values['import-batches'], 'import-batches', 1, 50) }),
   });
   console.log(`\nResults: ${writeBenchResults('scale', { timestamp: new Date().toISOString(), ...results })}`);
 };
