@@ -116,24 +116,43 @@ export interface LambdaBundle {
 
 const packageOf = (input: string): string => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.split('/').slice(0, input.startsWith('shared/') || input.startsWith('functions/') ? 2 : 1).join('/');
 
-/** Bundles one Lambda as the stack does, into outDir/<name>.mjs; answers its size and what is in it. */
-export const bundleLambda = async (name: string, entry: string, outDir: string, repoRoot: string): Promise<LambdaBundle> => {
+/**
+ * Bundles Lambdas as the stack does, into outDir/<name>.mjs each; answers each one's size and what
+ * is in it. One esbuild run for all (each output is the same as bundling it alone: no code
+ * splitting), so the modules they share are read and parsed once.
+ */
+export const bundleLambdas = async (lambdas: readonly { name: string; entry: string }[], outDir: string, repoRoot: string): Promise<LambdaBundle[]> => {
   const { build } = await import('esbuild');
-  const file = path.join(outDir, `${name}.mjs`);
-  const result = await build({ ...lambdaEsbuildOptions(path.join(repoRoot, entry), file), absWorkingDir: repoRoot, metafile: true });
-  const output = result.metafile.outputs[path.relative(repoRoot, file)] ?? Object.values(result.metafile.outputs).find((candidate) => candidate.entryPoint)!;
-  const bytesByPackage: Record<string, number> = {};
-  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-    const key = packageOf(input);
-    bytesByPackage[key] = (bytesByPackage[key] ?? 0) + bytesInOutput;
-  }
+  const { entryPoints: _one, outfile: _file, ...options } = lambdaEsbuildOptions('', '');
+  const result = await build({
+    ...options,
+    entryPoints: lambdas.map(({ name, entry }) => ({ in: path.join(repoRoot, entry), out: name })),
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    absWorkingDir: repoRoot,
+    metafile: true,
+  });
   // Beside the bundle, as afterBundling writes it at synth.
-  if (prebuiltDocumentEntries.includes(entry)) {
+  if (lambdas.some(({ entry }) => prebuiltDocumentEntries.includes(entry))) {
     const { buildDocumentTemplate } = await import('../../shared/openapi/document');
     writeFileSync(path.join(outDir, prebuiltDocumentFile), buildDocumentTemplate());
   }
-  const sdkPackages = Object.keys(bytesByPackage)
-    .filter((key) => /^@aws-sdk\/(client-(?!.*nested)|lib-dynamodb$|s3-request-presigner$)/.test(key))
-    .sort();
-  return { name, entry, file, bytes: output.bytes, modules: Object.keys(output.inputs).length, bytesByPackage, sdkPackages, inputs: Object.keys(output.inputs) };
+  return lambdas.map(({ name, entry }) => {
+    const file = path.join(outDir, `${name}.mjs`);
+    const output = result.metafile.outputs[path.relative(repoRoot, file)];
+    if (!output) throw new Error(`esbuild wrote no ${file}`);
+    const bytesByPackage: Record<string, number> = {};
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const key = packageOf(input);
+      bytesByPackage[key] = (bytesByPackage[key] ?? 0) + bytesInOutput;
+    }
+    const sdkPackages = Object.keys(bytesByPackage)
+      .filter((key) => /^@aws-sdk\/(client-(?!.*nested)|lib-dynamodb$|s3-request-presigner$)/.test(key))
+      .sort();
+    return { name, entry, file, bytes: output.bytes, modules: Object.keys(output.inputs).length, bytesByPackage, sdkPackages, inputs: Object.keys(output.inputs) };
+  });
 };
+
+/** Bundles one Lambda as the stack does, into outDir/<name>.mjs; answers its size and what is in it. */
+export const bundleLambda = async (name: string, entry: string, outDir: string, repoRoot: string): Promise<LambdaBundle> =>
+  (await bundleLambdas([{ name, entry }], outDir, repoRoot))[0]!;

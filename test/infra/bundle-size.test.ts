@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { withRequestBaseUrl } from '../../shared/platform/config';
-import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, lambdaEntries, prebuiltDocumentEntries, type LambdaBundle } from '../../infra/stacks/bundled-assets';
+import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, bundleLambdas, lambdaEntries, prebuiltDocumentEntries, type LambdaBundle } from '../../infra/stacks/bundled-assets';
 
 /**
  * Every Lambda bundled as the stack bundles it (esbuild, the same options): its bytes and what is in
@@ -18,12 +18,7 @@ const outDir = mkdtempSync(join(os.tmpdir(), 'ledger-bundle-size-'));
 const bundles = new Map<string, LambdaBundle>();
 
 beforeAll(async () => {
-  // Two at a time: the machine is shared.
-  const queue = [...lambdaEntries];
-  const worker = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) bundles.set(next.name, await bundleLambda(next.name, next.entry, outDir, repoRoot));
-  };
-  await Promise.all([worker(), worker()]);
+  for (const bundle of await bundleLambdas(lambdaEntries, outDir, repoRoot)) bundles.set(bundle.name, bundle);
 }, 900_000);
 
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
@@ -37,6 +32,16 @@ describe('Lambda bundles', () => {
       .map((entry) => entry.name)
       .sort();
     expect(lambdaEntries.map((lambda) => lambda.name).sort()).toEqual(folders);
+  });
+
+  it('bundles each function in the shared esbuild run exactly as bundling it alone does', async () => {
+    const aloneDir = mkdtempSync(join(os.tmpdir(), 'ledger-bundle-alone-'));
+    try {
+      const alone = await bundleLambda('webhook-relay', bundles.get('webhook-relay')!.entry, aloneDir, repoRoot);
+      expect(readFileSync(alone.file)).toEqual(readFileSync(bundles.get('webhook-relay')!.file));
+    } finally {
+      rmSync(aloneDir, { recursive: true, force: true });
+    }
   });
 
   it('every bundle is at most 1 MiB, unless it is listed with its reason', () => {
