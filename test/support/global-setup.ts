@@ -2,10 +2,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { denials } from '../../infra/local/iam';
-import { startLocalStack, type LocalStack, type StackInfo } from '../../infra/local/stack';
-import { buildOpenApiDocument } from '../../shared/openapi/document';
-import { suiteRateLimit } from './clients';
+import type { LocalStack, StackInfo } from '../../infra/local/stack';
 import { testWebhookSchedule } from './webhook-windows';
 
 declare module 'vitest' {
@@ -42,8 +39,8 @@ let dataDir: string | undefined;
  * stack project waits for it (test/support/stack-ready.ts).
  */
 export default function setup(project: TestProject) {
-  dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
-  const readyFile = join(dataDir, 'ready.json');
+  const dir = (dataDir = mkdtempSync(join(tmpdir(), 'ledger-test-')));
+  const readyFile = join(dir, 'ready.json');
   project.provide('stackReadyFile', readyFile);
   // Webhook schedules in seconds (the handlers run in this process): see test/support/webhook-windows.ts.
   Object.assign(process.env, {
@@ -53,30 +50,34 @@ export default function setup(project: TestProject) {
     WEBHOOK_DISABLE_AFTER_SECONDS: String(testWebhookSchedule.disableAfterSeconds),
   });
   const envBefore = { ...process.env };
+  // The stack's modules load in the background too: the unit tests start meanwhile.
+  const modules = Promise.all([import('../../infra/local/stack'), import('../../shared/openapi/document'), import('./clients')]);
   // A short authorizer cache (the authorizer's decisions per token) so the revocation tests wait seconds, not minutes.
   // Failed sign-ins: 5 per account and per address as deployed, a 3 s window, so the throttle tests wait seconds.
-  starting = startLocalStack({
+  starting = modules
+    .then(([{ startLocalStack }, , { suiteRateLimit }]) => startLocalStack({
     port: 0,
     authPort: 0,
-    dataDir,
+    dataDir: dir,
     authorizerCacheTtlSeconds: 1,
     signInThrottle: { maxFailures: 5, windowSeconds: 3 },
     seedClientRateLimit: suiteRateLimit,
     // The functions' metrics (EMF lines) go to a file of the run, not to the test output (test/integration/metrics.test.ts reads it).
-    metricsFile: join(dataDir, 'metrics.log'),
+    metricsFile: join(dir, 'metrics.log'),
     idlePollCapMs: 100, // idle pollers back off no further than the stream's 100 ms
-  }).then(
-    (started) => {
+  }))
+    .then(async (started) => {
       stack = started;
+      const { buildOpenApiDocument } = (await modules)[1];
       const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && envBefore[entry[0]] !== entry[1]));
       const ready: ReadyStack = { stack: started.info, stackNodeVersion: process.version, openapiDocument: buildOpenApiDocument(), env };
       writeWhole(readyFile, ready);
-    },
-    (error: unknown) => writeWhole(readyFile, { error: (error as Error).stack ?? String(error) }),
-  );
+    })
+    .catch((error: unknown) => writeWhole(readyFile, { error: (error as Error).stack ?? String(error) }));
   return async () => {
     await starting;
     await stack?.stop();
+    const { denials } = await import('../../infra/local/iam');
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     // A handler touched DynamoDB outside its function's grants (infra/local/iam.ts): the run fails
     // even when the test that caused it tolerated the resulting 500.

@@ -1,37 +1,32 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest, longest first (measured on a 2-core machine): they start first, so
- * the run never ends on one long file while the other workers wait. Ordering only: a file missing
+ * The files that take longest, longest first (measured on a 2-core machine; the CDK synth files count
+ * their load): they start first, so the run never ends on one long file while the other workers wait. Ordering only: a file missing
  * here runs in vitest's own order (by its last duration, or by size on a fresh clone).
  */
 export const longestFiles = [
-  'test/infra/bundle-size.test.ts',
   'test/local/dynamodb-local.test.ts',
-  'test/infra/monitoring.test.ts',
   'test/infra/stack.test.ts',
+  'test/infra/monitoring.test.ts',
   'test/local/sqs.test.ts',
+  'test/infra/bundle-size.test.ts',
   'test/integration/docs-commands.test.ts',
   'test/integration/readme.test.ts',
-  'test/integration/saft.test.ts',
-  'test/integration/import-bounds.test.ts',
   'test/integration/invoke-cli.test.ts',
-  'test/integration/saft-delete-missing.test.ts',
   'test/integration/webhooks.test.ts',
   'test/integration/import-redelivery.test.ts',
-  'test/integration/smoke.test.ts',
-  'test/integration/ledger-reads.test.ts',
-  'test/integration/imports.test.ts',
+  'test/integration/import-bounds.test.ts',
   'test/integration/bank.test.ts',
-  'test/integration/mcp-conformance.test.ts',
-  'test/integration/documents.test.ts',
-  'test/integration/docs-page.test.ts',
-  'test/integration/imports-modes-http.test.ts',
-  'test/integration/access-matrix.test.ts',
   'test/integration/reach.test.ts',
   'test/integration/webhook-secrets.test.ts',
-  'test/integration/fuzz.test.ts',
+  'test/integration/saft.test.ts',
+  'test/integration/imports-modes-http.test.ts',
+  'test/integration/ledger-reads.test.ts',
+  'test/integration/access-matrix.test.ts',
+  'test/integration/saft-delete-missing.test.ts',
   'test/integration/admin-cli.test.ts',
+  'test/integration/documents.test.ts',
 ];
 
 /** Projects in this order: the unit tests (they need no stack) first, then the stack's. */
