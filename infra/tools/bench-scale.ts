@@ -161,7 +161,7 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
     const { dynamo, tableName } = await import('../../shared/platform/aws');
     const { BatchWriteCommand, GetCommand, NumberValue, QueryCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const keys = await import('../../shared/ledger/keys');
-    const { lineIdOf } = await import('../../shared/ledger/general-ledger/repository');
+    const { rawGlLineItem } = await import('./bench-gl-items');
     const { default: Decimal } = await import('decimal.js');
     const client = info.clients.find((candidate) => candidate.name === 'a-system')!;
     const tokenResponse = await fetch(info.authUrl, {
@@ -247,29 +247,13 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
         const at = new Date().toISOString();
         const items = Array.from({ length: Math.min(chunk, extra - offset) }, (_, j) => {
           const line = lineSpec('seed', offset + j);
-          const lineId = lineIdOf(big, year, line.id);
           const cell = `${line.accountCode}#${line.period}`;
           const sum = cells.get(cell) ?? { accountCode: line.accountCode, period: line.period, cents: 0n, count: 0 };
           sum.cents += BigInt(line.cents);
           sum.count++;
           cells.set(cell, sum);
-          return {
-            ...template,
-            ...keys.glLineKeys(big, year, lineId),
-            ...keys.glLinePeriodIndexKeys(big, year, line.period, lineId),
-            ...keys.glLineAccountIndexKeys(big, year, line.accountCode, line.period, lineId),
-            lineId,
-            sourceLineId: line.id,
-            accountCode: line.accountCode,
-            amount: NumberValue.from(amountOf(line.cents)),
-            period: line.period,
-            transactionId: line.transactionId,
-            description: line.description,
-            transactionDate: line.transactionDate,
-            createdAt: at,
-            updatedAt: at,
-            lastRow: offset + j,
-          };
+          // The template's import and dataset, this line's keys and attributes.
+          return { ...template, ...rawGlLineItem(big, year, { ...line, amount: amountOf(line.cents) }, at, offset + j, { datasetId: template.datasetId, importId: template.lastImportId }) };
         });
         await batchWrite(items, seedInFlight);
         if ((offset / chunk) % 5 === 4) log(`ledger: ${offset + items.length} of ${extra} lines written (${round((offset + items.length) / ((performance.now() - seedStarted) / 1000))} lines/s)`);
@@ -413,30 +397,7 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
         const at = new Date().toISOString();
         return Array.from({ length: baseLines }, (_, i) => {
           const line = lineSpec(`r${c}`, i);
-          const lineId = lineIdOf(rawCompany, year, line.id);
-          return {
-            ...keys.glLineKeys(rawCompany, year, lineId),
-            entity: 'glLine',
-            companyId: rawCompany,
-            year,
-            lineId,
-            sourceLineId: line.id,
-            accountCode: line.accountCode,
-            amount: NumberValue.from(amountOf(line.cents)),
-            period: line.period,
-            transactionId: line.transactionId,
-            description: line.description,
-            transactionDate: line.transactionDate,
-            ...keys.glLinePeriodIndexKeys(rawCompany, year, line.period, lineId),
-            ...keys.glLineAccountIndexKeys(rawCompany, year, line.accountCode, line.period, lineId),
-            version: 1,
-            createdAt: at,
-            updatedAt: at,
-            datasetId: crypto.randomUUID(),
-            lastImportId: crypto.randomUUID(),
-            lastRow: i,
-            lastOutcome: 'inserted',
-          };
+          return rawGlLineItem(rawCompany, year, { ...line, amount: amountOf(line.cents) }, at, i, { datasetId: crypto.randomUUID(), importId: crypto.randomUUID() });
         });
       });
       meter.begin();

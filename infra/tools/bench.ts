@@ -434,10 +434,10 @@ const main = async (): Promise<number> => {
   const { config } = await import('../../shared/platform/config');
   const { setStageSink } = await import('../../shared/platform/stage-timing');
   const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-  const { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, NumberValue } = await import('@aws-sdk/lib-dynamodb');
+  const { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const keys = await import('../../shared/ledger/keys');
   const { companyKeys } = await import('../../shared/companies/keys');
-  const { lineIdOf } = await import('../../shared/ledger/general-ledger/repository');
+  const { rawGlLineItem } = await import('./bench-gl-items');
   const installMeter = () =>
     dynamo().middlewareStack.add(
       (next, context) => async (input) => {
@@ -629,32 +629,7 @@ const main = async (): Promise<number> => {
       const datasetId = crypto.randomUUID();
       const at = new Date().toISOString();
       // Items as the import writes a new GL line (same attributes and index keys), built before timing.
-      const items = glLines(`raw${label}`, linesPerImport).map((line, i) => {
-        const lineId = lineIdOf(rawCompany, year, line.id);
-        return {
-          ...keys.glLineKeys(rawCompany, year, lineId),
-          entity: 'glLine',
-          companyId: rawCompany,
-          year,
-          lineId,
-          sourceLineId: line.id,
-          accountCode: line.accountCode,
-          amount: NumberValue.from(line.amount),
-          period: line.period,
-          transactionId: line.transactionId,
-          description: line.description,
-          transactionDate: line.transactionDate,
-          ...keys.glLinePeriodIndexKeys(rawCompany, year, line.period, lineId),
-          ...keys.glLineAccountIndexKeys(rawCompany, year, line.accountCode, line.period, lineId),
-          version: 1,
-          createdAt: at,
-          updatedAt: at,
-          datasetId,
-          lastImportId: importId,
-          lastRow: i,
-          lastOutcome: 'inserted',
-        };
-      });
+      const items = glLines(`raw${label}`, linesPerImport).map((line, i) => rawGlLineItem(rawCompany, year, line, at, i, { datasetId, importId }));
       floorItems ??= { company: rawCompany, items };
       const batches: (typeof items)[] = [];
       for (let start = 0; start < items.length; start += 25) batches.push(items.slice(start, start + 25));
