@@ -37,6 +37,7 @@ import { parseArgs } from 'node:util';
 import type { LocalStack, StackInfo } from '../local/stack';
 import { bundleAsLambda, median, percentile, printTable, round, runBench, writeBenchResults } from './bench-support';
 import { printCapacity, runCapacityBench } from './bench-capacity';
+import type { RawGlLine } from './bench-gl-items';
 import { quietFloors } from './bench-floors';
 
 // Handlers log every request at INFO; the report needs errors only (as the tests do). Set before
@@ -224,15 +225,7 @@ const decimalOf = (cents: number) => {
   return `${sign}${Math.floor(abs / 100)}.${pad2(abs % 100)}`;
 };
 
-interface LineSpec {
-  id: string;
-  accountCode: string;
-  amount: string;
-  period: number;
-  transactionId: string;
-  description: string;
-  transactionDate: string;
-}
+type LineSpec = RawGlLine;
 
 /**
  * `count` lines of one year: pairs that balance (line 2k and 2k+1 share a voucher and cancel out),
