@@ -22,7 +22,10 @@ export interface AutoReconciliationReport {
   year: number;
   bankAccounts: number;
   unreconciledTransactions: number;
+  /** Open GL lines on the bank accounts' GL accounts that were read (only those of accounts with open transactions). */
   unreconciledLines: number;
+  /** Bank accounts without open transactions in the year: their GL lines were not read. */
+  linesNotRead: number;
   matched: number;
   ambiguous: number;
   durationMs: number;
@@ -72,17 +75,20 @@ export const matchPairs = <T extends Item, L extends Item>(transactions: T[], li
 
 export const autoReconcile = async (companyId: string, year: number): Promise<AutoReconciliationReport> => {
   const started = Date.now();
-  const report: AutoReconciliationReport = { year, bankAccounts: 0, unreconciledTransactions: 0, unreconciledLines: 0, matched: 0, ambiguous: 0, durationMs: 0 };
+  const report: AutoReconciliationReport = { year, bankAccounts: 0, unreconciledTransactions: 0, unreconciledLines: 0, linesNotRead: 0, matched: 0, ambiguous: 0, durationMs: 0 };
   for (const account of await bankRepository.listAccounts(companyId)) {
     report.bankAccounts++;
     const bankAccountId = String(account.id);
-    const [transactions, lines] = await Promise.all([
-      bankRepository.transactionsBetween(companyId, bankAccountId, shift(`${year}-01-01`, -windowDays), shift(`${year}-12-31`, windowDays)),
-      glLineRepository.linesOfAccount(companyId, year, String(account.glAccountCode)),
-    ]);
+    const transactions = await bankRepository.transactionsBetween(companyId, bankAccountId, shift(`${year}-01-01`, -windowDays), shift(`${year}-12-31`, windowDays));
     const openTransactions = transactions.filter((item) => typeof item.reconciliationGroupId !== 'string');
-    const openLines = lines.filter((item) => typeof item.reconciliationGroupId !== 'string' && item.deleted !== true);
     report.unreconciledTransactions += openTransactions.length;
+    // Nothing open on the bank side: nothing can match, so the account's lines are not read.
+    if (openTransactions.length === 0) {
+      report.linesNotRead++;
+      continue;
+    }
+    const lines = await glLineRepository.linesOfAccount(companyId, year, String(account.glAccountCode));
+    const openLines = lines.filter((item) => typeof item.reconciliationGroupId !== 'string' && item.deleted !== true);
     report.unreconciledLines += openLines.length;
 
     const { pairs, ambiguous } = matchPairs(openTransactions, openLines);
@@ -110,7 +116,8 @@ export const autoReconcile = async (companyId: string, year: number): Promise<Au
 
 export const describeReport = (report: AutoReconciliationReport): string =>
   `matched ${report.matched} of ${report.unreconciledTransactions} unreconciled bank transactions in ${report.year} ` +
-  `(${report.bankAccounts} bank account${report.bankAccounts === 1 ? '' : 's'}, ${report.unreconciledLines} open GL lines, ${report.ambiguous} ambiguous left) in ${report.durationMs} ms`;
+  `(${report.bankAccounts} bank account${report.bankAccounts === 1 ? '' : 's'}, ${report.unreconciledLines} open GL lines, ${report.ambiguous} ambiguous left` +
+  `${report.linesNotRead ? `; ${report.linesNotRead} without open transactions, their GL lines not read` : ''}) in ${report.durationMs} ms`;
 
 /** The post-fetch engine: runs after every GL-line or opening-balance fetch of a company's year. */
 export const autoReconciliationEngine: PostFetchEngine = {
