@@ -14,7 +14,8 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  *  3. --imports concurrent 10,000-line GL imports (default 20) into as many companies, the stack
  *     running --import-batches of them at once (default the stack's 5; 20 in one process starved its
  *     event loop into handler timeouts):
- *     aggregate lines/s (first POST -> last succeeded; DynamoDB calls by function) vs the raw
+ *     aggregate lines/s (first POST -> last succeeded; DynamoDB calls by function and key kind, the
+ *     CPU seconds of this process and of DynamoDB Local in the window) vs the raw
  *     floor measured the same way (as many
  *     concurrent writers of 10,000 line items, BatchWriteItem 25 a call, 8 in flight each, into the
  *     same DynamoDB Local) (goal >= 0.8 x);
@@ -24,7 +25,7 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * --subscriptions N, --events N, --samples N (reads per measure, default 30), --skip a,b (rows:
  * ledger, companies, imports, webhooks).
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,6 +53,39 @@ const mix = (n: number) => {
   x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) >>> 0;
   x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35) >>> 0;
   return (x ^ (x >>> 16)) >>> 0;
+};
+
+/** CPU time (user + system, ms) of a process from /proc (clock ticks of 10 ms); undefined where /proc is not readable. */
+const processCpuMs = (pid: number | undefined): number | undefined => {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+};
+/** The DynamoDB Local (java) serving `port`, by its command line. */
+const javaPidOf = (port: string): number | undefined => {
+  try {
+    const line = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .find((row) => / java\s|^\s*\d+\s+\S*java\s/.test(row) && row.includes(`-port ${port}`));
+    return line ? Number(line.trim().split(/\s+/)[0]) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+/** CPU seconds over a phase: this process (the stack's handlers and the bench) and DynamoDB Local. */
+const cpuPhase = (javaPid: number | undefined) => {
+  const node = process.cpuUsage();
+  const java = processCpuMs(javaPid);
+  return () => {
+    const used = process.cpuUsage(node);
+    const javaEnd = processCpuMs(javaPid);
+    return { nodeCpuS: round((used.user + used.system) / 1e6, 1), dynamoDbLocalCpuS: java === undefined || javaEnd === undefined ? null : round((javaEnd - java) / 1000, 1) };
+  };
 };
 
 interface LineSpec {
@@ -356,31 +390,52 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
       const { installCapacityMeter, summarize } = await import('./capacity-meter');
       const { currentCaller } = await import('../local/iam');
       const meter = installCapacityMeter(dynamo(), () => currentCaller()?.name);
+      const javaPid = javaPidOf(new URL(info.internal.dynamodbEndpoint).port);
+      const importCpu = cpuPhase(javaPid);
       meter.begin();
       const importsStarted = Date.now();
       // Polled once a second each: 20 imports polled every 250 ms were 80 requests/s on the same 2 cores.
       const done = await Promise.all(companies.map((id, i) => runImport(id, 'general-ledger-lines', bodies[i]!, 1000)));
       const importMs = Math.max(...done.map((run) => run.completedAt)) - importsStarted;
       const importCalls = meter.end();
-      const byCaller = new Map<string, typeof importCalls>();
-      for (const metered of importCalls) byCaller.set(metered.caller, [...(byCaller.get(metered.caller) ?? []), metered]);
-      const importUnits = Object.fromEntries(
-        [...byCaller].map(([caller, calls]) => {
-          const { calls: count, rcu, wcu } = summarize(calls);
-          const byCommand: Record<string, { calls: number; meanMs: number }> = {};
-          for (const call of calls) {
-            const sums = (byCommand[call.command] ??= { calls: 0, meanMs: 0 });
-            sums.meanMs = (sums.meanMs * sums.calls + (call.endMs - call.startMs)) / (sums.calls + 1);
-            sums.calls++;
-          }
-          for (const sums of Object.values(byCommand)) sums.meanMs = round(sums.meanMs, 1);
-          return [caller, { calls: count, rcu, wcu, byCommand }];
-        }),
-      );
+      const importCpuS = importCpu();
+      const unitsByCaller = (windowCalls: typeof importCalls) => {
+        const byCaller = new Map<string, typeof importCalls>();
+        for (const metered of windowCalls) byCaller.set(metered.caller, [...(byCaller.get(metered.caller) ?? []), metered]);
+        return Object.fromEntries(
+          [...byCaller].map(([caller, calls]) => {
+            const { calls: count, rcu, wcu } = summarize(calls);
+            const byCommand: Record<string, { calls: number; meanMs: number }> = {};
+            for (const call of calls) {
+              const sums = (byCommand[call.command] ??= { calls: 0, meanMs: 0 });
+              sums.meanMs = (sums.meanMs * sums.calls + (call.endMs - call.startMs)) / (sums.calls + 1);
+              sums.calls++;
+            }
+            for (const sums of Object.values(byCommand)) sums.meanMs = round(sums.meanMs, 1);
+            // What each call was for: its command and the kind of its (first) key, ids dropped (`Query GSI2 GLACCOUNT`).
+            // `itemWrites`: the items (and index entries) it wrote, each counted as DynamoDB bills it
+            // (1 KB units, x2 in a transaction); DynamoDB Local reports far less for a TransactWriteItems (2 WCU for 100 counter updates).
+            const byKey: Record<string, { calls: number; rcu: number; wcu: number; itemWrites: number }> = {};
+            for (const call of calls) {
+              const sums = (byKey[`${call.command} ${call.key.split('#')[0]!}`] ??= { calls: 0, rcu: 0, wcu: 0, itemWrites: 0 });
+              sums.calls++;
+              const units = call.consumed.reduce((sum, { units }) => sum + units, 0);
+              if (call.read) sums.rcu = round(sums.rcu + units, 1);
+              else sums.wcu = round(sums.wcu + units, 1);
+              sums.itemWrites += call.writes.reduce((sum, { units }) => sum + units, 0);
+            }
+            return [caller, { calls: count, rcu, wcu, byCommand, byKey }];
+          }),
+        );
+      };
+      const importUnits = unitsByCaller(importCalls);
       log(`imports: DynamoDB calls by function: ${JSON.stringify(importUnits)}`);
+      log(`imports: CPU in the window: ${JSON.stringify(importCpuS)}`);
       const importRate = (importCount * baseLines) / (importMs / 1000);
       log(`imports: ${importCount * baseLines} lines in ${round(importMs / 1000)} s = ${round(importRate)} lines/s; waiting for their post-fetch engines`);
-      // The floor is taken once the imports' post-fetch engines (auto-reconciliation reads every line) are done.
+      // The floor is taken once the imports' post-fetch engines (the context rebuild reads every line) are done.
+      const drainCpu = cpuPhase(javaPid);
+      meter.begin();
       const drainStarted = performance.now();
       for (const id of companies) {
         for (let polls = 0; ; polls++) {
@@ -391,6 +446,10 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
         }
       }
       const drainMs = performance.now() - drainStarted;
+      // The post-fetch engines' calls after the window (with the polls of fetch-runs): the rest of what the imports cost.
+      const drainUnits = unitsByCaller(meter.end());
+      const drainCpuS = drainCpu();
+      log(`imports: DynamoDB calls by function after the last import, until the post-fetch engines were done: ${JSON.stringify(drainUnits)}; CPU ${JSON.stringify(drainCpuS)}`);
       log(`imports: post-fetch engines done ${round(drainMs / 1000)} s after the last import; now the raw writers`);
       const rawItems = companies.map((_, c) => {
         const rawCompany = crypto.randomUUID();
@@ -400,20 +459,23 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
           return rawGlLineItem(rawCompany, year, { ...line, amount: amountOf(line.cents) }, at, i, { datasetId: crypto.randomUUID(), importId: crypto.randomUUID() });
         });
       });
+      const rawCpu = cpuPhase(javaPid);
       meter.begin();
       const rawStarted = performance.now();
       await Promise.all(rawItems.map((items) => batchWrite(items, 8)));
       const rawMs = performance.now() - rawStarted;
       const rawCalls = meter.end();
+      const rawCpuS = rawCpu();
+      log(`imports: CPU of the raw writers: ${JSON.stringify(rawCpuS)}`);
       const rawUnits = { ...summarize(rawCalls), meanMs: round(rawCalls.reduce((sum, call) => sum + (call.endMs - call.startMs), 0) / Math.max(1, rawCalls.length), 1) };
       log(`imports: the raw writers' DynamoDB calls: ${JSON.stringify(rawUnits)}`);
       const rawRate = (importCount * baseLines) / (rawMs / 1000);
       const ratio = importRate / rawRate;
-      results.imports = { importCount, linesEach: baseLines, importMs, importUnits, postFetchDrainMs: round(drainMs), rawUnits, importLinesPerSecond: round(importRate), rawMs: round(rawMs), rawItemsPerSecond: round(rawRate), ratio: round(ratio, 3) };
+      results.imports = { importCount, linesEach: baseLines, importMs, importUnits, importCpuS, postFetchDrainMs: round(drainMs), drainUnits, drainCpuS, rawUnits, rawCpuS, importLinesPerSecond: round(importRate), rawMs: round(rawMs), rawItemsPerSecond: round(rawRate), ratio: round(ratio, 3) };
       rows.push({
         measure: `${importCount} concurrent ${baseLines.toLocaleString('en')}-line imports into ${importCount} companies (${importBatches ?? 'the stack\'s 5'} import batches at once), first POST -> last succeeded`,
-        value: `${round(importRate)} lines/s (${round(importMs / 1000)} s)`,
-        floor: `${importCount} concurrent raw BatchWriteItem writers, 8 in flight each: ${round(rawRate)} items/s`,
+        value: `${round(importRate)} lines/s (${round(importMs / 1000)} s; DynamoDB Local ${importCpuS.dynamoDbLocalCpuS} CPU-s)`,
+        floor: `${importCount} concurrent raw BatchWriteItem writers, 8 in flight each: ${round(rawRate)} items/s (DynamoDB Local ${rawCpuS.dynamoDbLocalCpuS} CPU-s)`,
         ratio: `${round(ratio, 2)}`,
         goal: '>= 0.8',
         verdict: ratio >= 0.8 ? 'pass' : 'fail',

@@ -1,4 +1,5 @@
 import { defineDeletionKind, defineImportKind, type ImportKind } from '../../imports/kind';
+import { maxImportRows } from '../../imports/fields';
 import { unbalancedVoucherWarnings } from '../../imports/warnings';
 import {
   GeneralLedgerLinesImportSchema,
@@ -21,13 +22,15 @@ import {
 } from './service';
 
 /**
- * Rows applied together (one exactly-once step of the worker): 5,000 rows are 200 BatchWrites of
- * 25 (plus the reads and updates of existing lines). Larger chunks mean fewer counter updates (one
- * per account and period a chunk touches) and fewer pauses between chunks; npm run bench measured
- * 2,000-row chunks at 0.63 and 5,000-row chunks at 0.71 of the raw write rate in the same setup,
- * with the worker's peak RSS at 180 MB for a 10k-line import (limit 256 MB).
+ * Rows applied together (one exactly-once step of the worker): an import's largest request
+ * (maxImportRows, 10,000 rows: 400 BatchWrites of 25, plus the reads and updates of existing
+ * lines), so an import is one step. Each further chunk would add to the counter cells the first
+ * wrote (a TransactWriteItems per 100 cells: 6 per 10k-line import, about 0.75 s of DynamoDB Local
+ * CPU against 4.3 s for its lines) instead of writing them whole, and pause between chunks; npm
+ * run bench measured 2,000-row chunks at 0.63 and 5,000-row chunks at 0.71 of the raw write rate
+ * in the same setup. The workers have 1,024 MB.
  */
-const chunkSize = 5000;
+const chunkSize = maxImportRows;
 
 export const generalLedgerLinesImport = defineImportKind<GeneralLedgerLinesImport, GeneralLedgerLineInput>({
   name: 'general_ledger_lines',
