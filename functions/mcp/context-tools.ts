@@ -68,8 +68,8 @@ const scopeOf = (operationId: McpOnlyOperationId): Scope => mcpOnlyOperations.fi
 /** The tools' runner: the MCP request has passed the rate limit once (the runner of the mcp group). */
 const run = createOperationRunner(contextOperations, { owners, routes: mcpOnlyOperations, rateLimit: async () => ({}) });
 
-const CompanyContextInput = lazySchema(() => z.strictObject({ companyId: z.uuid().describe('The company (the `id` list_companies answers)') }));
-const AccountContextInput = lazySchema(() => z.strictObject({
+const CompanyContextInput = /* @__PURE__ */ lazySchema(() => z.strictObject({ companyId: z.uuid().describe('The company (the `id` list_companies answers)') }));
+const AccountContextInput = /* @__PURE__ */ lazySchema(() => z.strictObject({
   companyId: z.uuid().describe('The company (the `id` list_companies answers)'),
   accountNumber: z.string().min(1).max(20).regex(/^[^#\s]+$/, 'must not contain spaces or #').describe('The ledger account, e.g. "1920"'),
   year: z.number().int().min(1900).max(2999).optional().describe("The accounting year; default: the company's current year"),

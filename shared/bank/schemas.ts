@@ -5,14 +5,14 @@ import * as z from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals (shared/platform/json.ts). */
 
-const amountRead = lazySchema(() => z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' }));
-const date = lazySchema(() => DateSchema.openapi({ example: '2026-03-14' }));
+const amountRead = /* @__PURE__ */ lazySchema(() => z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' }));
+const date = /* @__PURE__ */ lazySchema(() => DateSchema.openapi({ example: '2026-03-14' }));
 /** Text of a bank statement as the bank sent it (camt.053 texts are at most 500 characters; remittance lines are joined). */
-const statementText = lazySchema(() => textOut(4000));
-const nullableText = lazySchema(() => statementText.nullable());
+const statementText = /* @__PURE__ */ lazySchema(() => textOut(4000));
+const nullableText = /* @__PURE__ */ lazySchema(() => statementText.nullable());
 const timestamp = TimestampSchema;
-const accountCode = lazySchema(() => textOut(20));
-const clientOrEngine = lazySchema(() => textOut(limits.serviceId));
+const accountCode = /* @__PURE__ */ lazySchema(() => textOut(20));
+const clientOrEngine = /* @__PURE__ */ lazySchema(() => textOut(limits.serviceId));
 
 /** Members of one reconciliation group (bank transactions plus GL lines). */
 export const maxGroupMembers = 98;
@@ -20,7 +20,7 @@ export const maxGroupMembers = 98;
 export const reconciliationStatuses = ['unreconciled', 'reconciled', 'stale'] as const;
 export type ReconciliationStatus = (typeof reconciliationStatuses)[number];
 
-export const BankAccountSchema = lazySchema(() => z
+export const BankAccountSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The bank account (UUID)' }),
     name: statementText.openapi({ description: 'The name the bank gives the account (or the owner name when it gives none)' }),
@@ -35,9 +35,9 @@ export const BankAccountSchema = lazySchema(() => z
   })
   .openapi('BankAccount', { description: 'A bank account of the company, from its camt.053 statements, mapped to a GL account' }));
 
-export const BankAccountPageSchema = lazySchema(() => pageOf(BankAccountSchema, 'BankAccountPage', null));
+export const BankAccountPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(BankAccountSchema, 'BankAccountPage', null));
 
-export const BankTransactionSchema = lazySchema(() => z
+export const BankTransactionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'Stable across re-ingestion of the same statement' }),
     bankAccountId: UuidSchema,
@@ -63,13 +63,13 @@ export const BankTransactionSchema = lazySchema(() => z
   })
   .openapi('BankTransaction', { description: 'One entry of a bank statement, with its computed reconciliation status' }));
 
-export const BankTransactionPageSchema = lazySchema(() => pageOf(BankTransactionSchema, 'BankTransactionPage'));
+export const BankTransactionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(BankTransactionSchema, 'BankTransactionPage'));
 
 const EntryBase = {
-  stale: lazySchema(() => z.boolean().openapi({ description: 'The member changed (or left the mapped account) since the group was made' })),
+  stale: /* @__PURE__ */ lazySchema(() => z.boolean().openapi({ description: 'The member changed (or left the mapped account) since the group was made' })),
 };
 
-export const ReconciliationEntrySchema = lazySchema(() => z
+export const ReconciliationEntrySchema = /* @__PURE__ */ lazySchema(() => z
   .discriminatedUnion('type', [
     z
       .object({
@@ -98,31 +98,31 @@ export const ReconciliationEntrySchema = lazySchema(() => z
   .openapi('ReconciliationEntry', { description: 'A member of a group as it was when the group was made, and whether it changed since' }));
 
 const groupFields = {
-  id: lazySchema(() => UuidSchema.openapi({ description: 'The reconciliation group (UUID)' })),
+  id: /* @__PURE__ */ lazySchema(() => UuidSchema.openapi({ description: 'The reconciliation group (UUID)' })),
   bankAccountId: UuidSchema,
   year: YearSchema,
   period: PeriodSchema,
-  glAccountCode: lazySchema(() => accountCode.openapi({ description: 'The mapped GL account of the bank account when the group was made' })),
-  source: lazySchema(() => z.enum(['manual', 'automatic']).openapi({ description: 'automatic: made by the auto-reconciliation engine' })),
-  note: lazySchema(() => nullableText.openapi({ description: 'Free-text note, or null' })),
-  bankTransactionCount: lazySchema(() => CountSchema.max(maxGroupMembers)),
-  glLineCount: lazySchema(() => CountSchema.max(maxGroupMembers)),
-  total: lazySchema(() => amountRead.openapi({ description: 'Sum of the bank transactions (equal to the sum of the GL lines)' })),
-  stale: lazySchema(() => z.boolean().openapi({
+  glAccountCode: /* @__PURE__ */ lazySchema(() => accountCode.openapi({ description: 'The mapped GL account of the bank account when the group was made' })),
+  source: /* @__PURE__ */ lazySchema(() => z.enum(['manual', 'automatic']).openapi({ description: 'automatic: made by the auto-reconciliation engine' })),
+  note: /* @__PURE__ */ lazySchema(() => nullableText.openapi({ description: 'Free-text note, or null' })),
+  bankTransactionCount: /* @__PURE__ */ lazySchema(() => CountSchema.max(maxGroupMembers)),
+  glLineCount: /* @__PURE__ */ lazySchema(() => CountSchema.max(maxGroupMembers)),
+  total: /* @__PURE__ */ lazySchema(() => amountRead.openapi({ description: 'Sum of the bank transactions (equal to the sum of the GL lines)' })),
+  stale: /* @__PURE__ */ lazySchema(() => z.boolean().openapi({
     description:
       'True when a member changed after the group was made: a GL line re-imported with another amount, account, period or transaction date, or a bank transaction amended by a later statement (amount or dates).',
   })),
   createdAt: timestamp,
-  createdBy: lazySchema(() => clientOrEngine.openapi({ description: 'Client id, or auto-reconciliation' })),
+  createdBy: /* @__PURE__ */ lazySchema(() => clientOrEngine.openapi({ description: 'Client id, or auto-reconciliation' })),
 };
 
-export const ReconciliationGroupSummarySchema = lazySchema(() => z.object(groupFields).openapi('ReconciliationGroupListItem', { description: 'A reconciliation group without its members' }));
-export const ReconciliationGroupPageSchema = lazySchema(() => pageOf(ReconciliationGroupSummarySchema, 'ReconciliationGroupPage'));
-export const ReconciliationGroupSchema = lazySchema(() => z
+export const ReconciliationGroupSummarySchema = /* @__PURE__ */ lazySchema(() => z.object(groupFields).openapi('ReconciliationGroupListItem', { description: 'A reconciliation group without its members' }));
+export const ReconciliationGroupPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(ReconciliationGroupSummarySchema, 'ReconciliationGroupPage'));
+export const ReconciliationGroupSchema = /* @__PURE__ */ lazySchema(() => z
   .object({ ...groupFields, entries: z.array(ReconciliationEntrySchema).max(maxGroupMembers) })
   .openapi('ReconciliationGroup', { description: 'Bank transactions and GL lines of one period that reconcile each other, with the members' }));
 
-export const ReconciliationDeletionSchema = lazySchema(() => z
+export const ReconciliationDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The dissolved group (UUID)' }),
     deleted: z.literal(true),
@@ -134,7 +134,7 @@ export const ReconciliationDeletionSchema = lazySchema(() => z
   })
   .openapi('ReconciliationDeletion', { description: 'The group is dissolved; deleting it again answers the same result' }));
 
-export const CreateReconciliationSchema = lazySchema(() => z
+export const CreateReconciliationSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     bankAccountId: UuidSchema.openapi({ description: 'The bank account whose transactions are reconciled' }),
     year: YearSchema.openapi({ description: 'Accounting year of the GL lines' }),
@@ -160,7 +160,7 @@ export const CreateReconciliationSchema = lazySchema(() => z
 
 export type CreateReconciliation = z.infer<typeof CreateReconciliationSchema>;
 
-const approval = lazySchema(() => z
+const approval = /* @__PURE__ */ lazySchema(() => z
   .object({
     status: z.enum(['approved', 'not_approved']).openapi({ description: 'approved or not_approved' }),
     approvedAt: timestamp.nullable().openapi({ description: 'When the period was approved, or null; UTC timestamp (ISO 8601)' }),
@@ -168,7 +168,7 @@ const approval = lazySchema(() => z
   })
   .openapi('PeriodApproval', { description: "The firm's approval of the period on the mapped GL account (set in the application)" }));
 
-export const ReconciliationSummarySchema = lazySchema(() => z
+export const ReconciliationSummarySchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     bankAccountId: UuidSchema,
     glAccountCode: accountCode,
@@ -194,10 +194,10 @@ export const ReconciliationSummarySchema = lazySchema(() => z
 
 /* Parameters and queries. */
 
-export const BankAccountParamsSchema = lazySchema(() => z.object({ companyId: UuidSchema, bankAccountId: UuidSchema }));
-export const ReconciliationParamsSchema = lazySchema(() => z.object({ companyId: UuidSchema, reconciliationId: UuidSchema }));
+export const BankAccountParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema, bankAccountId: UuidSchema }));
+export const ReconciliationParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema, reconciliationId: UuidSchema }));
 
-export const BankTransactionQuerySchema = lazySchema(() => z
+export const BankTransactionQuerySchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     from: z.iso.date().max(limits.date).optional().openapi({ description: 'Booking date on or after (inclusive)' }),
     to: z.iso.date().max(limits.date).optional().openapi({ description: 'Booking date on or before (inclusive)' }),
@@ -207,7 +207,7 @@ export const BankTransactionQuerySchema = lazySchema(() => z
   .refine((query) => !query.from || !query.to || query.from <= query.to, { path: ['to'], message: 'must not be before from' }));
 
 
-export const ReconciliationListQuerySchema = lazySchema(() => z.strictObject({
+export const ReconciliationListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQueryParam('Only groups of this year. Omitted with `period` given: the current accounting year; omitted without `period`: groups of every year').optional(),
   period: z.coerce
     .number()
@@ -219,7 +219,7 @@ export const ReconciliationListQuerySchema = lazySchema(() => z.strictObject({
   ...PageQuerySchema.shape,
 }));
 
-export const ReconciliationSummaryQuerySchema = lazySchema(() => z.strictObject({ year: yearQueryParam('Required: the year of the summary') }));
+export const ReconciliationSummaryQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQueryParam('Required: the year of the summary') }));
 
 export type BankAccount = z.infer<typeof BankAccountSchema>;
 export type BankTransaction = z.infer<typeof BankTransactionSchema>;

@@ -7,21 +7,21 @@ import { accountingSystems, companyStatuses, vatFrequencies } from './values';
 // The values the schemas enumerate live in ./values (no zod): repositories import them from there.
 export * from './values';
 
-const displayName = lazySchema(() => text({ max: limits.name }).openapi({ description: 'The company name shown everywhere (read back as `name`)', example: 'Nordlys Regnskap AS' }));
+const displayName = /* @__PURE__ */ lazySchema(() => text({ max: limits.name }).openapi({ description: 'The company name shown everywhere (read back as `name`)', example: 'Nordlys Regnskap AS' }));
 
-const organizationNumber = lazySchema(() => z
+const organizationNumber = /* @__PURE__ */ lazySchema(() => z
   .string()
   .max(9)
   .refine(isValidOrganizationNumber, 'must be a valid Norwegian organization number (9 digits, modulus 11)')
   .openapi({ pattern: '^\\d{9}$', description: 'Norwegian organization number (9 digits with a modulus-11 check digit)', example: '923609016' }));
 
-const vatFrequency = lazySchema(() => z.enum(vatFrequencies).openapi({
+const vatFrequency = /* @__PURE__ */ lazySchema(() => z.enum(vatFrequencies).openapi({
   description:
     'VAT filing frequency: `bimonthly` (six two-month terms, Jan-Feb to Nov-Dec; the default) or `annual` (one term, for companies registered for annual filing). Drives GET .../vat/terms.',
   example: 'bimonthly',
 }));
 
-export const CompanySchema = lazySchema(() => z
+export const CompanySchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The company (UUID)' }),
     name: textOut(limits.name).openapi({ description: 'Display name of the company (requests call it displayName)' }),
@@ -35,9 +35,9 @@ export const CompanySchema = lazySchema(() => z
   })
   .openapi('Company', { description: 'A client company of the accounting firm' }));
 
-export const CompanyPageSchema = lazySchema(() => pageOf(CompanySchema, 'CompanyPage'));
+export const CompanyPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(CompanySchema, 'CompanyPage'));
 
-export const CreateCompanySchema = lazySchema(() => z
+export const CreateCompanySchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     displayName,
     accountingSystem: z.enum(accountingSystems).openapi({ description: 'The system that owns the books: Api (this API takes imports), Tripletex, Fiken, PowerOffice, Visma or Xledger' }),
@@ -49,7 +49,7 @@ export const CreateCompanySchema = lazySchema(() => z
   })
   .openapi('CreateCompanyRequest', { description: 'A new company' }));
 
-export const UpdateCompanySchema = lazySchema(() => z
+export const UpdateCompanySchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     displayName: displayName.optional(),
     organizationNumber: organizationNumber.nullable().optional(),
@@ -58,7 +58,7 @@ export const UpdateCompanySchema = lazySchema(() => z
   })
   .openapi('UpdateCompanyRequest', { description: 'Patch semantics: absent fields stay unchanged; null clears organizationNumber.' }));
 
-export const DeleteCompanySchema = lazySchema(() => z
+export const DeleteCompanySchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     reason: text({ max: limits.note, multiline: true, blank: true }).optional().openapi({ description: 'Free text kept with the deletion record' }),
   })
@@ -67,7 +67,7 @@ export const DeleteCompanySchema = lazySchema(() => z
 export const deletionCauses = ['direct', 'organization_cascade'] as const;
 export type DeletionCause = (typeof deletionCauses)[number];
 
-export const CompanyDeletionSchema = lazySchema(() => z
+export const CompanyDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The deleted company (UUID)' }),
     deleted: z.literal(true),
@@ -79,8 +79,8 @@ export const CompanyDeletionSchema = lazySchema(() => z
   })
   .openapi('CompanyDeletion', { description: 'The company is soft-deleted (restorable with POST .../restore); deleting it again answers the same deletion' }));
 
-export const CompanyParamsSchema = lazySchema(() => z.object({ companyId: UuidSchema }));
-export const CompanyListQuerySchema = lazySchema(() => z.strictObject(PageQuerySchema.shape));
+export const CompanyParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema }));
+export const CompanyListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape));
 
 export type Company = z.infer<typeof CompanySchema>;
 export type CreateCompanyInput = z.infer<typeof CreateCompanySchema>;

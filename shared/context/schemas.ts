@@ -9,9 +9,9 @@ import * as z from '../platform/zod';
  */
 
 const amount = (description: string) => z.number().describe(`${description} (NOK, signed)`);
-const date = lazySchema(() => z.string().nullable());
+const date = /* @__PURE__ */ lazySchema(() => z.string().nullable());
 
-const LineSummarySchema = lazySchema(() => z.object({
+const LineSummarySchema = /* @__PURE__ */ lazySchema(() => z.object({
   lineId: z.string(),
   period: z.number().int(),
   transactionDate: date,
@@ -21,18 +21,18 @@ const LineSummarySchema = lazySchema(() => z.object({
   taxCode: z.string().nullable(),
 }));
 
-const OpenItemsSchema = lazySchema(() => z.object({
+const OpenItemsSchema = /* @__PURE__ */ lazySchema(() => z.object({
   dueCount: z.number().int(),
   dueAmount: amount('Open amount not yet due'),
   overdueCount: z.number().int(),
   overdueAmount: amount('Open amount past its due date'),
 }));
 
-const OmittedSchema = lazySchema(() => z
+const OmittedSchema = /* @__PURE__ */ lazySchema(() => z
   .array(z.object({ part: z.string().describe('The field left out'), needs: z.array(z.string()).describe('The actions it needs (each one, on this company)') }))
   .describe('Parts left out because the caller may not read their source; empty when nothing was left out'));
 
-export const CompanyContextSchema = lazySchema(() => z.object({
+export const CompanyContextSchema = /* @__PURE__ */ lazySchema(() => z.object({
   companyId: z.string(),
   name: z.string().optional().describe('Needs companies:read'),
   ledgerLastUpdatedAt: z.string().nullable().optional().describe('When the books last changed (the last fetch); null before the first. Needs ledger:read'),
@@ -77,7 +77,7 @@ export const CompanyContextSchema = lazySchema(() => z.object({
   omitted: OmittedSchema,
 }));
 
-export const AccountContextSchema = lazySchema(() => z.object({
+export const AccountContextSchema = /* @__PURE__ */ lazySchema(() => z.object({
   companyId: z.string(),
   year: z.number().int(),
   accountCode: z.string(),

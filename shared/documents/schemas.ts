@@ -25,7 +25,7 @@ const presignedUrlLength = 4096;
 export const maxDocumentBytes = 50 * 1024 * 1024;
 
 /** A file name: the text rule, and no path separators. */
-const fileName = lazySchema(() => z
+const fileName = /* @__PURE__ */ lazySchema(() => z
   .string()
   .min(1)
   .max(255)
@@ -42,17 +42,17 @@ const fileName = lazySchema(() => z
     example: 'kvittering-2026-03-14.pdf',
   }));
 
-const sha256 = lazySchema(() => z
+const sha256 = /* @__PURE__ */ lazySchema(() => z
   .string()
   .max(64)
   .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits')
   .transform((value) => value.toLowerCase())
   .openapi({ type: 'string', maxLength: 64, pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the exact bytes, hexadecimal (answered in lower case)', example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' }));
 
-const lineId = lazySchema(() => identifier({ max: limits.integratorId }));
-const transactionId = lazySchema(() => identifier({ max: limits.integratorId }));
+const lineId = /* @__PURE__ */ lazySchema(() => identifier({ max: limits.integratorId }));
+const transactionId = /* @__PURE__ */ lazySchema(() => identifier({ max: limits.integratorId }));
 
-export const DocumentLinksSchema = lazySchema(() => z
+export const DocumentLinksSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     lineIds: z.array(lineId).max(maxLinks).optional().openapi({ description: 'GL lines (`lineId`) the document supports' }),
     transactionIds: z.array(transactionId).max(maxLinks).optional().openapi({ description: 'Vouchers (GL `transactionId`) the document supports' }),
@@ -62,7 +62,7 @@ export const DocumentLinksSchema = lazySchema(() => z
       'What the document belongs to in the books. Ids are stored as given and not checked against the ledger: a receipt is often attached before its voucher is imported.',
   }));
 
-export const DeclareDocumentSchema = lazySchema(() => z
+export const DeclareDocumentSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     fileName,
     contentType: z.enum(documentContentTypes).openapi({ description: 'The media type of the bytes; checked against their first bytes on completion', example: 'application/pdf' }),
@@ -73,7 +73,7 @@ export const DeclareDocumentSchema = lazySchema(() => z
   })
   .openapi('DeclareDocument', { description: 'A declared upload: the file name, its content type, exact size and SHA-256; optional description and links to the books' }));
 
-export const UploadInstructionsSchema = lazySchema(() => z
+export const UploadInstructionsSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     method: z.literal('PUT').openapi({ description: 'Always PUT' }),
     url: textOut(presignedUrlLength).openapi({ format: 'uri', description: 'Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).' }),
@@ -91,7 +91,7 @@ export const UploadInstructionsSchema = lazySchema(() => z
   })
   .openapi('UploadInstructions', { description: 'How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires' }));
 
-export const DeclaredUploadSchema = lazySchema(() => z
+export const DeclaredUploadSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     documentId: UuidSchema.openapi({ description: 'Id the document will have once the upload is completed (GET answers 404 until then)' }),
     status: z.literal('pending_upload'),
@@ -102,7 +102,7 @@ export const DeclaredUploadSchema = lazySchema(() => z
     description: 'The document does not exist yet (GET answers 404): PUT the bytes to upload.url, then POST /v1/documents/{documentId}/complete',
   }));
 
-export const DocumentSchema = lazySchema(() => z
+export const DocumentSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     companyId: UuidSchema,
@@ -122,26 +122,26 @@ export const DocumentSchema = lazySchema(() => z
   })
   .openapi('Document', { description: 'Metadata of a stored document (the bytes are reached through GET /v1/documents/{documentId}/download)' }));
 
-export const DocumentPageSchema = lazySchema(() => pageOf(DocumentSchema, 'DocumentPage'));
+export const DocumentPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(DocumentSchema, 'DocumentPage'));
 
-export const DocumentDeletionSchema = lazySchema(() => z
+export const DocumentDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({ id: UuidSchema, deleted: z.literal(true), deletedAt: TimestampSchema })
   .openapi('DocumentDeletion', { description: 'The answer to a soft delete: the document answers 404 until restored; the bytes stay' }));
 
-export const DownloadSchema = lazySchema(() => z
+export const DownloadSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     url: textOut(presignedUrlLength).openapi({ format: 'uri', description: 'Presigned GET URL; the answer carries Content-Disposition with the file name' }),
     expiresAt: TimestampSchema.openapi({ description: '5 minutes after the request' }),
   })
   .openapi('DocumentDownload', { description: 'A presigned GET URL of the document\'s bytes and when it expires' }));
 
-const date = lazySchema(() => z
+const date = /* @__PURE__ */ lazySchema(() => z
   .string()
   .max(limits.date)
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
   .openapi({ format: 'date' }));
 
-export const DocumentListQuerySchema = lazySchema(() => z.strictObject({
+export const DocumentListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   ...PageQuerySchema.shape,
   linked_line_id: lineId.optional().openapi({ description: 'Only documents linked to this GL line' }),
   content_type: z.enum(documentContentTypes).optional(),
@@ -149,7 +149,7 @@ export const DocumentListQuerySchema = lazySchema(() => z.strictObject({
   to: date.optional().openapi({ description: 'Uploaded (completed) on or before this UTC date' }),
 }));
 
-export const DocumentParamsSchema = lazySchema(() => z.object({ documentId: UuidSchema }));
+export const DocumentParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ documentId: UuidSchema }));
 
 export type DeclareDocumentInput = z.infer<typeof DeclareDocumentSchema>;
 export type Document = z.infer<typeof DocumentSchema>;

@@ -15,7 +15,7 @@ export const policyActions = [...allScopes, ...actionWildcards] as const;
 const maxRules = 50;
 const policyDescriptionLength = 2000;
 
-export const PolicyRuleSchema = lazySchema(() => z
+export const PolicyRuleSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     effect: z.enum(['allow', 'deny']).openapi({ description: 'deny wins over any allow that matches the same company and action' }),
     actions: z
@@ -33,19 +33,19 @@ export const PolicyRuleSchema = lazySchema(() => z
   })
   .openapi('PolicyRule', { description: 'One rule of an access policy: allow or deny actions on organizations (subtrees) and companies' }));
 
-export const PolicyDocumentSchema = lazySchema(() => z.strictObject({
+export const PolicyDocumentSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   name: text({ max: limits.name }).openapi({ example: 'Accountant: full access to two clients' }).openapi({ description: 'Name of the policy' }).openapi({ description: 'Name of the policy' }),
   description: text({ max: policyDescriptionLength, multiline: true, blank: true }).default('').openapi({ example: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri' }),
   rules: z.array(PolicyRuleSchema).min(1).max(maxRules).openapi({ description: 'The rules (1 to 50); a deny wins over any allow' }).openapi({ description: 'The rules (1 to 50); a deny wins over any allow' }),
 }));
 
-export const CreatePolicySchema = lazySchema(() => PolicyDocumentSchema.extend({
+export const CreatePolicySchema = /* @__PURE__ */ lazySchema(() => PolicyDocumentSchema.extend({
   organizationId: UuidSchema.optional().openapi({ description: 'The organization that owns the policy (default: your client\'s); within your reach' }),
 }).openapi('CreatePolicy', { description: 'A new access policy' }));
 
-export const ReplacePolicySchema = lazySchema(() => PolicyDocumentSchema.openapi('ReplacePolicy', { description: 'The new document of an access policy (replaces name, description and rules)' }));
+export const ReplacePolicySchema = /* @__PURE__ */ lazySchema(() => PolicyDocumentSchema.openapi('ReplacePolicy', { description: 'The new document of an access policy (replaces name, description and rules)' }));
 
-export const PolicySchema = lazySchema(() => z
+export const PolicySchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     organizationId: UuidSchema.openapi({ description: 'The organization that owns the policy; its rules stay inside its subtree' }),
@@ -58,13 +58,13 @@ export const PolicySchema = lazySchema(() => z
   })
   .openapi('Policy', { description: 'An access policy: named rules owned by an organization, versioned' }));
 
-export const PolicyPageSchema = lazySchema(() => pageOf(PolicySchema, 'PolicyPage'));
+export const PolicyPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(PolicySchema, 'PolicyPage'));
 
-export const CreateAssignmentSchema = lazySchema(() => z
+export const CreateAssignmentSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ policyId: UuidSchema.openapi({ description: 'The policy to assign (UUID), within your reach' }), userId: UuidSchema.openapi({ description: 'The person (UUID), within your reach' }) })
   .openapi('CreateAssignment', { description: 'Assign a policy to a person' }));
 
-export const AssignmentSchema = lazySchema(() => z
+export const AssignmentSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     policyId: UuidSchema.openapi({ description: 'The policy (UUID)' }),
@@ -75,17 +75,17 @@ export const AssignmentSchema = lazySchema(() => z
   })
   .openapi('Assignment', { description: 'A policy assigned to a person' }));
 
-export const AssignmentPageSchema = lazySchema(() => pageOf(AssignmentSchema, 'AssignmentPage'));
+export const AssignmentPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(AssignmentSchema, 'AssignmentPage'));
 
-export const AssignmentListQuerySchema = lazySchema(() => z.strictObject({
+export const AssignmentListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   user_id: UuidSchema.optional().openapi({ description: 'Only the assignments of this person' }),
   policy_id: UuidSchema.optional().openapi({ description: 'Only the assignments of this policy' }),
   ...PageQuerySchema.shape,
 }));
 
-export const MembershipSchema = lazySchema(() => z.object({ organizationId: UuidSchema.openapi({ description: 'The organization (UUID)' }), createdAt: instant }).openapi('Membership', { description: 'A membership of the person in an organization' }));
+export const MembershipSchema = /* @__PURE__ */ lazySchema(() => z.object({ organizationId: UuidSchema.openapi({ description: 'The organization (UUID)' }), createdAt: instant }).openapi('Membership', { description: 'A membership of the person in an organization' }));
 
-export const UserSchema = lazySchema(() => z
+export const UserSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     email: textOut(limits.email).openapi({ example: 'kari.nordmann@nordlys.example' }).openapi({ description: 'E-mail address (unique, lower case); the login name' }),
@@ -96,35 +96,35 @@ export const UserSchema = lazySchema(() => z
   })
   .openapi('User', { description: 'A person of the firm: signs in interactively and may own per-user API clients' }));
 
-export const UserPageSchema = lazySchema(() => pageOf(UserSchema, 'UserPage', null));
+export const UserPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(UserSchema, 'UserPage', null));
 
-export const UserListQuerySchema = lazySchema(() => z.strictObject({
+export const UserListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   organization_id: UuidSchema.optional().openapi({ description: 'Only members of this organization (not of its descendants)' }),
   email: identifier({ max: limits.email })
     .optional()
     .openapi({ description: 'Only the person with this e-mail address (case-insensitive)' }),
 }));
 
-export const UserAccessSchema = lazySchema(() => z
+export const UserAccessSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     companyId: UuidSchema,
     actions: z.array(z.enum(allScopes)).max(allScopes.length).openapi({ description: 'The scopes the person holds on the company', example: ['companies:read', 'ledger:read'] }),
   })
   .openapi('UserAccess', { description: 'What the person holds on one company' }));
 
-export const UserAccessPageSchema = lazySchema(() => pageOf(UserAccessSchema, 'UserAccessPage'));
+export const UserAccessPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(UserAccessSchema, 'UserAccessPage'));
 
-export const UserAccessQuerySchema = lazySchema(() => z.strictObject({
+export const UserAccessQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   company_id: UuidSchema.optional().openapi({ description: 'Only this company (an empty page when the person holds nothing on it)' }),
   ...PageQuerySchema.shape,
 }));
 
-export const ExplainQuerySchema = lazySchema(() => z.strictObject({
+export const ExplainQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   company_id: UuidSchema.openapi({ description: 'The company asked about', example: exampleCompany }),
   action: z.enum(allScopes).openapi({ description: 'The action (a scope name) asked about', example: 'ledger:read' }),
 }));
 
-export const AccessExplanationSchema = lazySchema(() => z
+export const AccessExplanationSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     userId: UuidSchema.openapi({ description: 'The person (UUID)' }),
     companyId: UuidSchema,
@@ -146,4 +146,4 @@ export type Policy = z.infer<typeof PolicySchema>;
 export type Assignment = z.infer<typeof AssignmentSchema>;
 export type User = z.infer<typeof UserSchema>;
 
-export const DeletedSchema = lazySchema(() => z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('Deleted', { description: 'What was deleted' }));
+export const DeletedSchema = /* @__PURE__ */ lazySchema(() => z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('Deleted', { description: 'What was deleted' }));

@@ -3,7 +3,7 @@ import { limits, textOut, UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 import { allScopes } from './scopes';
 
-export const WhoamiSchema = lazySchema(() => z
+export const WhoamiSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     clientId: textOut(limits.serviceId).openapi({ description: 'The OAuth client id of the credential' }),
     mode: z.enum(['SYSTEM', 'USER', 'INTERACTIVE']).openapi({ description: 'SYSTEM (an integration\'s client credentials), USER or INTERACTIVE' }),

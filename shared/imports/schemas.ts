@@ -24,7 +24,7 @@ export const fetchCompletionStatuses = ['completed', 'failed', 'ignored', 'error
 const instant = TimestampSchema;
 const count = CountSchema;
 
-export const FetchCompletionSchema = lazySchema(() => z
+export const FetchCompletionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     status: z.enum(fetchCompletionStatuses).openapi({ description: 'completed, failed, ignored, error or unreported (see the schema description)' }),
     failureType: textOut(limits.code).optional().openapi({ description: 'failed: post_fetch_engine_failed' }),
@@ -37,7 +37,7 @@ export const FetchCompletionSchema = lazySchema(() => z
       'Additive (GL-line and opening-balance imports): `completed` when the fetch was recorded and the post-fetch engines queued or ran; `failed` with failureType `post_fetch_engine_failed` when an engine failed (it is retried); `error` when recording failed (the import itself still succeeded); `ignored` for an import that changed nothing; `unreported` until the import finishes.',
   }));
 
-export const ImportRecordSchema = lazySchema(() => z
+export const ImportRecordSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The import (UUID); poll GET .../imports/{importId}' }),
     kind: z.enum(importKindNames).openapi({ description: 'What was imported' }),
@@ -70,16 +70,16 @@ export const ImportRecordSchema = lazySchema(() => z
       'rowsDiscovered = rowsValid + rowsFailed; rowsValid = rowsInserted + rowsUpdated + (rows of the request deleted) + result.unknown. rowsDeleted also counts items retired by snapshot modes.',
   }));
 
-export const ImportPageSchema = lazySchema(() => pageOf(ImportRecordSchema, 'ImportPage'));
+export const ImportPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(ImportRecordSchema, 'ImportPage'));
 
-export const ImportListQuerySchema = lazySchema(() => z.strictObject({
+export const ImportListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   ...PageQuerySchema.shape,
   kind: z.enum(importKindNames).optional(),
   status: z.enum(importStatuses).optional(),
   year: yearQueryParam('Only imports of this accounting year').optional(),
 }));
 
-export const ReadinessYearSchema = lazySchema(() => z.object({
+export const ReadinessYearSchema = /* @__PURE__ */ lazySchema(() => z.object({
   year: YearSchema.openapi({ description: 'Accounting year' }),
   current: z.boolean().openapi({ description: 'true for the current accounting year' }),
   accounts: count.openapi({ description: 'Accounts in the chart of the year' }),
@@ -89,7 +89,7 @@ export const ReadinessYearSchema = lazySchema(() => z.object({
   lastImportAt: instant.nullable().openapi({ description: 'When the year last changed through an import, or null; UTC timestamp (ISO 8601)' }),
 }));
 
-export const ReadinessSchema = lazySchema(() => z
+export const ReadinessSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     apiManaged: z.boolean().openapi({ description: 'true when the company is bound to Api and takes imports' }),
     accountingSystem: textOut(limits.code).openapi({ description: 'The system that owns the books' }),
@@ -106,7 +106,7 @@ export const ReadinessSchema = lazySchema(() => z
   })
   .openapi('Readiness', { description: 'What the books of the company hold and what to import next' }));
 
-export const FetchRunSchema = lazySchema(() => z
+export const FetchRunSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: textOut(limits.serviceId).openapi({ description: 'The fetch run' }),
     importId: UuidSchema.openapi({ description: 'The import that completed the fetch' }),
@@ -121,7 +121,7 @@ export const FetchRunSchema = lazySchema(() => z
   })
   .openapi('FetchRun', { description: 'A completed GL-line or opening-balance import with its post-fetch engines' }));
 
-export const FetchRunPageSchema = lazySchema(() => pageOf(FetchRunSchema, 'FetchRunPage'));
+export const FetchRunPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(FetchRunSchema, 'FetchRunPage'));
 
 export type ImportRecord = z.infer<typeof ImportRecordSchema>;
 export type Readiness = z.infer<typeof ReadinessSchema>;

@@ -10,7 +10,7 @@ export const maxWarningIds = 100;
  * A condition worth the integrator's attention that does not stop the import. Today one kind:
  * `unbalanced_vouchers`, GL lines of one transactionId in the request that do not sum to zero.
  */
-export const ImportWarningSchema = lazySchema(() => z
+export const ImportWarningSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     code: z.enum(['unbalanced_vouchers']).openapi({ description: 'What the warning is about; branch on it. `unbalanced_vouchers`: the request holds lines of vouchers (same `transactionId`) whose amounts do not sum to zero.' }),
     message: textOut(limits.message).openapi({ description: 'The warning as a sentence, for people' }),

@@ -6,7 +6,7 @@ const instant = TimestampSchema;
 
 export const jobStatuses = ['queued', 'running', 'succeeded', 'failed'] as const;
 
-export const JobSchema = lazySchema(() => z
+export const JobSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The job (UUID)' }),
     type: textOut(limits.code).openapi({ description: 'What the job does, e.g. import:general_ledger_lines' }),
@@ -33,9 +33,9 @@ export const jobTypes = [
 
 export type JobType = (typeof jobTypes)[number];
 
-export const JobPageSchema = lazySchema(() => pageOf(JobSchema, 'JobPage'));
+export const JobPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(JobSchema, 'JobPage'));
 
-export const JobListQuerySchema = lazySchema(() => z.strictObject({
+export const JobListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   status: z.enum(jobStatuses).optional().openapi({ description: 'Only jobs in this status', example: 'failed' }),
   type: z.enum(jobTypes).optional().openapi({ description: 'Only jobs of this type (import:<lane>)', example: 'import:general_ledger_lines' }),
   company_id: UuidSchema.optional().openapi({

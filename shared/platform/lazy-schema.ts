@@ -1,11 +1,11 @@
 import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import * as z from './zod';
 
-/** How many lazily declared schemas have been built so far (the bundle-size and unit tests read it). */
+/** How many lazily declared schemas have been built so far (test/unit/lazy-schema.test.ts reads it). */
 export const lazySchemaStats = { built: 0 };
 
 /**
- * A schema built on first use: `export const XSchema = lazySchema(() => z.object({ ... }))`.
+ * A schema built on first use: `export const XSchema = lazySchema(() => z.object({ ... }))`, marked pure (below).
  * Declaring every module-level schema this way lets a function build, on its first event, only the
  * schemas of the operation it serves instead of every schema of its bundle at load (the cold start;
  * docs/performance.md). The answer stands in for the schema everywhere (same type, same
@@ -13,6 +13,10 @@ export const lazySchemaStats = { built: 0 };
  * to it. Where the stand-in itself is a key (the OpenAPI metadata of zod-to-openapi and zod's
  * registry, held per schema object) it gets the schema's entries when built, so the OpenAPI
  * document reads it as the schema.
+ *
+ * Declaring a schema has no effect until it is used: each declaration is marked so with a
+ * `@__PURE__` comment before the call (esbuild reads it only there, not from this function), and
+ * esbuild leaves out the schemas a function never uses.
  */
 export const lazySchema = <T extends z.ZodType>(build: () => T): T => {
   let schema: T | undefined;

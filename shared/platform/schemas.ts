@@ -119,25 +119,25 @@ export const identifier = (options: { max: number; refuse?: { characters: string
 /** Text the API answers: bounded, characters as stored. */
 export const textOut = (max: number) => z.string().max(max);
 
-export const UuidSchema = lazySchema(() => z.string().uuid().max(limits.uuid));
+export const UuidSchema = /* @__PURE__ */ lazySchema(() => z.string().uuid().max(limits.uuid));
 
 /** An instant the API answers (ISO 8601). */
-export const TimestampSchema = lazySchema(() => z.string().max(limits.timestamp).openapi({ format: 'date-time' }));
+export const TimestampSchema = /* @__PURE__ */ lazySchema(() => z.string().max(limits.timestamp).openapi({ format: 'date-time' }));
 
 /** A date the API answers (YYYY-MM-DD). */
-export const DateSchema = lazySchema(() => z.string().max(limits.date).openapi({ format: 'date' }));
+export const DateSchema = /* @__PURE__ */ lazySchema(() => z.string().max(limits.date).openapi({ format: 'date' }));
 
 /** A count or another non-negative whole number of an answer. */
-export const CountSchema = lazySchema(() => z.number().int().min(0).max(limits.count));
+export const CountSchema = /* @__PURE__ */ lazySchema(() => z.number().int().min(0).max(limits.count));
 
 /** An accounting year (1900 to 2999). */
-export const YearSchema = lazySchema(() => z.number().int().min(1900).max(2999));
+export const YearSchema = /* @__PURE__ */ lazySchema(() => z.number().int().min(1900).max(2999));
 
 /** An accounting period (1 to 12). */
-export const PeriodSchema = lazySchema(() => z.number().int().min(1).max(12));
+export const PeriodSchema = /* @__PURE__ */ lazySchema(() => z.number().int().min(1).max(12));
 
 /** Shared shapes of the specification (Resources: Shared shapes). */
-export const FieldErrorSchema = lazySchema(() => z
+export const FieldErrorSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     index: z.number().int().min(0).max(limits.count).optional().openapi({ description: '0-based index into the request array, where the input is an array' }),
     field: textOut(limits.message).openapi({ description: 'The field, as a dotted path within the item (e.g. `amount`, `dimensionKeys.0`)' }),
@@ -145,7 +145,7 @@ export const FieldErrorSchema = lazySchema(() => z
   })
   .openapi('FieldError', { description: 'One problem with one field of the request' }));
 
-export const ProblemSchema = lazySchema(() => z
+export const ProblemSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     type: textOut(limits.url).openapi({ format: 'uri' }).openapi({ description: 'URL of a page explaining this kind of problem (GET /problems/{error})' }),
     title: textOut(limits.name).openapi({ description: 'Short summary of the kind of problem' }),
@@ -169,7 +169,7 @@ export const ProblemSchema = lazySchema(() => z
   })
   .openapi('Problem', { description: 'RFC 9457 problem document (application/problem+json)' }));
 
-export const PaginationSchema = lazySchema(() => z
+export const PaginationSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     next_cursor: textOut(limits.cursor).nullable().openapi({ description: 'Send as `cursor` to read the next page; null on the last page' }),
     has_more: z.boolean().openapi({ description: 'true when another page follows' }),
@@ -183,7 +183,7 @@ export const PaginationSchema = lazySchema(() => z
 export const pageOf = <T extends z.ZodType>(item: T, name: string, maxItems: number | null = limits.pageItems) =>
   z.object({ data: maxItems === null ? z.array(item) : z.array(item).max(maxItems), pagination: PaginationSchema }).openapi(name);
 
-export const PageQuerySchema = lazySchema(() => z.object({
+export const PageQuerySchema = /* @__PURE__ */ lazySchema(() => z.object({
   cursor: z
     .string()
     .min(1)

@@ -27,7 +27,7 @@ export type DimensionType = (typeof dimensionTypes)[number];
 export const subLedgerTypes = ['customer', 'supplier'] as const;
 export type SubLedgerType = (typeof subLedgerTypes)[number];
 
-const currencyCodeSchema = lazySchema(() => z
+const currencyCodeSchema = /* @__PURE__ */ lazySchema(() => z
   .string()
   .max(3)
   .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code of 3 upper-case letters')
@@ -38,7 +38,7 @@ const currencyCodeSchema = lazySchema(() => z
 // Import bodies
 // ---------------------------------------------------------------------------------------------
 
-export const AccountImportLineSchema = lazySchema(() => z
+export const AccountImportLineSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     accountCode: accountCodeSchema.openapi({ description: 'Account number, stable across years; updated in place when it exists' }),
     accountDescription: text({ max: limits.name }).openapi({ example: 'Bankinnskudd' }).openapi({ description: 'Name of the account, e.g. "Bank deposits"' }),
@@ -52,7 +52,7 @@ export const AccountImportLineSchema = lazySchema(() => z
   .openapi('AccountImportLine', { description: 'One account of the chart; merged by accountCode within the year' }));
 export type AccountImportLine = z.infer<typeof AccountImportLineSchema>;
 
-export const AccountsImportSchema = lazySchema(() => z
+export const AccountsImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     year: yearSchema,
     accounts: z.array(AccountImportLineSchema).min(1, 'accounts must hold at least one account.').max(maxImportRows).openapi({ description: 'The accounts of the year, 1 to 10,000; merged by accountCode' }),
@@ -63,7 +63,7 @@ export const AccountsImportSchema = lazySchema(() => z
   }));
 export type AccountsImportBody = z.infer<typeof AccountsImportSchema>;
 
-export const DimensionImportLineSchema = lazySchema(() => z
+export const DimensionImportLineSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     key: keySchema.openapi({ description: "The integrator's key, unique per company" }),
     value: text({ max: limits.name }).openapi({ description: 'Display value', example: 'Salg' }),
@@ -76,12 +76,12 @@ export const DimensionImportLineSchema = lazySchema(() => z
   .openapi('DimensionImportLine', { description: 'One dimension value; merged by key' }));
 export type DimensionImportLine = z.infer<typeof DimensionImportLineSchema>;
 
-export const DimensionsImportSchema = lazySchema(() => z
+export const DimensionsImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ dimensions: z.array(DimensionImportLineSchema).min(1, 'dimensions must hold at least one dimension.').max(maxImportRows).openapi({ description: 'The dimensions, 1 to 10,000; merged by key' }) })
   .openapi('DimensionsImportRequest', { description: 'Dimensions of the company (not per year), merged by key.' }));
 export type DimensionsImportBody = z.infer<typeof DimensionsImportSchema>;
 
-export const SubLedgerImportLineSchema = lazySchema(() => z
+export const SubLedgerImportLineSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     key: keySchema.openapi({ description: "The integrator's key (customer or supplier number), unique per company" }),
     value: text({ max: limits.name }).openapi({ description: 'Display value (name)', example: 'Kunde AS' }),
@@ -90,7 +90,7 @@ export const SubLedgerImportLineSchema = lazySchema(() => z
   .openapi('SubLedgerImportLine', { description: 'One customer or supplier; merged by key' }));
 export type SubLedgerImportLine = z.infer<typeof SubLedgerImportLineSchema>;
 
-export const SubLedgersImportSchema = lazySchema(() => z
+export const SubLedgersImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ subLedgers: z.array(SubLedgerImportLineSchema).min(1, 'subLedgers must hold at least one sub-ledger.').max(maxImportRows).openapi({ description: 'The customers and suppliers, 1 to 10,000; merged by key' }) })
   .openapi('SubLedgersImportRequest', { description: 'Sub-ledgers (customers, suppliers) of the company, merged by key; a key keeps its type.' }));
 export type SubLedgersImportBody = z.infer<typeof SubLedgersImportSchema>;
@@ -104,15 +104,15 @@ const uniqueIds = (body: { ids: string[] }, ctx: z.RefinementCtx) => {
   });
 };
 
-export const AccountDeletionSchema = lazySchema(() => z
+export const AccountDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ year: yearSchema, ids: z.array(accountCodeSchema).min(1, 'ids must hold at least one id.').max(maxImportRows) })
   .superRefine(uniqueIds));
 export type AccountDeletionBody = z.infer<typeof AccountDeletionSchema>;
 
-export const DimensionDeletionSchema = lazySchema(() => z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds));
+export const DimensionDeletionSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds));
 export type DimensionDeletionBody = z.infer<typeof DimensionDeletionSchema>;
 
-export const SubLedgerDeletionSchema = lazySchema(() => z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds));
+export const SubLedgerDeletionSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds));
 export type SubLedgerDeletionBody = z.infer<typeof SubLedgerDeletionSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ export type SubLedgerDeletionBody = z.infer<typeof SubLedgerDeletionSchema>;
 
 const timestamp = TimestampSchema;
 
-export const LedgerAccountSchema = lazySchema(() => z
+export const LedgerAccountSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     accountNumber: textOut(20).openapi({ example: '1920' }).openapi({ description: 'Account number (text, e.g. "1920")' }),
     year: YearSchema.openapi({ example: 2025 }).openapi({ description: 'Accounting year of the chart' }),
@@ -139,9 +139,9 @@ export const LedgerAccountSchema = lazySchema(() => z
   .openapi('LedgerAccount', { description: 'An account of the chart of one accounting year' }));
 export type LedgerAccount = z.infer<typeof LedgerAccountSchema>;
 
-export const LedgerAccountPageSchema = lazySchema(() => pageOf(LedgerAccountSchema, 'LedgerAccountPage', null));
+export const LedgerAccountPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(LedgerAccountSchema, 'LedgerAccountPage', null));
 
-export const DimensionSchema = lazySchema(() => z
+export const DimensionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     key: textOut(limits.integratorId).openapi({ description: 'The integrator\'s key of the dimension' }),
     value: textOut(limits.name).openapi({ description: 'Display name, or null for a key created because a line named it' }),
@@ -153,9 +153,9 @@ export const DimensionSchema = lazySchema(() => z
   .openapi('Dimension', { description: 'A dimension value (department, project, ...) lines can name' }));
 export type Dimension = z.infer<typeof DimensionSchema>;
 
-export const DimensionPageSchema = lazySchema(() => pageOf(DimensionSchema, 'DimensionPage'));
+export const DimensionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(DimensionSchema, 'DimensionPage'));
 
-export const SubLedgerSchema = lazySchema(() => z
+export const SubLedgerSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     key: textOut(limits.integratorId).openapi({ description: 'The integrator\'s key of the customer or supplier' }),
     value: textOut(limits.name).openapi({ description: 'Name of the customer or supplier, or null for a key created because a line named it' }),
@@ -166,17 +166,17 @@ export const SubLedgerSchema = lazySchema(() => z
   .openapi('SubLedger', { description: 'A customer or supplier lines, opening balances and open items can name' }));
 export type SubLedger = z.infer<typeof SubLedgerSchema>;
 
-export const SubLedgerPageSchema = lazySchema(() => pageOf(SubLedgerSchema, 'SubLedgerPage'));
+export const SubLedgerPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(SubLedgerSchema, 'SubLedgerPage'));
 
 // ---------------------------------------------------------------------------------------------
 // Path and query
 // ---------------------------------------------------------------------------------------------
 
-const yearQuerySchema = lazySchema(() => yearQueryParam(`Accounting year; ${currentYearNote}`).optional());
+const yearQuerySchema = /* @__PURE__ */ lazySchema(() => yearQueryParam(`Accounting year; ${currentYearNote}`).optional());
 
-export const ChartCompanyParamsSchema = lazySchema(() => z.object({ companyId: UuidSchema }));
-export const AccountParamsSchema = lazySchema(() => z.object({ companyId: UuidSchema, accountNumber: accountCodeSchema }));
-export const AccountListQuerySchema = lazySchema(() => z.strictObject({ year: yearQuerySchema }));
-export const AccountQuerySchema = lazySchema(() => z.strictObject({ year: yearQuerySchema }));
+export const ChartCompanyParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema }));
+export const AccountParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema, accountNumber: accountCodeSchema }));
+export const AccountListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuerySchema }));
+export const AccountQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuerySchema }));
 /** Dimensions and sub-ledgers: pages in key order. */
-export const KeyListQuerySchema = lazySchema(() => z.strictObject(PageQuerySchema.shape));
+export const KeyListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape));

@@ -60,7 +60,7 @@ const maxLineKeys = 100;
 const lineIdLength = 26;
 const accountCodeLength = 20;
 
-export const GeneralLedgerLineInputSchema = lazySchema(() => z
+export const GeneralLedgerLineInputSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     id: sourceIdSchema,
     accountCode: accountCodeSchema.openapi({ description: 'Account number; must exist in the chart of the year (else 422 unknown_account_codes)' }),
@@ -82,14 +82,14 @@ export const GeneralLedgerLineInputSchema = lazySchema(() => z
     description: 'One GL line. Required: id, accountCode, amount, period; every other field is optional. Lines are merged by id within the year.',
   }));
 
-export const GeneralLedgerLinesImportSchema = lazySchema(() => z
+export const GeneralLedgerLinesImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     year: yearSchema,
     lines: z.array(GeneralLedgerLineInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows).openapi({ description: 'The GL lines, 1 to 10,000; merged by id within the year. Amounts: debit positive, credit negative. The lines of one voucher (transactionId) should sum to zero; vouchers that do not are accepted and reported under the import record\'s warnings.' }),
   })
   .openapi('GeneralLedgerLinesImport', { description: 'GL lines of one year (debit positive, credit negative)' }));
 
-export const OpeningBalanceInputSchema = lazySchema(() => z
+export const OpeningBalanceInputSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     id: sourceIdSchema,
     accountCode: accountCodeSchema.openapi({ description: 'Account number; must exist in the chart of the year (else 422 unknown_account_codes)' }),
@@ -98,7 +98,7 @@ export const OpeningBalanceInputSchema = lazySchema(() => z
   })
   .openapi('OpeningBalanceInput', { description: 'One opening balance; merged by id within the year' }));
 
-export const OpeningBalancesImportSchema = lazySchema(() => z
+export const OpeningBalancesImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     year: yearSchema,
     lines: z.array(OpeningBalanceInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows).openapi({ description: 'The opening balances, 1 to 10,000; merged by id within the year. Amounts: debit positive, credit negative.' }),
@@ -106,7 +106,7 @@ export const OpeningBalancesImportSchema = lazySchema(() => z
   .openapi('OpeningBalancesImport', { description: 'Opening balances of one year (debit positive, credit negative)' }));
 
 /** Deletions (GL lines, opening balances): the integrator's ids; an id named twice is a structural error. */
-export const LedgerDeletionSchema = lazySchema(() => z
+export const LedgerDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     year: yearSchema,
     ids: z.array(sourceIdSchema).min(1, 'ids must hold at least one id.').max(maxImportRows).openapi({ description: 'The integrator\'s ids of the rows to delete (1 to 10,000, no duplicates)' }),
@@ -129,11 +129,11 @@ export type LedgerDeletion = z.infer<typeof LedgerDeletionSchema>;
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals by shared/platform/json.ts. */
 
-const amountRead = lazySchema(() => z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' }));
+const amountRead = /* @__PURE__ */ lazySchema(() => z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' }));
 /** The generator drops nullable on a custom schema, and its metadata type omits the key: set it explicitly. */
-const nullableAmountRead = lazySchema(() => amountRead.nullable().openapi({ type: 'number', format: 'decimal', ...({ nullable: true } as object) }));
+const nullableAmountRead = /* @__PURE__ */ lazySchema(() => amountRead.nullable().openapi({ type: 'number', format: 'decimal', ...({ nullable: true } as object) }));
 
-export const GeneralLedgerLineSchema = lazySchema(() => z
+export const GeneralLedgerLineSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     lineId: textOut(lineIdLength).openapi({ description: 'The service\'s stable text id of the line; survives re-imports', example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
     sourceLineId: textOut(limits.integratorId).openapi({ description: 'The id the integrator supplied' }),
@@ -156,7 +156,7 @@ export const GeneralLedgerLineSchema = lazySchema(() => z
   })
   .openapi('GeneralLedgerLine', { description: 'One GL line as the ledger holds it (its latest version)' }));
 
-export const GeneralLedgerLinePageSchema = lazySchema(() => pageOf(GeneralLedgerLineSchema, 'GeneralLedgerLinePage'));
+export const GeneralLedgerLinePageSchema = /* @__PURE__ */ lazySchema(() => pageOf(GeneralLedgerLineSchema, 'GeneralLedgerLinePage'));
 
 export const monthLabels = [
   'January',
@@ -173,7 +173,7 @@ export const monthLabels = [
   'December',
 ] as const;
 
-const MovementSchema = lazySchema(() => z
+const MovementSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     period: PeriodSchema.openapi({ description: 'Accounting period 1 to 12' }),
     label: z.enum(monthLabels).openapi({ description: 'Name of the period (January to December)' }),
@@ -184,13 +184,13 @@ const MovementSchema = lazySchema(() => z
 
 const balances = {
   openingBalance: amountRead,
-  movements: lazySchema(() => z.array(MovementSchema).min(12).max(12).openapi({ description: 'Periods 1 to 12 in order' })),
-  closingBalance: lazySchema(() => amountRead.openapi({ description: 'openingBalance plus all twelve movements' })),
+  movements: /* @__PURE__ */ lazySchema(() => z.array(MovementSchema).min(12).max(12).openapi({ description: 'Periods 1 to 12 in order' })),
+  closingBalance: /* @__PURE__ */ lazySchema(() => amountRead.openapi({ description: 'openingBalance plus all twelve movements' })),
 };
 
-export const TrialBalanceAccountSchema = lazySchema(() => z.object({ accountCode: textOut(accountCodeLength).openapi({ description: 'Account number' }), description: textOut(limits.name).nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount', { description: 'One account of the trial balance, with its description from the chart' }));
+export const TrialBalanceAccountSchema = /* @__PURE__ */ lazySchema(() => z.object({ accountCode: textOut(accountCodeLength).openapi({ description: 'Account number' }), description: textOut(limits.name).nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount', { description: 'One account of the trial balance, with its description from the chart' }));
 
-export const TrialBalanceSchema = lazySchema(() => z
+export const TrialBalanceSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     year: YearSchema.openapi({ description: 'Accounting year' }),
     accounts: z.array(TrialBalanceAccountSchema).openapi({
@@ -206,28 +206,28 @@ export const lineVersionChanges = ['created', 'updated', 'deleted'] as const;
 export type LineVersionChange = (typeof lineVersionChanges)[number];
 
 const versionFields = {
-  version: lazySchema(() => CountSchema.min(1).openapi({
+  version: /* @__PURE__ */ lazySchema(() => CountSchema.min(1).openapi({
     description: 'The version number: 1 for the first, one more for every change, a deletion included',
     example: 2,
   })),
-  change: lazySchema(() => z.enum(lineVersionChanges).openapi({
+  change: /* @__PURE__ */ lazySchema(() => z.enum(lineVersionChanges).openapi({
     description:
       'created: the first version, or the first after a deletion (the id was sent again); updated: a re-send that changed the row; deleted: the row was deleted (the fields are what was deleted)',
     example: 'updated',
   })),
-  recordedAt: lazySchema(() => TimestampSchema.openapi({
+  recordedAt: /* @__PURE__ */ lazySchema(() => TimestampSchema.openapi({
     description: 'When the version was recorded: the acceptance instant of the import that wrote it (for a deletion, of the deletion)',
     example: '2026-03-02T08:15:00.000Z',
   })),
-  supersededAt: lazySchema(() => TimestampSchema.nullable().openapi({
+  supersededAt: /* @__PURE__ */ lazySchema(() => TimestampSchema.nullable().openapi({
     description: 'When the next version replaced this one; null for the newest',
     example: '2026-04-01T07:00:00.000Z',
   })),
-  datasetId: lazySchema(() => UuidSchema.openapi({
+  datasetId: /* @__PURE__ */ lazySchema(() => UuidSchema.openapi({
     description: 'The dataset of the import that last wrote this version (an unchanged re-send stamps the version it finds without making a new one)',
     example: '2f0c8e8e-6a8b-4d5e-9a39-3f1f7f2c9b10',
   })),
-  importId: lazySchema(() => UuidSchema.openapi({
+  importId: /* @__PURE__ */ lazySchema(() => UuidSchema.openapi({
     description: 'The import that last wrote this version (GET .../imports/{importId})',
     example: '7b1e4c3a-0d9f-4f36-8a51-6c2d9e0b4a77',
   })),
@@ -236,7 +236,7 @@ const versionFields = {
 const keysOfVersion = (what: string) =>
   z.array(textOut(limits.integratorId)).max(maxLineKeys).openapi({ description: `Keys of ${what} the version names; empty when none`, example: ['10001'] });
 
-export const GeneralLedgerLineVersionSchema = lazySchema(() => z
+export const GeneralLedgerLineVersionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     lineId: textOut(lineIdLength).openapi({ description: "The service's stable text id of the line", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
     sourceLineId: textOut(limits.integratorId).openapi({ description: 'The id the integrator supplied', example: 'gl-2025-000001' }),
@@ -257,9 +257,9 @@ export const GeneralLedgerLineVersionSchema = lazySchema(() => z
   })
   .openapi('GeneralLedgerLineVersion', { description: 'One version of a GL line: its content then, and when and by which import it was recorded' }));
 
-export const GeneralLedgerLineVersionPageSchema = lazySchema(() => pageOf(GeneralLedgerLineVersionSchema, 'GeneralLedgerLineVersionPage'));
+export const GeneralLedgerLineVersionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(GeneralLedgerLineVersionSchema, 'GeneralLedgerLineVersionPage'));
 
-export const OpeningBalanceVersionSchema = lazySchema(() => z
+export const OpeningBalanceVersionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     openingBalanceId: textOut(limits.integratorId).openapi({ description: "The integrator's id of the opening balance", example: 'ob-2025-1920' }),
     year: YearSchema.openapi({ description: 'Accounting year of the opening balance', example: 2025 }),
@@ -270,7 +270,7 @@ export const OpeningBalanceVersionSchema = lazySchema(() => z
   })
   .openapi('OpeningBalanceVersion', { description: 'One version of an opening balance: its content then, and when and by which import it was recorded' }));
 
-export const OpeningBalanceVersionPageSchema = lazySchema(() => pageOf(OpeningBalanceVersionSchema, 'OpeningBalanceVersionPage'));
+export const OpeningBalanceVersionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(OpeningBalanceVersionSchema, 'OpeningBalanceVersionPage'));
 
 export type GeneralLedgerLine = z.infer<typeof GeneralLedgerLineSchema>;
 export type GeneralLedgerLineVersion = z.infer<typeof GeneralLedgerLineVersionSchema>;
@@ -281,19 +281,19 @@ export type TrialBalanceAccount = z.infer<typeof TrialBalanceAccountSchema>;
 
 /* Query parameters (strings on the wire). */
 
-const yearQuery = lazySchema(() => yearQueryParam(`Accounting year; ${currentYearNote}`).optional());
+const yearQuery = /* @__PURE__ */ lazySchema(() => yearQueryParam(`Accounting year; ${currentYearNote}`).optional());
 
-export const GeneralLedgerLineQuerySchema = lazySchema(() => z.strictObject({
+export const GeneralLedgerLineQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQuery,
   account: accountCodeSchema.optional().openapi({ description: 'Only lines on this account number' }),
   period: z.coerce.number().int().min(1).max(12).optional().openapi({ type: 'integer', minimum: 1, maximum: 12, description: 'Only lines of this period' }),
   ...PageQuerySchema.shape,
 }));
 
-export const TrialBalanceQuerySchema = lazySchema(() => z.strictObject({ year: yearQuery }));
+export const TrialBalanceQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuery }));
 
 /** The service's lineId: 26 characters of Crockford base32 (lower case); anything else names no line (404). */
-export const LineVersionParamsSchema = lazySchema(() => z.object({
+export const LineVersionParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({
   companyId: UuidSchema,
   lineId: z
     .string()
@@ -301,13 +301,13 @@ export const LineVersionParamsSchema = lazySchema(() => z.object({
     .regex(/^[0-9a-hjkmnp-tv-z]{26}$/)
     .openapi({ description: "The service's lineId of the line (from the GL lines list), deleted or not", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
 }));
-export const LineVersionQuerySchema = lazySchema(() => z.strictObject(PageQuerySchema.shape));
+export const LineVersionQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape));
 
-export const OpeningBalanceVersionParamsSchema = lazySchema(() => z.object({
+export const OpeningBalanceVersionParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({
   companyId: UuidSchema,
   openingBalanceId: sourceIdSchema.openapi({ description: "The integrator's id of the opening balance (URL-encoded), deleted or not", example: 'ob-2025-1920' }),
 }));
-export const OpeningBalanceVersionQuerySchema = lazySchema(() => z.strictObject({
+export const OpeningBalanceVersionQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQueryParam(`Accounting year of the opening balance (ids are per year); ${currentYearNote}`).optional(),
   ...PageQuerySchema.shape,
 }));

@@ -39,11 +39,11 @@ export type SettlementStatus = (typeof settlementStatuses)[number];
 /** Matches one item may carry (keeps a stored item well below DynamoDB's 400 KB). */
 export const maxMatchesPerItem = 1000;
 
-const subLedgerTypeSchema = lazySchema(() => z.enum(subLedgerTypes).openapi({ description: '`customer` (receivables) or `supplier` (payables)' }));
+const subLedgerTypeSchema = /* @__PURE__ */ lazySchema(() => z.enum(subLedgerTypes).openapi({ description: '`customer` (receivables) or `supplier` (payables)' }));
 
-const matchKeySchema = lazySchema(() => text({ max: limits.integratorId }));
+const matchKeySchema = /* @__PURE__ */ lazySchema(() => text({ max: limits.integratorId }));
 
-export const OpenItemMatchInputSchema = lazySchema(() => z
+export const OpenItemMatchInputSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     matchKey: matchKeySchema.openapi({ description: "The integrator's stable id of the match (settlement), unique within the item" }),
     matchDate: dateSchema.openapi({ description: 'Date of the settlement' }),
@@ -68,7 +68,7 @@ const liveOnlyFields = [
 
 const requiredUnlessDeleted = 'Required unless sourceDeleted is true.';
 
-const itemFieldsSchema = lazySchema(() => z.strictObject({
+const itemFieldsSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   itemKey: sourceIdSchema.openapi({
     description: "Required. The integrator's stable id of the open item (no ':'); items are merged by (subLedgerType, itemKey)",
   }),
@@ -121,7 +121,7 @@ export interface DeletedOpenItemRow extends Omit<ItemFields, 'sourceDeleted'> {
 /** One row of the open-items import, as the import kind applies it. */
 export type OpenItemRow = LiveOpenItemRow | DeletedOpenItemRow;
 
-export const OpenItemInputSchema = lazySchema(() => itemFieldsSchema
+export const OpenItemInputSchema = /* @__PURE__ */ lazySchema(() => itemFieldsSchema
   .superRefine((item, ctx) => {
     if (item.sourceDeleted === true) return;
     for (const field of liveOnlyFields) {
@@ -149,7 +149,7 @@ export const OpenItemInputSchema = lazySchema(() => itemFieldsSchema
   })
   .openapi('OpenItemsImportItem', { description: 'One open item of a customer or supplier sub-ledger' }));
 
-export const OpenItemsImportSchema = lazySchema(() => z
+export const OpenItemsImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     subLedgerType: subLedgerTypeSchema.openapi({ description: 'Required. The sub-ledger type every item belongs to' }),
     mode: z.enum(openItemModes).openapi({
@@ -187,7 +187,7 @@ export type OpenItemsImportBody = z.infer<typeof OpenItemsImportSchema>;
 
 // Read shape (for the open-items read endpoint to come).
 
-const decimalSchema = lazySchema(() => z
+const decimalSchema = /* @__PURE__ */ lazySchema(() => z
   .custom<Decimal>((value) => Decimal.isDecimal(value))
   .openapi({ type: 'number', description: 'Decimal amount, written with explicit decimals', example: 1250.5 }));
 
@@ -197,7 +197,7 @@ export type OpenItemStatus = (typeof openItemStatuses)[number];
 export const retirementReasons = ['source_deleted', 'absent_from_snapshot'] as const;
 export type RetirementReason = (typeof retirementReasons)[number];
 
-export const OpenItemMatchSchema = lazySchema(() => z
+export const OpenItemMatchSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     matchKey: textOut(limits.integratorId),
     matchDate: DateSchema,
@@ -206,7 +206,7 @@ export const OpenItemMatchSchema = lazySchema(() => z
   })
   .openapi('OpenItemMatch'));
 
-export const OpenItemSchema = lazySchema(() => z
+export const OpenItemSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     itemKey: textOut(limits.integratorId),
     subLedgerType: z.enum(subLedgerTypes),
