@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { lazySchema } from '../../shared/platform/lazy-schema';
 import * as z from '../../shared/platform/zod';
@@ -76,5 +78,42 @@ describe('lazySchema: a schema built on first use', () => {
       env: { ...process.env, NODE_NO_WARNINGS: '1' },
     });
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ built: 0 });
+  });
+
+  it('every schema built at module level is declared lazily: no call of zod or of a schema at load outside lazySchema', () => {
+    // What builds a schema: a call whose callee starts at z, at a name ending in Schema, or at a
+    // schema-building helper of shared/platform/schemas.ts or shared/imports/fields.ts.
+    const helpers = new Set(['text', 'textOut', 'identifier', 'withTextRule', 'pageOf', 'yearQueryParam', 'importDecimal', 'optionalImportDecimal', 'integerSchema']);
+    const rootOf = (node: ts.Expression): ts.Expression => {
+      if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) return rootOf(node.expression);
+      if (ts.isCallExpression(node)) return rootOf(node.expression);
+      if (ts.isParenthesizedExpression(node) || ts.isNonNullExpression(node)) return rootOf(node.expression);
+      return node;
+    };
+    const builds = (call: ts.CallExpression) => {
+      const root = rootOf(call.expression);
+      return ts.isIdentifier(root) && root.text !== 'lazySchema' && (root.text === 'z' || /Schema$/.test(root.text) || helpers.has(root.text));
+    };
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+    const eager: string[] = [];
+    for (const file of [...files(join(repoRoot, 'shared')), ...files(join(repoRoot, 'functions'))]) {
+      // The module that configures zod (z.config) and lazySchema itself build none.
+      if (file.endsWith('platform/zod.ts') || file.endsWith('platform/lazy-schema.ts')) continue;
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        // Code in functions runs when called; lazySchema's argument when the schema is first used.
+        if (ts.isFunctionLike(node) || ts.isClassLike(node) || ts.isTypeNode(node)) return;
+        if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'lazySchema') return;
+        if (ts.isCallExpression(node) && builds(node)) {
+          const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
+          eager.push(`${relative(repoRoot, file)}:${line + 1}`);
+          return;
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(eager).toEqual([]);
   });
 });
