@@ -1,3 +1,4 @@
+import { lazySchema } from '../../shared/platform/lazy-schema';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { createOperationRunner, type OperationResponse } from '../../shared/api/runner';
@@ -67,12 +68,12 @@ const scopeOf = (operationId: McpOnlyOperationId): Scope => mcpOnlyOperations.fi
 /** The tools' runner: the MCP request has passed the rate limit once (the runner of the mcp group). */
 const run = createOperationRunner(contextOperations, { owners, routes: mcpOnlyOperations, rateLimit: async () => ({}) });
 
-const CompanyContextInput = z.strictObject({ companyId: z.uuid().describe('The company (the `id` list_companies answers)') });
-const AccountContextInput = z.strictObject({
+const CompanyContextInput = /* @__PURE__ */ lazySchema(() => z.strictObject({ companyId: z.uuid().describe('The company (the `id` list_companies answers)') }));
+const AccountContextInput = /* @__PURE__ */ lazySchema(() => z.strictObject({
   companyId: z.uuid().describe('The company (the `id` list_companies answers)'),
   accountNumber: z.string().min(1).max(20).regex(/^[^#\s]+$/, 'must not contain spaces or #').describe('The ledger account, e.g. "1920"'),
   year: z.number().int().min(1900).max(2999).optional().describe("The accounting year; default: the company's current year"),
-});
+}));
 
 const jsonSchemaOf = (schema: z.ZodType) => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;

@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import type { OperationContract } from '../api/operation';
 import { UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
@@ -21,8 +22,8 @@ import {
 } from '../identity/access-schemas';
 import { PageQuerySchema } from '../platform/schemas';
 
-const userParams = z.object({ userId: UuidSchema });
-const policyParams = z.object({ policyId: UuidSchema });
+const userParams = /* @__PURE__ */ lazySchema(() => z.object({ userId: UuidSchema }));
+const policyParams = /* @__PURE__ */ lazySchema(() => z.object({ policyId: UuidSchema }));
 
 export const userContracts = {
   listUsers: {
@@ -70,7 +71,7 @@ export const accessContracts = {
   },
   listAccessPolicies: {
     description: 'The access policies owned by organizations of your subtree, paginated by cursor.',
-    query: z.strictObject({ ...PageQuerySchema.shape }),
+    query: /* @__PURE__ */ lazySchema(() => z.strictObject({ ...PageQuerySchema.shape })),
     responses: { 200: { description: 'A page of the policies owned by organizations of your subtree', schema: PolicyPageSchema } },
   },
   getAccessPolicy: {
@@ -87,7 +88,7 @@ export const accessContracts = {
       rules: [{ effect: 'allow', actions: ['companies:read', 'ledger:read', 'bank:read'], resources: { companies: ['3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f'] } }],
     },
     params: policyParams,
-    headers: z.object({ 'If-Match': z.string().max(32).regex(/^\s*(W\/)?"?\d{1,9}"?\s*$/).openapi({ description: 'The policy\'s current version (e.g. `3` or `"3"`); required; anything else answers 412', example: '1' }) }),
+    headers: /* @__PURE__ */ lazySchema(() => z.object({ 'If-Match': z.string().max(32).regex(/^\s*(W\/)?"?\d{1,9}"?\s*$/).openapi({ description: 'The policy\'s current version (e.g. `3` or `"3"`); required; anything else answers 412', example: '1' }) })),
     body: ReplacePolicySchema,
     responses: { 200: { description: 'The policy with its new version; everyone it is assigned to holds the new rules from their next request', schema: PolicySchema } },
     problems: {
@@ -116,7 +117,7 @@ export const accessContracts = {
   },
   deleteAccessAssignment: {
     description: 'Revokes an assignment: the assignment goes and the person\'s effective access is recomputed in the same transaction, so their very next request is decided without it (no cache to expire).',
-    params: z.object({ assignmentId: UuidSchema }),
+    params: /* @__PURE__ */ lazySchema(() => z.object({ assignmentId: UuidSchema })),
     responses: { 200: { description: 'Revoked: the person\'s very next request is decided without it', schema: DeletedSchema } },
   },
 } satisfies Record<string, OperationContract>;

@@ -1,17 +1,18 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { Decimal } from '../platform/money';
 import { CountSchema, DateSchema, identifier, limits, pageOf, PageQuerySchema, PeriodSchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
 import * as z from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals (shared/platform/json.ts). */
 
-const amountRead = z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' });
-const date = DateSchema.openapi({ example: '2026-03-14' });
+const amountRead = /* @__PURE__ */ lazySchema(() => z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' }));
+const date = /* @__PURE__ */ lazySchema(() => DateSchema.openapi({ example: '2026-03-14' }));
 /** Text of a bank statement as the bank sent it (camt.053 texts are at most 500 characters; remittance lines are joined). */
-const statementText = textOut(4000);
-const nullableText = statementText.nullable();
+const statementText = /* @__PURE__ */ lazySchema(() => textOut(4000));
+const nullableText = /* @__PURE__ */ lazySchema(() => statementText.nullable());
 const timestamp = TimestampSchema;
-const accountCode = textOut(20);
-const clientOrEngine = textOut(limits.serviceId);
+const accountCode = /* @__PURE__ */ lazySchema(() => textOut(20));
+const clientOrEngine = /* @__PURE__ */ lazySchema(() => textOut(limits.serviceId));
 
 /** Members of one reconciliation group (bank transactions plus GL lines). */
 export const maxGroupMembers = 98;
@@ -19,7 +20,7 @@ export const maxGroupMembers = 98;
 export const reconciliationStatuses = ['unreconciled', 'reconciled', 'stale'] as const;
 export type ReconciliationStatus = (typeof reconciliationStatuses)[number];
 
-export const BankAccountSchema = z
+export const BankAccountSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The bank account (UUID)' }),
     name: statementText.openapi({ description: 'The name the bank gives the account (or the owner name when it gives none)' }),
@@ -32,11 +33,11 @@ export const BankAccountSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .openapi('BankAccount', { description: 'A bank account of the company, from its camt.053 statements, mapped to a GL account' });
+  .openapi('BankAccount', { description: 'A bank account of the company, from its camt.053 statements, mapped to a GL account' }));
 
-export const BankAccountPageSchema = pageOf(BankAccountSchema, 'BankAccountPage', null);
+export const BankAccountPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(BankAccountSchema, 'BankAccountPage', null));
 
-export const BankTransactionSchema = z
+export const BankTransactionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'Stable across re-ingestion of the same statement' }),
     bankAccountId: UuidSchema,
@@ -60,15 +61,15 @@ export const BankTransactionSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .openapi('BankTransaction', { description: 'One entry of a bank statement, with its computed reconciliation status' });
+  .openapi('BankTransaction', { description: 'One entry of a bank statement, with its computed reconciliation status' }));
 
-export const BankTransactionPageSchema = pageOf(BankTransactionSchema, 'BankTransactionPage');
+export const BankTransactionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(BankTransactionSchema, 'BankTransactionPage'));
 
 const EntryBase = {
-  stale: z.boolean().openapi({ description: 'The member changed (or left the mapped account) since the group was made' }),
+  stale: /* @__PURE__ */ lazySchema(() => z.boolean().openapi({ description: 'The member changed (or left the mapped account) since the group was made' })),
 };
 
-export const ReconciliationEntrySchema = z
+export const ReconciliationEntrySchema = /* @__PURE__ */ lazySchema(() => z
   .discriminatedUnion('type', [
     z
       .object({
@@ -94,34 +95,34 @@ export const ReconciliationEntrySchema = z
       })
       .openapi('ReconciliationGlLineEntry', { description: 'A GL line in a reconciliation group' }),
   ])
-  .openapi('ReconciliationEntry', { description: 'A member of a group as it was when the group was made, and whether it changed since' });
+  .openapi('ReconciliationEntry', { description: 'A member of a group as it was when the group was made, and whether it changed since' }));
 
 const groupFields = {
-  id: UuidSchema.openapi({ description: 'The reconciliation group (UUID)' }),
+  id: /* @__PURE__ */ lazySchema(() => UuidSchema.openapi({ description: 'The reconciliation group (UUID)' })),
   bankAccountId: UuidSchema,
   year: YearSchema,
   period: PeriodSchema,
-  glAccountCode: accountCode.openapi({ description: 'The mapped GL account of the bank account when the group was made' }),
-  source: z.enum(['manual', 'automatic']).openapi({ description: 'automatic: made by the auto-reconciliation engine' }),
-  note: nullableText.openapi({ description: 'Free-text note, or null' }),
-  bankTransactionCount: CountSchema.max(maxGroupMembers),
-  glLineCount: CountSchema.max(maxGroupMembers),
-  total: amountRead.openapi({ description: 'Sum of the bank transactions (equal to the sum of the GL lines)' }),
-  stale: z.boolean().openapi({
+  glAccountCode: /* @__PURE__ */ lazySchema(() => accountCode.openapi({ description: 'The mapped GL account of the bank account when the group was made' })),
+  source: /* @__PURE__ */ lazySchema(() => z.enum(['manual', 'automatic']).openapi({ description: 'automatic: made by the auto-reconciliation engine' })),
+  note: /* @__PURE__ */ lazySchema(() => nullableText.openapi({ description: 'Free-text note, or null' })),
+  bankTransactionCount: /* @__PURE__ */ lazySchema(() => CountSchema.max(maxGroupMembers)),
+  glLineCount: /* @__PURE__ */ lazySchema(() => CountSchema.max(maxGroupMembers)),
+  total: /* @__PURE__ */ lazySchema(() => amountRead.openapi({ description: 'Sum of the bank transactions (equal to the sum of the GL lines)' })),
+  stale: /* @__PURE__ */ lazySchema(() => z.boolean().openapi({
     description:
       'True when a member changed after the group was made: a GL line re-imported with another amount, account, period or transaction date, or a bank transaction amended by a later statement (amount or dates).',
-  }),
+  })),
   createdAt: timestamp,
-  createdBy: clientOrEngine.openapi({ description: 'Client id, or auto-reconciliation' }),
+  createdBy: /* @__PURE__ */ lazySchema(() => clientOrEngine.openapi({ description: 'Client id, or auto-reconciliation' })),
 };
 
-export const ReconciliationGroupSummarySchema = z.object(groupFields).openapi('ReconciliationGroupListItem', { description: 'A reconciliation group without its members' });
-export const ReconciliationGroupPageSchema = pageOf(ReconciliationGroupSummarySchema, 'ReconciliationGroupPage');
-export const ReconciliationGroupSchema = z
+export const ReconciliationGroupSummarySchema = /* @__PURE__ */ lazySchema(() => z.object(groupFields).openapi('ReconciliationGroupListItem', { description: 'A reconciliation group without its members' }));
+export const ReconciliationGroupPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(ReconciliationGroupSummarySchema, 'ReconciliationGroupPage'));
+export const ReconciliationGroupSchema = /* @__PURE__ */ lazySchema(() => z
   .object({ ...groupFields, entries: z.array(ReconciliationEntrySchema).max(maxGroupMembers) })
-  .openapi('ReconciliationGroup', { description: 'Bank transactions and GL lines of one period that reconcile each other, with the members' });
+  .openapi('ReconciliationGroup', { description: 'Bank transactions and GL lines of one period that reconcile each other, with the members' }));
 
-export const ReconciliationDeletionSchema = z
+export const ReconciliationDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The dissolved group (UUID)' }),
     deleted: z.literal(true),
@@ -131,9 +132,9 @@ export const ReconciliationDeletionSchema = z
       lineIds: z.array(textOut(limits.serviceId)).max(maxGroupMembers).openapi({ description: 'GL lines the group released' }),
     }).openapi({ description: 'The members that are unreconciled again' }),
   })
-  .openapi('ReconciliationDeletion', { description: 'The group is dissolved; deleting it again answers the same result' });
+  .openapi('ReconciliationDeletion', { description: 'The group is dissolved; deleting it again answers the same result' }));
 
-export const CreateReconciliationSchema = z
+export const CreateReconciliationSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     bankAccountId: UuidSchema.openapi({ description: 'The bank account whose transactions are reconciled' }),
     year: YearSchema.openapi({ description: 'Accounting year of the GL lines' }),
@@ -155,19 +156,19 @@ export const CreateReconciliationSchema = z
   })
   .openapi('CreateReconciliation', {
     description: `One group in one period. The bank transactions must sum exactly to the GL lines (422 reason unbalanced otherwise). At most ${maxGroupMembers} members.`,
-  });
+  }));
 
 export type CreateReconciliation = z.infer<typeof CreateReconciliationSchema>;
 
-const approval = z
+const approval = /* @__PURE__ */ lazySchema(() => z
   .object({
     status: z.enum(['approved', 'not_approved']).openapi({ description: 'approved or not_approved' }),
     approvedAt: timestamp.nullable().openapi({ description: 'When the period was approved, or null; UTC timestamp (ISO 8601)' }),
     approvedBy: textOut(limits.name).nullable().openapi({ description: 'Who approved the period, or null' }),
   })
-  .openapi('PeriodApproval', { description: "The firm's approval of the period on the mapped GL account (set in the application)" });
+  .openapi('PeriodApproval', { description: "The firm's approval of the period on the mapped GL account (set in the application)" }));
 
-export const ReconciliationSummarySchema = z
+export const ReconciliationSummarySchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     bankAccountId: UuidSchema,
     glAccountCode: accountCode,
@@ -189,24 +190,24 @@ export const ReconciliationSummarySchema = z
       .min(12)
       .max(12),
   })
-  .openapi('ReconciliationSummary', { description: 'Reconciliation of one bank account over the twelve periods of a year' });
+  .openapi('ReconciliationSummary', { description: 'Reconciliation of one bank account over the twelve periods of a year' }));
 
 /* Parameters and queries. */
 
-export const BankAccountParamsSchema = z.object({ companyId: UuidSchema, bankAccountId: UuidSchema });
-export const ReconciliationParamsSchema = z.object({ companyId: UuidSchema, reconciliationId: UuidSchema });
+export const BankAccountParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema, bankAccountId: UuidSchema }));
+export const ReconciliationParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema, reconciliationId: UuidSchema }));
 
-export const BankTransactionQuerySchema = z
+export const BankTransactionQuerySchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     from: z.iso.date().max(limits.date).optional().openapi({ description: 'Booking date on or after (inclusive)' }),
     to: z.iso.date().max(limits.date).optional().openapi({ description: 'Booking date on or before (inclusive)' }),
     reconciliation_status: z.enum(reconciliationStatuses).optional(),
     ...PageQuerySchema.shape,
   })
-  .refine((query) => !query.from || !query.to || query.from <= query.to, { path: ['to'], message: 'must not be before from' });
+  .refine((query) => !query.from || !query.to || query.from <= query.to, { path: ['to'], message: 'must not be before from' }));
 
 
-export const ReconciliationListQuerySchema = z.strictObject({
+export const ReconciliationListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQueryParam('Only groups of this year. Omitted with `period` given: the current accounting year; omitted without `period`: groups of every year').optional(),
   period: z.coerce
     .number()
@@ -216,9 +217,9 @@ export const ReconciliationListQuerySchema = z.strictObject({
     .optional()
     .openapi({ type: 'integer', minimum: 1, maximum: 12, example: 3, description: 'Only groups of this period of `year`; without `year`, of the current accounting year (the year containing today when it has a chart of accounts, else the latest year before today that has one, else this calendar year)' }),
   ...PageQuerySchema.shape,
-});
+}));
 
-export const ReconciliationSummaryQuerySchema = z.strictObject({ year: yearQueryParam('Required: the year of the summary') });
+export const ReconciliationSummaryQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQueryParam('Required: the year of the summary') }));
 
 export type BankAccount = z.infer<typeof BankAccountSchema>;
 export type BankTransaction = z.infer<typeof BankTransactionSchema>;

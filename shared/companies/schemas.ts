@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 import { isValidOrganizationNumber } from './organization-number';
@@ -6,21 +7,21 @@ import { accountingSystems, companyStatuses, vatFrequencies } from './values';
 // The values the schemas enumerate live in ./values (no zod): repositories import them from there.
 export * from './values';
 
-const displayName = text({ max: limits.name }).openapi({ description: 'The company name shown everywhere (read back as `name`)', example: 'Nordlys Regnskap AS' });
+const displayName = /* @__PURE__ */ lazySchema(() => text({ max: limits.name }).openapi({ description: 'The company name shown everywhere (read back as `name`)', example: 'Nordlys Regnskap AS' }));
 
-const organizationNumber = z
+const organizationNumber = /* @__PURE__ */ lazySchema(() => z
   .string()
   .max(9)
   .refine(isValidOrganizationNumber, 'must be a valid Norwegian organization number (9 digits, modulus 11)')
-  .openapi({ pattern: '^\\d{9}$', description: 'Norwegian organization number (9 digits with a modulus-11 check digit)', example: '923609016' });
+  .openapi({ pattern: '^\\d{9}$', description: 'Norwegian organization number (9 digits with a modulus-11 check digit)', example: '923609016' }));
 
-const vatFrequency = z.enum(vatFrequencies).openapi({
+const vatFrequency = /* @__PURE__ */ lazySchema(() => z.enum(vatFrequencies).openapi({
   description:
     'VAT filing frequency: `bimonthly` (six two-month terms, Jan-Feb to Nov-Dec; the default) or `annual` (one term, for companies registered for annual filing). Drives GET .../vat/terms.',
   example: 'bimonthly',
-});
+}));
 
-export const CompanySchema = z
+export const CompanySchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The company (UUID)' }),
     name: textOut(limits.name).openapi({ description: 'Display name of the company (requests call it displayName)' }),
@@ -32,11 +33,11 @@ export const CompanySchema = z
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
-  .openapi('Company', { description: 'A client company of the accounting firm' });
+  .openapi('Company', { description: 'A client company of the accounting firm' }));
 
-export const CompanyPageSchema = pageOf(CompanySchema, 'CompanyPage');
+export const CompanyPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(CompanySchema, 'CompanyPage'));
 
-export const CreateCompanySchema = z
+export const CreateCompanySchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     displayName,
     accountingSystem: z.enum(accountingSystems).openapi({ description: 'The system that owns the books: Api (this API takes imports), Tripletex, Fiken, PowerOffice, Visma or Xledger' }),
@@ -46,27 +47,27 @@ export const CreateCompanySchema = z
       description: "Organization that owns the company; defaults to the caller's own. Must be within the caller's reach.",
     }),
   })
-  .openapi('CreateCompanyRequest', { description: 'A new company' });
+  .openapi('CreateCompanyRequest', { description: 'A new company' }));
 
-export const UpdateCompanySchema = z
+export const UpdateCompanySchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     displayName: displayName.optional(),
     organizationNumber: organizationNumber.nullable().optional(),
     accountingSystem: z.enum(accountingSystems).optional().openapi({ description: 'The system that owns the books; moving a company to or from Api changes whether it takes imports' }),
     vatFrequency: vatFrequency.optional(),
   })
-  .openapi('UpdateCompanyRequest', { description: 'Patch semantics: absent fields stay unchanged; null clears organizationNumber.' });
+  .openapi('UpdateCompanyRequest', { description: 'Patch semantics: absent fields stay unchanged; null clears organizationNumber.' }));
 
-export const DeleteCompanySchema = z
+export const DeleteCompanySchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     reason: text({ max: limits.note, multiline: true, blank: true }).optional().openapi({ description: 'Free text kept with the deletion record' }),
   })
-  .openapi('DeleteCompanyRequest', { description: 'Optional reason for the deletion' });
+  .openapi('DeleteCompanyRequest', { description: 'Optional reason for the deletion' }));
 
 export const deletionCauses = ['direct', 'organization_cascade'] as const;
 export type DeletionCause = (typeof deletionCauses)[number];
 
-export const CompanyDeletionSchema = z
+export const CompanyDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The deleted company (UUID)' }),
     deleted: z.literal(true),
@@ -76,10 +77,10 @@ export const CompanyDeletionSchema = z
     }),
     reason: textOut(limits.note).nullable().openapi({ description: 'The reason given with the deletion, or null' }),
   })
-  .openapi('CompanyDeletion', { description: 'The company is soft-deleted (restorable with POST .../restore); deleting it again answers the same deletion' });
+  .openapi('CompanyDeletion', { description: 'The company is soft-deleted (restorable with POST .../restore); deleting it again answers the same deletion' }));
 
-export const CompanyParamsSchema = z.object({ companyId: UuidSchema });
-export const CompanyListQuerySchema = z.strictObject(PageQuerySchema.shape);
+export const CompanyParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema }));
+export const CompanyListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape));
 
 export type Company = z.infer<typeof CompanySchema>;
 export type CreateCompanyInput = z.infer<typeof CreateCompanySchema>;

@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import type { OperationContract } from '../api/operation';
 import type { OperationIdOfGroup } from '../routes';
 import { maxDecodedBodyBytes, maxRequestBodyBytes } from '../platform/request-body';
@@ -9,7 +10,7 @@ import { importKind } from './import-kinds';
 import { saftContracts } from '../saft/contracts';
 import { FetchRunPageSchema, ImportListQuerySchema, ImportPageSchema, ImportRecordSchema, ReadinessSchema } from '../imports/schemas';
 
-const companyParams = z.object({ companyId: UuidSchema });
+const companyParams = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema }));
 const accepted = { 202: { description: 'Accepted and queued: poll the import (Location) or its job until succeeded or failed', schema: ImportRecordSchema } };
 
 const importProblems = {
@@ -67,7 +68,7 @@ export const importContracts = {
   getImport: {
     description:
       'One import: poll it until `status` is `succeeded` or `failed`. `rowsDiscovered = rowsValid + rowsFailed`; `sampleErrors` explains skipped rows; `warnings` names conditions that did not stop the import (e.g. `unbalanced_vouchers`); `failureReason` says why a failed import failed.',
-    params: companyParams.extend({ importId: UuidSchema }),
+    params: /* @__PURE__ */ lazySchema(() => companyParams.extend({ importId: UuidSchema })),
     responses: { 200: { description: 'The import', schema: ImportRecordSchema } },
   },
   listImports: {
@@ -78,23 +79,23 @@ export const importContracts = {
   },
   deleteAccount: {
     description: `Deletes an imported account from the chart of a year, as an import: ${pollImport} Errors: **409** \`conflict\` with \`reason\` \`account_in_use\` when the account has lines or opening balances that year (retire it by importing it with \`hidden: true\`), or \`job_in_flight\`. Nothing cascades.`,
-    ...deletionByPath(companyParams.extend({ accountNumber: identifier({ max: 20 }) })),
-    query: z.strictObject({
+    ...deletionByPath(/* @__PURE__ */ lazySchema(() => companyParams.extend({ accountNumber: identifier({ max: 20 }) }))),
+    query: /* @__PURE__ */ lazySchema(() => z.strictObject({
       year: yearQueryParam(`Accounting year; ${currentYearNote}`).optional(),
-    }),
+    })),
   },
   deleteDimension: {
-    ...deletionByPath(companyParams.extend({ key: identifier({ max: limits.integratorId }) })),
+    ...deletionByPath(/* @__PURE__ */ lazySchema(() => companyParams.extend({ key: identifier({ max: limits.integratorId }) }))),
     description: `Deletes an imported dimension, as an import: ${pollImport} Errors: **409** \`dimension_in_use\` when live lines name it or it is the parent of another.`,
   },
   deleteSubLedger: {
-    ...deletionByPath(companyParams.extend({ key: identifier({ max: limits.integratorId }) })),
+    ...deletionByPath(/* @__PURE__ */ lazySchema(() => companyParams.extend({ key: identifier({ max: limits.integratorId }) }))),
     description: `Deletes an imported sub-ledger, as an import: ${pollImport} Errors: **409** \`sub_ledger_in_use\` when lines, opening balances or open items name it.`,
   },
   listFetchRuns: {
     description: 'Completed GL-line and opening-balance imports (fetch runs), newest first, each with the outcome of its post-fetch engines (e.g. auto-reconciliation).',
     params: companyParams,
-    query: z.strictObject(PageQuerySchema.shape),
+    query: /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape)),
     responses: { 200: { description: 'Fetch runs, newest first, with their post-fetch engines', schema: FetchRunPageSchema } },
   },
   ...saftContracts,

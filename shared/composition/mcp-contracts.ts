@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import type { OperationContract } from '../api/operation';
 import { AccountContextSchema, CompanyContextSchema } from '../context/schemas';
 import { allScopes } from '../identity/scopes';
@@ -6,21 +7,21 @@ import { identifier, limits, textOut, UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 import type { McpOnlyOperationId, OperationIdOfGroup } from '../routes';
 
-const jsonRpcId = z.union([identifier({ max: limits.integratorId }), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)]);
+const jsonRpcId = /* @__PURE__ */ lazySchema(() => z.union([identifier({ max: limits.integratorId }), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)]));
 
 /** The scopes the MCP tools need: the read scopes of their REST twins and context:read. */
 export const mcpScopes = allScopes.filter((scope) => scope.endsWith(':read') && scope !== 'users:read');
 
-const JsonRpcMessageSchema = z
+const JsonRpcMessageSchema = /* @__PURE__ */ lazySchema(() => z
   .looseObject({
     jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
     id: jsonRpcId.optional().openapi({ description: 'Request id; absent on notifications' }),
     method: identifier({ max: limits.code }).optional().openapi({ description: 'MCP method: initialize, ping, tools/list, tools/call, notifications/initialized' }),
     params: z.looseObject({}).optional().openapi({ additionalProperties: true, description: 'Method parameters (tools/call: name and arguments)' }),
   })
-  .openapi('McpMessage', { additionalProperties: true, description: 'One JSON-RPC 2.0 message of the Model Context Protocol (revision 2025-11-25)' });
+  .openapi('McpMessage', { additionalProperties: true, description: 'One JSON-RPC 2.0 message of the Model Context Protocol (revision 2025-11-25)' }));
 
-const JsonRpcResponseSchema = z
+const JsonRpcResponseSchema = /* @__PURE__ */ lazySchema(() => z
   .looseObject({
     jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
     id: z.union([textOut(limits.integratorId), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)]).openapi({ description: 'The id of the request answered' }),
@@ -33,9 +34,9 @@ const JsonRpcResponseSchema = z
       .optional()
       .openapi({ additionalProperties: true, description: 'A protocol error (unknown method or tool, malformed message)' }),
   })
-  .openapi('McpResponse', { additionalProperties: true, description: 'The JSON-RPC 2.0 response to one MCP request' });
+  .openapi('McpResponse', { additionalProperties: true, description: 'The JSON-RPC 2.0 response to one MCP request' }));
 
-const JsonRpcErrorSchema = z
+const JsonRpcErrorSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     jsonrpc: z.literal('2.0').openapi({ description: 'Always "2.0"' }),
     id: textOut(limits.integratorId).nullable().openapi({ description: 'Always null: the request could not be read' }),
@@ -46,9 +47,9 @@ const JsonRpcErrorSchema = z
       })
       .openapi({ additionalProperties: true, description: 'The JSON-RPC error' }),
   })
-  .openapi('McpError', { description: 'A JSON-RPC 2.0 error answering a body that is not one readable JSON-RPC message' });
+  .openapi('McpError', { description: 'A JSON-RPC 2.0 error answering a body that is not one readable JSON-RPC message' }));
 
-export const ProtectedResourceMetadataSchema = z
+export const ProtectedResourceMetadataSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     resource: textOut(limits.url).openapi({ format: 'uri', description: 'The protected resource: the absolute URL of the MCP endpoint', example: 'http://127.0.0.1:3000/mcp' }),
     authorization_servers: z.array(textOut(limits.url)).max(10).openapi({ description: 'Issuer URLs of the authorization servers; their RFC 8414 metadata tells clients how to sign in', example: ['http://127.0.0.1:3001'] }),
@@ -57,7 +58,7 @@ export const ProtectedResourceMetadataSchema = z
     resource_name: textOut(limits.name).openapi({ description: 'Human-readable name of the resource' }),
     resource_documentation: textOut(limits.url).openapi({ format: 'uri' }).openapi({ description: 'Where the endpoint is documented' }),
   })
-  .openapi('ProtectedResourceMetadata', { description: 'OAuth 2.0 protected-resource metadata (RFC 9728) of the MCP endpoint' });
+  .openapi('ProtectedResourceMetadata', { description: 'OAuth 2.0 protected-resource metadata (RFC 9728) of the MCP endpoint' }));
 
 const metadataContract = {
   responses: { 200: { description: 'The protected-resource metadata', schema: ProtectedResourceMetadataSchema } },
@@ -95,6 +96,6 @@ export const mcpContracts = {
 
 /** Contracts of the MCP-only operations (the context tools; shared/routes.ts `mcpOnlyOperations`). */
 export const mcpOnlyContracts = {
-  getCompanyContext: { params: z.object({ companyId: UuidSchema }), responses: { 200: { description: 'The company picture', schema: CompanyContextSchema } } },
+  getCompanyContext: { params: /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema })), responses: { 200: { description: 'The company picture', schema: CompanyContextSchema } } },
   getAccountContext: { params: AccountParamsSchema, query: AccountQuerySchema, responses: { 200: { description: 'The account picture', schema: AccountContextSchema } } },
 } satisfies Record<McpOnlyOperationId, OperationContract>;

@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import * as z from '../platform/zod';
 
 /*
@@ -8,9 +9,9 @@ import * as z from '../platform/zod';
  */
 
 const amount = (description: string) => z.number().describe(`${description} (NOK, signed)`);
-const date = z.string().nullable();
+const date = /* @__PURE__ */ lazySchema(() => z.string().nullable());
 
-const LineSummarySchema = z.object({
+const LineSummarySchema = /* @__PURE__ */ lazySchema(() => z.object({
   lineId: z.string(),
   period: z.number().int(),
   transactionDate: date,
@@ -18,20 +19,20 @@ const LineSummarySchema = z.object({
   description: z.string().nullable(),
   amount: amount('Amount of the line'),
   taxCode: z.string().nullable(),
-});
+}));
 
-const OpenItemsSchema = z.object({
+const OpenItemsSchema = /* @__PURE__ */ lazySchema(() => z.object({
   dueCount: z.number().int(),
   dueAmount: amount('Open amount not yet due'),
   overdueCount: z.number().int(),
   overdueAmount: amount('Open amount past its due date'),
-});
+}));
 
-const OmittedSchema = z
+const OmittedSchema = /* @__PURE__ */ lazySchema(() => z
   .array(z.object({ part: z.string().describe('The field left out'), needs: z.array(z.string()).describe('The actions it needs (each one, on this company)') }))
-  .describe('Parts left out because the caller may not read their source; empty when nothing was left out');
+  .describe('Parts left out because the caller may not read their source; empty when nothing was left out'));
 
-export const CompanyContextSchema = z.object({
+export const CompanyContextSchema = /* @__PURE__ */ lazySchema(() => z.object({
   companyId: z.string(),
   name: z.string().optional().describe('Needs companies:read'),
   ledgerLastUpdatedAt: z.string().nullable().optional().describe('When the books last changed (the last fetch); null before the first. Needs ledger:read'),
@@ -74,9 +75,9 @@ export const CompanyContextSchema = z.object({
     .describe('Needs imports:write (the import list: system clients only)'),
   builtAt: z.string().optional().describe('When the picture was built; absent when no part of it is shown'),
   omitted: OmittedSchema,
-});
+}));
 
-export const AccountContextSchema = z.object({
+export const AccountContextSchema = /* @__PURE__ */ lazySchema(() => z.object({
   companyId: z.string(),
   year: z.number().int(),
   accountCode: z.string(),
@@ -96,4 +97,4 @@ export const AccountContextSchema = z.object({
   ledgerLastUpdatedAt: z.string().nullable(),
   builtAt: z.string(),
   omitted: OmittedSchema,
-});
+}));

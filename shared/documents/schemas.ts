@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { identifier, limits, pageOf, PageQuerySchema, text, textOut, textPattern, textRuleProblem, TimestampSchema, UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 
@@ -24,7 +25,7 @@ const presignedUrlLength = 4096;
 export const maxDocumentBytes = 50 * 1024 * 1024;
 
 /** A file name: the text rule, and no path separators. */
-const fileName = z
+const fileName = /* @__PURE__ */ lazySchema(() => z
   .string()
   .min(1)
   .max(255)
@@ -39,19 +40,19 @@ const fileName = z
     pattern: textPattern({ refuse: '/\\\\' }),
     description: 'The file name shown to people and given on download (1 to 255 characters, no / or \\, no control or bidirectional override characters)',
     example: 'kvittering-2026-03-14.pdf',
-  });
+  }));
 
-const sha256 = z
+const sha256 = /* @__PURE__ */ lazySchema(() => z
   .string()
   .max(64)
   .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits')
   .transform((value) => value.toLowerCase())
-  .openapi({ type: 'string', maxLength: 64, pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the exact bytes, hexadecimal (answered in lower case)', example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' });
+  .openapi({ type: 'string', maxLength: 64, pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the exact bytes, hexadecimal (answered in lower case)', example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' }));
 
-const lineId = identifier({ max: limits.integratorId });
-const transactionId = identifier({ max: limits.integratorId });
+const lineId = /* @__PURE__ */ lazySchema(() => identifier({ max: limits.integratorId }));
+const transactionId = /* @__PURE__ */ lazySchema(() => identifier({ max: limits.integratorId }));
 
-export const DocumentLinksSchema = z
+export const DocumentLinksSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     lineIds: z.array(lineId).max(maxLinks).optional().openapi({ description: 'GL lines (`lineId`) the document supports' }),
     transactionIds: z.array(transactionId).max(maxLinks).optional().openapi({ description: 'Vouchers (GL `transactionId`) the document supports' }),
@@ -59,9 +60,9 @@ export const DocumentLinksSchema = z
   .openapi('DocumentLinks', {
     description:
       'What the document belongs to in the books. Ids are stored as given and not checked against the ledger: a receipt is often attached before its voucher is imported.',
-  });
+  }));
 
-export const DeclareDocumentSchema = z
+export const DeclareDocumentSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     fileName,
     contentType: z.enum(documentContentTypes).openapi({ description: 'The media type of the bytes; checked against their first bytes on completion', example: 'application/pdf' }),
@@ -70,9 +71,9 @@ export const DeclareDocumentSchema = z
     description: text({ max: limits.description, multiline: true, blank: true }).optional().openapi({ example: 'Kvittering, lunsj med kunde' }),
     links: DocumentLinksSchema.optional(),
   })
-  .openapi('DeclareDocument', { description: 'A declared upload: the file name, its content type, exact size and SHA-256; optional description and links to the books' });
+  .openapi('DeclareDocument', { description: 'A declared upload: the file name, its content type, exact size and SHA-256; optional description and links to the books' }));
 
-export const UploadInstructionsSchema = z
+export const UploadInstructionsSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     method: z.literal('PUT').openapi({ description: 'Always PUT' }),
     url: textOut(presignedUrlLength).openapi({ format: 'uri', description: 'Presigned storage URL; PUT the bytes here (no bearer token). Valid until expiresAt (15 minutes).' }),
@@ -88,9 +89,9 @@ export const UploadInstructionsSchema = z
       }),
     expiresAt: TimestampSchema.openapi({ description: 'When the presigned URL stops working (15 minutes after the declaration); UTC timestamp (ISO 8601)' }),
   })
-  .openapi('UploadInstructions', { description: 'How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires' });
+  .openapi('UploadInstructions', { description: 'How to send the bytes: the method, the presigned URL, the exact headers to send with it, and when the URL expires' }));
 
-export const DeclaredUploadSchema = z
+export const DeclaredUploadSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     documentId: UuidSchema.openapi({ description: 'Id the document will have once the upload is completed (GET answers 404 until then)' }),
     status: z.literal('pending_upload'),
@@ -99,9 +100,9 @@ export const DeclaredUploadSchema = z
   })
   .openapi('DeclaredUpload', {
     description: 'The document does not exist yet (GET answers 404): PUT the bytes to upload.url, then POST /v1/documents/{documentId}/complete',
-  });
+  }));
 
-export const DocumentSchema = z
+export const DocumentSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     companyId: UuidSchema,
@@ -119,36 +120,36 @@ export const DocumentSchema = z
     createdBy: textOut(limits.serviceId).openapi({ description: 'Client id that declared the upload' }),
     deletedAt: TimestampSchema.nullable(),
   })
-  .openapi('Document', { description: 'Metadata of a stored document (the bytes are reached through GET /v1/documents/{documentId}/download)' });
+  .openapi('Document', { description: 'Metadata of a stored document (the bytes are reached through GET /v1/documents/{documentId}/download)' }));
 
-export const DocumentPageSchema = pageOf(DocumentSchema, 'DocumentPage');
+export const DocumentPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(DocumentSchema, 'DocumentPage'));
 
-export const DocumentDeletionSchema = z
+export const DocumentDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({ id: UuidSchema, deleted: z.literal(true), deletedAt: TimestampSchema })
-  .openapi('DocumentDeletion', { description: 'The answer to a soft delete: the document answers 404 until restored; the bytes stay' });
+  .openapi('DocumentDeletion', { description: 'The answer to a soft delete: the document answers 404 until restored; the bytes stay' }));
 
-export const DownloadSchema = z
+export const DownloadSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     url: textOut(presignedUrlLength).openapi({ format: 'uri', description: 'Presigned GET URL; the answer carries Content-Disposition with the file name' }),
     expiresAt: TimestampSchema.openapi({ description: '5 minutes after the request' }),
   })
-  .openapi('DocumentDownload', { description: 'A presigned GET URL of the document\'s bytes and when it expires' });
+  .openapi('DocumentDownload', { description: 'A presigned GET URL of the document\'s bytes and when it expires' }));
 
-const date = z
+const date = /* @__PURE__ */ lazySchema(() => z
   .string()
   .max(limits.date)
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .openapi({ format: 'date' });
+  .openapi({ format: 'date' }));
 
-export const DocumentListQuerySchema = z.strictObject({
+export const DocumentListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   ...PageQuerySchema.shape,
   linked_line_id: lineId.optional().openapi({ description: 'Only documents linked to this GL line' }),
   content_type: z.enum(documentContentTypes).optional(),
   from: date.optional().openapi({ description: 'Uploaded (completed) on or after this UTC date' }),
   to: date.optional().openapi({ description: 'Uploaded (completed) on or before this UTC date' }),
-});
+}));
 
-export const DocumentParamsSchema = z.object({ documentId: UuidSchema });
+export const DocumentParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ documentId: UuidSchema }));
 
 export type DeclareDocumentInput = z.infer<typeof DeclareDocumentSchema>;
 export type Document = z.infer<typeof DocumentSchema>;

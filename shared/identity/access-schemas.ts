@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { allScopes } from './scopes';
 import { identifier, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
@@ -14,7 +15,7 @@ export const policyActions = [...allScopes, ...actionWildcards] as const;
 const maxRules = 50;
 const policyDescriptionLength = 2000;
 
-export const PolicyRuleSchema = z
+export const PolicyRuleSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     effect: z.enum(['allow', 'deny']).openapi({ description: 'deny wins over any allow that matches the same company and action' }),
     actions: z
@@ -30,21 +31,21 @@ export const PolicyRuleSchema = z
       .refine((resources) => (resources.organizations?.length ?? 0) + (resources.companies?.length ?? 0) > 0, { message: 'A rule names at least one organization or company' })
       .openapi({ description: 'Inside the subtree of the organization that owns the policy (else 422 resource_outside_organization)' }),
   })
-  .openapi('PolicyRule', { description: 'One rule of an access policy: allow or deny actions on organizations (subtrees) and companies' });
+  .openapi('PolicyRule', { description: 'One rule of an access policy: allow or deny actions on organizations (subtrees) and companies' }));
 
-export const PolicyDocumentSchema = z.strictObject({
+export const PolicyDocumentSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   name: text({ max: limits.name }).openapi({ example: 'Accountant: full access to two clients' }).openapi({ description: 'Name of the policy' }).openapi({ description: 'Name of the policy' }),
   description: text({ max: policyDescriptionLength, multiline: true, blank: true }).default('').openapi({ example: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri' }),
   rules: z.array(PolicyRuleSchema).min(1).max(maxRules).openapi({ description: 'The rules (1 to 50); a deny wins over any allow' }).openapi({ description: 'The rules (1 to 50); a deny wins over any allow' }),
-});
+}));
 
-export const CreatePolicySchema = PolicyDocumentSchema.extend({
+export const CreatePolicySchema = /* @__PURE__ */ lazySchema(() => PolicyDocumentSchema.extend({
   organizationId: UuidSchema.optional().openapi({ description: 'The organization that owns the policy (default: your client\'s); within your reach' }),
-}).openapi('CreatePolicy', { description: 'A new access policy' });
+}).openapi('CreatePolicy', { description: 'A new access policy' }));
 
-export const ReplacePolicySchema = PolicyDocumentSchema.openapi('ReplacePolicy', { description: 'The new document of an access policy (replaces name, description and rules)' });
+export const ReplacePolicySchema = /* @__PURE__ */ lazySchema(() => PolicyDocumentSchema.openapi('ReplacePolicy', { description: 'The new document of an access policy (replaces name, description and rules)' }));
 
-export const PolicySchema = z
+export const PolicySchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     organizationId: UuidSchema.openapi({ description: 'The organization that owns the policy; its rules stay inside its subtree' }),
@@ -55,15 +56,15 @@ export const PolicySchema = z
     createdAt: instant,
     updatedAt: instant,
   })
-  .openapi('Policy', { description: 'An access policy: named rules owned by an organization, versioned' });
+  .openapi('Policy', { description: 'An access policy: named rules owned by an organization, versioned' }));
 
-export const PolicyPageSchema = pageOf(PolicySchema, 'PolicyPage');
+export const PolicyPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(PolicySchema, 'PolicyPage'));
 
-export const CreateAssignmentSchema = z
+export const CreateAssignmentSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ policyId: UuidSchema.openapi({ description: 'The policy to assign (UUID), within your reach' }), userId: UuidSchema.openapi({ description: 'The person (UUID), within your reach' }) })
-  .openapi('CreateAssignment', { description: 'Assign a policy to a person' });
+  .openapi('CreateAssignment', { description: 'Assign a policy to a person' }));
 
-export const AssignmentSchema = z
+export const AssignmentSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     policyId: UuidSchema.openapi({ description: 'The policy (UUID)' }),
@@ -72,19 +73,19 @@ export const AssignmentSchema = z
     createdAt: instant,
     createdBy: textOut(limits.serviceId).openapi({ description: 'The client that made the assignment' }),
   })
-  .openapi('Assignment', { description: 'A policy assigned to a person' });
+  .openapi('Assignment', { description: 'A policy assigned to a person' }));
 
-export const AssignmentPageSchema = pageOf(AssignmentSchema, 'AssignmentPage');
+export const AssignmentPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(AssignmentSchema, 'AssignmentPage'));
 
-export const AssignmentListQuerySchema = z.strictObject({
+export const AssignmentListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   user_id: UuidSchema.optional().openapi({ description: 'Only the assignments of this person' }),
   policy_id: UuidSchema.optional().openapi({ description: 'Only the assignments of this policy' }),
   ...PageQuerySchema.shape,
-});
+}));
 
-export const MembershipSchema = z.object({ organizationId: UuidSchema.openapi({ description: 'The organization (UUID)' }), createdAt: instant }).openapi('Membership', { description: 'A membership of the person in an organization' });
+export const MembershipSchema = /* @__PURE__ */ lazySchema(() => z.object({ organizationId: UuidSchema.openapi({ description: 'The organization (UUID)' }), createdAt: instant }).openapi('Membership', { description: 'A membership of the person in an organization' }));
 
-export const UserSchema = z
+export const UserSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     email: textOut(limits.email).openapi({ example: 'kari.nordmann@nordlys.example' }).openapi({ description: 'E-mail address (unique, lower case); the login name' }),
@@ -93,37 +94,37 @@ export const UserSchema = z
     createdAt: instant,
     memberships: z.array(MembershipSchema).openapi({ description: 'The organizations the person is a member of (within your reach)' }),
   })
-  .openapi('User', { description: 'A person of the firm: signs in interactively and may own per-user API clients' });
+  .openapi('User', { description: 'A person of the firm: signs in interactively and may own per-user API clients' }));
 
-export const UserPageSchema = pageOf(UserSchema, 'UserPage', null);
+export const UserPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(UserSchema, 'UserPage', null));
 
-export const UserListQuerySchema = z.strictObject({
+export const UserListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   organization_id: UuidSchema.optional().openapi({ description: 'Only members of this organization (not of its descendants)' }),
   email: identifier({ max: limits.email })
     .optional()
     .openapi({ description: 'Only the person with this e-mail address (case-insensitive)' }),
-});
+}));
 
-export const UserAccessSchema = z
+export const UserAccessSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     companyId: UuidSchema,
     actions: z.array(z.enum(allScopes)).max(allScopes.length).openapi({ description: 'The scopes the person holds on the company', example: ['companies:read', 'ledger:read'] }),
   })
-  .openapi('UserAccess', { description: 'What the person holds on one company' });
+  .openapi('UserAccess', { description: 'What the person holds on one company' }));
 
-export const UserAccessPageSchema = pageOf(UserAccessSchema, 'UserAccessPage');
+export const UserAccessPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(UserAccessSchema, 'UserAccessPage'));
 
-export const UserAccessQuerySchema = z.strictObject({
+export const UserAccessQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   company_id: UuidSchema.optional().openapi({ description: 'Only this company (an empty page when the person holds nothing on it)' }),
   ...PageQuerySchema.shape,
-});
+}));
 
-export const ExplainQuerySchema = z.strictObject({
+export const ExplainQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   company_id: UuidSchema.openapi({ description: 'The company asked about', example: exampleCompany }),
   action: z.enum(allScopes).openapi({ description: 'The action (a scope name) asked about', example: 'ledger:read' }),
-});
+}));
 
-export const AccessExplanationSchema = z
+export const AccessExplanationSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     userId: UuidSchema.openapi({ description: 'The person (UUID)' }),
     companyId: UuidSchema,
@@ -137,7 +138,7 @@ export const AccessExplanationSchema = z
     ruleIndex: z.number().int().min(0).max(maxRules - 1).openapi({ description: '0-based index of the deciding rule in the policy\'s rules' }).nullable(),
     rule: PolicyRuleSchema.nullable(),
   })
-  .openapi('AccessExplanation', { description: 'The decision for one company and action, and what decided it' });
+  .openapi('AccessExplanation', { description: 'The decision for one company and action, and what decided it' }));
 
 export type PolicyDocument = z.infer<typeof PolicyDocumentSchema>;
 export type CreatePolicyInput = z.infer<typeof CreatePolicySchema>;
@@ -145,4 +146,4 @@ export type Policy = z.infer<typeof PolicySchema>;
 export type Assignment = z.infer<typeof AssignmentSchema>;
 export type User = z.infer<typeof UserSchema>;
 
-export const DeletedSchema = z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('Deleted', { description: 'What was deleted' });
+export const DeletedSchema = /* @__PURE__ */ lazySchema(() => z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('Deleted', { description: 'What was deleted' }));

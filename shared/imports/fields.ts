@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { isLosslessNumber } from 'lossless-json';
 import { type Decimal, decimalStringPattern, maxImportDecimals, maxImportIntegerDigits, readAmount, type AmountProblem } from '../platform/money';
 import { identifier, limits, text, textPattern, withTextRule } from '../platform/schemas';
@@ -86,7 +87,7 @@ const checkDecimal = (value: unknown, decimals: number, ctx: z.core.$RefinementC
 
 export const amountDescription = `Decimal string (preferred) or JSON number; at most ${maxImportDecimals} decimals and ${maxImportIntegerDigits} digits before the decimal point (|amount| < 10^${maxImportIntegerDigits}); a string is an optional minus, digits, and optionally a point with 1 to ${maxImportDecimals} digits (no +, blanks or exponent)`;
 
-export const amountSchema = importDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ description: amountDescription, example: '1250.50' }));
+export const amountSchema = /* @__PURE__ */ lazySchema(() => importDecimal(maxImportDecimals).openapi(decimalInputOpenApi({ description: amountDescription, example: '1250.50' })));
 
 /** A tax percentage: a decimal like an amount, from 0 to 100. */
 export const percentageRange: DecimalRange = { min: 0, max: 100 };
@@ -110,27 +111,27 @@ export const integerSchema = (min: number, max: number) =>
     })
     .openapi({ type: 'integer', minimum: min, maximum: max });
 
-export const yearSchema = integerSchema(1900, 2999).openapi({ description: 'Accounting year', example: 2025 });
-export const periodSchema = integerSchema(1, 12).openapi({ description: 'Accounting period 1 to 12', example: 3 });
+export const yearSchema = /* @__PURE__ */ lazySchema(() => integerSchema(1900, 2999).openapi({ description: 'Accounting year', example: 2025 }));
+export const periodSchema = /* @__PURE__ */ lazySchema(() => integerSchema(1, 12).openapi({ description: 'Accounting period 1 to 12', example: 3 }));
 
 /** The integrator's own stable row id: lines are merged by it; it must not contain ':'. */
-export const sourceIdSchema = identifier({ max: limits.integratorId, refuse: { characters: ':', message: "must not contain ':'" } }).openapi({
+export const sourceIdSchema = /* @__PURE__ */ lazySchema(() => identifier({ max: limits.integratorId, refuse: { characters: ':', message: "must not contain ':'" } }).openapi({
   description: "The integrator's stable id of the row (no ':')",
-});
+}));
 
 /** Keys of dimensions and sub-ledgers: the integrator's, stable, unique per company. */
-export const keySchema = text({ max: limits.integratorId });
+export const keySchema = /* @__PURE__ */ lazySchema(() => text({ max: limits.integratorId }));
 
-export const accountCodeSchema = withTextRule(
+export const accountCodeSchema = /* @__PURE__ */ lazySchema(() => withTextRule(
   z
     .string()
     .trim()
     .min(1)
     .max(20)
     .regex(/^[^#\s]+$/, 'must not contain spaces or #'),
-).openapi({ pattern: textPattern({ refuse: '#\\s' }), example: '1920' });
+).openapi({ pattern: textPattern({ refuse: '#\\s' }), example: '1920' }));
 
-export const dateSchema = z.iso.date().max(limits.date).openapi({ format: 'date', example: '2025-03-31' });
+export const dateSchema = /* @__PURE__ */ lazySchema(() => z.iso.date().max(limits.date).openapi({ format: 'date', example: '2025-03-31' }));
 
 /** Most rows any import request may hold (spec: Limits). */
 export const maxImportRows = limits.importRows;

@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { CountSchema, limits, pageOf, PageQuerySchema, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
 import * as z from '../platform/zod';
 import { maxImportRows } from './fields';
@@ -23,7 +24,7 @@ export const fetchCompletionStatuses = ['completed', 'failed', 'ignored', 'error
 const instant = TimestampSchema;
 const count = CountSchema;
 
-export const FetchCompletionSchema = z
+export const FetchCompletionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     status: z.enum(fetchCompletionStatuses).openapi({ description: 'completed, failed, ignored, error or unreported (see the schema description)' }),
     failureType: textOut(limits.code).optional().openapi({ description: 'failed: post_fetch_engine_failed' }),
@@ -34,9 +35,9 @@ export const FetchCompletionSchema = z
   .openapi('FetchCompletion', {
     description:
       'Additive (GL-line and opening-balance imports): `completed` when the fetch was recorded and the post-fetch engines queued or ran; `failed` with failureType `post_fetch_engine_failed` when an engine failed (it is retried); `error` when recording failed (the import itself still succeeded); `ignored` for an import that changed nothing; `unreported` until the import finishes.',
-  });
+  }));
 
-export const ImportRecordSchema = z
+export const ImportRecordSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The import (UUID); poll GET .../imports/{importId}' }),
     kind: z.enum(importKindNames).openapi({ description: 'What was imported' }),
@@ -67,18 +68,18 @@ export const ImportRecordSchema = z
   .openapi('ImportRecord', {
     description:
       'rowsDiscovered = rowsValid + rowsFailed; rowsValid = rowsInserted + rowsUpdated + (rows of the request deleted) + result.unknown. rowsDeleted also counts items retired by snapshot modes.',
-  });
+  }));
 
-export const ImportPageSchema = pageOf(ImportRecordSchema, 'ImportPage');
+export const ImportPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(ImportRecordSchema, 'ImportPage'));
 
-export const ImportListQuerySchema = z.strictObject({
+export const ImportListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   ...PageQuerySchema.shape,
   kind: z.enum(importKindNames).optional(),
   status: z.enum(importStatuses).optional(),
   year: yearQueryParam('Only imports of this accounting year').optional(),
-});
+}));
 
-export const ReadinessYearSchema = z.object({
+export const ReadinessYearSchema = /* @__PURE__ */ lazySchema(() => z.object({
   year: YearSchema.openapi({ description: 'Accounting year' }),
   current: z.boolean().openapi({ description: 'true for the current accounting year' }),
   accounts: count.openapi({ description: 'Accounts in the chart of the year' }),
@@ -86,9 +87,9 @@ export const ReadinessYearSchema = z.object({
   openingBalances: count.openapi({ description: 'Opening balances of the year' }),
   generalLedgerLines: count.openapi({ description: 'GL lines of the year' }),
   lastImportAt: instant.nullable().openapi({ description: 'When the year last changed through an import, or null; UTC timestamp (ISO 8601)' }),
-});
+}));
 
-export const ReadinessSchema = z
+export const ReadinessSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     apiManaged: z.boolean().openapi({ description: 'true when the company is bound to Api and takes imports' }),
     accountingSystem: textOut(limits.code).openapi({ description: 'The system that owns the books' }),
@@ -103,9 +104,9 @@ export const ReadinessSchema = z
         'company_not_api_managed, import_accounts, map_accounts, import_opening_balances, import_general_ledger_lines, import_open_items or up_to_date (the recommended order)',
     }),
   })
-  .openapi('Readiness', { description: 'What the books of the company hold and what to import next' });
+  .openapi('Readiness', { description: 'What the books of the company hold and what to import next' }));
 
-export const FetchRunSchema = z
+export const FetchRunSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: textOut(limits.serviceId).openapi({ description: 'The fetch run' }),
     importId: UuidSchema.openapi({ description: 'The import that completed the fetch' }),
@@ -118,9 +119,9 @@ export const FetchRunSchema = z
       .array(z.object({ name: textOut(limits.code).openapi({ description: 'The engine' }), status: z.enum(['queued', 'completed', 'failed']).openapi({ description: 'queued, completed or failed' }), finishedAt: instant.nullable().openapi({ description: 'When the engine finished, or null; UTC timestamp (ISO 8601)' }), detail: textOut(limits.message).nullable().openapi({ description: 'What the engine did or why it failed, or null' }) }))
       .max(20).openapi({ description: 'The post-fetch engines run after the import (e.g. auto-reconciliation)' }),
   })
-  .openapi('FetchRun', { description: 'A completed GL-line or opening-balance import with its post-fetch engines' });
+  .openapi('FetchRun', { description: 'A completed GL-line or opening-balance import with its post-fetch engines' }));
 
-export const FetchRunPageSchema = pageOf(FetchRunSchema, 'FetchRunPage');
+export const FetchRunPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(FetchRunSchema, 'FetchRunPage'));
 
 export type ImportRecord = z.infer<typeof ImportRecordSchema>;
 export type Readiness = z.infer<typeof ReadinessSchema>;

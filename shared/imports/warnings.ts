@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import Decimal from 'decimal.js';
 import { CountSchema, limits, textOut } from '../platform/schemas';
 import * as z from '../platform/zod';
@@ -9,7 +10,7 @@ export const maxWarningIds = 100;
  * A condition worth the integrator's attention that does not stop the import. Today one kind:
  * `unbalanced_vouchers`, GL lines of one transactionId in the request that do not sum to zero.
  */
-export const ImportWarningSchema = z
+export const ImportWarningSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     code: z.enum(['unbalanced_vouchers']).openapi({ description: 'What the warning is about; branch on it. `unbalanced_vouchers`: the request holds lines of vouchers (same `transactionId`) whose amounts do not sum to zero.' }),
     message: textOut(limits.message).openapi({ description: 'The warning as a sentence, for people' }),
@@ -19,7 +20,7 @@ export const ImportWarningSchema = z
   .openapi('ImportWarning', {
     description:
       'A condition that does not stop the import. The lines are accepted as sent (the other lines of a voucher may arrive in a later request); check the vouchers named once every request is in.',
-  });
+  }));
 
 export type ImportWarning = z.infer<typeof ImportWarningSchema>;
 

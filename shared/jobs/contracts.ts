@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import type { OperationContract } from '../api/operation';
 import { UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
@@ -6,7 +7,7 @@ import { JobListQuerySchema, JobPageSchema, JobSchema } from './schemas';
 export const jobContracts = {
   getJob: {
     description: 'A job (the background work of an import): poll until `succeeded` or `failed`. Any valid token; **404** outside the reach.',
-    params: z.object({ jobId: UuidSchema }),
+    params: /* @__PURE__ */ lazySchema(() => z.object({ jobId: UuidSchema })),
     responses: { 200: { description: 'The job', schema: JobSchema } },
   },
   listJobs: {

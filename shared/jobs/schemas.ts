@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { limits, pageOf, PageQuerySchema, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 
@@ -5,7 +6,7 @@ const instant = TimestampSchema;
 
 export const jobStatuses = ['queued', 'running', 'succeeded', 'failed'] as const;
 
-export const JobSchema = z
+export const JobSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema.openapi({ description: 'The job (UUID)' }),
     type: textOut(limits.code).openapi({ description: 'What the job does, e.g. import:general_ledger_lines' }),
@@ -17,7 +18,7 @@ export const JobSchema = z
     resultUrl: textOut(limits.url).openapi({ description: 'Where the job result is read (the import record)' }),
     error: z.object({ code: textOut(limits.code).openapi({ description: 'The failure reason (as the import\'s failureReason)' }), message: textOut(limits.message).openapi({ description: 'More about the failure, for people' }) }).nullable().openapi({ description: 'Why the job failed; null unless failed' }),
   })
-  .openapi('Job', { description: 'The background work of an import; poll until succeeded or failed' });
+  .openapi('Job', { description: 'The background work of an import; poll until succeeded or failed' }));
 
 /** The job types there are; the list's `type` filter takes one of them. */
 export const jobTypes = [
@@ -32,9 +33,9 @@ export const jobTypes = [
 
 export type JobType = (typeof jobTypes)[number];
 
-export const JobPageSchema = pageOf(JobSchema, 'JobPage');
+export const JobPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(JobSchema, 'JobPage'));
 
-export const JobListQuerySchema = z.strictObject({
+export const JobListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   status: z.enum(jobStatuses).optional().openapi({ description: 'Only jobs in this status', example: 'failed' }),
   type: z.enum(jobTypes).optional().openapi({ description: 'Only jobs of this type (import:<lane>)', example: 'import:general_ledger_lines' }),
   company_id: UuidSchema.optional().openapi({
@@ -42,7 +43,7 @@ export const JobListQuerySchema = z.strictObject({
     example: '3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f',
   }),
   ...PageQuerySchema.shape,
-});
+}));
 
 export type Job = z.infer<typeof JobSchema>;
 export type JobListQuery = z.infer<typeof JobListQuerySchema>;

@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import * as z from '../platform/zod';
 
 /** What an emitter writes as an event's data: a flat object of ids and small values (thin: receivers fetch the resource). */
@@ -27,18 +28,18 @@ export const defineEvent = <const Type extends string, Data extends EventDataSha
   definition: Omit<EventDefinition<Type, Data>, 'type'>,
 ): EventDefinition<Type, Data> => ({ type, ...definition });
 
-const id = z.string();
+const id = /* @__PURE__ */ lazySchema(() => z.string());
 const company = (c: string | null) => `/v1/companies/${c}`;
 const job = (ids: Record<string, string>) => `/v1/jobs/${ids.jobId}`;
 const importPath = (ids: Record<string, string>, c: string | null) => `${company(c)}/imports/${ids.importId}`;
 const reconciliation = (ids: Record<string, string>, c: string | null) => `${company(c)}/reconciliations/${ids.reconciliationId}`;
 const document = (ids: Record<string, string>) => `/v1/documents/${ids.documentId}`;
 
-const importAccepted = z.strictObject({ importId: id, jobId: id, kind: z.string() });
-const jobEnded = z.strictObject({ jobId: id, importId: id, kind: z.string(), status: z.enum(['succeeded', 'failed']) });
-const companyChanged = z.strictObject({ companyId: id });
-const reconciliationChanged = z.strictObject({ reconciliationId: id, bankAccountId: id, year: z.number(), period: z.number(), source: z.string() });
-const documentChanged = z.strictObject({ documentId: id });
+const importAccepted = /* @__PURE__ */ lazySchema(() => z.strictObject({ importId: id, jobId: id, kind: z.string() }));
+const jobEnded = /* @__PURE__ */ lazySchema(() => z.strictObject({ jobId: id, importId: id, kind: z.string(), status: z.enum(['succeeded', 'failed']) }));
+const companyChanged = /* @__PURE__ */ lazySchema(() => z.strictObject({ companyId: id }));
+const reconciliationChanged = /* @__PURE__ */ lazySchema(() => z.strictObject({ reconciliationId: id, bankAccountId: id, year: z.number(), period: z.number(), source: z.string() }));
+const documentChanged = /* @__PURE__ */ lazySchema(() => z.strictObject({ documentId: id }));
 
 /**
  * Every event type written to the outbox, in the order of the webhook catalogue (GET
@@ -93,7 +94,7 @@ export const outboxEvents = [
   defineEvent('document.restored', { description: 'A soft-deleted document was restored.', data: documentChanged, ids: ['documentId'], link: document, refreshesContext: true }),
   defineEvent('bank.statement.ingested', {
     description: "A bank statement (camt.053) was ingested; the link lists the account's transactions.",
-    data: z.strictObject({ bankAccountId: id, statementId: id }),
+    data: /* @__PURE__ */ lazySchema(() => z.strictObject({ bankAccountId: id, statementId: id })),
     ids: ['bankAccountId', 'statementId'],
     link: (ids, c) => `${company(c)}/bank/accounts/${ids.bankAccountId}/transactions`,
     refreshesContext: true,

@@ -1,3 +1,4 @@
+import { lazySchema } from './lazy-schema';
 import { isWellFormed } from './text';
 import * as z from './zod';
 
@@ -118,33 +119,33 @@ export const identifier = (options: { max: number; refuse?: { characters: string
 /** Text the API answers: bounded, characters as stored. */
 export const textOut = (max: number) => z.string().max(max);
 
-export const UuidSchema = z.string().uuid().max(limits.uuid);
+export const UuidSchema = /* @__PURE__ */ lazySchema(() => z.string().uuid().max(limits.uuid));
 
 /** An instant the API answers (ISO 8601). */
-export const TimestampSchema = z.string().max(limits.timestamp).openapi({ format: 'date-time' });
+export const TimestampSchema = /* @__PURE__ */ lazySchema(() => z.string().max(limits.timestamp).openapi({ format: 'date-time' }));
 
 /** A date the API answers (YYYY-MM-DD). */
-export const DateSchema = z.string().max(limits.date).openapi({ format: 'date' });
+export const DateSchema = /* @__PURE__ */ lazySchema(() => z.string().max(limits.date).openapi({ format: 'date' }));
 
 /** A count or another non-negative whole number of an answer. */
-export const CountSchema = z.number().int().min(0).max(limits.count);
+export const CountSchema = /* @__PURE__ */ lazySchema(() => z.number().int().min(0).max(limits.count));
 
 /** An accounting year (1900 to 2999). */
-export const YearSchema = z.number().int().min(1900).max(2999);
+export const YearSchema = /* @__PURE__ */ lazySchema(() => z.number().int().min(1900).max(2999));
 
 /** An accounting period (1 to 12). */
-export const PeriodSchema = z.number().int().min(1).max(12);
+export const PeriodSchema = /* @__PURE__ */ lazySchema(() => z.number().int().min(1).max(12));
 
 /** Shared shapes of the specification (Resources: Shared shapes). */
-export const FieldErrorSchema = z
+export const FieldErrorSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     index: z.number().int().min(0).max(limits.count).optional().openapi({ description: '0-based index into the request array, where the input is an array' }),
     field: textOut(limits.message).openapi({ description: 'The field, as a dotted path within the item (e.g. `amount`, `dimensionKeys.0`)' }),
     message: textOut(limits.message).openapi({ description: 'What is wrong with the field, as a sentence' }),
   })
-  .openapi('FieldError', { description: 'One problem with one field of the request' });
+  .openapi('FieldError', { description: 'One problem with one field of the request' }));
 
-export const ProblemSchema = z
+export const ProblemSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     type: textOut(limits.url).openapi({ format: 'uri' }).openapi({ description: 'URL of a page explaining this kind of problem (GET /problems/{error})' }),
     title: textOut(limits.name).openapi({ description: 'Short summary of the kind of problem' }),
@@ -166,14 +167,14 @@ export const ProblemSchema = z
       .optional()
       .openapi({ description: "unknown_account_codes: the codes missing from that year's chart" }),
   })
-  .openapi('Problem', { description: 'RFC 9457 problem document (application/problem+json)' });
+  .openapi('Problem', { description: 'RFC 9457 problem document (application/problem+json)' }));
 
-export const PaginationSchema = z
+export const PaginationSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     next_cursor: textOut(limits.cursor).nullable().openapi({ description: 'Send as `cursor` to read the next page; null on the last page' }),
     has_more: z.boolean().openapi({ description: 'true when another page follows' }),
   })
-  .openapi('Pagination', { description: 'Cursor pagination: page_size 1 to 200 (default 50); cursors are opaque, signed and bound to the caller (the client, and the person of an interactive session) and the filters' });
+  .openapi('Pagination', { description: 'Cursor pagination: page_size 1 to 200 (default 50); cursors are opaque, signed and bound to the caller (the client, and the person of an interactive session) and the filters' }));
 
 /**
  * A page of items: at most page_size (200). A small bounded list answers everything in one page:
@@ -182,7 +183,7 @@ export const PaginationSchema = z
 export const pageOf = <T extends z.ZodType>(item: T, name: string, maxItems: number | null = limits.pageItems) =>
   z.object({ data: maxItems === null ? z.array(item) : z.array(item).max(maxItems), pagination: PaginationSchema }).openapi(name);
 
-export const PageQuerySchema = z.object({
+export const PageQuerySchema = /* @__PURE__ */ lazySchema(() => z.object({
   cursor: z
     .string()
     .min(1)
@@ -196,7 +197,7 @@ export const PageQuerySchema = z.object({
     .max(limits.pageItems)
     .default(50)
     .openapi({ type: 'integer', minimum: 1, maximum: limits.pageItems, default: 50 }),
-});
+}));
 
 /** What an omitted `year` means on the reads of a year's books. */
 export const currentYearNote =

@@ -1,9 +1,10 @@
+import { lazySchema } from '../platform/lazy-schema';
 import type { OperationContract } from '../api/operation';
 import { UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 import { CreatedSaftImportSchema, CreateSaftImportSchema, SaftImportPageSchema, SaftImportSchema, SaftListQuerySchema, SaftParamsSchema, StartSaftImportSchema } from './schemas';
 
-const companyParams = z.object({ companyId: UuidSchema });
+const companyParams = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema }));
 const saftNotFound = 'not_found: no such SAF-T import, or its company is outside your reach';
 
 /** Request and response shapes of the SAF-T import operations (in the imports group), keyed by operationId. */

@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { CountSchema, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema, YearSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 import { UploadInstructionsSchema } from '../documents/schemas';
@@ -14,10 +15,10 @@ export const maxSchemaValidatedBytes = 32 * 1024 * 1024;
 
 export const saftStatuses = ['awaiting_upload', 'queued', 'running', 'succeeded', 'failed'] as const;
 
-const decimalText = textOut(64).openapi({ description: 'Decimal string, exact (debit positive, credit negative)', example: '1234.56' });
+const decimalText = /* @__PURE__ */ lazySchema(() => textOut(64).openapi({ description: 'Decimal string, exact (debit positive, credit negative)', example: '1234.56' }));
 const nullableText = (max: number) => textOut(max).nullable();
 
-export const SaftReportSchema = z
+export const SaftReportSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     header: z.object({
       companyName: nullableText(limits.name).openapi({ description: 'Header/Company/Name' }),
@@ -101,31 +102,31 @@ export const SaftReportSchema = z
       description: `valid: the file passed its version's XSD; skipped_over_size_limit: files over ${maxSchemaValidatedBytes / 1024 / 1024} MiB are checked by the streaming parser only; unavailable: the validator could not run (logged), the streaming parser's checks applied`,
     }),
   })
-  .openapi('SaftReport');
+  .openapi('SaftReport'));
 export type SaftReport = z.infer<typeof SaftReportSchema>;
 
-const sha256 = z
+const sha256 = /* @__PURE__ */ lazySchema(() => z
   .string()
   .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hexadecimal digits')
   .max(64)
-  .openapi({ description: 'SHA-256 of the file, hexadecimal lower case', example: 'f2ca1bb6c7e907d06dafe4687e579fce76b37e4e93b7605022da52e6ccc26fd2' });
+  .openapi({ description: 'SHA-256 of the file, hexadecimal lower case', example: 'f2ca1bb6c7e907d06dafe4687e579fce76b37e4e93b7605022da52e6ccc26fd2' }));
 
-export const CreateSaftImportSchema = z
+export const CreateSaftImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     fileName: text({ max: limits.name }).openapi({ description: 'The file name (for people; not read)', example: 'SAF-T Financial_999999999_20161125213512.xml' }),
     sizeBytes: z.number().int().min(1).max(maxSaftBytes).openapi({ description: `Exact size in bytes, 1 B to 200 MiB (${maxSaftBytes}); the upload URL accepts only this length`, example: 17012 }),
     sha256,
   })
-  .openapi('CreateSaftImportRequest', { description: 'The file to be uploaded: name, exact size and SHA-256' });
+  .openapi('CreateSaftImportRequest', { description: 'The file to be uploaded: name, exact size and SHA-256' }));
 
-export const StartSaftImportSchema = z
+export const StartSaftImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     allowOrganizationNumberMismatch: z.boolean().optional().openapi({ description: "true: import a file whose organization number differs from the company's" }),
     deleteMissing: z.boolean().optional().openapi({ description: "true: delete the company's GL lines of the file's fiscal years that the file does not hold (all or nothing: none when one of them is reconciled). Default false: they stay", example: true }),
   })
-  .openapi('StartSaftImportRequest', { description: 'Options of the start (an empty object for none)' });
+  .openapi('StartSaftImportRequest', { description: 'Options of the start (an empty object for none)' }));
 
-export const SaftImportSchema = z
+export const SaftImportSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     companyId: UuidSchema,
@@ -152,13 +153,13 @@ export const SaftImportSchema = z
     updatedAt: TimestampSchema,
     completedAt: TimestampSchema.nullable().openapi({ description: 'When it succeeded or failed' }),
   })
-  .openapi('SaftImport', { description: 'A SAF-T Financial import: the declared file, its status, the per-kind imports it ran and its report' });
+  .openapi('SaftImport', { description: 'A SAF-T Financial import: the declared file, its status, the per-kind imports it ran and its report' }));
 export type SaftImport = z.infer<typeof SaftImportSchema>;
 
-export const CreatedSaftImportSchema = SaftImportSchema.extend({
+export const CreatedSaftImportSchema = /* @__PURE__ */ lazySchema(() => SaftImportSchema.extend({
   upload: UploadInstructionsSchema,
-}).openapi('CreatedSaftImport', { description: 'The declared SAF-T import (awaiting_upload) and its upload instructions' });
+}).openapi('CreatedSaftImport', { description: 'The declared SAF-T import (awaiting_upload) and its upload instructions' }));
 
-export const SaftImportPageSchema = pageOf(SaftImportSchema, 'SaftImportPage');
-export const SaftParamsSchema = z.object({ companyId: UuidSchema, saftImportId: UuidSchema.openapi({ description: 'The SAF-T import (its id from the declaration)' }) });
-export const SaftListQuerySchema = z.strictObject(PageQuerySchema.shape);
+export const SaftImportPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(SaftImportSchema, 'SaftImportPage'));
+export const SaftParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema, saftImportId: UuidSchema.openapi({ description: 'The SAF-T import (its id from the declaration)' }) }));
+export const SaftListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape));

@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { vatFrequencies } from '../companies/schemas';
 import { Decimal } from '../platform/money';
 import { CountSchema, currentYearNote, DateSchema, limits, pageOf, PeriodSchema, textOut, YearSchema, yearQueryParam } from '../platform/schemas';
@@ -5,7 +6,7 @@ import * as z from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals by shared/platform/json.ts. */
 
-const amountRead = z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' });
+const amountRead = /* @__PURE__ */ lazySchema(() => z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' }));
 const amount = (description: string) => amountRead.openapi({ type: 'number', format: 'decimal', description });
 const date = (description: string) => DateSchema.openapi({ description });
 
@@ -18,7 +19,7 @@ export type VatPosition = (typeof vatPositions)[number];
 const signs =
   'Amounts are in NOK and signed as the VAT return reads them, not as booked: a normal sale and a normal purchase both give a positive basis; credit notes reduce it.';
 
-export const VatTermTaxCodeSchema = z
+export const VatTermTaxCodeSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     taxCode: textOut(50).openapi({ description: 'The taxCode of the GL lines, as imported', example: '3' }),
     standard: z.boolean().openapi({ description: 'Whether it is a SAF-T standard tax code (Skatteetaten). Other codes are listed but count in no total.' }),
@@ -34,17 +35,17 @@ export const VatTermTaxCodeSchema = z
     outputVat: amount('Output VAT of the code: the negated tax amounts of sale codes, the tax amounts of reverse-charge codes; 0 otherwise'),
     inputVat: amount('Input VAT of the code: the tax amounts of input codes and of deductible reverse-charge codes; 0 otherwise'),
   })
-  .openapi('VatTermTaxCode', { description: `One tax code's lines in a term. ${signs}` });
+  .openapi('VatTermTaxCode', { description: `One tax code's lines in a term. ${signs}` }));
 
-const VatAccountMovementSchema = z
+const VatAccountMovementSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     accountCode: textOut(20).openapi({ example: '2700' }).openapi({ description: 'The VAT account' }),
     direction: z.enum(['output', 'input']).openapi({ description: 'output: 2700-2709 (utgående mva); input: 2710-2719 (inngående mva)' }),
     movement: amount('Sum of the GL lines on the account in the term, as booked (debit positive, credit negative)'),
   })
-  .openapi('VatAccountMovement', { description: 'The movement of one VAT account in the term' });
+  .openapi('VatAccountMovement', { description: 'The movement of one VAT account in the term' }));
 
-export const VatTermSchema = z
+export const VatTermSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     year: YearSchema.openapi({ description: 'The filing year (the accounting year of the GL lines)', example: 2025 }),
     term: z.number().int().min(1).max(6).openapi({ description: 'Term number within the year: 1-6 for bimonthly filing, 1 for annual filing', example: 1 }),
@@ -84,16 +85,16 @@ export const VatTermSchema = z
         description: 'The VAT computed from the tax codes of the GL lines against the VAT booked on the VAT accounts (NS 4102 numbering), compared exactly',
       }),
   })
-  .openapi('VatTerm', { description: `A VAT filing term with its totals and reconciliation status. ${signs}` });
+  .openapi('VatTerm', { description: `A VAT filing term with its totals and reconciliation status. ${signs}` }));
 
-export const VatTermPageSchema = pageOf(VatTermSchema, 'VatTermPage', 6);
+export const VatTermPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(VatTermSchema, 'VatTermPage', 6));
 
 export type VatTerm = z.infer<typeof VatTermSchema>;
 export type VatTermTaxCode = z.infer<typeof VatTermTaxCodeSchema>;
 export type VatTermPage = z.infer<typeof VatTermPageSchema>;
 
-export const VatTermQuerySchema = z.strictObject({
+export const VatTermQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQueryParam(`Filing year; ${currentYearNote}`).optional(),
-});
+}));
 
 export type VatTermQuery = z.infer<typeof VatTermQuerySchema>;

@@ -1,10 +1,11 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { defineEvent, outboxEvents, type EventDefinition } from '../outbox/events';
 import * as z from '../platform/zod';
 
 /** Sent on request (POST .../test), never written to the outbox. */
 const webhookTest = defineEvent('webhook.test', {
   description: 'Sent on request (POST .../test) to check a receiver; nothing changed.',
-  data: z.strictObject({ subscriptionId: z.string() }),
+  data: /* @__PURE__ */ lazySchema(() => z.strictObject({ subscriptionId: z.string() })),
   ids: ['subscriptionId'],
   link: (ids) => `/v1/webhooks/subscriptions/${ids.subscriptionId}`,
   refreshesContext: false,

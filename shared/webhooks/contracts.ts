@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import type { OperationContract } from '../api/operation';
 import { PageQuerySchema } from '../platform/schemas';
 import * as z from '../platform/zod';
@@ -38,7 +39,7 @@ export const webhookContracts = {
   listWebhookSubscriptions: {
     description:
       "The subscriptions of your organization and its descendants (those you may read and change by id; `organizationId` says whose): your own first, each organization's oldest first, without their secrets.",
-    query: z.strictObject(PageQuerySchema.shape),
+    query: /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape)),
     responses: { 200: { description: "The subscriptions of your organization and its descendants: your own first, each organization's oldest first", schema: SubscriptionPageSchema } },
     problems: systemOnly,
   },

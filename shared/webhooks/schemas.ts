@@ -1,3 +1,4 @@
+import { lazySchema } from '../platform/lazy-schema';
 import { CountSchema, limits, PageQuerySchema, pageOf, PaginationSchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 import { catalogTypes } from './catalog';
@@ -12,33 +13,33 @@ const eventTypePattern = /^[a-z0-9_]+(\.[a-z0-9_]+)*$/;
 export const subscriptionStatuses = ['pending_verification', 'active', 'disabled'] as const;
 export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'dead'] as const;
 
-const eventTypes = z
+const eventTypes = /* @__PURE__ */ lazySchema(() => z
   .array(z.enum([...catalogTypes, '*']))
   .min(1)
   .max(50)
-  .openapi({ description: 'Event types to receive, from GET /v1/webhooks/event-types, or ["*"] for every type (including types added later)', example: ['job.succeeded', 'company.updated'] });
-const companyIds = z
+  .openapi({ description: 'Event types to receive, from GET /v1/webhooks/event-types, or ["*"] for every type (including types added later)', example: ['job.succeeded', 'company.updated'] }));
+const companyIds = /* @__PURE__ */ lazySchema(() => z
   .array(UuidSchema)
   .min(1)
   .max(100)
   .nullable()
-  .openapi({ description: 'Only events of these companies (within your reach); null or omitted: every company within reach' });
-const url = z.string().min(1).max(limits.url).openapi({ format: 'uri', description: 'The receiver: https (plain http only to a loopback address, and only where the deployment allows it)', example: 'https://example.com/webhooks/ledger' });
-const description = text({ max: limits.note, multiline: true, blank: true }).nullable().openapi({ description: 'Your note on what it is for' });
+  .openapi({ description: 'Only events of these companies (within your reach); null or omitted: every company within reach' }));
+const url = /* @__PURE__ */ lazySchema(() => z.string().min(1).max(limits.url).openapi({ format: 'uri', description: 'The receiver: https (plain http only to a loopback address, and only where the deployment allows it)', example: 'https://example.com/webhooks/ledger' }));
+const description = /* @__PURE__ */ lazySchema(() => text({ max: limits.note, multiline: true, blank: true }).nullable().openapi({ description: 'Your note on what it is for' }));
 const timestamp = TimestampSchema;
-const eventTypeName = textOut(limits.code);
+const eventTypeName = /* @__PURE__ */ lazySchema(() => textOut(limits.code));
 
-export const CreateSubscriptionSchema = z
+export const CreateSubscriptionSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ url, eventTypes, companyIds: companyIds.optional(), description: description.optional() })
-  .openapi('CreateWebhookSubscription', { description: 'A new webhook subscription: receiver url, event types, optional company filter' });
+  .openapi('CreateWebhookSubscription', { description: 'A new webhook subscription: receiver url, event types, optional company filter' }));
 export type CreateSubscriptionInput = z.infer<typeof CreateSubscriptionSchema>;
 
-export const UpdateSubscriptionSchema = z
+export const UpdateSubscriptionSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ url: url.optional(), eventTypes: eventTypes.optional(), companyIds: companyIds.optional(), description: description.optional() })
-  .openapi('UpdateWebhookSubscription', { description: 'Changes to a webhook subscription (patch semantics); a new url runs the handshake again' });
+  .openapi('UpdateWebhookSubscription', { description: 'Changes to a webhook subscription (patch semantics); a new url runs the handshake again' }));
 export type UpdateSubscriptionInput = z.infer<typeof UpdateSubscriptionSchema>;
 
-export const SubscriptionSchema = z
+export const SubscriptionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     organizationId: UuidSchema.openapi({ description: 'The organization the subscription belongs to; it hears the companies of that organization and its descendants' }),
@@ -53,25 +54,25 @@ export const SubscriptionSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .openapi('WebhookSubscription', { description: 'A webhook subscription: where events go, which, and its verification status' });
+  .openapi('WebhookSubscription', { description: 'A webhook subscription: where events go, which, and its verification status' }));
 export type Subscription = z.infer<typeof SubscriptionSchema>;
 
-export const CreatedSubscriptionSchema = SubscriptionSchema.extend({
+export const CreatedSubscriptionSchema = /* @__PURE__ */ lazySchema(() => SubscriptionSchema.extend({
   secret: textOut(secretLength).openapi({ description: 'The signing secret (whsec_...), shown this once: store it now', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
-}).openapi('CreatedWebhookSubscription', { description: 'A new webhook subscription with its signing secret (shown only here)' });
+}).openapi('CreatedWebhookSubscription', { description: 'A new webhook subscription with its signing secret (shown only here)' }));
 
-export const RotatedSecretSchema = z
+export const RotatedSecretSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     secret: textOut(secretLength).openapi({ description: 'The new signing secret, shown this once' }),
     previousSecretExpiresAt: timestamp.openapi({ description: 'Until then deliveries carry two signatures, one per secret' }),
   })
-  .openapi('RotatedWebhookSecret', { description: 'A new signing secret and until when the previous one also signs' });
+  .openapi('RotatedWebhookSecret', { description: 'A new signing secret and until when the previous one also signs' }));
 
-export const SubscriptionPageSchema = pageOf(SubscriptionSchema, 'WebhookSubscriptionPage');
-export const SubscriptionDeletionSchema = z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('WebhookSubscriptionDeletion', { description: 'The answer to deleting a webhook subscription' });
+export const SubscriptionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(SubscriptionSchema, 'WebhookSubscriptionPage'));
+export const SubscriptionDeletionSchema = /* @__PURE__ */ lazySchema(() => z.object({ id: UuidSchema, deleted: z.literal(true) }).openapi('WebhookSubscriptionDeletion', { description: 'The answer to deleting a webhook subscription' }));
 
-export const AttemptSchema = z
+export const AttemptSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     at: timestamp.openapi({ description: 'When the attempt started; UTC timestamp (ISO 8601)' }),
     statusCode: z.number().int().min(100).max(599).nullable().openapi({ description: 'The HTTP status; null on a network error or timeout' }),
@@ -79,9 +80,9 @@ export const AttemptSchema = z
     latencyMs: CountSchema.openapi({ description: 'From sending to the answer (or the error), in milliseconds' }),
     responseBody: textOut(1024).nullable().openapi({ description: 'The first 1 KiB of the answer' }),
   })
-  .openapi('WebhookAttempt', { description: 'One attempt of a delivery: when, the answer or the error, how long it took' });
+  .openapi('WebhookAttempt', { description: 'One attempt of a delivery: when, the answer or the error, how long it took' }));
 
-export const DeliverySchema = z
+export const DeliverySchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     subscriptionId: UuidSchema.openapi({ description: 'The subscription delivered to (UUID)' }),
@@ -95,9 +96,9 @@ export const DeliverySchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .openapi('WebhookDelivery', { description: 'One delivery of one event to one subscription' });
+  .openapi('WebhookDelivery', { description: 'One delivery of one event to one subscription' }));
 
-export const EventSchema = z
+export const EventSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: textOut(limits.serviceId),
     sequence: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: "Position in the organization's event feed (1, 2, 3, ...)" }),
@@ -110,44 +111,44 @@ export const EventSchema = z
       link: textOut(limits.url).openapi({ description: 'The API path that fetches what changed' }).openapi({ description: 'The API path that fetches what changed' }),
     }),
   })
-  .openapi('Event', { description: 'A thin event: what changed (ids) and where to fetch it (link); no ledger data' });
+  .openapi('Event', { description: 'A thin event: what changed (ids) and where to fetch it (link); no ledger data' }));
 
-export const DeliveryWithAttemptsSchema = DeliverySchema.extend({
+export const DeliveryWithAttemptsSchema = /* @__PURE__ */ lazySchema(() => DeliverySchema.extend({
   event: EventSchema.omit({ sequence: true }).openapi({ description: 'The event as signed and sent' }),
   attempts: z.array(AttemptSchema).max(maxAttempts).openapi({ description: 'Every attempt, oldest first' }),
-}).openapi('WebhookDeliveryWithAttempts', { description: 'One delivery with the event as sent and every attempt' });
+}).openapi('WebhookDeliveryWithAttempts', { description: 'One delivery with the event as sent and every attempt' }));
 
-export const DeliveryPageSchema = pageOf(DeliverySchema, 'WebhookDeliveryPage');
+export const DeliveryPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(DeliverySchema, 'WebhookDeliveryPage'));
 
-export const DeliveryListQuerySchema = z.strictObject({
+export const DeliveryListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   ...PageQuerySchema.shape,
   status: z.enum(deliveryStatuses).optional(),
   event_type: z.string().min(1).max(limits.code).regex(eventTypePattern).optional(),
-});
+}));
 
-export const EventTypeSchema = z
+export const EventTypeSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     type: eventTypeName,
     description: textOut(limits.description),
     ids: z.array(textOut(limits.code)).max(10).openapi({ description: 'The ids in data.ids' }),
     link: textOut(limits.url).openapi({ description: 'data.link: the path that fetches what changed' }),
   })
-  .openapi('WebhookEventType', { description: 'One event type: what it means, its ids and its link' });
-export const EventTypeListSchema = z.object({ data: z.array(EventTypeSchema).max(catalogTypes.length) }).openapi('WebhookEventTypeList', { description: 'The event catalogue' });
+  .openapi('WebhookEventType', { description: 'One event type: what it means, its ids and its link' }));
+export const EventTypeListSchema = /* @__PURE__ */ lazySchema(() => z.object({ data: z.array(EventTypeSchema).max(catalogTypes.length) }).openapi('WebhookEventTypeList', { description: 'The event catalogue' }));
 
-export const EventPageSchema = z
+export const EventPageSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     data: z.array(EventSchema).max(limits.pageItems),
     pagination: PaginationSchema.openapi({ description: 'next_cursor: pass it as `after` (it is the last sequence read, also when has_more is false, to poll for newer events later)' }),
   })
-  .openapi('EventPage');
+  .openapi('EventPage'));
 
-export const EventListQuerySchema = z.strictObject({
+export const EventListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).openapi({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Events after this sequence number (0: from the oldest kept, 30 days)' }),
   page_size: PageQuerySchema.shape.page_size,
   type: z.string().min(1).max(limits.code).regex(eventTypePattern).optional(),
   company_id: UuidSchema.optional(),
-});
+}));
 
-export const SubscriptionParamsSchema = z.object({ subscriptionId: UuidSchema });
-export const DeliveryParamsSchema = z.object({ deliveryId: UuidSchema });
+export const SubscriptionParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ subscriptionId: UuidSchema }));
+export const DeliveryParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ deliveryId: UuidSchema }));

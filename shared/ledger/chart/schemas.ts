@@ -1,3 +1,4 @@
+import { lazySchema } from '../../platform/lazy-schema';
 import { accountCodeSchema, keySchema, maxImportRows, yearSchema } from '../../imports/fields';
 import { currentYearNote, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
 import * as z from '../../platform/zod';
@@ -26,18 +27,18 @@ export type DimensionType = (typeof dimensionTypes)[number];
 export const subLedgerTypes = ['customer', 'supplier'] as const;
 export type SubLedgerType = (typeof subLedgerTypes)[number];
 
-const currencyCodeSchema = z
+const currencyCodeSchema = /* @__PURE__ */ lazySchema(() => z
   .string()
   .max(3)
   .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code of 3 upper-case letters')
-  .openapi({ description: 'ISO 4217 currency code', example: 'NOK' });
+  .openapi({ description: 'ISO 4217 currency code', example: 'NOK' }));
 
 
 // ---------------------------------------------------------------------------------------------
 // Import bodies
 // ---------------------------------------------------------------------------------------------
 
-export const AccountImportLineSchema = z
+export const AccountImportLineSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     accountCode: accountCodeSchema.openapi({ description: 'Account number, stable across years; updated in place when it exists' }),
     accountDescription: text({ max: limits.name }).openapi({ example: 'Bankinnskudd' }).openapi({ description: 'Name of the account, e.g. "Bank deposits"' }),
@@ -48,10 +49,10 @@ export const AccountImportLineSchema = z
       .openapi({ description: 'Omitted or null: the account has no currency of its own (an update clears it)' }),
     hidden: z.boolean().optional().openapi({ description: 'true hides (retires) the account, false shows it; omitted leaves the flag unchanged (new accounts: false)' }),
   })
-  .openapi('AccountImportLine', { description: 'One account of the chart; merged by accountCode within the year' });
+  .openapi('AccountImportLine', { description: 'One account of the chart; merged by accountCode within the year' }));
 export type AccountImportLine = z.infer<typeof AccountImportLineSchema>;
 
-export const AccountsImportSchema = z
+export const AccountsImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     year: yearSchema,
     accounts: z.array(AccountImportLineSchema).min(1, 'accounts must hold at least one account.').max(maxImportRows).openapi({ description: 'The accounts of the year, 1 to 10,000; merged by accountCode' }),
@@ -59,10 +60,10 @@ export const AccountsImportSchema = z
   .openapi('AccountsImportRequest', {
     description:
       "The chart of one accounting year, merged by accountCode. The standard-account mapping is never changed by an import; a later duplicate accountCode fails as a row (the first applies).",
-  });
+  }));
 export type AccountsImportBody = z.infer<typeof AccountsImportSchema>;
 
-export const DimensionImportLineSchema = z
+export const DimensionImportLineSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     key: keySchema.openapi({ description: "The integrator's key, unique per company" }),
     value: text({ max: limits.name }).openapi({ description: 'Display value', example: 'Salg' }),
@@ -72,26 +73,26 @@ export const DimensionImportLineSchema = z
       .optional()
       .openapi({ description: 'Key of the parent dimension: an existing one or one earlier in the request. Omitted or null: no parent' }),
   })
-  .openapi('DimensionImportLine', { description: 'One dimension value; merged by key' });
+  .openapi('DimensionImportLine', { description: 'One dimension value; merged by key' }));
 export type DimensionImportLine = z.infer<typeof DimensionImportLineSchema>;
 
-export const DimensionsImportSchema = z
+export const DimensionsImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ dimensions: z.array(DimensionImportLineSchema).min(1, 'dimensions must hold at least one dimension.').max(maxImportRows).openapi({ description: 'The dimensions, 1 to 10,000; merged by key' }) })
-  .openapi('DimensionsImportRequest', { description: 'Dimensions of the company (not per year), merged by key.' });
+  .openapi('DimensionsImportRequest', { description: 'Dimensions of the company (not per year), merged by key.' }));
 export type DimensionsImportBody = z.infer<typeof DimensionsImportSchema>;
 
-export const SubLedgerImportLineSchema = z
+export const SubLedgerImportLineSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     key: keySchema.openapi({ description: "The integrator's key (customer or supplier number), unique per company" }),
     value: text({ max: limits.name }).openapi({ description: 'Display value (name)', example: 'Kunde AS' }),
     type: z.enum(subLedgerTypes).openapi({ description: 'customer or supplier; a key keeps its type' }),
   })
-  .openapi('SubLedgerImportLine', { description: 'One customer or supplier; merged by key' });
+  .openapi('SubLedgerImportLine', { description: 'One customer or supplier; merged by key' }));
 export type SubLedgerImportLine = z.infer<typeof SubLedgerImportLineSchema>;
 
-export const SubLedgersImportSchema = z
+export const SubLedgersImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ subLedgers: z.array(SubLedgerImportLineSchema).min(1, 'subLedgers must hold at least one sub-ledger.').max(maxImportRows).openapi({ description: 'The customers and suppliers, 1 to 10,000; merged by key' }) })
-  .openapi('SubLedgersImportRequest', { description: 'Sub-ledgers (customers, suppliers) of the company, merged by key; a key keeps its type.' });
+  .openapi('SubLedgersImportRequest', { description: 'Sub-ledgers (customers, suppliers) of the company, merged by key; a key keeps its type.' }));
 export type SubLedgersImportBody = z.infer<typeof SubLedgersImportSchema>;
 
 /** Deletion bodies are built by the pipeline from the path (and `year` from the query for accounts). */
@@ -103,15 +104,15 @@ const uniqueIds = (body: { ids: string[] }, ctx: z.RefinementCtx) => {
   });
 };
 
-export const AccountDeletionSchema = z
+export const AccountDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({ year: yearSchema, ids: z.array(accountCodeSchema).min(1, 'ids must hold at least one id.').max(maxImportRows) })
-  .superRefine(uniqueIds);
+  .superRefine(uniqueIds));
 export type AccountDeletionBody = z.infer<typeof AccountDeletionSchema>;
 
-export const DimensionDeletionSchema = z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds);
+export const DimensionDeletionSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds));
 export type DimensionDeletionBody = z.infer<typeof DimensionDeletionSchema>;
 
-export const SubLedgerDeletionSchema = z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds);
+export const SubLedgerDeletionSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ ids: z.array(keySchema).min(1, 'ids must hold at least one id.').max(maxImportRows) }).superRefine(uniqueIds));
 export type SubLedgerDeletionBody = z.infer<typeof SubLedgerDeletionSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -120,7 +121,7 @@ export type SubLedgerDeletionBody = z.infer<typeof SubLedgerDeletionSchema>;
 
 const timestamp = TimestampSchema;
 
-export const LedgerAccountSchema = z
+export const LedgerAccountSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     accountNumber: textOut(20).openapi({ example: '1920' }).openapi({ description: 'Account number (text, e.g. "1920")' }),
     year: YearSchema.openapi({ example: 2025 }).openapi({ description: 'Accounting year of the chart' }),
@@ -135,12 +136,12 @@ export const LedgerAccountSchema = z
     updatedAt: timestamp,
     datasetId: UuidSchema.openapi({ description: 'The dataset of the import that last wrote the account' }),
   })
-  .openapi('LedgerAccount', { description: 'An account of the chart of one accounting year' });
+  .openapi('LedgerAccount', { description: 'An account of the chart of one accounting year' }));
 export type LedgerAccount = z.infer<typeof LedgerAccountSchema>;
 
-export const LedgerAccountPageSchema = pageOf(LedgerAccountSchema, 'LedgerAccountPage', null);
+export const LedgerAccountPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(LedgerAccountSchema, 'LedgerAccountPage', null));
 
-export const DimensionSchema = z
+export const DimensionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     key: textOut(limits.integratorId).openapi({ description: 'The integrator\'s key of the dimension' }),
     value: textOut(limits.name).openapi({ description: 'Display name, or null for a key created because a line named it' }),
@@ -149,12 +150,12 @@ export const DimensionSchema = z
     autoCreated: z.boolean().openapi({ description: 'Created from a GL line naming an unknown key (value = key) and not imported since' }),
     updatedAt: timestamp,
   })
-  .openapi('Dimension', { description: 'A dimension value (department, project, ...) lines can name' });
+  .openapi('Dimension', { description: 'A dimension value (department, project, ...) lines can name' }));
 export type Dimension = z.infer<typeof DimensionSchema>;
 
-export const DimensionPageSchema = pageOf(DimensionSchema, 'DimensionPage');
+export const DimensionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(DimensionSchema, 'DimensionPage'));
 
-export const SubLedgerSchema = z
+export const SubLedgerSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     key: textOut(limits.integratorId).openapi({ description: 'The integrator\'s key of the customer or supplier' }),
     value: textOut(limits.name).openapi({ description: 'Name of the customer or supplier, or null for a key created because a line named it' }),
@@ -162,20 +163,20 @@ export const SubLedgerSchema = z
     autoCreated: z.boolean(),
     updatedAt: timestamp,
   })
-  .openapi('SubLedger', { description: 'A customer or supplier lines, opening balances and open items can name' });
+  .openapi('SubLedger', { description: 'A customer or supplier lines, opening balances and open items can name' }));
 export type SubLedger = z.infer<typeof SubLedgerSchema>;
 
-export const SubLedgerPageSchema = pageOf(SubLedgerSchema, 'SubLedgerPage');
+export const SubLedgerPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(SubLedgerSchema, 'SubLedgerPage'));
 
 // ---------------------------------------------------------------------------------------------
 // Path and query
 // ---------------------------------------------------------------------------------------------
 
-const yearQuerySchema = yearQueryParam(`Accounting year; ${currentYearNote}`).optional();
+const yearQuerySchema = /* @__PURE__ */ lazySchema(() => yearQueryParam(`Accounting year; ${currentYearNote}`).optional());
 
-export const ChartCompanyParamsSchema = z.object({ companyId: UuidSchema });
-export const AccountParamsSchema = z.object({ companyId: UuidSchema, accountNumber: accountCodeSchema });
-export const AccountListQuerySchema = z.strictObject({ year: yearQuerySchema });
-export const AccountQuerySchema = z.strictObject({ year: yearQuerySchema });
+export const ChartCompanyParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema }));
+export const AccountParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema, accountNumber: accountCodeSchema }));
+export const AccountListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuerySchema }));
+export const AccountQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuerySchema }));
 /** Dimensions and sub-ledgers: pages in key order. */
-export const KeyListQuerySchema = z.strictObject(PageQuerySchema.shape);
+export const KeyListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape));

@@ -1,3 +1,4 @@
+import { lazySchema } from '../../platform/lazy-schema';
 import { isLosslessNumber } from 'lossless-json';
 import {
   accountCodeSchema,
@@ -59,7 +60,7 @@ const maxLineKeys = 100;
 const lineIdLength = 26;
 const accountCodeLength = 20;
 
-export const GeneralLedgerLineInputSchema = z
+export const GeneralLedgerLineInputSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     id: sourceIdSchema,
     accountCode: accountCodeSchema.openapi({ description: 'Account number; must exist in the chart of the year (else 422 unknown_account_codes)' }),
@@ -79,33 +80,33 @@ export const GeneralLedgerLineInputSchema = z
   })
   .openapi('GeneralLedgerLineInput', {
     description: 'One GL line. Required: id, accountCode, amount, period; every other field is optional. Lines are merged by id within the year.',
-  });
+  }));
 
-export const GeneralLedgerLinesImportSchema = z
+export const GeneralLedgerLinesImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     year: yearSchema,
     lines: z.array(GeneralLedgerLineInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows).openapi({ description: 'The GL lines, 1 to 10,000; merged by id within the year. Amounts: debit positive, credit negative. The lines of one voucher (transactionId) should sum to zero; vouchers that do not are accepted and reported under the import record\'s warnings.' }),
   })
-  .openapi('GeneralLedgerLinesImport', { description: 'GL lines of one year (debit positive, credit negative)' });
+  .openapi('GeneralLedgerLinesImport', { description: 'GL lines of one year (debit positive, credit negative)' }));
 
-export const OpeningBalanceInputSchema = z
+export const OpeningBalanceInputSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     id: sourceIdSchema,
     accountCode: accountCodeSchema.openapi({ description: 'Account number; must exist in the chart of the year (else 422 unknown_account_codes)' }),
     amount: amountSchema,
     subLedgerKeys: keyList('sub-ledgers'),
   })
-  .openapi('OpeningBalanceInput', { description: 'One opening balance; merged by id within the year' });
+  .openapi('OpeningBalanceInput', { description: 'One opening balance; merged by id within the year' }));
 
-export const OpeningBalancesImportSchema = z
+export const OpeningBalancesImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     year: yearSchema,
     lines: z.array(OpeningBalanceInputSchema).min(1, 'lines must hold at least one line.').max(maxImportRows).openapi({ description: 'The opening balances, 1 to 10,000; merged by id within the year. Amounts: debit positive, credit negative.' }),
   })
-  .openapi('OpeningBalancesImport', { description: 'Opening balances of one year (debit positive, credit negative)' });
+  .openapi('OpeningBalancesImport', { description: 'Opening balances of one year (debit positive, credit negative)' }));
 
 /** Deletions (GL lines, opening balances): the integrator's ids; an id named twice is a structural error. */
-export const LedgerDeletionSchema = z
+export const LedgerDeletionSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     year: yearSchema,
     ids: z.array(sourceIdSchema).min(1, 'ids must hold at least one id.').max(maxImportRows).openapi({ description: 'The integrator\'s ids of the rows to delete (1 to 10,000, no duplicates)' }),
@@ -118,7 +119,7 @@ export const LedgerDeletionSchema = z
       else ctx.addIssue({ code: 'custom', path: ['ids', index], message: `duplicate id (also at index ${earlier})` });
     });
   })
-  .openapi('LedgerDeletionRequest', { description: 'The ids are the integrator\'s own line ids; ids the ledger does not have are reported under result.unknown.' });
+  .openapi('LedgerDeletionRequest', { description: 'The ids are the integrator\'s own line ids; ids the ledger does not have are reported under result.unknown.' }));
 
 export type GeneralLedgerLineInput = z.infer<typeof GeneralLedgerLineInputSchema>;
 export type GeneralLedgerLinesImport = z.infer<typeof GeneralLedgerLinesImportSchema>;
@@ -128,11 +129,11 @@ export type LedgerDeletion = z.infer<typeof LedgerDeletionSchema>;
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals by shared/platform/json.ts. */
 
-const amountRead = z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' });
+const amountRead = /* @__PURE__ */ lazySchema(() => z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' }));
 /** The generator drops nullable on a custom schema, and its metadata type omits the key: set it explicitly. */
-const nullableAmountRead = amountRead.nullable().openapi({ type: 'number', format: 'decimal', ...({ nullable: true } as object) });
+const nullableAmountRead = /* @__PURE__ */ lazySchema(() => amountRead.nullable().openapi({ type: 'number', format: 'decimal', ...({ nullable: true } as object) }));
 
-export const GeneralLedgerLineSchema = z
+export const GeneralLedgerLineSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     lineId: textOut(lineIdLength).openapi({ description: 'The service\'s stable text id of the line; survives re-imports', example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
     sourceLineId: textOut(limits.integratorId).openapi({ description: 'The id the integrator supplied' }),
@@ -153,9 +154,9 @@ export const GeneralLedgerLineSchema = z
     version: CountSchema.min(1).openapi({ description: 'Starts at 1; every re-import that changes the line adds one (earlier versions are kept in history)' }),
     updatedAt: TimestampSchema,
   })
-  .openapi('GeneralLedgerLine', { description: 'One GL line as the ledger holds it (its latest version)' });
+  .openapi('GeneralLedgerLine', { description: 'One GL line as the ledger holds it (its latest version)' }));
 
-export const GeneralLedgerLinePageSchema = pageOf(GeneralLedgerLineSchema, 'GeneralLedgerLinePage');
+export const GeneralLedgerLinePageSchema = /* @__PURE__ */ lazySchema(() => pageOf(GeneralLedgerLineSchema, 'GeneralLedgerLinePage'));
 
 export const monthLabels = [
   'January',
@@ -172,24 +173,24 @@ export const monthLabels = [
   'December',
 ] as const;
 
-const MovementSchema = z
+const MovementSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     period: PeriodSchema.openapi({ description: 'Accounting period 1 to 12' }),
     label: z.enum(monthLabels).openapi({ description: 'Name of the period (January to December)' }),
     amount: amountRead.openapi({ description: 'Sum of the period\'s GL lines' }),
     closingBalance: amountRead.openapi({ description: 'openingBalance plus the movements of periods 1 to this one' }),
   })
-  .openapi('TrialBalanceMovement', { description: 'The movement of one period and the closing balance after it' });
+  .openapi('TrialBalanceMovement', { description: 'The movement of one period and the closing balance after it' }));
 
 const balances = {
   openingBalance: amountRead,
-  movements: z.array(MovementSchema).min(12).max(12).openapi({ description: 'Periods 1 to 12 in order' }),
-  closingBalance: amountRead.openapi({ description: 'openingBalance plus all twelve movements' }),
+  movements: /* @__PURE__ */ lazySchema(() => z.array(MovementSchema).min(12).max(12).openapi({ description: 'Periods 1 to 12 in order' })),
+  closingBalance: /* @__PURE__ */ lazySchema(() => amountRead.openapi({ description: 'openingBalance plus all twelve movements' })),
 };
 
-export const TrialBalanceAccountSchema = z.object({ accountCode: textOut(accountCodeLength).openapi({ description: 'Account number' }), description: textOut(limits.name).nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount', { description: 'One account of the trial balance, with its description from the chart' });
+export const TrialBalanceAccountSchema = /* @__PURE__ */ lazySchema(() => z.object({ accountCode: textOut(accountCodeLength).openapi({ description: 'Account number' }), description: textOut(limits.name).nullable().openapi({ description: 'The account\'s description in the chart of the year (null if the chart no longer holds the account)' }), ...balances }).openapi('TrialBalanceAccount', { description: 'One account of the trial balance, with its description from the chart' }));
 
-export const TrialBalanceSchema = z
+export const TrialBalanceSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     year: YearSchema.openapi({ description: 'Accounting year' }),
     accounts: z.array(TrialBalanceAccountSchema).openapi({
@@ -197,7 +198,7 @@ export const TrialBalanceSchema = z
     }),
     totals: z.object({ ...balances, openingBalance: amountRead.openapi({ description: 'Sum of the accounts\' opening balances' }) }).openapi({ description: 'Sums over all accounts' }),
   })
-  .openapi('TrialBalance', { description: 'Opening balance, twelve movements and closing balance per account of one year' });
+  .openapi('TrialBalance', { description: 'Opening balance, twelve movements and closing balance per account of one year' }));
 
 /* Versions (history) of GL lines and opening balances. */
 
@@ -205,37 +206,37 @@ export const lineVersionChanges = ['created', 'updated', 'deleted'] as const;
 export type LineVersionChange = (typeof lineVersionChanges)[number];
 
 const versionFields = {
-  version: CountSchema.min(1).openapi({
+  version: /* @__PURE__ */ lazySchema(() => CountSchema.min(1).openapi({
     description: 'The version number: 1 for the first, one more for every change, a deletion included',
     example: 2,
-  }),
-  change: z.enum(lineVersionChanges).openapi({
+  })),
+  change: /* @__PURE__ */ lazySchema(() => z.enum(lineVersionChanges).openapi({
     description:
       'created: the first version, or the first after a deletion (the id was sent again); updated: a re-send that changed the row; deleted: the row was deleted (the fields are what was deleted)',
     example: 'updated',
-  }),
-  recordedAt: TimestampSchema.openapi({
+  })),
+  recordedAt: /* @__PURE__ */ lazySchema(() => TimestampSchema.openapi({
     description: 'When the version was recorded: the acceptance instant of the import that wrote it (for a deletion, of the deletion)',
     example: '2026-03-02T08:15:00.000Z',
-  }),
-  supersededAt: TimestampSchema.nullable().openapi({
+  })),
+  supersededAt: /* @__PURE__ */ lazySchema(() => TimestampSchema.nullable().openapi({
     description: 'When the next version replaced this one; null for the newest',
     example: '2026-04-01T07:00:00.000Z',
-  }),
-  datasetId: UuidSchema.openapi({
+  })),
+  datasetId: /* @__PURE__ */ lazySchema(() => UuidSchema.openapi({
     description: 'The dataset of the import that last wrote this version (an unchanged re-send stamps the version it finds without making a new one)',
     example: '2f0c8e8e-6a8b-4d5e-9a39-3f1f7f2c9b10',
-  }),
-  importId: UuidSchema.openapi({
+  })),
+  importId: /* @__PURE__ */ lazySchema(() => UuidSchema.openapi({
     description: 'The import that last wrote this version (GET .../imports/{importId})',
     example: '7b1e4c3a-0d9f-4f36-8a51-6c2d9e0b4a77',
-  }),
+  })),
 };
 
 const keysOfVersion = (what: string) =>
   z.array(textOut(limits.integratorId)).max(maxLineKeys).openapi({ description: `Keys of ${what} the version names; empty when none`, example: ['10001'] });
 
-export const GeneralLedgerLineVersionSchema = z
+export const GeneralLedgerLineVersionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     lineId: textOut(lineIdLength).openapi({ description: "The service's stable text id of the line", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
     sourceLineId: textOut(limits.integratorId).openapi({ description: 'The id the integrator supplied', example: 'gl-2025-000001' }),
@@ -254,11 +255,11 @@ export const GeneralLedgerLineVersionSchema = z
     dimensionKeys: keysOfVersion('dimensions'),
     subLedgerKeys: keysOfVersion('sub-ledgers'),
   })
-  .openapi('GeneralLedgerLineVersion', { description: 'One version of a GL line: its content then, and when and by which import it was recorded' });
+  .openapi('GeneralLedgerLineVersion', { description: 'One version of a GL line: its content then, and when and by which import it was recorded' }));
 
-export const GeneralLedgerLineVersionPageSchema = pageOf(GeneralLedgerLineVersionSchema, 'GeneralLedgerLineVersionPage');
+export const GeneralLedgerLineVersionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(GeneralLedgerLineVersionSchema, 'GeneralLedgerLineVersionPage'));
 
-export const OpeningBalanceVersionSchema = z
+export const OpeningBalanceVersionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     openingBalanceId: textOut(limits.integratorId).openapi({ description: "The integrator's id of the opening balance", example: 'ob-2025-1920' }),
     year: YearSchema.openapi({ description: 'Accounting year of the opening balance', example: 2025 }),
@@ -267,9 +268,9 @@ export const OpeningBalanceVersionSchema = z
     amount: amountRead.openapi({ description: 'Amount of this version', example: 250000 }),
     subLedgerKeys: keysOfVersion('sub-ledgers'),
   })
-  .openapi('OpeningBalanceVersion', { description: 'One version of an opening balance: its content then, and when and by which import it was recorded' });
+  .openapi('OpeningBalanceVersion', { description: 'One version of an opening balance: its content then, and when and by which import it was recorded' }));
 
-export const OpeningBalanceVersionPageSchema = pageOf(OpeningBalanceVersionSchema, 'OpeningBalanceVersionPage');
+export const OpeningBalanceVersionPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(OpeningBalanceVersionSchema, 'OpeningBalanceVersionPage'));
 
 export type GeneralLedgerLine = z.infer<typeof GeneralLedgerLineSchema>;
 export type GeneralLedgerLineVersion = z.infer<typeof GeneralLedgerLineVersionSchema>;
@@ -280,35 +281,35 @@ export type TrialBalanceAccount = z.infer<typeof TrialBalanceAccountSchema>;
 
 /* Query parameters (strings on the wire). */
 
-const yearQuery = yearQueryParam(`Accounting year; ${currentYearNote}`).optional();
+const yearQuery = /* @__PURE__ */ lazySchema(() => yearQueryParam(`Accounting year; ${currentYearNote}`).optional());
 
-export const GeneralLedgerLineQuerySchema = z.strictObject({
+export const GeneralLedgerLineQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQuery,
   account: accountCodeSchema.optional().openapi({ description: 'Only lines on this account number' }),
   period: z.coerce.number().int().min(1).max(12).optional().openapi({ type: 'integer', minimum: 1, maximum: 12, description: 'Only lines of this period' }),
   ...PageQuerySchema.shape,
-});
+}));
 
-export const TrialBalanceQuerySchema = z.strictObject({ year: yearQuery });
+export const TrialBalanceQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuery }));
 
 /** The service's lineId: 26 characters of Crockford base32 (lower case); anything else names no line (404). */
-export const LineVersionParamsSchema = z.object({
+export const LineVersionParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({
   companyId: UuidSchema,
   lineId: z
     .string()
     .max(lineIdLength)
     .regex(/^[0-9a-hjkmnp-tv-z]{26}$/)
     .openapi({ description: "The service's lineId of the line (from the GL lines list), deleted or not", example: '8m1x0c4r2tq7d3h9v6k5n0p2aa' }),
-});
-export const LineVersionQuerySchema = z.strictObject(PageQuerySchema.shape);
+}));
+export const LineVersionQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape));
 
-export const OpeningBalanceVersionParamsSchema = z.object({
+export const OpeningBalanceVersionParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({
   companyId: UuidSchema,
   openingBalanceId: sourceIdSchema.openapi({ description: "The integrator's id of the opening balance (URL-encoded), deleted or not", example: 'ob-2025-1920' }),
-});
-export const OpeningBalanceVersionQuerySchema = z.strictObject({
+}));
+export const OpeningBalanceVersionQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQueryParam(`Accounting year of the opening balance (ids are per year); ${currentYearNote}`).optional(),
   ...PageQuerySchema.shape,
-});
+}));
 
 export type GeneralLedgerLineQuery = z.infer<typeof GeneralLedgerLineQuerySchema>;

@@ -1,3 +1,4 @@
+import { lazySchema } from '../../platform/lazy-schema';
 import { accountCodeSchema, amountSchema, dateSchema, keySchema, maxImportRows, sourceIdSchema } from '../../imports/fields';
 import { Decimal } from '../../platform/money';
 import { DateSchema, limits, text, textOut, TimestampSchema, UuidSchema } from '../../platform/schemas';
@@ -38,17 +39,17 @@ export type SettlementStatus = (typeof settlementStatuses)[number];
 /** Matches one item may carry (keeps a stored item well below DynamoDB's 400 KB). */
 export const maxMatchesPerItem = 1000;
 
-const subLedgerTypeSchema = z.enum(subLedgerTypes).openapi({ description: '`customer` (receivables) or `supplier` (payables)' });
+const subLedgerTypeSchema = /* @__PURE__ */ lazySchema(() => z.enum(subLedgerTypes).openapi({ description: '`customer` (receivables) or `supplier` (payables)' }));
 
-const matchKeySchema = text({ max: limits.integratorId });
+const matchKeySchema = /* @__PURE__ */ lazySchema(() => text({ max: limits.integratorId }));
 
-export const OpenItemMatchInputSchema = z
+export const OpenItemMatchInputSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     matchKey: matchKeySchema.openapi({ description: "The integrator's stable id of the match (settlement), unique within the item" }),
     matchDate: dateSchema.openapi({ description: 'Date of the settlement' }),
     amount: amountSchema.openapi({ description: 'Amount settled by this match; the matches of an item must not sum beyond its amount' }),
   })
-  .openapi('OpenItemsImportMatch', { description: 'A settlement of an open item by another (payment against invoice)' });
+  .openapi('OpenItemsImportMatch', { description: 'A settlement of an open item by another (payment against invoice)' }));
 
 export type OpenItemMatchInput = z.infer<typeof OpenItemMatchInputSchema>;
 
@@ -67,7 +68,7 @@ const liveOnlyFields = [
 
 const requiredUnlessDeleted = 'Required unless sourceDeleted is true.';
 
-const itemFieldsSchema = z.strictObject({
+const itemFieldsSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   itemKey: sourceIdSchema.openapi({
     description: "Required. The integrator's stable id of the open item (no ':'); items are merged by (subLedgerType, itemKey)",
   }),
@@ -91,7 +92,7 @@ const itemFieldsSchema = z.strictObject({
   sourceDeleted: z.boolean().optional().openapi({
     description: 'Optional. true retires the item (it was deleted in the source); the other fields may then be left out',
   }),
-});
+}));
 
 type ItemFields = z.infer<typeof itemFieldsSchema>;
 
@@ -120,7 +121,7 @@ export interface DeletedOpenItemRow extends Omit<ItemFields, 'sourceDeleted'> {
 /** One row of the open-items import, as the import kind applies it. */
 export type OpenItemRow = LiveOpenItemRow | DeletedOpenItemRow;
 
-export const OpenItemInputSchema = itemFieldsSchema
+export const OpenItemInputSchema = /* @__PURE__ */ lazySchema(() => itemFieldsSchema
   .superRefine((item, ctx) => {
     if (item.sourceDeleted === true) return;
     for (const field of liveOnlyFields) {
@@ -146,9 +147,9 @@ export const OpenItemInputSchema = itemFieldsSchema
       matches: item.matches ?? [],
     };
   })
-  .openapi('OpenItemsImportItem', { description: 'One open item of a customer or supplier sub-ledger' });
+  .openapi('OpenItemsImportItem', { description: 'One open item of a customer or supplier sub-ledger' }));
 
-export const OpenItemsImportSchema = z
+export const OpenItemsImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     subLedgerType: subLedgerTypeSchema.openapi({ description: 'Required. The sub-ledger type every item belongs to' }),
     mode: z.enum(openItemModes).openapi({
@@ -175,7 +176,7 @@ export const OpenItemsImportSchema = z
     // The whole request is judged at once: run this check even when other items have problems.
     { when: (payload) => sameTypeCheckApplies(payload.value) },
   )
-  .openapi('OpenItemsImportRequest', { description: 'Open items of one sub-ledger type (all or nothing)' });
+  .openapi('OpenItemsImportRequest', { description: 'Open items of one sub-ledger type (all or nothing)' }));
 
 const sameTypeCheckApplies = (value: unknown): boolean => {
   const body = value as { items?: unknown; subLedgerType?: unknown } | null;
@@ -186,9 +187,9 @@ export type OpenItemsImportBody = z.infer<typeof OpenItemsImportSchema>;
 
 // Read shape (for the open-items read endpoint to come).
 
-const decimalSchema = z
+const decimalSchema = /* @__PURE__ */ lazySchema(() => z
   .custom<Decimal>((value) => Decimal.isDecimal(value))
-  .openapi({ type: 'number', description: 'Decimal amount, written with explicit decimals', example: 1250.5 });
+  .openapi({ type: 'number', description: 'Decimal amount, written with explicit decimals', example: 1250.5 }));
 
 export const openItemStatuses = ['live', 'retired'] as const;
 export type OpenItemStatus = (typeof openItemStatuses)[number];
@@ -196,16 +197,16 @@ export type OpenItemStatus = (typeof openItemStatuses)[number];
 export const retirementReasons = ['source_deleted', 'absent_from_snapshot'] as const;
 export type RetirementReason = (typeof retirementReasons)[number];
 
-export const OpenItemMatchSchema = z
+export const OpenItemMatchSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     matchKey: textOut(limits.integratorId),
     matchDate: DateSchema,
     amount: decimalSchema,
     status: z.enum(openItemStatuses).openapi({ description: 'retired together with its item' }),
   })
-  .openapi('OpenItemMatch');
+  .openapi('OpenItemMatch'));
 
-export const OpenItemSchema = z
+export const OpenItemSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     itemKey: textOut(limits.integratorId),
     subLedgerType: z.enum(subLedgerTypes),
@@ -231,7 +232,7 @@ export const OpenItemSchema = z
     importId: UuidSchema.openapi({ description: 'The last import that touched the item' }),
     updatedAt: TimestampSchema,
   })
-  .openapi('OpenItem');
+  .openapi('OpenItem'));
 
 export type OpenItem = z.infer<typeof OpenItemSchema>;
 export type OpenItemMatch = z.infer<typeof OpenItemMatchSchema>;
