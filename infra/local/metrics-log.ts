@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 
 /**
  * The functions' metrics on the local stack. Handlers write them as on Lambda: one CloudWatch
@@ -18,13 +18,15 @@ export interface MetricDocument {
 export const divertMetricLines = (file: string): (() => void) => {
   const stream = process.stdout;
   const write = stream.write.bind(stream);
+  // Opened once: a handler writes its metrics on every invocation.
+  let fd: number | undefined = openSync(file, 'a');
   const original = write as unknown as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
   stream.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
     const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     if (!text.includes('{"_aws":')) return original(chunk, ...rest);
     const lines = text.split('\n');
     const metrics = lines.filter(isMetricLine);
-    appendFileSync(file, metrics.map((line) => `${line}\n`).join(''));
+    if (fd !== undefined) writeSync(fd, metrics.map((line) => `${line}\n`).join(''));
     const others = lines.filter((line) => line !== '' && !isMetricLine(line));
     if (others.length) return original(`${others.join('\n')}\n`, ...rest);
     const callback = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined;
@@ -33,6 +35,8 @@ export const divertMetricLines = (file: string): (() => void) => {
   };
   return () => {
     stream.write = write;
+    if (fd !== undefined) closeSync(fd);
+    fd = undefined;
   };
 };
 

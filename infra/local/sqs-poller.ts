@@ -31,7 +31,10 @@ export interface SqsPollerOptions {
   handler: SqsEventHandler;
   /** 1..10 (one ReceiveMessage). Default 10. */
   batchSize?: number;
-  /** Long-poll wait, 0..20 s. Default 1. */
+  /**
+   * Long-poll wait, 0..20 s. Default 20, as Lambda's event source polls: a message ends the wait at
+   * once, and an idle queue costs one request per 20 s instead of one per second.
+   */
   waitTimeSeconds?: number;
   /**
    * Pause after a long poll that received nothing: 250 ms doubling per empty poll up to this cap,
@@ -126,7 +129,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     queueArn,
     handler,
     batchSize = 10,
-    waitTimeSeconds = 1,
+    waitTimeSeconds = 20,
     idleCapMs = 0,
     visibilityTimeoutSeconds,
     functionName,
