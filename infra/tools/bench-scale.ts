@@ -34,7 +34,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { median, percentile, round, runBench, writeBenchResults } from './bench-support';
+import { cpuWindow, median, percentile, round, runBench, writeBenchResults } from './bench-support';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 process.env.WEBHOOK_VERIFICATION_DELAY_SECONDS ??= '0';
@@ -55,17 +55,6 @@ const mix = (n: number) => {
   return (x ^ (x >>> 16)) >>> 0;
 };
 
-/** CPU time (user + system, ms) of a process from /proc (clock ticks of 10 ms); undefined where /proc is not readable. */
-const processCpuMs = (pid: number | undefined): number | undefined => {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-};
 /** The DynamoDB Local (java) serving `port`, by its command line. */
 const javaPidOf = (port: string): number | undefined => {
   try {
@@ -79,12 +68,10 @@ const javaPidOf = (port: string): number | undefined => {
 };
 /** CPU seconds over a phase: this process (the stack's handlers and the bench) and DynamoDB Local. */
 const cpuPhase = (javaPid: number | undefined) => {
-  const node = process.cpuUsage();
-  const java = processCpuMs(javaPid);
+  const window = cpuWindow(javaPid);
   return () => {
-    const used = process.cpuUsage(node);
-    const javaEnd = processCpuMs(javaPid);
-    return { nodeCpuS: round((used.user + used.system) / 1e6, 1), dynamoDbLocalCpuS: java === undefined || javaEnd === undefined ? null : round((javaEnd - java) / 1000, 1) };
+    const { nodeCpuMs, javaCpuMs } = window();
+    return { nodeCpuS: round(nodeCpuMs / 1000, 1), dynamoDbLocalCpuS: javaCpuMs === null ? null : round(javaCpuMs / 1000, 1) };
   };
 };
 

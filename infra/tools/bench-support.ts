@@ -1,4 +1,5 @@
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { lambdaEsbuildOptions } from '../stacks/bundled-assets';
@@ -57,4 +58,45 @@ export const printTable = <R extends { [K in keyof R]: string }>(header: R, rows
   console.log(line(header));
   console.log(keys.map((key) => '-'.repeat(width(key))).join('-+-'));
   for (const row of rows) console.log(line(row));
+};
+
+/** Clock ticks per second of /proc's CPU times (asked once, on first use). */
+let ticksPerSecond: number | undefined;
+const clockTicks = (): number => {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+};
+/** CPU time (user + system, ms) of a process from /proc; undefined where /proc is not readable. */
+export const processCpuMs = (pid: number | undefined): number | undefined => {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  } catch {
+    return undefined;
+  }
+};
+
+/** CPU used by this process and by DynamoDB Local (java) over a window. */
+export const cpuWindow = (javaPid: number | undefined) => {
+  const node = process.cpuUsage();
+  const java = processCpuMs(javaPid);
+  const started = performance.now();
+  return () => {
+    const wall = performance.now() - started;
+    const nodeUsed = process.cpuUsage(node);
+    const javaEnd = processCpuMs(javaPid);
+    return {
+      wallMs: round(wall),
+      nodeCpuMs: round((nodeUsed.user + nodeUsed.system) / 1000),
+      javaCpuMs: java === undefined || javaEnd === undefined ? null : round(javaEnd - java),
+    };
+  };
 };

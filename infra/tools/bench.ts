@@ -29,13 +29,13 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { LocalStack, StackInfo } from '../local/stack';
-import { bundleAsLambda, median, percentile, printTable, round, runBench, writeBenchResults } from './bench-support';
+import { bundleAsLambda, cpuWindow, median, percentile, printTable, round, runBench, writeBenchResults } from './bench-support';
 import { printCapacity, runCapacityBench } from './bench-capacity';
 import type { RawGlLine } from './bench-gl-items';
 import { quietFloors } from './bench-floors';
@@ -362,42 +362,6 @@ const javaProcesses = (): { pid: number; args: string }[] => {
   } catch {
     return [];
   }
-};
-
-/** CPU time (user + system, ms) of a process from /proc; undefined where /proc is not readable. */
-const clockTicks = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-const processCpuMs = (pid: number | undefined): number | undefined => {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
-  } catch {
-    return undefined;
-  }
-};
-
-/** CPU used by this process and by DynamoDB Local (java) over a window. */
-const cpuWindow = (javaPid: number | undefined) => {
-  const node = process.cpuUsage();
-  const java = processCpuMs(javaPid);
-  const started = performance.now();
-  return () => {
-    const wall = performance.now() - started;
-    const nodeUsed = process.cpuUsage(node);
-    const javaEnd = processCpuMs(javaPid);
-    return {
-      wallMs: round(wall),
-      nodeCpuMs: round((nodeUsed.user + nodeUsed.system) / 1000),
-      javaCpuMs: java === undefined || javaEnd === undefined ? null : round(javaEnd - java),
-    };
-  };
 };
 
 /** The commit measured and the files that differ from it (the code is loaded once, at stack start). */
