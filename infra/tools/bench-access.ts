@@ -16,12 +16,19 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { build as esbuild } from 'esbuild';
 import { runBench, writeBenchResults } from './bench-support';
+import { readCli } from './cli-args';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-const { values: args } = parseArgs({ options: { companies: { type: 'string', default: '5000' }, samples: { type: 'string', default: '20' } } });
+const args = readCli({
+  command: 'bench:access',
+  summary: 'The access benchmark on its own in-memory local stack: one access decision, company reads as a per-user vs a system client, and a person\'s company list; writes .local/bench/access.json.',
+  options: {
+    companies: { type: 'string', default: '5000', description: 'companies of the organization the person\'s list is read from' },
+    samples: { type: 'string', default: '20', description: 'requests per measure' },
+  },
+});
 const companyCount = Number(args.companies);
 const samples = Number(args.samples);
 

@@ -15,10 +15,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { StackInfo } from '../local/stack';
 import { printTable, runBench, writeBenchResults } from './bench-support';
 import { installCapacityMeter, measuredPeaks, minimumReadUnits, pacedWrites, replayWrites, summarize, type CapacitySummary, type MeteredCall, type ReplayResult, type TimedWrite } from './capacity-meter';
+import { readCli } from './cli-args';
 
 const year = 2025;
 const lines = 10_000;
@@ -438,7 +438,11 @@ export const printCapacity = (results: CapacityResults): void => {
 
 const isMain = process.argv[1]?.endsWith('bench-capacity.ts');
 if (isMain) {
-  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false } } });
+  const values = readCli({
+    command: 'bench:capacity',
+    summary: 'Capacity units and round trips per operation on its own in-memory local stack, against the minimum the data needs; writes .local/bench/capacity.json (npm run cost reads it).',
+    options: { json: { type: 'boolean', description: 'print the results as JSON on stdout (progress goes to stderr)' } },
+  });
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   process.env.WEBHOOK_VERIFICATION_DELAY_SECONDS ??= '0';
   runBench(async () => {

@@ -22,12 +22,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import type { Plugin } from 'esbuild';
 import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, initGoalExceptions, lambdaEntries, lambdaEsbuildOptions, type LambdaBundle } from '../stacks/bundled-assets';
 import type { StackInfo } from '../local/stack';
 import { median, round, runBench, writeBenchResults } from './bench-support';
 import { applyStackEnv, valueAtPath } from './stack-env';
+import { readCli } from './cli-args';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 /** Goal: a function's init at most this many times its floor's. */
@@ -426,7 +427,15 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
 };
 
 const main = async (): Promise<number> => {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, only: { type: 'string' }, modules: { type: 'boolean', default: false } } });
+  const values = readCli({
+    command: 'bench:cold-start',
+    summary: 'Every Lambda bundled as deployed: bytes, modules, init and first event in fresh Node.js 22 processes against a bare bundle of the same SDK clients; writes .local/bench/cold-start.json.',
+    options: {
+      runs: { type: 'string', default: '5', description: 'fresh processes per function and per floor (1..50)' },
+      only: { type: 'string', description: 'these functions only, comma-separated (e.g. ledger,mcp)' },
+      modules: { type: 'boolean', description: 'also where each init goes, module by module (CPU time)' },
+    },
+  });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs must be an integer 1..50');
   const rows = await coldStartBench({ runs, only: values.only?.split(',').map((name) => name.trim()), modules: values.modules });

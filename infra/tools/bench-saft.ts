@@ -15,10 +15,11 @@ import os from 'node:os';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { once } from 'node:events';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import type { StackInfo } from '../local/stack';
 import { bundledAssets } from '../stacks/bundled-assets';
 import { bundleAsLambda, runBench, writeBenchResults } from './bench-support';
+import { readCli } from './cli-args';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 
@@ -214,7 +215,11 @@ export const benchSaft = (lines: number): Promise<number> => {
 };
 
 if (process.argv[1]?.endsWith('bench-saft.ts')) {
-  const { values: args } = parseArgs({ options: { lines: { type: 'string', default: '100000' } } });
+  const args = readCli({
+    command: 'bench:saft',
+    summary: 'A generated SAF-T file through the SAF-T flow (the worker alone, its peak RSS) and through the six-kind imports of the same lines; writes .local/bench/saft.json.',
+    options: { lines: { type: 'string', default: '100000', description: 'GL lines in the generated file' } },
+  });
   setLines(Number(args.lines));
   runBench(main);
 }

@@ -32,9 +32,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { cpuWindow, median, percentile, round, runBench, writeBenchResults } from './bench-support';
+import { readCli } from './cli-args';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 process.env.WEBHOOK_VERIFICATION_DELAY_SECONDS ??= '0';
@@ -559,15 +560,17 @@ export const scaleBench = async (options: ScaleOptions = {}): Promise<Record<str
 };
 
 const main = async () => {
-  const { values } = parseArgs({
+  const values = readCli({
+    command: 'bench:scale',
+    summary: 'The scale rows on their own in-memory local stack (tens of minutes at the defaults): reads at --lines lines vs 10,000, a person\'s company list, concurrent imports vs raw writers, webhook fan-out; writes .local/bench/scale.json.',
     options: {
-      lines: { type: 'string', default: '1000000' },
-      imports: { type: 'string', default: '20' },
-      subscriptions: { type: 'string', default: '50' },
-      events: { type: 'string', default: '10' },
-      samples: { type: 'string', default: '30' },
-      skip: { type: 'string' },
-      'import-batches': { type: 'string' },
+      lines: { type: 'string', default: '1000000', description: 'lines of the big company-year' },
+      imports: { type: 'string', default: '20', description: 'concurrent 10,000-line imports' },
+      subscriptions: { type: 'string', default: '50', description: 'webhook subscriptions one change fans out to' },
+      events: { type: 'string', default: '10', description: 'changes fanned out' },
+      samples: { type: 'string', default: '30', description: 'reads per measure' },
+      skip: { type: 'string', description: 'rows to skip, comma-separated: ledger, companies, imports, webhooks' },
+      'import-batches': { type: 'string', description: 'import batches the stack runs at once (default the stack\'s 5)' },
     },
   });
   const results = await scaleBench({

@@ -12,11 +12,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Plugin } from 'esbuild';
 import { bundleAsLambda, runBench, writeBenchResults } from './bench-support';
+import { readCli } from './cli-args';
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '10' } } });
+const args = readCli({
+  command: 'bench:telemetry',
+  summary: 'The cold-start cost of the Tracer and Metrics (no stack): bundle size, init and first invocation of two functions with and without them; writes .local/bench/telemetry.json.',
+  options: { runs: { type: 'string', default: '10', description: 'fresh processes per variant' } },
+});
 const runs = Number(args.runs);
 
 const functions = [

@@ -33,28 +33,30 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import type { LocalStack, StackInfo } from '../local/stack';
 import { bundleAsLambda, cpuWindow, median, percentile, printTable, round, runBench, writeBenchResults } from './bench-support';
 import { printCapacity, runCapacityBench } from './bench-capacity';
 import type { RawGlLine } from './bench-gl-items';
 import { quietFloors } from './bench-floors';
+import { readCli } from './cli-args';
 
 // Handlers log every request at INFO; the report needs errors only (as the tests do). Set before
 // any handler module is loaded (they are imported dynamically below).
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 
-const { values: args } = parseArgs({
+const args = readCli({
+  command: 'bench',
+  summary: 'The performance report: GET company, a GL page and 10k-line imports against raw DynamoDB floors (in-process and from a quiet process), capacity units per operation, then the cold-start table; writes .local/bench/results.json.',
   options: {
-    'read-samples': { type: 'string', default: '200' },
-    samples: { type: 'string', default: '50' },
-    'import-samples': { type: 'string', default: '3' },
-    'no-worker': { type: 'boolean', default: false },
-    'no-capacity': { type: 'boolean', default: false },
-    'profile-worker': { type: 'string' },
-    'profile-import': { type: 'string' },
-    layout: { type: 'string', default: 'sorted' },
-    scale: { type: 'boolean', default: false }, // also the scale rows (infra/tools/bench-scale.ts, long)
+    'read-samples': { type: 'string', default: '200', description: 'requests per read measure' },
+    samples: { type: 'string', default: '50', description: 'samples of the 202 latency and the stage timing' },
+    'import-samples': { type: 'string', default: '3', description: '10k-line imports, each followed by the two raw writes' },
+    'no-worker': { type: 'boolean', description: 'skip the worker-alone RSS run' },
+    'no-capacity': { type: 'boolean', description: 'skip the capacity units per operation' },
+    'profile-worker': { type: 'string', description: 'write a V8 CPU profile of the worker-alone run into this directory' },
+    'profile-import': { type: 'string', description: 'write a CPU profile of this process during the first measured import into this directory' },
+    layout: { type: 'string', default: 'sorted', description: 'how lines spread over periods: sorted or interleaved' },
+    scale: { type: 'boolean', description: 'also the scale rows (npm run bench:scale, long)' },
   },
 });
 const readSamples = boundedInt(args['read-samples'], 'read-samples', 10, 2000);

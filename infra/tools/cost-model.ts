@@ -9,9 +9,9 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { awsPrices, type AwsPrices } from './aws-prices';
 import type { CapacityResults, LambdaWork } from './bench-capacity';
+import { readCli } from './cli-args';
 
 /** One unit of work: DynamoDB units, the Lambda functions it runs, and its other requests. */
 export interface Work {
@@ -173,7 +173,14 @@ export const costTables = (model: CostModel, profile: UsageProfile = firmProfile
 
 const isMain = process.argv[1]?.endsWith('cost-model.ts');
 if (isMain) {
-  const { values } = parseArgs({ options: { fresh: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const values = readCli({
+    command: 'cost',
+    summary: 'What the service costs on AWS, from the capacity units and durations npm run bench:capacity measures (.local/bench/capacity.json) and the list prices of infra/tools/aws-prices.ts.',
+    options: {
+      fresh: { type: 'boolean', description: 'run npm run bench:capacity first, even when its results exist' },
+      json: { type: 'boolean', description: 'print the model as JSON' },
+    },
+  });
   const file = resolve('.local/bench/capacity.json');
   if (values.fresh || !existsSync(file)) {
     console.error('running npm run bench:capacity first (a few minutes)');

@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { cliUsage, parseCli } from '../../infra/tools/cli-args';
+
+const spec = {
+  command: 'bench:example',
+  summary: 'Measures an example.',
+  options: {
+    runs: { type: 'string', default: '5', description: 'fresh processes' },
+    only: { type: 'string', description: 'these only' },
+    modules: { type: 'boolean', description: 'module by module' },
+  },
+} as const;
+
+describe('the command line of the bench tools and npm run cost', () => {
+  it('reads the options, with the defaults of those not given', () => {
+    expect(parseCli(spec, [])).toEqual({ values: { runs: '5', modules: false } });
+    expect(parseCli(spec, ['--runs', '7', '--only', 'ledger,mcp', '--modules'])).toEqual({ values: { runs: '7', only: 'ledger,mcp', modules: true } });
+  });
+
+  it('answers the usage on --help: the command, what it does, every option with its default', () => {
+    const parsed = parseCli(spec, ['--runs', '7', '--help']);
+    expect(parsed).toEqual({ help: cliUsage(spec) });
+    const usage = cliUsage(spec);
+    expect(usage.split('\n')[0]).toBe('Usage: npm run bench:example -- [options]');
+    expect(usage).toContain('Measures an example.');
+    expect(usage).toMatch(/^ {2}--runs <value> +fresh processes \(default 5\)$/m);
+    expect(usage).toMatch(/^ {2}--only <value> +these only$/m);
+    expect(usage).toMatch(/^ {2}--modules +module by module$/m);
+    expect(usage).toMatch(/^ {2}--help +prints this text$/m);
+  });
+
+  it('names what is wrong, then the usage: an unknown option, a value missing, a flag given a value, a stray argument', () => {
+    for (const [argv, message] of [
+      [['--nope'], /Unknown option '--nope'/],
+      [['--runs'], /--runs <value>' argument missing/],
+      [['--modules=yes'], /--modules' does not take an argument/],
+      [['ledger'], /Unexpected argument 'ledger'/],
+    ] as const) {
+      const parsed = parseCli(spec, [...argv]);
+      expect('error' in parsed && parsed.error, argv.join(' ')).toMatch(message);
+      expect('error' in parsed && parsed.error.endsWith(cliUsage(spec))).toBe(true);
+    }
+  });
+
+  it('is how every bench tool and npm run cost read their options (so each answers --help)', () => {
+    const tools = readdirSync('infra/tools').filter((name) => /^bench.*\.ts$|^cost-model\.ts$/.test(name));
+    for (const name of tools) {
+      const source = readFileSync(`infra/tools/${name}`, 'utf8');
+      expect(source, name).not.toMatch(/\bparseArgs\(/);
+    }
+  });
+});
