@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { functionGroups } from '../../shared/routes';
 import { bundleAsLambda, runBench, writeBenchResults } from './bench-support';
+import { readCli } from './cli-args';
 
 /**
  * `npm run bench:mcp`: the MCP endpoint's warm per-call latency against its own in-memory local
@@ -26,6 +27,11 @@ const percentile = (values: number[], p: number) => {
 const bundleSize = (dir: string) => bundleAsLambda(functionGroups.mcp.entry, join(dir, 'mcp', 'index.mjs'));
 
 const main = async () => {
+  readCli({
+    command: 'bench:mcp',
+    summary: "The MCP endpoint's warm per-call latency on its own in-memory local stack, and the size of the mcp function's bundle as CDK builds it; writes .local/bench/mcp.json.",
+    options: {},
+  });
   const dataDir = mkdtempSync(join(os.tmpdir(), 'ledger-bench-mcp-'));
   const { startLocalStack } = await import('../local/stack');
   const stack = await startLocalStack({ port: 0, authPort: 0, dataDir });
