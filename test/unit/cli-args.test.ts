@@ -2,15 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cliUsage, parseCli } from '../../infra/tools/cli-args';
 
-const spec = {
-  command: 'bench:example',
-  summary: 'Measures an example.',
-  options: {
-    runs: { type: 'string', default: '5', description: 'fresh processes' },
-    only: { type: 'string', description: 'these only' },
-    modules: { type: 'boolean', description: 'module by module' },
-  },
+const options = {
+  modules: { type: 'boolean', description: 'module by module' },
+  runs: { type: 'string', default: '5', description: 'fresh processes' },
+  only: { type: 'string', description: 'these only' },
 } as const;
+const spec = { command: 'bench:example', summary: 'Measures an example.', options };
 
 describe('the command line of the bench tools and npm run cost', () => {
   it('reads the options, with the defaults of those not given', () => {
