@@ -35,7 +35,14 @@ const createVerifier = () =>
     { jwksCache: new SimpleJwksCache({ fetcher: jwksFetcher }) },
   );
 
-let verifier: ReturnType<typeof createVerifier> | undefined;
+let verifier: { verify: ReturnType<typeof createVerifier>; builtFor: string } | undefined;
+
+/** The verifier of the configured issuer, rebuilt only when it changes (a tool that starts a second stack). */
+const currentVerifier = (): ReturnType<typeof createVerifier> => {
+  const builtFor = `${config().jwtIssuer} ${config().jwksUri}`;
+  if (verifier?.builtFor !== builtFor) verifier = { verify: createVerifier(), builtFor };
+  return verifier.verify;
+};
 
 const failure = (reason: string): AuthorizerContext => ({ authenticated: false, failure: reason });
 
@@ -118,10 +125,10 @@ const decide = async (authorization: string | undefined, path: string): Promise<
   const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
   if (!match?.[1]) return failure(authorization ? 'malformed Authorization header' : 'missing bearer token');
 
-  verifier ??= createVerifier();
+  const tokenVerifier = currentVerifier();
   let payload: Record<string, unknown>;
   try {
-    payload = (await timed('authorizer: token verification', () => verifier!.verify(match[1]!)));
+    payload = (await timed('authorizer: token verification', () => tokenVerifier.verify(match[1]!)));
   } catch {
     return failure('invalid or expired token');
   }

@@ -43,28 +43,32 @@ export const outboxTableName = (): string => {
   return name;
 };
 
-let s3Client: S3Client | undefined;
-let sqsClient: SQSClient | undefined;
+let s3Client: { client: S3Client; builtFor: string } | undefined;
+let sqsClient: { client: SQSClient; builtFor: string } | undefined;
 
 /** Path-style against the local emulator; checksums only when required (presigned URLs stay valid on real S3). */
 export const s3 = (): S3Client => {
   const { region, s3Endpoint } = config();
-  s3Client ??= traced(
-    new S3Client({
+  // Rebuilt only when the configuration changed, as dynamo() is (a tool that starts a second stack).
+  if (s3Client?.builtFor !== `${region} ${s3Endpoint}`) {
+    const client = new S3Client({
       region,
       ...(s3Endpoint && { endpoint: s3Endpoint, forcePathStyle: true }),
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-    }),
-  );
-  return s3Client;
+    });
+    s3Client = { client: traced(client), builtFor: `${region} ${s3Endpoint}` };
+  }
+  return s3Client.client;
 };
 
 /** The endpoint is passed explicitly: the local emulator's queue URLs are not resolvable hosts. */
 export const sqs = (): SQSClient => {
   const { region, sqsEndpoint } = config();
-  sqsClient ??= traced(new SQSClient({ region, ...(sqsEndpoint && { endpoint: sqsEndpoint }) }));
-  return sqsClient;
+  if (sqsClient?.builtFor !== `${region} ${sqsEndpoint}`) {
+    sqsClient = { client: traced(new SQSClient({ region, ...(sqsEndpoint && { endpoint: sqsEndpoint }) })), builtFor: `${region} ${sqsEndpoint}` };
+  }
+  return sqsClient.client;
 };
 
 export const bucketName = (): string => config().bucketName;
