@@ -1,6 +1,6 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
-import { config } from '../platform/config';
+import { config, perConfiguration } from '../platform/config';
 import { countMetric } from '../platform/metrics';
 import { timed } from '../platform/stage-timing';
 import { apiClientRepository } from './api-client-repository';
@@ -35,14 +35,8 @@ const createVerifier = () =>
     { jwksCache: new SimpleJwksCache({ fetcher: jwksFetcher }) },
   );
 
-let verifier: { verify: ReturnType<typeof createVerifier>; builtFor: string } | undefined;
-
-/** The verifier of the configured issuer, rebuilt only when it changes (a tool that starts a second stack). */
-const currentVerifier = (): ReturnType<typeof createVerifier> => {
-  const builtFor = `${config().jwtIssuer} ${config().jwksUri}`;
-  if (verifier?.builtFor !== builtFor) verifier = { verify: createVerifier(), builtFor };
-  return verifier.verify;
-};
+/** The verifier of the configured issuer (rebuilt only when it changes). */
+const currentVerifier = perConfiguration(() => `${config().jwtIssuer} ${config().jwksUri}`, createVerifier);
 
 const failure = (reason: string): AuthorizerContext => ({ authenticated: false, failure: reason });
 

@@ -2,30 +2,25 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { config } from './config';
+import { config, perConfiguration } from './config';
 import { traced } from './tracer';
 
-/** SDK clients are built once per execution environment and reused across invocations. */
-let documentClient: DynamoDBDocumentClient | undefined;
-let builtFor: string | undefined;
-
-export const dynamo = (): DynamoDBDocumentClient => {
-  const { region, dynamodbEndpoint } = config();
-  // Rebuilt only when the configuration changed (tools and tests that switch stacks).
-  if (!documentClient || builtFor !== `${region} ${dynamodbEndpoint}`) {
-    builtFor = `${region} ${dynamodbEndpoint}`;
+/** SDK clients are built once per execution environment and reused across invocations (and per configuration: see perConfiguration). */
+export const dynamo = perConfiguration(
+  () => `${config().region} ${config().dynamodbEndpoint}`,
+  (): DynamoDBDocumentClient => {
+    const { region, dynamodbEndpoint } = config();
     const client = traced(new DynamoDBClient({ region, ...(dynamodbEndpoint && { endpoint: dynamodbEndpoint }) }));
     // No SDK logger is configured, yet its middleware filters every request and answer for one
     // (about 4 % of the import worker's CPU on a 10k-line import); our own logs say what failed.
     client.middlewareStack.remove('loggerMiddleware');
-    documentClient = DynamoDBDocumentClient.from(client, {
+    return DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },
       // Numbers come back as exact text (NumberValue): amounts never pass through JS floats.
       unmarshallOptions: { wrapNumbers: true },
     });
-  }
-  return documentClient;
-};
+  },
+);
 
 export const tableName = (): string => config().tableName;
 
@@ -43,32 +38,29 @@ export const outboxTableName = (): string => {
   return name;
 };
 
-let s3Client: { client: S3Client; builtFor: string } | undefined;
-let sqsClient: { client: SQSClient; builtFor: string } | undefined;
-
 /** Path-style against the local emulator; checksums only when required (presigned URLs stay valid on real S3). */
-export const s3 = (): S3Client => {
-  const { region, s3Endpoint } = config();
-  // Rebuilt only when the configuration changed, as dynamo() is (a tool that starts a second stack).
-  if (s3Client?.builtFor !== `${region} ${s3Endpoint}`) {
-    const client = new S3Client({
-      region,
-      ...(s3Endpoint && { endpoint: s3Endpoint, forcePathStyle: true }),
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
-    s3Client = { client: traced(client), builtFor: `${region} ${s3Endpoint}` };
-  }
-  return s3Client.client;
-};
+export const s3 = perConfiguration(
+  () => `${config().region} ${config().s3Endpoint}`,
+  (): S3Client => {
+    const { region, s3Endpoint } = config();
+    return traced(
+      new S3Client({
+        region,
+        ...(s3Endpoint && { endpoint: s3Endpoint, forcePathStyle: true }),
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    );
+  },
+);
 
 /** The endpoint is passed explicitly: the local emulator's queue URLs are not resolvable hosts. */
-export const sqs = (): SQSClient => {
-  const { region, sqsEndpoint } = config();
-  if (sqsClient?.builtFor !== `${region} ${sqsEndpoint}`) {
-    sqsClient = { client: traced(new SQSClient({ region, ...(sqsEndpoint && { endpoint: sqsEndpoint }) })), builtFor: `${region} ${sqsEndpoint}` };
-  }
-  return sqsClient.client;
-};
+export const sqs = perConfiguration(
+  () => `${config().region} ${config().sqsEndpoint}`,
+  (): SQSClient => {
+    const { region, sqsEndpoint } = config();
+    return traced(new SQSClient({ region, ...(sqsEndpoint && { endpoint: sqsEndpoint }) }));
+  },
+);
 
 export const bucketName = (): string => config().bucketName;

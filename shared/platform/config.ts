@@ -124,6 +124,19 @@ const lazyConfig: ServiceConfig = {
 /** The configuration; each property reads its variable when read (destructure only what you use). */
 export const config = (): ServiceConfig => lazyConfig;
 
+/**
+ * A value built once per configuration (an SDK client, a token verifier): built on first use and
+ * rebuilt only when `key()` changes, as when a tool starts a second stack in the same process.
+ */
+export const perConfiguration = <T>(key: () => string, build: () => T): (() => T) => {
+  let built: { key: string; value: T } | undefined;
+  return () => {
+    const current = key();
+    if (built?.key !== current) built = { key: current, value: build() };
+    return built.value;
+  };
+};
+
 /** For tests and tools that change the environment after first use (settings are read per use: nothing to forget). */
 export const resetConfig = (): void => undefined;
 
