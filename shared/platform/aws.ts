@@ -5,8 +5,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { config, perConfiguration } from './config';
 import { traced } from './tracer';
 
-/** SDK clients are built once per execution environment and reused across invocations (and per configuration: see perConfiguration). */
-export const dynamo = perConfiguration(
+/**
+ * SDK clients are built once per execution environment and reused across invocations (and per
+ * configuration: see perConfiguration). Marked pure: a bundle keeps only the clients its function uses.
+ */
+export const dynamo = /* @__PURE__ */ perConfiguration(
   () => `${config().region} ${config().dynamodbEndpoint}`,
   (): DynamoDBDocumentClient => {
     const { region, dynamodbEndpoint } = config();
@@ -39,7 +42,7 @@ export const outboxTableName = (): string => {
 };
 
 /** Path-style against the local emulator; checksums only when required (presigned URLs stay valid on real S3). */
-export const s3 = perConfiguration(
+export const s3 = /* @__PURE__ */ perConfiguration(
   () => `${config().region} ${config().s3Endpoint}`,
   (): S3Client => {
     const { region, s3Endpoint } = config();
@@ -55,7 +58,7 @@ export const s3 = perConfiguration(
 );
 
 /** The endpoint is passed explicitly: the local emulator's queue URLs are not resolvable hosts. */
-export const sqs = perConfiguration(
+export const sqs = /* @__PURE__ */ perConfiguration(
   () => `${config().region} ${config().sqsEndpoint}`,
   (): SQSClient => {
     const { region, sqsEndpoint } = config();
