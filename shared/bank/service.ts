@@ -2,6 +2,7 @@ import type { Page } from '../db/query-page';
 import { storedInteger } from '../db/attributes';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../platform/cursor';
 import { fromStoredNumber } from '../platform/money';
+import { compareCodeUnits } from '../platform/text';
 import { groupFromItem, requireBankAccount, staleMembers } from './reconciliation';
 import { bankRepository, type Item } from './repository';
 import type { BankAccount, BankTransaction, BankTransactionQuery, ReconciliationStatus } from './schemas';
@@ -26,7 +27,7 @@ const toBankAccount = (item: Item): BankAccount => ({
 /** A small bounded list (a company has a handful of bank accounts): one page, by account number. */
 export const listBankAccounts = async (companyId: string): Promise<Page<BankAccount>> => {
   const items = await bankRepository.listAccounts(companyId);
-  const accounts = items.map(toBankAccount).sort((a, b) => a.accountNumber.localeCompare(b.accountNumber));
+  const accounts = items.map(toBankAccount).sort((a, b) => compareCodeUnits(a.accountNumber, b.accountNumber));
   return { data: accounts, pagination: { next_cursor: null, has_more: false } };
 };
 

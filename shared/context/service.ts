@@ -13,7 +13,9 @@ import { subLedgerTypes } from '../ledger/open-items/schemas';
 import { stringifyJson } from '../platform/json';
 import { countMetric } from '../platform/metrics';
 import { Decimal } from '../platform/money';
-import { listVatTerms, norwegianToday, vatAccountDirection } from '../vat/service';
+import { listVatTerms, vatAccountDirection } from '../vat/service';
+import { norwegianDate } from '../platform/norway-time';
+import { compareCodeUnits } from '../platform/text';
 import { contextRepository, type StoredPicture } from './repository';
 import { requestContextRefresh } from './refresh-queue';
 
@@ -119,9 +121,9 @@ const accountPictures = async (
   return inParallel(codes, accountsReadTogether, async (accountCode) => {
     const row = rows.get(accountCode);
     const lines = row ? (await glLineRepository.linesOfAccount(companyId, year, accountCode)).map((item: Item) => lineContent(item)) : [];
-    const largest = [...lines].sort((a, b) => b.amount.abs().comparedTo(a.amount.abs()) || a.lineId.localeCompare(b.lineId)).slice(0, pictureSizes.largestMovements);
+    const largest = [...lines].sort((a, b) => b.amount.abs().comparedTo(a.amount.abs()) || compareCodeUnits(a.lineId, b.lineId)).slice(0, pictureSizes.largestMovements);
     const last = [...lines]
-      .sort((a, b) => b.period - a.period || (b.transactionDate ?? '').localeCompare(a.transactionDate ?? '') || b.lineId.localeCompare(a.lineId))
+      .sort((a, b) => b.period - a.period || compareCodeUnits(b.transactionDate ?? '', a.transactionDate ?? '') || compareCodeUnits(b.lineId, a.lineId))
       .slice(0, pictureSizes.lastLines);
     const mapped = context.banks.filter((bank) => bank.glAccountCode === accountCode);
     const direction = vatAccountDirection(accountCode);
@@ -171,7 +173,7 @@ export const refreshContext = async (companyId: string, options: RefreshOptions 
   // Read first: a fetch that lands while the pictures are built leaves them behind it (stale), never ahead.
   const ledgerUpdatedAt = await importRepository.ledgerUpdatedAt(companyId);
   const builtAt = new Date().toISOString();
-  const today = norwegianToday();
+  const today = norwegianDate();
   const currentYear = await currentAccountingYear(companyId);
   const years = [...new Set([currentYear, ...(options.years ?? []), ...(pending?.years ?? [])].filter((year): year is number => typeof year === 'number'))].sort((a, b) => a - b);
   const [trialBalance, bankAccounts, openVatTerm, openItems, imports] = await Promise.all([

@@ -13,6 +13,7 @@ import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository } from '../identity/organization-repository';
 import type { PersonDirectory } from '../identity/person-directories';
 import { normalizeEmail, personRepository, personWrites, type Membership, type Person } from '../identity/person-repository';
+import { compareCodeUnits } from '../platform/text';
 
 /**
  * People of the firm, as an administrator manages them (admin CLI, demo seed): a person, their
@@ -156,7 +157,7 @@ export const toUser = ({ person, memberships }: ReachablePerson): User => ({
   name: person.name,
   status: 'active',
   createdAt: person.createdAt,
-  memberships: memberships.map(({ organizationId, createdAt }) => ({ organizationId, createdAt })).sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
+  memberships: memberships.map(({ organizationId, createdAt }) => ({ organizationId, createdAt })).sort((a, b) => compareCodeUnits(a.createdAt, b.createdAt)),
 });
 
 /**

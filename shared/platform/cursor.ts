@@ -3,6 +3,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { config } from './config';
 import { problems } from './problem';
 import { traced } from './tracer';
+import { compareCodeUnits } from './text';
 
 /**
  * Opaque page cursors: the DynamoDB start key, signed with HMAC-SHA256 and bound to the caller,
@@ -43,7 +44,7 @@ const bindingDigest = (binding: CursorBinding): string =>
 const sortedEntries = (filters: Record<string, unknown>) =>
   Object.entries(filters)
     .filter(([, value]) => value !== undefined)
-    .sort(([a], [b]) => a.localeCompare(b));
+    .sort(([a], [b]) => compareCodeUnits(a, b));
 
 const sign = async (payload: string, binding: CursorBinding): Promise<string> =>
   createHmac('sha256', await cursorSecret()).update(`${payload}.${bindingDigest(binding)}`).digest('base64url');

@@ -5,6 +5,7 @@ import { Decimal } from '../platform/money';
 import { vatAccountCells, vatCells, type AccountCell, type VatCell } from '../ledger/general-ledger/repository';
 import type { VatTerm, VatTermStatus, VatTermTaxCode } from './schemas';
 import { compareTaxCodes, standardTaxCode, type StandardTaxCode } from './tax-codes';
+import { norwegianDate } from '../platform/norway-time';
 
 /**
  * VAT terms of a year, computed from the VAT aggregates (per tax code and period) and the
@@ -43,10 +44,6 @@ export const termsOf = (year: number, frequency: VatFrequency): TermDefinition[]
 };
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-/** Today in Norway (a term has ended once its last day is over there). */
-export const norwegianToday = (now = new Date()): string =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Oslo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 
 /** NS 4102: 2700-2709 output VAT, 2710-2719 input VAT; 2740 (settlement) and the rest are not VAT accounts. */
 export const vatAccountDirection = (accountCode: string): 'output' | 'input' | undefined =>
@@ -164,7 +161,8 @@ export interface VatCompany {
 export const listVatTerms = async (company: VatCompany, requestedYear: number | undefined, now = new Date()): Promise<Page<VatTerm>> => {
   const year = requestedYear ?? (await currentAccountingYear(company.id));
   const [cells, accounts] = await Promise.all([vatCells(company.id, year), vatAccountCells(company.id, year)]);
-  const today = norwegianToday(now);
+  // A term has ended once its last day is over in Norway.
+  const today = norwegianDate(now);
   return {
     data: termsOf(year, company.vatFrequency).map((definition) => termOf(year, company.vatFrequency, definition, cells, accounts, today)),
     pagination: { next_cursor: null, has_more: false },

@@ -29,7 +29,6 @@ import {
   listAccounts,
   listDimensions,
   listSubLedgers,
-  norwegianYear,
   setStandardAccount,
 } from '../../shared/ledger/chart/service';
 import { chartRepository } from '../../shared/ledger/chart/repository';
@@ -37,6 +36,7 @@ import { commitUnlessCancelled } from '../../shared/db/unit-of-work';
 import { applyDeltasOnce } from '../../shared/ledger/deltas';
 import { balanceKeys, dimensionKeys, subLedgerKeys, usageKeys } from '../../shared/ledger/keys';
 import { dynamo, tableName } from '../../shared/platform/aws';
+import { norwegianYear } from '../../shared/platform/norway-time';
 import { Decimal } from '../../shared/platform/money';
 import type { Operation } from '../../shared/api/operation';
 import { ProblemError } from '../../shared/platform/problem';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { norwegianYear } from '../../shared/ledger/chart/service';
+import { norwegianYear } from '../../shared/platform/norway-time';
 import { api } from '../support/api';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestClient } from '../support/clients';
-import { norwegianYear } from '../../shared/ledger/chart/service';
-import { norwegianToday } from '../../shared/vat/service';
+import { norwegianDate, norwegianYear } from '../../shared/platform/norway-time';
 import { api, expectProblem, tokenFor } from '../support/api';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { seededClient, testStack } from '../support/stack';
@@ -245,7 +244,7 @@ describe('GET /v1/companies/{companyId}/vat/terms', () => {
     await importAndWait(companyId, 'accounts', chartOf(thisYear, ['3000', '2700']));
     const current = await terms(companyId, '');
     expect(current.body.data.every((t: { year: number }) => t.year === thisYear)).toBe(true);
-    const today = norwegianToday();
+    const today = norwegianDate();
     expect(current.body.data.find((t: { fromDate: string; toDate: string }) => t.fromDate <= today && today <= t.toDate)).toMatchObject({ status: 'open' });
   });
 

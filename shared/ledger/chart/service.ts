@@ -6,6 +6,7 @@ import { applyDeltasOnce, type CounterDelta } from '../deltas';
 import { commitUnlessCancelled } from '../../db/unit-of-work';
 import { jobRepository } from '../../jobs/repository';
 import { ledgerYearKeys, usageKeys } from '../keys';
+import { norwegianYear } from '../../platform/norway-time';
 import {
   accountWritingLanes,
   chartRepository as repository,
@@ -554,10 +555,6 @@ export const chartYearSummaries = async (companyId: string): Promise<YearSummary
 /** Years that have a chart (at least one account), ascending. */
 export const chartYears = async (companyId: string): Promise<number[]> =>
   (await chartYearSummaries(companyId)).filter((summary) => summary.accounts > 0).map((summary) => summary.year);
-
-/** The calendar year of a moment in Norway, where the books are kept (accounting years are calendar years). */
-export const norwegianYear = (now: Date): number =>
-  Number(new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Oslo', year: 'numeric' }).format(now));
 
 /**
  * The current accounting year, the one rule behind every `year` left out (accounts, GL lines,
