@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { LocalStack, StackInfo } from '../../infra/local/stack';
+import { register } from 'tsx/esm/api';
+import type * as StackHostModule from './stack-host';
 import { testWebhookSchedule } from './webhook-windows';
 
 declare module 'vitest' {
@@ -32,6 +34,15 @@ const writeWhole = (file: string, value: unknown) => {
 let stack: LocalStack | undefined;
 let starting: Promise<void> | undefined;
 let dataDir: string | undefined;
+type StackHost = typeof StackHostModule;
+let hostModule: Promise<StackHost> | undefined;
+
+/**
+ * The stack's modules load through tsx, as `npm start` loads them, not through vitest's module
+ * runner: Node.js then runs the handlers' own code (no per-import indirection), and the stack is up
+ * sooner. One namespace, so the teardown reads the same IAM log the handlers wrote.
+ */
+const loadHost = (): Promise<StackHost> => register({ namespace: 'local-stack' }).import('./stack-host.ts', import.meta.url) as Promise<StackHost>;
 
 /**
  * Starts the whole local stack once per test run, on free ports (a running `npm start` does not
@@ -51,11 +62,12 @@ export default function setup(project: TestProject) {
   });
   const envBefore = { ...process.env };
   // The stack's modules load in the background too: the unit tests start meanwhile.
-  const modules = Promise.all([import('../../infra/local/stack'), import('../../shared/openapi/document'), import('./clients')]);
+  const host = loadHost();
+  hostModule = host;
   // A short authorizer cache (the authorizer's decisions per token) so the revocation tests wait seconds, not minutes.
   // Failed sign-ins: 5 per account and per address as deployed, a 3 s window, so the throttle tests wait seconds.
-  starting = modules
-    .then(([{ startLocalStack }, , { suiteRateLimit }]) => startLocalStack({
+  starting = host
+    .then(({ startLocalStack, suiteRateLimit }) => startLocalStack({
     port: 0,
     authPort: 0,
     dataDir: dir,
@@ -68,7 +80,7 @@ export default function setup(project: TestProject) {
   }))
     .then(async (started) => {
       stack = started;
-      const { buildOpenApiDocument } = (await modules)[1];
+      const { buildOpenApiDocument } = await host;
       const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && envBefore[entry[0]] !== entry[1]));
       const ready: ReadyStack = { stack: started.info, stackNodeVersion: process.version, openapiDocument: buildOpenApiDocument(), env };
       writeWhole(readyFile, ready);
@@ -77,7 +89,7 @@ export default function setup(project: TestProject) {
   return async () => {
     await starting;
     await stack?.stop();
-    const { denials } = await import('../../infra/local/iam');
+    const { denials } = await hostModule!;
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     // A handler touched DynamoDB outside its function's grants (infra/local/iam.ts): the run fails
     // even when the test that caused it tolerated the resulting 500.
