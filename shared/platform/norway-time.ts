@@ -4,8 +4,9 @@
  * first request needs today's date in Norway would pay (npm run bench:cold-start).
  *
  * Europe/Oslo keeps the EU rule (since 1996): UTC+1, and UTC+2 from 01:00 UTC on the last Sunday
- * of March to 01:00 UTC on the last Sunday of October. test/unit/norway-time.test.ts checks every
- * hour from 1996 to 2060, and every minute around each change, against the time zone database.
+ * of March to 01:00 UTC on the last Sunday of October. test/unit/norway-time.test.ts checks each
+ * day from 1996 to 2060 around midnight in Norway, and every minute around each change, against
+ * the time zone database.
  */
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
