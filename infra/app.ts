@@ -32,6 +32,11 @@ const resolveEnv = (app: App): Environment => ({
   region: contextString(app, 'region') ?? process.env.CDK_DEFAULT_REGION ?? DEFAULT_REGION,
 });
 
+/** Runs the AwsSolutions rules at synthesis: an unacknowledged error fails it (the CLI exits non-zero). */
+export const checkWithCdkNag = (app: App): void => {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+};
+
 /** Builds the whole service into `app`; the CLI entry point and the tests share it. */
 export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
   const env = resolveEnv(app);
@@ -80,7 +85,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     alarmHttpsEndpoints: contextList('alarmHttpsEndpoint'),
   });
 
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  checkWithCdkNag(app);
   acknowledgeNagFindings({ stateful, api, monitoring }, resourcePrefix);
 
   return { stateful, api, monitoring };

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../../infra/app';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp, checkWithCdkNag, type BuiltApp } from '../../infra/app';
 import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../../infra/stacks/permissions';
 import { declaredEnvironments } from '../../infra/local/environment';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
@@ -798,8 +798,19 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(report.pluginReports.filter((p) => p.conclusion === 'failure')).toEqual([]);
   });
 
-  it('fails synthesis on an unacknowledged error', () => {
-    const { app: failing } = newApp();
+  it('runs at synthesis: buildApp adds the AwsSolutions rules as a validation plugin', () => {
+    const addPlugins = vi.spyOn(Validations.prototype, 'addPlugins');
+    try {
+      newApp();
+      expect(addPlugins.mock.calls.flat().filter((plugin) => plugin instanceof AwsSolutionsChecks)).toHaveLength(1);
+    } finally {
+      addPlugins.mockRestore();
+    }
+  });
+
+  it('fails synthesis on an unacknowledged error (that plugin, on an app of one stack)', () => {
+    const failing = new App({ context: { ...cdkJson.context, '@aws-cdk/core:appMode': 'inmemory' } });
+    checkWithCdkNag(failing);
     new Secret(new Stack(failing, 'Unacknowledged', { env: { account: '123456789012', region: 'eu-north-1' } }), 'Secret');
     expect(() => failing.synth()).toThrow(/AwsSolutions-SMG4/);
   }, 120_000);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMetricDocuments, type MetricDocument } from '../../infra/local/metrics-log';
 import { metricCatalogue, metricNamespace, metricServiceName, type MetricDimensions, type MetricKey } from '../../shared/platform/metric-catalogue';
@@ -15,7 +15,25 @@ import { startReceiver } from '../support/webhook-receiver';
  * the run's metrics file. Dimensions are shared by every test file of the run, so each check
  * finds this file's own documents by their metadata (the request id, import id, subscription id).
  */
-const documents = (): MetricDocument[] => readMetricDocuments(readFileSync(testStack().internal.metricsFile!, 'utf8'));
+const documentsSoFar: MetricDocument[] = [];
+let bytesRead = 0;
+/** The documents of the run's metrics file; each call parses only the whole lines written since the last (the file holds every invocation of the run). */
+const documents = (): MetricDocument[] => {
+  const file = testStack().internal.metricsFile!;
+  const size = statSync(file).size;
+  if (size <= bytesRead) return documentsSoFar;
+  const fd = openSync(file, 'r');
+  try {
+    const fresh = Buffer.alloc(size - bytesRead);
+    readSync(fd, fresh, 0, fresh.length, bytesRead);
+    const whole = fresh.lastIndexOf(0x0a) + 1;
+    documentsSoFar.push(...readMetricDocuments(fresh.subarray(0, whole).toString('utf8')));
+    bytesRead += whole;
+  } finally {
+    closeSync(fd);
+  }
+  return documentsSoFar;
+};
 
 const total = (value: unknown): number => (Array.isArray(value) ? value.reduce((sum: number, one: number) => sum + one, 0) : (value as number));
 
