@@ -1,12 +1,9 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest, in the order they start (measured on a 2-core machine; the CDK synth
- * files count their load), whatever their project: a unit file that needs no stack runs while the
- * stack starts, the longest stack files start as soon as it is up, and the heavy unit files sit
- * among the stack's, where they use the core the stack's single Node.js process leaves free. So the
- * run never ends on one long file while the other worker waits. Ordering only: a file missing here
- * runs after the listed ones, in vitest's own order (by its last duration, or by size on a fresh clone).
+ * The files that take longest, in the order they start within their project (measured on a 2-core
+ * machine; the CDK synth files count their load). A file missing here runs after the listed ones
+ * of its project, in vitest's own order (by its last duration, or by size on a fresh clone).
  */
 export const longestFiles = [
   'test/local/dynamodb-local.test.ts',
@@ -32,8 +29,14 @@ export const longestFiles = [
   'test/integration/documents.test.ts',
 ];
 
-/** After the listed files, projects in this order: the short unit files fill the end of the run. */
-const projectOrder = ['unit-isolated', 'stack', 'unit'];
+/**
+ * Projects run one after the other: a worker process serves one project, so a file of another
+ * project ends it and starts a new one, which loads that project's modules again (a stack worker:
+ * the app, the SDK, the OpenAPI validators). The unit tests go first, while the local stack starts;
+ * then the stack's files, which start as soon as it is up. Interleaved, a run started 19 workers
+ * instead of 11.
+ */
+const projectOrder = ['unit-isolated', 'unit', 'stack'];
 
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -41,7 +44,7 @@ export class LongestFirstSequencer extends BaseSequencer {
     const rank = (spec: TestSpecification) => {
       const project = projectOrder.indexOf(spec.project.name);
       const listed = longestFiles.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
-      return listed === -1 ? ([1, project === -1 ? projectOrder.length : project] as const) : ([0, listed] as const);
+      return [project === -1 ? projectOrder.length : project, listed === -1 ? longestFiles.length : listed] as const;
     };
     const ranked = vitestOrder.map((spec, index) => ({ spec, index, rank: rank(spec) }));
     ranked.sort((a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1] || a.index - b.index);

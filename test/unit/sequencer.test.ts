@@ -11,7 +11,7 @@ describe('the test sequencer', () => {
     expect(new Set(longestFiles).size).toBe(longestFiles.length);
   });
 
-  it('runs the listed files first in the order listed whatever their project, then the stack project, then the unit project', async () => {
+  it('runs the unit project, then the stack project, each with its listed files first in the order listed', async () => {
     const cache = { getFileTestResults: () => undefined, getFileStats: () => undefined };
     const sequencer = new LongestFirstSequencer({ cache, config: { root: '/repo' } } as never);
     const files = [
@@ -24,10 +24,10 @@ describe('the test sequencer', () => {
     const order = (await sequencer.sort(files)).map((file) => `${file.project.name} ${file.moduleId.slice('/repo/'.length)}`);
     expect(order).toEqual([
       'unit test/local/dynamodb-local.test.ts',
+      'unit test/unit/json.test.ts',
       'stack test/integration/docs-commands.test.ts',
       'stack test/integration/readme.test.ts',
       'stack test/integration/whoami.test.ts',
-      'unit test/unit/json.test.ts',
     ]);
   });
 });
