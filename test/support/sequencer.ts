@@ -33,8 +33,8 @@ export const longestFiles = [
  * Projects run one after the other: a worker process serves one project, so a file of another
  * project ends it and starts a new one, which loads that project's modules again (a stack worker:
  * the app, the SDK, the OpenAPI validators). The unit tests go first, while the local stack starts;
- * then the stack's files, which start as soon as it is up. Interleaved, a run started 19 workers
- * instead of 11.
+ * then the stack's files, as workers come free. Interleaved, a run started 22 worker
+ * processes instead of 11 (three of them the isolated project's, one per file).
  */
 const projectOrder = ['unit-isolated', 'unit', 'stack'];
 
