@@ -10,14 +10,14 @@ import { eventually, queueWaitMs } from '../support/poll';
 import { testStack } from '../support/stack';
 import { startReceiver } from '../support/webhook-receiver';
 
+const documentsSoFar: MetricDocument[] = [];
+let bytesRead = 0;
 /**
  * The functions' metrics as the local stack emitted them: EMF lines, diverted from its stdout to
  * the run's metrics file. Dimensions are shared by every test file of the run, so each check
  * finds this file's own documents by their metadata (the request id, import id, subscription id).
+ * The file holds every invocation of the run: each call parses only the whole lines added since.
  */
-const documentsSoFar: MetricDocument[] = [];
-let bytesRead = 0;
-/** The documents of the run's metrics file; each call parses only the whole lines written since the last (the file holds every invocation of the run). */
 const documents = (): MetricDocument[] => {
   const file = testStack().internal.metricsFile!;
   const size = statSync(file).size;
@@ -25,8 +25,8 @@ const documents = (): MetricDocument[] => {
   const fd = openSync(file, 'r');
   try {
     const fresh = Buffer.alloc(size - bytesRead);
-    readSync(fd, fresh, 0, fresh.length, bytesRead);
-    const whole = fresh.lastIndexOf(0x0a) + 1;
+    const read = readSync(fd, fresh, 0, fresh.length, bytesRead);
+    const whole = fresh.subarray(0, read).lastIndexOf(0x0a) + 1;
     documentsSoFar.push(...readMetricDocuments(fresh.subarray(0, whole).toString('utf8')));
     bytesRead += whole;
   } finally {
