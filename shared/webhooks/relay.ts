@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { companyRepository } from '../companies/repository';
+import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { contextRefreshingEventTypes } from '../outbox/events';
 import { outboxRelayedWrite, pendingEventsBefore } from '../outbox/repository';
@@ -39,11 +39,12 @@ export const eventRetentionDays = 30;
  * a repeat finds the event relayed and only queues it again: fan-out is idempotent.
  */
 export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const known = relayMemo();
   for (const record of event.Records) {
     const image = record.dynamodb?.NewImage;
     if (!image || !passesRelayFilter(record)) continue;
     try {
-      await relay(unmarshall(image as Record<string, AttributeValue>));
+      await relay(unmarshall(image as Record<string, AttributeValue>), known);
     } catch (error) {
       logger.error('Relay failed; the stream record is retried', error as Error);
       // Report this record and stop: the ones after it are retried after it, in order.
@@ -53,19 +54,33 @@ export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDB
   return { batchItemFailures: [] };
 };
 
+/**
+ * What one batch of relays has learnt: the companies it read and each organization's sequence
+ * number as its own last commit left it. A burst of one company's events then reads the company
+ * and the counters once, not once per event; a counter another relay moved meanwhile fails the
+ * commit's condition, and that round reads it again.
+ */
+interface RelayMemo {
+  companies: Map<string, CompanyRecord>;
+  sequences: Map<string, number>;
+}
+
+const relayMemo = (): RelayMemo => ({ companies: new Map(), sequences: new Map() });
+
 /** Relays one outbox event; 'already' when it was relayed before (it is queued for fan-out again, which is idempotent). */
-const relay = async (item: Record<string, unknown>): Promise<'relayed' | 'already'> => {
+const relay = async (item: Record<string, unknown>, known: RelayMemo): Promise<'relayed' | 'already'> => {
   let outcome: 'relayed' | 'already' = 'relayed';
   const eventId = item.id as string;
   const companyId = item.companyId as string;
-  const company = await companyRepository.get(companyId);
+  const company = known.companies.get(companyId) ?? (await companyRepository.get(companyId));
   if (!company) throw new Error(`Event ${eventId} names company ${companyId}, which does not exist`);
+  known.companies.set(companyId, company);
   const organizations = company.organizationPath.split('/');
   const payload = JSON.stringify(thinEvent({ id: eventId, type: item.type as string, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, company.organizationId));
   const expiresAt = Math.floor(Date.now() / 1000) + eventRetentionDays * 86_400;
 
   for (let round = 0; ; round++) {
-    const counters = await Promise.all(organizations.map((organizationId) => eventFeedSequence.current(organizationId)));
+    const counters = await Promise.all(organizations.map((organizationId) => known.sequences.get(organizationId) ?? eventFeedSequence.current(organizationId)));
     const work = unitOfWork().add('event', outboxRelayedWrite(eventId, company, new Date().toISOString()));
     organizations.forEach((organizationId, level) => {
       const current = counters[level]!;
@@ -74,8 +89,10 @@ const relay = async (item: Record<string, unknown>): Promise<'relayed' | 'alread
     });
     try {
       await work.commit();
+      organizations.forEach((organizationId, level) => known.sequences.set(organizationId, counters[level]! + 1));
       break;
     } catch (error) {
+      for (const organizationId of organizations) known.sequences.delete(organizationId);
       if (!(error instanceof ConditionsFailed)) throw error;
       if (error.names.includes('event')) {
         outcome = 'already'; // relayed before (a repeated record): only queue it again
@@ -125,9 +142,10 @@ export const eventsToSweep = (options: SweepOptions): Promise<Record<string, unk
 export const sweepPendingEvents = async (options: SweepOptions): Promise<SweepResult> => {
   const pending = await eventsToSweep(options);
   const result: SweepResult = { found: pending.length, relayed: 0, alreadyRelayed: 0, failed: 0, limitReached: pending.length >= options.limit };
+  const known = relayMemo();
   for (const item of pending) {
     try {
-      if ((await relay(item)) === 'relayed') result.relayed++;
+      if ((await relay(item, known)) === 'relayed') result.relayed++;
       else result.alreadyRelayed++;
     } catch (error) {
       result.failed++;

@@ -1,12 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/outbox-sweeper/handler';
 import { outboxEventItem } from '../../shared/outbox/repository';
 import { dynamo, outboxTableName } from '../../shared/platform/aws';
-import { sweepPendingEvents, type SweepResult } from '../../shared/webhooks/relay';
+import { relayHandler, sweepPendingEvents, type SweepResult } from '../../shared/webhooks/relay';
+import { outboxEventKeys } from '../../shared/outbox/keys';
+import { eventually } from '../support/poll';
 import { api } from '../support/api';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import { newFirm } from '../support/people';
@@ -35,7 +39,7 @@ const missedEvent = async (minutesAgo: number): Promise<string> => {
   return item.id;
 };
 
-const feedOf = async (): Promise<{ id: string }[]> => (await api('GET', `/v1/events?company_id=${companyId}&page_size=200`, { token: firm.systemToken })).body.data;
+const feedOf = async (): Promise<{ id: string; type: string; sequence: number }[]> => (await api('GET', `/v1/events?company_id=${companyId}&page_size=200`, { token: firm.systemToken })).body.data;
 const sweep = (olderThanSeconds: number): Promise<SweepResult> => sweepPendingEvents({ olderThanSeconds, lookbackDays: 2, limit: 1000 });
 
 describe('outbox sweeper', () => {
@@ -91,5 +95,83 @@ describe('outbox sweeper', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** The stream record of an outbox event, as the relay's event source mapping passes it. */
+const insertRecord = async (eventId: string, sequenceNumber: number): Promise<DynamoDBStreamEvent['Records'][number]> => {
+  const { Item } = await dynamo().send(new GetCommand({ TableName: outboxTableName(), Key: outboxEventKeys(eventId), ConsistentRead: true }));
+  return { eventName: 'INSERT', dynamodb: { SequenceNumber: String(sequenceNumber), NewImage: marshall(Item!) } } as DynamoDBStreamEvent['Records'][number];
+};
+
+/**
+ * Counts the reads of the service's DynamoDB client while `run` runs, by the first part of the key
+ * read (COMPANY, EVENTFEED, ...); on the client's own middleware stack, removed afterwards.
+ */
+const countingReads = async (run: () => Promise<unknown>): Promise<Map<string, number>> => {
+  const reads = new Map<string, number>();
+  const name = `count-reads-${Math.random()}`;
+  dynamo().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { Key?: Record<string, unknown> };
+      const key = input.Key?.PK;
+      const text = typeof key === 'string' ? key : ((key as { S?: string } | undefined)?.S ?? '');
+      if (context.commandName === 'GetItemCommand') reads.set(text.split('#')[0]!, (reads.get(text.split('#')[0]!) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'build', name },
+  );
+  try {
+    await run();
+  } finally {
+    dynamo().middlewareStack.remove(name);
+  }
+  return reads;
+};
+
+describe('the stream relay, a batch at a time', () => {
+  beforeAll(async () => {
+    // The company's own event is relayed first: no other relay moves the organization's counter below.
+    await eventually(async () => (await feedOf()).some((entry) => entry.type === 'company.created'), 30_000, 'company.created in the feed');
+  });
+
+  it("reads a company and its organization's counter once for a burst of the company's events, and numbers them in order", async () => {
+    const events = [await missedEvent(0), await missedEvent(0), await missedEvent(0)];
+    const records = await Promise.all(events.map((id, index) => insertRecord(id, index + 1)));
+    const reads = await countingReads(async () => expect(await relayHandler({ Records: records })).toEqual({ batchItemFailures: [] }));
+    expect(reads.get('COMPANY')).toBe(1);
+    expect(reads.get('EVENTFEED')).toBe(1); // one organization, no parent
+    const feed = await feedOf();
+    const sequences = events.map((id) => feed.find((entry) => entry.id === id)?.sequence);
+    expect(sequences.every((sequence) => typeof sequence === 'number')).toBe(true);
+    expect(sequences).toEqual([sequences[0], sequences[0]! + 1, sequences[0]! + 2]);
+  });
+
+  it('a counter another relay moved between two events of the batch is read again: every event is in the feed once, numbered without gaps', async () => {
+    const [first, second, other] = [await missedEvent(0), await missedEvent(0), await missedEvent(0)];
+    const otherRecord = await insertRecord(other, 3);
+    // The other relay commits just before the batch's second commit.
+    let commits = 0;
+    const name = 'another-relay-first';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && ++commits === 2) expect(await relayHandler({ Records: [otherRecord] })).toEqual({ batchItemFailures: [] });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    const batch = [await insertRecord(first, 1), await insertRecord(second, 2)];
+    try {
+      const reads = await countingReads(async () => expect(await relayHandler({ Records: batch })).toEqual({ batchItemFailures: [] }));
+      // The batch: its first read, and again after the refused commit; the other relay: one.
+      expect(reads.get('EVENTFEED')).toBe(3);
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
+    const feed = await feedOf();
+    const sequenceOf = (id: string) => feed.filter((entry) => entry.id === id).map((entry) => entry.sequence);
+    const [a] = sequenceOf(first);
+    expect(sequenceOf(other)).toEqual([a! + 1]);
+    expect(sequenceOf(second)).toEqual([a! + 2]);
   });
 });
