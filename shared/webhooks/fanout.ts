@@ -1,5 +1,6 @@
 import { v5 as uuidv5 } from 'uuid';
-import { queueWorker } from '../platform/queue-worker';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { processQueueBatch } from '../platform/queue-worker';
 import { thinEvent } from './catalog';
 import { sendMessages } from './queue';
 import { outboxEventOf } from '../outbox/repository';
@@ -22,16 +23,34 @@ export const wants = (subscription: SubscriptionRecord, type: string, companyId:
  * companies within its organization's reach) and queues each for the delivery worker. Repeats
  * are harmless: an existing delivery is queued again only while nothing was attempted yet.
  */
-export const fanoutWorker = queueWorker((record) => fanOut((JSON.parse(record.body) as { eventId: string }).eventId), {
-  failureMessage: 'Fan-out failed; the message will be redelivered',
-});
+export const fanoutWorker = (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+  const known: SubscriptionsRead = new Map();
+  return processQueueBatch(event, (record) => fanOut((JSON.parse(record.body) as { eventId: string }).eventId, known), { failureMessage: 'Fan-out failed; the message will be redelivered' }, context);
+};
 
-const fanOut = async (eventId: string): Promise<void> => {
+/**
+ * The subscriptions of each organization path a batch has read: a burst of one organization's
+ * events (a batch of the queue) reads them once. The index they come from is eventually
+ * consistent, so a read at the batch's first message is as current as one at each.
+ */
+type SubscriptionsRead = Map<string, Promise<SubscriptionRecord[]>>;
+
+const subscriptionsOf = (organizationPath: string, known: SubscriptionsRead): Promise<SubscriptionRecord[]> => {
+  let read = known.get(organizationPath);
+  if (!read) {
+    read = subscriptionRepository.ofOrganizations(organizationPath.split('/'));
+    void read.catch(() => known.delete(organizationPath)); // a failed read is not reused by the next message
+    known.set(organizationPath, read);
+  }
+  return read;
+};
+
+const fanOut = async (eventId: string, known: SubscriptionsRead): Promise<void> => {
   const item = await outboxEventOf(eventId);
   if (!item?.organizationPath) throw new Error(`Event ${eventId} is not relayed yet`);
   const companyId = item.companyId as string;
   const payload = JSON.stringify(thinEvent({ id: eventId, type: item.type as string, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, item.organizationId as string));
-  const subscriptions = (await subscriptionRepository.ofOrganizations((item.organizationPath as string).split('/'))).filter((subscription) =>
+  const subscriptions = (await subscriptionsOf(item.organizationPath as string, known)).filter((subscription) =>
     wants(subscription, item.type as string, companyId),
   );
   const queued: { deliveryId: string }[] = [];

@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/outbox-sweeper/handler';
 import { outboxEventItem } from '../../shared/outbox/repository';
 import { dynamo, outboxTableName } from '../../shared/platform/aws';
+import { fanoutWorker } from '../../shared/webhooks/fanout';
 import { relayHandler, sweepPendingEvents, type SweepResult } from '../../shared/webhooks/relay';
 import { outboxEventKeys } from '../../shared/outbox/keys';
 import { eventually } from '../support/poll';
@@ -105,18 +107,18 @@ const insertRecord = async (eventId: string, sequenceNumber: number): Promise<Dy
 };
 
 /**
- * Counts the reads of the service's DynamoDB client while `run` runs, by the first part of the key
- * read (COMPANY, EVENTFEED, ...); on the client's own middleware stack, removed afterwards.
+ * Counts the reads (GetItem, Query) of the service's DynamoDB client while `run` runs, by the first
+ * part of the key read (COMPANY, EVENTFEED, ...); on the client's own middleware stack, removed afterwards.
  */
 const countingReads = async (run: () => Promise<unknown>): Promise<Map<string, number>> => {
   const reads = new Map<string, number>();
   const name = `count-reads-${Math.random()}`;
   dynamo().middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { Key?: Record<string, unknown> };
-      const key = input.Key?.PK;
+      const input = args.input as { Key?: Record<string, unknown>; ExpressionAttributeValues?: Record<string, unknown> };
+      const key = context.commandName === 'QueryCommand' ? input.ExpressionAttributeValues?.[':pk'] : input.Key?.PK;
       const text = typeof key === 'string' ? key : ((key as { S?: string } | undefined)?.S ?? '');
-      if (context.commandName === 'GetItemCommand') reads.set(text.split('#')[0]!, (reads.get(text.split('#')[0]!) ?? 0) + 1);
+      if (context.commandName === 'GetItemCommand' || context.commandName === 'QueryCommand') reads.set(text.split('#')[0]!, (reads.get(text.split('#')[0]!) ?? 0) + 1);
       return next(args);
     },
     { step: 'build', name },
@@ -129,13 +131,13 @@ const countingReads = async (run: () => Promise<unknown>): Promise<Map<string, n
   return reads;
 };
 
-describe('the stream relay, a batch at a time', () => {
+describe('the stream relay and the fan-out, a batch at a time', () => {
   beforeAll(async () => {
     // The company's own event is relayed first: no other relay moves the organization's counter below.
     await eventually(async () => (await feedOf()).some((entry) => entry.type === 'company.created'), 30_000, 'company.created in the feed');
   });
 
-  it("reads a company and its organization's counter once for a burst of the company's events, and numbers them in order", async () => {
+  it("reads a company and its organization's counter once for a burst of the company's events, and numbers them in order; their fan-out reads the subscriptions once", async () => {
     const events = [await missedEvent(0), await missedEvent(0), await missedEvent(0)];
     const records = await Promise.all(events.map((id, index) => insertRecord(id, index + 1)));
     const reads = await countingReads(async () => expect(await relayHandler({ Records: records })).toEqual({ batchItemFailures: [] }));
@@ -145,6 +147,12 @@ describe('the stream relay, a batch at a time', () => {
     const sequences = events.map((id) => feed.find((entry) => entry.id === id)?.sequence);
     expect(sequences.every((sequence) => typeof sequence === 'number')).toBe(true);
     expect(sequences).toEqual([sequences[0], sequences[0]! + 1, sequences[0]! + 2]);
+
+    // The fan-out of the three in one batch of its queue reads the organization's subscriptions once.
+    const batch = { Records: events.map((eventId) => ({ messageId: randomUUID(), body: JSON.stringify({ eventId }) })) } as SQSEvent;
+    const fanOutReads = await countingReads(async () => expect(await fanoutWorker(batch)).toEqual({ batchItemFailures: [] }));
+    expect(fanOutReads.get('WEBHOOKS')).toBe(1);
+    expect(fanOutReads.get('EVENT')).toBe(3); // each message's event
   });
 
   it('a counter another relay moved between two events of the batch is read again: every event is in the feed once, numbered without gaps', async () => {
