@@ -23,23 +23,28 @@ const refreshOf = (record: SQSRecord): ContextRefreshMessage | undefined => {
  * requests (the context tools ask for them when a picture is behind the books) rebuild the
  * company's pictures. A failed refresh is redelivered. The runs go first, then one rebuild per
  * company of the batch, for every year and pending request its messages carry: each message of
- * the company shares that rebuild's outcome.
+ * the company shares that rebuild's outcome. A company whose messages all come from changes the
+ * relay saw is not rebuilt when its stored pictures were built after the last of them.
  */
 export const reconciliationQueueWorker = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
   const refreshes = new Map<SQSRecord, ContextRefreshMessage>();
-  const byCompany = new Map<string, { years: number[]; requests: string[]; rebuild?: Promise<unknown> }>();
+  const byCompany = new Map<string, { years: number[]; requests: string[]; changedBy: string[]; others: number; rebuild?: Promise<unknown> }>();
   for (const record of event.Records) {
     const message = refreshOf(record);
     if (!message) continue;
     refreshes.set(record, message);
-    const entry = byCompany.get(message.companyId) ?? { years: [], requests: [] };
+    const entry = byCompany.get(message.companyId) ?? { years: [], requests: [], changedBy: [], others: 0 };
     entry.years.push(...(message.years ?? []));
     if (message.requestedAt) entry.requests.push(message.requestedAt);
+    if (message.changedBy) entry.changedBy.push(message.changedBy);
+    else entry.others++;
     byCompany.set(message.companyId, entry);
   }
   const rebuild = (companyId: string): Promise<unknown> => {
     const entry = byCompany.get(companyId)!;
-    entry.rebuild = entry.rebuild ?? refreshContext(companyId, { years: entry.years, requests: entry.requests }).catch((error: unknown) => {
+    // Changes alone (every message from the relay) may find a rebuild that started after the last of them.
+    const changedBy = entry.others === 0 ? entry.changedBy.sort().at(-1) : undefined;
+    entry.rebuild = entry.rebuild ?? refreshContext(companyId, { years: entry.years, requests: entry.requests, ...(changedBy && { changedBy }) }).catch((error: unknown) => {
       logger.error('Context refresh failed', { companyId, error: error as Error });
       throw error;
     });

@@ -41,12 +41,21 @@ export const contextRepository = {
 
   account: async (companyId: string, year: number, accountCode: string) => toPicture(await read(accountContextKeys(companyId, year, accountCode))),
 
-  /** The pending rebuild request of the company, if any (read strongly: a rebuild starts from it). */
-  async refreshRequest(companyId: string): Promise<RefreshRequest | undefined> {
+  /**
+   * The pending rebuild request of the company, if any, and when the stored company picture's
+   * rebuild started (read strongly: a rebuild starts from them).
+   */
+  async refreshState(companyId: string): Promise<{ pending?: RefreshRequest; builtAt?: string }> {
     const item = await read(companyContextKeys(companyId), true);
-    if (typeof item?.refreshRequestedAt !== 'string') return undefined;
+    const builtAt = typeof item?.picture === 'string' ? String(item.builtAt) : undefined;
+    if (typeof item?.refreshRequestedAt !== 'string') return { ...(builtAt && { builtAt }) };
     const years = item.refreshYears instanceof Set ? [...(item.refreshYears as Set<number>)].map(Number) : [];
-    return { requestedAt: item.refreshRequestedAt, years: years.sort((a, b) => a - b) };
+    return { pending: { requestedAt: item.refreshRequestedAt, years: years.sort((a, b) => a - b) }, ...(builtAt && { builtAt }) };
+  },
+
+  /** The pending rebuild request of the company, if any (read strongly). */
+  async refreshRequest(companyId: string): Promise<RefreshRequest | undefined> {
+    return (await contextRepository.refreshState(companyId)).pending;
   },
 
   /** How many rebuilds reads have queued for the company, ever (`refreshQueued`). */

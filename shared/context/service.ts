@@ -156,6 +156,12 @@ export interface RefreshOptions {
   years?: readonly (number | null | undefined)[];
   /** The pending read requests this rebuild serves (their `requestedAt`): ended once the pictures are saved. */
   requests?: readonly string[];
+  /**
+   * Asked for by changes only, relayed at this instant at the latest (the messages' `changedBy`):
+   * when the stored pictures' rebuild started after it and no read waits for a rebuild, they
+   * already show the changes and nothing is rebuilt.
+   */
+  changedBy?: string;
 }
 
 /**
@@ -169,7 +175,10 @@ export interface RefreshOptions {
 export const refreshContext = async (companyId: string, options: RefreshOptions = {}): Promise<string> => {
   const company = await companyRepository.get(companyId);
   if (!company || company.deletion) return 'company deleted: no context kept';
-  const pending = await contextRepository.refreshRequest(companyId);
+  const { pending, builtAt: storedBuiltAt } = await contextRepository.refreshState(companyId);
+  if (options.changedBy && !pending && !options.years?.length && storedBuiltAt && storedBuiltAt > options.changedBy) {
+    return `context built at ${storedBuiltAt} already shows the changes relayed by ${options.changedBy}`;
+  }
   // Read first: a fetch that lands while the pictures are built leaves them behind it (stale), never ahead.
   const ledgerUpdatedAt = await importRepository.ledgerUpdatedAt(companyId);
   const builtAt = new Date().toISOString();

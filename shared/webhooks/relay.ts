@@ -103,7 +103,7 @@ const relay = async (item: Record<string, unknown>, known: RelayMemo): Promise<'
   }
   await sendMessage('webhook-fanout', { eventId });
   // The MCP context pictures follow the changes the post-fetch engines do not see, asynchronously.
-  if (contextRefreshingEventTypes.has(item.type as string)) await requestContextRefresh(companyId);
+  if (contextRefreshingEventTypes.has(item.type as string)) await requestContextRefresh(companyId, { changedBy: new Date().toISOString() });
   return outcome;
 };
 

@@ -1,7 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { contextTools } from '../../functions/mcp/context-tools';
+import { reconciliationQueueWorker } from '../../shared/composition/reconciliation-queue-worker';
+import { contextRepository } from '../../shared/context/repository';
 import { refreshContext } from '../../shared/context/service';
 import { ledgerStateKeys } from '../../shared/imports/keys';
 import { administratorOf } from '../../shared/identity/principal';
@@ -110,4 +114,31 @@ describe('MCP context tools and the context service', () => {
     // The REST read of the same company still answers from the books.
     expect((await api('GET', `/v1/companies/${companyId}/trial-balance?year=2026`, { as: 'a-system' })).body.totals.closingBalance).toBe(0);
   });
+
+  it('a rebuild asked for only by changes the relay saw is skipped when the stored pictures were built after them', async () => {
+    const companyId = await newApiCompany(); // no imports, no refreshing events: nothing else rebuilds it
+    const relayedBefore = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await refreshContext(companyId)).toMatch(/built$/);
+    const built = (await contextRepository.company(companyId))!.builtAt;
+    expect(built > relayedBefore).toBe(true);
+
+    // A change relayed before that rebuild began: its pictures show it already.
+    expect(await refreshContext(companyId, { changedBy: relayedBefore })).toBe(`context built at ${built} already shows the changes relayed by ${relayedBefore}`);
+    const message = (body: object) => ({ messageId: randomUUID(), body: JSON.stringify({ kind: 'context-refresh', companyId, ...body }) });
+    expect(await reconciliationQueueWorker({ Records: [message({ changedBy: relayedBefore }), message({ changedBy: relayedBefore })] } as SQSEvent)).toEqual({ batchItemFailures: [] });
+    expect((await contextRepository.company(companyId))!.builtAt).toBe(built);
+
+    // Rebuilt: a change relayed after the rebuild began; beside a message without the instant; with a year asked for.
+    const rebuiltBy = async (records: object[]) => {
+      const before = (await contextRepository.company(companyId))!.builtAt;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await reconciliationQueueWorker({ Records: records.map(message) } as SQSEvent)).toEqual({ batchItemFailures: [] });
+      return (await contextRepository.company(companyId))!.builtAt > before;
+    };
+    expect(await rebuiltBy([{ changedBy: new Date(Date.parse(built) + 1).toISOString() }])).toBe(true);
+    expect(await rebuiltBy([{ changedBy: relayedBefore }, {}])).toBe(true);
+    expect(await refreshContext(companyId, { changedBy: relayedBefore, years: [2024] })).toMatch(/\(2024, \d{4}\) built$/);
+  });
 });
+
