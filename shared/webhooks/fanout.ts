@@ -25,7 +25,37 @@ export const wants = (subscription: SubscriptionRecord, type: string, companyId:
  */
 export const fanoutWorker = (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
   const known: SubscriptionsRead = new Map();
-  return processQueueBatch(event, (record) => fanOut((JSON.parse(record.body) as { eventId: string }).eventId, known), { failureMessage: 'Fan-out failed; the message will be redelivered' }, context);
+  return processQueueBatch(event, (record) => fanOut(JSON.parse(record.body) as FanoutMessage, known), { failureMessage: 'Fan-out failed; the message will be redelivered' }, context);
+};
+
+/** What the fan-out needs of a relayed event: its type, company, organization path and the thin event sent. */
+export interface RelayedEvent {
+  type: string;
+  companyId: string;
+  organizationPath: string;
+  /** The thin event as the feed holds it and the deliveries send it (JSON). */
+  payload: string;
+}
+
+/**
+ * A message of the webhook-fanout queue. The relay sends the event along; a message without it
+ * (queued before it was sent along, or redriven from then) reads it from the outbox.
+ */
+export interface FanoutMessage {
+  eventId: string;
+  relayed?: RelayedEvent;
+}
+
+const relayedEventOf = async (eventId: string): Promise<RelayedEvent> => {
+  const item = await outboxEventOf(eventId);
+  if (!item?.organizationPath) throw new Error(`Event ${eventId} is not relayed yet`);
+  const companyId = item.companyId as string;
+  return {
+    type: item.type as string,
+    companyId,
+    organizationPath: item.organizationPath as string,
+    payload: JSON.stringify(thinEvent({ id: eventId, type: item.type as string, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, item.organizationId as string)),
+  };
 };
 
 /**
@@ -45,14 +75,9 @@ const subscriptionsOf = (organizationPath: string, known: SubscriptionsRead): Pr
   return read;
 };
 
-const fanOut = async (eventId: string, known: SubscriptionsRead): Promise<void> => {
-  const item = await outboxEventOf(eventId);
-  if (!item?.organizationPath) throw new Error(`Event ${eventId} is not relayed yet`);
-  const companyId = item.companyId as string;
-  const payload = JSON.stringify(thinEvent({ id: eventId, type: item.type as string, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, item.organizationId as string));
-  const subscriptions = (await subscriptionsOf(item.organizationPath as string, known)).filter((subscription) =>
-    wants(subscription, item.type as string, companyId),
-  );
+const fanOut = async ({ eventId, relayed }: FanoutMessage, known: SubscriptionsRead): Promise<void> => {
+  const { type, companyId, organizationPath, payload } = relayed ?? (await relayedEventOf(eventId));
+  const subscriptions = (await subscriptionsOf(organizationPath, known)).filter((subscription) => wants(subscription, type, companyId));
   const queued: { deliveryId: string }[] = [];
   const now = new Date().toISOString();
   for (const subscription of subscriptions) {
@@ -62,7 +87,7 @@ const fanOut = async (eventId: string, known: SubscriptionsRead): Promise<void> 
       subscriptionId: subscription.id,
       organizationId: subscription.organizationId,
       eventId,
-      eventType: item.type as string,
+      eventType: type,
       payload,
       status: 'pending',
       attempts: [],

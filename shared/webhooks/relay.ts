@@ -7,6 +7,7 @@ import { contextRefreshingEventTypes } from '../outbox/events';
 import { outboxRelayedWrite, pendingEventsBefore } from '../outbox/repository';
 import { logger } from '../platform/logger';
 import { thinEvent } from './catalog';
+import type { FanoutMessage } from './fanout';
 import { eventFeedSequence } from './repository';
 import { sendMessage } from './queue';
 import { requestContextRefresh } from '../context/refresh-queue';
@@ -33,7 +34,7 @@ export const eventRetentionDays = 30;
  *    table) and the event's "relayed" mark (outbox table) in one transaction, conditional on the
  *    counters' values: entries commit in sequence order, so a strongly consistent read never
  *    sees n+1 without n;
- * 2. queues the event for fan-out (and, for the event types that say so, refreshesContext in
+ * 2. queues the event for fan-out, with what the fan-out needs of it (and, for the event types that say so, refreshesContext in
  *    shared/outbox/events.ts, a rebuild of the company's context pictures).
  * A failure fails the record (and, on AWS, the records after it in the shard, retried in order);
  * a repeat finds the event relayed and only queues it again: fan-out is idempotent.
@@ -101,7 +102,8 @@ const relay = async (item: Record<string, unknown>, known: RelayMemo): Promise<'
       if (round >= 50) throw error; // counters kept moving: fail the record, the stream retries it
     }
   }
-  await sendMessage('webhook-fanout', { eventId });
+  const message: FanoutMessage = { eventId, relayed: { type: item.type as string, companyId, organizationPath: company.organizationPath, payload } };
+  await sendMessage('webhook-fanout', message);
   // The MCP context pictures follow the changes the post-fetch engines do not see, asynchronously.
   if (contextRefreshingEventTypes.has(item.type as string)) await requestContextRefresh(companyId, { changedBy: new Date().toISOString() });
   return outcome;

@@ -8,8 +8,9 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/outbox-sweeper/handler';
 import { outboxEventItem } from '../../shared/outbox/repository';
-import { dynamo, outboxTableName } from '../../shared/platform/aws';
-import { fanoutWorker } from '../../shared/webhooks/fanout';
+import { dynamo, outboxTableName, sqs } from '../../shared/platform/aws';
+import { fanoutWorker, type FanoutMessage } from '../../shared/webhooks/fanout';
+import { queues } from '../../shared/queues';
 import { relayHandler, sweepPendingEvents, type SweepResult } from '../../shared/webhooks/relay';
 import { outboxEventKeys } from '../../shared/outbox/keys';
 import { eventually } from '../support/poll';
@@ -131,6 +132,26 @@ const countingReads = async (run: () => Promise<unknown>): Promise<Map<string, n
   return reads;
 };
 
+/** The bodies of the messages `run` sends to the webhook-fanout queue (they are sent too). */
+const capturingFanOutMessages = async (run: () => Promise<unknown>): Promise<string[]> => {
+  const bodies: string[] = [];
+  const name = `capture-fanout-${Math.random()}`;
+  sqs().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { QueueUrl?: string; MessageBody?: string };
+      if (context.commandName === 'SendMessageCommand' && input.QueueUrl === process.env[queues.find((queue) => queue.name === 'webhook-fanout')!.urlEnv] && input.MessageBody) bodies.push(input.MessageBody);
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await run();
+  } finally {
+    sqs().middlewareStack.remove(name);
+  }
+  return bodies;
+};
+
 describe('the stream relay and the fan-out, a batch at a time', () => {
   beforeAll(async () => {
     // The company's own event is relayed first: no other relay moves the organization's counter below.
@@ -140,7 +161,11 @@ describe('the stream relay and the fan-out, a batch at a time', () => {
   it("reads a company and its organization's counter once for a burst of the company's events, and numbers them in order; their fan-out reads the subscriptions once", async () => {
     const events = [await missedEvent(0), await missedEvent(0), await missedEvent(0)];
     const records = await Promise.all(events.map((id, index) => insertRecord(id, index + 1)));
-    const reads = await countingReads(async () => expect(await relayHandler({ Records: records })).toEqual({ batchItemFailures: [] }));
+    const fanOutMessages: string[] = [];
+    const reads = await countingReads(async () => {
+      const sent = await capturingFanOutMessages(async () => expect(await relayHandler({ Records: records })).toEqual({ batchItemFailures: [] }));
+      fanOutMessages.push(...sent);
+    });
     expect(reads.get('COMPANY')).toBe(1);
     expect(reads.get('EVENTFEED')).toBe(1); // one organization, no parent
     const feed = await feedOf();
@@ -148,11 +173,21 @@ describe('the stream relay and the fan-out, a batch at a time', () => {
     expect(sequences.every((sequence) => typeof sequence === 'number')).toBe(true);
     expect(sequences).toEqual([sequences[0], sequences[0]! + 1, sequences[0]! + 2]);
 
-    // The fan-out of the three in one batch of its queue reads the organization's subscriptions once.
-    const batch = { Records: events.map((eventId) => ({ messageId: randomUUID(), body: JSON.stringify({ eventId }) })) } as SQSEvent;
-    const fanOutReads = await countingReads(async () => expect(await fanoutWorker(batch)).toEqual({ batchItemFailures: [] }));
-    expect(fanOutReads.get('WEBHOOKS')).toBe(1);
-    expect(fanOutReads.get('EVENT')).toBe(3); // each message's event
+    // The relay sends each event along to the fan-out: its messages need no read of the event, and
+    // the three in one batch of the queue read the organization's subscriptions once.
+    expect(fanOutMessages.map((body) => (JSON.parse(body) as FanoutMessage).eventId)).toEqual(events);
+    const feedEvent = (id: string) => JSON.stringify((({ sequence: _sequence, ...event }) => event)(feed.find((entry) => entry.id === id)!));
+    for (const body of fanOutMessages) {
+      const { eventId, relayed } = JSON.parse(body) as FanoutMessage;
+      expect(relayed).toMatchObject({ type: 'company.updated', companyId, organizationPath: firm.root.path });
+      expect(relayed!.payload).toBe(feedEvent(eventId)); // what the feed serves, but its sequence
+    }
+    const batchOf = (bodies: string[]) => ({ Records: bodies.map((body) => ({ messageId: randomUUID(), body })) }) as SQSEvent;
+    const fanOutReads = await countingReads(async () => expect(await fanoutWorker(batchOf(fanOutMessages))).toEqual({ batchItemFailures: [] }));
+    expect(Object.fromEntries(fanOutReads)).toEqual({ WEBHOOKS: 1 });
+    // A message without the event (queued before the relay sent it along) reads it.
+    const olderReads = await countingReads(async () => expect(await fanoutWorker(batchOf(events.map((eventId) => JSON.stringify({ eventId }))))).toEqual({ batchItemFailures: [] }));
+    expect(Object.fromEntries(olderReads)).toEqual({ WEBHOOKS: 1, EVENT: 3 });
   });
 
   it('a counter another relay moved between two events of the batch is read again: every event is in the feed once, numbered without gaps', async () => {
