@@ -108,38 +108,25 @@ const insertRecord = async (eventId: string, sequenceNumber: number): Promise<Dy
 };
 
 /**
- * Counts the reads (GetItem, Query) of the service's DynamoDB client while `run` runs, by the first
- * part of the key read (COMPANY, EVENTFEED, ...); on the client's own middleware stack, removed afterwards.
+ * Runs `run` while `onCall` sees each call (command name and input) of one of the service's own
+ * SDK clients before it is sent; the observer is on the client's middleware stack only meanwhile.
  */
-const countingReads = async (run: () => Promise<unknown>): Promise<Map<string, number>> => {
-  const reads = new Map<string, number>();
-  const name = `count-reads-${Math.random()}`;
-  dynamo().middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { Key?: Record<string, unknown>; ExpressionAttributeValues?: Record<string, unknown> };
-      const key = context.commandName === 'QueryCommand' ? input.ExpressionAttributeValues?.[':pk'] : input.Key?.PK;
-      const text = typeof key === 'string' ? key : ((key as { S?: string } | undefined)?.S ?? '');
-      if (context.commandName === 'GetItemCommand' || context.commandName === 'QueryCommand') reads.set(text.split('#')[0]!, (reads.get(text.split('#')[0]!) ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'build', name },
-  );
-  try {
-    await run();
-  } finally {
-    dynamo().middlewareStack.remove(name);
-  }
-  return reads;
-};
+interface ObservableClient {
+  middlewareStack: {
+    add(middleware: (next: (args: { input: object }) => Promise<unknown>, context: { commandName?: string }) => (args: { input: object }) => Promise<unknown>, options: { step: 'initialize'; name: string }): void;
+    remove(name: string): boolean;
+  };
+}
 
-/** The bodies of the messages `run` sends to the webhook-fanout queue (they are sent too). */
-const capturingFanOutMessages = async (run: () => Promise<unknown>): Promise<string[]> => {
-  const bodies: string[] = [];
-  const name = `capture-fanout-${Math.random()}`;
-  sqs().middlewareStack.add(
+const observingCalls = async (
+  client: ObservableClient,
+  onCall: (commandName: string, input: Record<string, unknown>) => unknown,
+  run: () => Promise<unknown>,
+): Promise<void> => {
+  const name = `observe-${randomUUID()}`;
+  client.middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { QueueUrl?: string; MessageBody?: string };
-      if (context.commandName === 'SendMessageCommand' && input.QueueUrl === process.env[queues.find((queue) => queue.name === 'webhook-fanout')!.urlEnv] && input.MessageBody) bodies.push(input.MessageBody);
+      await onCall(context.commandName ?? '', args.input as Record<string, unknown>);
       return next(args);
     },
     { step: 'initialize', name },
@@ -147,8 +134,37 @@ const capturingFanOutMessages = async (run: () => Promise<unknown>): Promise<str
   try {
     await run();
   } finally {
-    sqs().middlewareStack.remove(name);
+    client.middlewareStack.remove(name);
   }
+};
+
+/** The reads (GetItem, Query) of the service's DynamoDB client while `run` runs, by the first part of the key read (COMPANY, EVENTFEED, ...). */
+const countingReads = async (run: () => Promise<unknown>): Promise<Map<string, number>> => {
+  const reads = new Map<string, number>();
+  await observingCalls(
+    dynamo(),
+    (commandName, input) => {
+      if (commandName !== 'GetItemCommand' && commandName !== 'QueryCommand') return;
+      const key = commandName === 'QueryCommand' ? (input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':pk'] : (input.Key as Record<string, unknown> | undefined)?.PK;
+      const prefix = (typeof key === 'string' ? key : ((key as { S?: string } | undefined)?.S ?? '')).split('#')[0]!;
+      reads.set(prefix, (reads.get(prefix) ?? 0) + 1);
+    },
+    run,
+  );
+  return reads;
+};
+
+/** The bodies of the messages `run` sends to the webhook-fanout queue (they are sent too). */
+const capturingFanOutMessages = async (run: () => Promise<unknown>): Promise<string[]> => {
+  const bodies: string[] = [];
+  const fanOutQueueUrl = process.env[queues.find((queue) => queue.name === 'webhook-fanout')!.urlEnv];
+  await observingCalls(
+    sqs(),
+    (commandName, input) => {
+      if (commandName === 'SendMessageCommand' && input.QueueUrl === fanOutQueueUrl && typeof input.MessageBody === 'string') bodies.push(input.MessageBody);
+    },
+    run,
+  );
   return bodies;
 };
 
@@ -195,22 +211,18 @@ describe('the stream relay and the fan-out, a batch at a time', () => {
     const otherRecord = await insertRecord(other, 3);
     // The other relay commits just before the batch's second commit.
     let commits = 0;
-    const name = 'another-relay-first';
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteItemsCommand' && ++commits === 2) expect(await relayHandler({ Records: [otherRecord] })).toEqual({ batchItemFailures: [] });
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
     const batch = [await insertRecord(first, 1), await insertRecord(second, 2)];
-    try {
-      const reads = await countingReads(async () => expect(await relayHandler({ Records: batch })).toEqual({ batchItemFailures: [] }));
-      // The batch: its first read, and again after the refused commit; the other relay: one.
-      expect(reads.get('EVENTFEED')).toBe(3);
-    } finally {
-      dynamo().middlewareStack.remove(name);
-    }
+    const reads = await countingReads(() =>
+      observingCalls(
+        dynamo(),
+        async (commandName) => {
+          if (commandName === 'TransactWriteItemsCommand' && ++commits === 2) expect(await relayHandler({ Records: [otherRecord] })).toEqual({ batchItemFailures: [] });
+        },
+        async () => expect(await relayHandler({ Records: batch })).toEqual({ batchItemFailures: [] }),
+      ),
+    );
+    // The batch: its first read, and again after the refused commit; the other relay: one.
+    expect(reads.get('EVENTFEED')).toBe(3);
     const feed = await feedOf();
     const sequenceOf = (id: string) => feed.filter((entry) => entry.id === id).map((entry) => entry.sequence);
     const [a] = sequenceOf(first);
