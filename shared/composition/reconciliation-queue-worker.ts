@@ -28,23 +28,24 @@ const refreshOf = (record: SQSRecord): ContextRefreshMessage | undefined => {
  */
 export const reconciliationQueueWorker = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
   const refreshes = new Map<SQSRecord, ContextRefreshMessage>();
-  const byCompany = new Map<string, { years: number[]; requests: string[]; changedBy: string[]; others: number; rebuild?: Promise<unknown> }>();
+  // changedBy: the latest change relayed, while every message of the company comes from the relay.
+  const byCompany = new Map<string, { years: number[]; requests: string[]; changedBy?: string; rebuild?: Promise<unknown> }>();
   for (const record of event.Records) {
     const message = refreshOf(record);
     if (!message) continue;
     refreshes.set(record, message);
-    const entry = byCompany.get(message.companyId) ?? { years: [], requests: [], changedBy: [], others: 0 };
-    entry.years.push(...(message.years ?? []));
-    if (message.requestedAt) entry.requests.push(message.requestedAt);
-    if (message.changedBy) entry.changedBy.push(message.changedBy);
-    else entry.others++;
-    byCompany.set(message.companyId, entry);
+    const entry = byCompany.get(message.companyId);
+    const changedBy = message.changedBy && (!entry || entry.changedBy) ? [message.changedBy, entry?.changedBy ?? ''].sort().at(-1) : undefined;
+    byCompany.set(message.companyId, {
+      years: [...(entry?.years ?? []), ...(message.years ?? [])],
+      requests: [...(entry?.requests ?? []), ...(message.requestedAt ? [message.requestedAt] : [])],
+      ...(changedBy && { changedBy }),
+    });
   }
   const rebuild = (companyId: string): Promise<unknown> => {
     const entry = byCompany.get(companyId)!;
-    // Changes alone (every message from the relay) may find a rebuild that started after the last of them.
-    const changedBy = entry.others === 0 ? entry.changedBy.sort().at(-1) : undefined;
-    entry.rebuild = entry.rebuild ?? refreshContext(companyId, { years: entry.years, requests: entry.requests, ...(changedBy && { changedBy }) }).catch((error: unknown) => {
+    const { years, requests, changedBy } = entry;
+    entry.rebuild = entry.rebuild ?? refreshContext(companyId, { years, requests, ...(changedBy && { changedBy }) }).catch((error: unknown) => {
       logger.error('Context refresh failed', { companyId, error: error as Error });
       throw error;
     });

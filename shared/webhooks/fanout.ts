@@ -46,16 +46,22 @@ export interface FanoutMessage {
   relayed?: RelayedEvent;
 }
 
+/** An outbox event (its item) relayed in `organization`: what the feed holds and the fan-out needs. */
+export const relayedEvent = (item: Record<string, unknown>, organization: { organizationId: string; organizationPath: string }): RelayedEvent => {
+  const companyId = item.companyId as string;
+  const type = item.type as string;
+  return {
+    type,
+    companyId,
+    organizationPath: organization.organizationPath,
+    payload: JSON.stringify(thinEvent({ id: item.id as string, type, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, organization.organizationId)),
+  };
+};
+
 const relayedEventOf = async (eventId: string): Promise<RelayedEvent> => {
   const item = await outboxEventOf(eventId);
   if (!item?.organizationPath) throw new Error(`Event ${eventId} is not relayed yet`);
-  const companyId = item.companyId as string;
-  return {
-    type: item.type as string,
-    companyId,
-    organizationPath: item.organizationPath as string,
-    payload: JSON.stringify(thinEvent({ id: eventId, type: item.type as string, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, item.organizationId as string)),
-  };
+  return relayedEvent(item, { organizationId: item.organizationId as string, organizationPath: item.organizationPath as string });
 };
 
 /**

@@ -6,8 +6,7 @@ import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { contextRefreshingEventTypes } from '../outbox/events';
 import { outboxRelayedWrite, pendingEventsBefore } from '../outbox/repository';
 import { logger } from '../platform/logger';
-import { thinEvent } from './catalog';
-import type { FanoutMessage } from './fanout';
+import { relayedEvent, type FanoutMessage } from './fanout';
 import { eventFeedSequence } from './repository';
 import { sendMessage } from './queue';
 import { requestContextRefresh } from '../context/refresh-queue';
@@ -34,8 +33,9 @@ export const eventRetentionDays = 30;
  *    table) and the event's "relayed" mark (outbox table) in one transaction, conditional on the
  *    counters' values: entries commit in sequence order, so a strongly consistent read never
  *    sees n+1 without n;
- * 2. queues the event for fan-out, with what the fan-out needs of it (and, for the event types that say so, refreshesContext in
- *    shared/outbox/events.ts, a rebuild of the company's context pictures).
+ * 2. queues the event for fan-out, with what the fan-out needs of it (and, for the event types
+ *    that say so, refreshesContext in shared/outbox/events.ts, a rebuild of the company's context
+ *    pictures).
  * A failure fails the record (and, on AWS, the records after it in the shard, retried in order);
  * a repeat finds the event relayed and only queues it again: fan-out is idempotent.
  */
@@ -77,7 +77,8 @@ const relay = async (item: Record<string, unknown>, known: RelayMemo): Promise<'
   if (!company) throw new Error(`Event ${eventId} names company ${companyId}, which does not exist`);
   known.companies.set(companyId, company);
   const organizations = company.organizationPath.split('/');
-  const payload = JSON.stringify(thinEvent({ id: eventId, type: item.type as string, occurredAt: item.occurredAt as string, companyId, data: (item.data as Record<string, unknown>) ?? {} }, company.organizationId));
+  const relayed = relayedEvent(item, company);
+  const { payload } = relayed;
   const expiresAt = Math.floor(Date.now() / 1000) + eventRetentionDays * 86_400;
 
   for (let round = 0; ; round++) {
@@ -102,7 +103,7 @@ const relay = async (item: Record<string, unknown>, known: RelayMemo): Promise<'
       if (round >= 50) throw error; // counters kept moving: fail the record, the stream retries it
     }
   }
-  const message: FanoutMessage = { eventId, relayed: { type: item.type as string, companyId, organizationPath: company.organizationPath, payload } };
+  const message: FanoutMessage = { eventId, relayed };
   await sendMessage('webhook-fanout', message);
   // The MCP context pictures follow the changes the post-fetch engines do not see, asynchronously.
   if (contextRefreshingEventTypes.has(item.type as string)) await requestContextRefresh(companyId, { changedBy: new Date().toISOString() });
