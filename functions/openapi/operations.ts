@@ -1,6 +1,6 @@
 import type { buildOpenApiDocument } from '../../shared/openapi/document';
 import { defaultTokenUrl, docsContracts as contracts } from '../../shared/openapi/docs-contracts';
-import { readPrebuiltDocument } from '../../shared/openapi/prebuilt';
+import { readPrebuiltDocument, readPrebuiltYaml } from '../../shared/openapi/prebuilt';
 import { landingPage, problemIndexPage, problemPage, problemTypeEntry } from '../../shared/openapi/problem-catalogue';
 import { defineOperations } from '../../shared/composition/operations';
 import { problems } from '../../shared/platform/problem';
@@ -14,7 +14,8 @@ let yaml: Promise<string> | undefined;
 /**
  * The document: in the Lambda bundle the one generated at build time (shared/openapi/prebuilt.ts),
  * elsewhere generated on the first request for it (the generator and every contract it reads are
- * imported then, not at init). The YAML writer is imported on the first request for YAML.
+ * imported then, not at init). Likewise the YAML: in the bundle the file written at build time
+ * (no YAML writer bundled), elsewhere written on the first request for it.
  */
 const openApiDocument = () =>
   (document ??=
@@ -26,7 +27,10 @@ const openApiDocument = () =>
 export const openApiOperations = defineOperations('openapi', contracts, {
   getOpenApiDocument: async () => ({ status: 200, body: await openApiDocument() }),
   getOpenApiYaml: async () => {
-    yaml ??= Promise.all([import('yaml'), openApiDocument()]).then(([{ stringify }, built]) => stringify(built, { aliasDuplicateObjects: false, lineWidth: 0 }));
+    yaml ??=
+      typeof OPENAPI_DOCUMENT_PREBUILT !== 'undefined' && OPENAPI_DOCUMENT_PREBUILT
+        ? Promise.resolve(readPrebuiltYaml())
+        : Promise.all([import('../../shared/openapi/yaml'), openApiDocument()]).then(([{ documentYaml }, built]) => documentYaml(built));
     return { status: 200, text: await yaml, headers: { 'Content-Type': 'application/yaml; charset=utf-8' } };
   },
   getApiReference: async () => ({

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ICommandHooks, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
-import { prebuiltDocumentFile } from '../../shared/openapi/prebuilt';
+import { prebuiltDocumentFile, prebuiltYamlFile } from '../../shared/openapi/prebuilt';
 import { queues } from '../../shared/queues';
 import { authorizerEntry, functionGroups } from '../../shared/routes';
 
@@ -25,22 +25,36 @@ export const bundledAssets: Record<string, string[]> = {
 
 /**
  * Functions that serve the OpenAPI document or read it (the MCP tool schemas): their bundles read
- * the document generated at build time from openapi.json beside them (shared/openapi/prebuilt.ts),
- * written by infra/tools/openapi-template.ts.
+ * the document generated at build time from the files beside them (shared/openapi/prebuilt.ts),
+ * written by infra/tools/openapi-template.ts: openapi.json, and for the openapi function, which
+ * serves it as YAML too, openapi.yaml.
  */
-export const prebuiltDocumentEntries = ['functions/openapi/handler.ts', 'functions/mcp/handler.ts'];
+export const prebuiltDocumentFiles: Record<string, readonly string[]> = {
+  'functions/openapi/handler.ts': [prebuiltDocumentFile, prebuiltYamlFile],
+  'functions/mcp/handler.ts': [prebuiltDocumentFile],
+};
+export const prebuiltDocumentEntries = Object.keys(prebuiltDocumentFiles);
+
+/** Writes the document generated at build time, with its placeholders: a path ending in .json as JSON, in .yaml as YAML. */
+export const writeDocumentTemplates = async (paths: readonly string[]): Promise<void> => {
+  const unknown = paths.filter((file) => !/\.(json|yaml)$/.test(file));
+  if (unknown.length > 0) throw new Error(`The document is written as .json or .yaml, not ${unknown.join(', ')}`);
+  const [{ buildDocumentTemplate }, { documentYaml }] = await Promise.all([import('../../shared/openapi/document'), import('../../shared/openapi/yaml')]);
+  const template = buildDocumentTemplate();
+  for (const file of paths) writeFileSync(file, file.endsWith('.json') ? template : documentYaml(JSON.parse(template)));
+};
 
 export const bundledAssetHooks = (entry: string, repoRoot: string): { commandHooks?: ICommandHooks } => {
   const files = bundledAssets[entry] ?? [];
-  const document = prebuiltDocumentEntries.includes(entry);
-  if (!files.length && !document) return {};
+  const documentFiles = prebuiltDocumentFiles[entry] ?? [];
+  if (!files.length && !documentFiles.length) return {};
   return {
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
       afterBundling: (_inputDir: string, outputDir: string) => [
         ...files.map((file) => `cp "${path.join(repoRoot, file)}" "${outputDir}/"`),
-        ...(document ? [`cd "${repoRoot}" && npx tsx infra/tools/openapi-template.ts "${outputDir}/${prebuiltDocumentFile}"`] : []),
+        ...(documentFiles.length ? [`cd "${repoRoot}" && npx tsx infra/tools/openapi-template.ts ${documentFiles.map((file) => `"${outputDir}/${file}"`).join(' ')}`] : []),
       ],
     },
   };
@@ -141,10 +155,8 @@ export const bundleLambdas = async (lambdas: readonly { name: string; entry: str
     metafile: true,
   });
   // Beside the bundle, as afterBundling writes it at synth.
-  if (lambdas.some(({ entry }) => prebuiltDocumentEntries.includes(entry))) {
-    const { buildDocumentTemplate } = await import('../../shared/openapi/document');
-    writeFileSync(path.join(outDir, prebuiltDocumentFile), buildDocumentTemplate());
-  }
+  const documentFiles = [...new Set(lambdas.flatMap(({ entry }) => prebuiltDocumentFiles[entry] ?? []))];
+  if (documentFiles.length > 0) await writeDocumentTemplates(documentFiles.map((file) => path.join(outDir, file)));
   return lambdas.map(({ name, entry }) => {
     const file = path.join(outDir, `${name}.mjs`);
     const output = result.metafile.outputs[path.relative(repoRoot, file)];

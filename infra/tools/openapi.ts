@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { stringify as toYaml } from 'yaml';
 import { buildOpenApiDocument, defaultServerUrl, defaultTokenUrl, type DocumentUrls } from '../../shared/openapi/document';
+import { documentYaml } from '../../shared/openapi/yaml';
 
 /**
  * `npm run openapi [-- FILE] [--server URL] [--token-url URL]`: writes the OpenAPI document the
@@ -49,7 +49,7 @@ export const writeOpenApiDocument = (file: string = defaultOpenApiFile, urls: Do
   const path = resolve(file);
   mkdirSync(dirname(path), { recursive: true });
   const yaml = /\.ya?ml$/i.test(path);
-  writeFileSync(path, yaml ? toYaml(document, { aliasDuplicateObjects: false, lineWidth: 0 }) : `${JSON.stringify(document, null, 2)}\n`);
+  writeFileSync(path, yaml ? documentYaml(document) : `${JSON.stringify(document, null, 2)}\n`);
   const paths = Object.values(document.paths ?? {});
   return {
     file: path,

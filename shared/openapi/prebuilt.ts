@@ -20,6 +20,8 @@ declare global {
 }
 
 export const prebuiltDocumentFile = 'openapi.json';
+/** The same document as YAML (shared/openapi/yaml.ts): the openapi function serves it, filled, without a YAML writer. */
+export const prebuiltYamlFile = 'openapi.yaml';
 
 /** The placeholders of the built file: values no real setting has (the .invalid top-level domain). */
 export const documentPlaceholders = {
@@ -44,24 +46,41 @@ export const currentDocumentSettings = (): DocumentSettings => ({
 /** The authorization endpoint the document names beside a token URL (as document.ts derives it). */
 const authorizationUrlOf = (tokenUrl: string) => tokenUrl.replace(/\/oauth2\/token$/, '/oauth2/authorize');
 
-/** The built file's text with its placeholders replaced (inside JSON strings: each value JSON-escaped). */
-export const fillDocument = (text: string, settings: DocumentSettings): Record<string, unknown> => {
+/** Each text the built files hold in place of a setting (the authorization URL is derived from the token URL), with its setting. */
+const placeholderValues = (settings: DocumentSettings): [string, string][] => [
+  [documentPlaceholders.problemTypeBase, settings.problemTypeBase],
+  [authorizationUrlOf(documentPlaceholders.tokenUrl), authorizationUrlOf(settings.tokenUrl)],
+  [documentPlaceholders.tokenUrl, settings.tokenUrl],
+  [documentPlaceholders.serverUrl, settings.serverUrl],
+];
+
+/** The texts fillPlaceholders replaces. */
+export const placeholderTexts: readonly string[] = placeholderValues(documentPlaceholders).map(([placeholder]) => placeholder);
+
+/**
+ * A built file's text with its placeholders replaced, each value escaped as inside a JSON string:
+ * in openapi.json every placeholder is inside a JSON string, in openapi.yaml inside a double-quoted
+ * scalar, whose escapes include JSON's.
+ */
+export const fillPlaceholders = (text: string, settings: DocumentSettings): string => {
   const inJson = (value: string) => JSON.stringify(value).slice(1, -1);
-  const pairs: [string, string][] = [
-    [documentPlaceholders.problemTypeBase, settings.problemTypeBase],
-    [authorizationUrlOf(documentPlaceholders.tokenUrl), authorizationUrlOf(settings.tokenUrl)],
-    [documentPlaceholders.tokenUrl, settings.tokenUrl],
-    [documentPlaceholders.serverUrl, settings.serverUrl],
-  ];
   let filled = text;
-  for (const [placeholder, value] of pairs) filled = filled.replaceAll(inJson(placeholder), inJson(value));
-  return JSON.parse(filled) as Record<string, unknown>;
+  for (const [placeholder, value] of placeholderValues(settings)) filled = filled.replaceAll(inJson(placeholder), inJson(value));
+  return filled;
 };
 
-let template: string | undefined;
+/** The built JSON file's text, filled. */
+export const fillDocument = (text: string, settings: DocumentSettings): Record<string, unknown> => JSON.parse(fillPlaceholders(text, settings)) as Record<string, unknown>;
+
+const templates = new Map<string, string>();
+const template = (file: string): string => {
+  let text = templates.get(file);
+  if (text === undefined) templates.set(file, (text = readFileSync(join(dirname(fileURLToPath(import.meta.url)), file), 'utf8')));
+  return text;
+};
 
 /** The document from openapi.json beside the bundle, filled for this environment (and this request's base URL). */
-export const readPrebuiltDocument = (): Record<string, unknown> => {
-  template ??= readFileSync(join(dirname(fileURLToPath(import.meta.url)), prebuiltDocumentFile), 'utf8');
-  return fillDocument(template, currentDocumentSettings());
-};
+export const readPrebuiltDocument = (): Record<string, unknown> => fillDocument(template(prebuiltDocumentFile), currentDocumentSettings());
+
+/** The document as YAML from openapi.yaml beside the bundle, filled likewise. */
+export const readPrebuiltYaml = (): string => fillPlaceholders(template(prebuiltYamlFile), currentDocumentSettings());

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { withRequestBaseUrl } from '../../shared/platform/config';
 import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, bundleLambdas, initGoalExceptions, lambdaEntries, prebuiltDocumentEntries, type LambdaBundle } from '../../infra/stacks/bundled-assets';
@@ -68,38 +69,59 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('bundles the OpenAPI generator nowhere (openapi and mcp read the document generated at build time), the YAML writer and the MCP SDK only where they are used', () => {
+  it('bundles the OpenAPI generator and the YAML writer nowhere (openapi and mcp read the document generated at build time), the MCP SDK only where it is used', () => {
     const holders = (input: RegExp) => [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => input.test(file))).map((bundle) => bundle.name).sort();
     expect(holders(/^shared\/openapi\/document\.ts$/)).toEqual([]);
     expect(holders(/^shared\/openapi\/prebuilt\.ts$/)).toEqual(['mcp', 'openapi']);
     expect(lambdaEntries.filter((lambda) => prebuiltDocumentEntries.includes(lambda.entry)).map((lambda) => lambda.name).sort()).toEqual(['mcp', 'openapi']);
-    expect(holders(/node_modules\/yaml\//)).toEqual(['openapi']);
+    expect(holders(/node_modules\/yaml\//)).toEqual([]);
+    expect(holders(/^shared\/openapi\/yaml\.ts$/)).toEqual([]);
     expect(holders(/node_modules\/@modelcontextprotocol\/sdk\//)).toEqual(['mcp']);
   });
 
-  it('the openapi bundle, started afresh, serves the document generated at build time: the one the zod schemas generate', async () => {
+  /** The openapi bundle, started afresh in its own process, answers one sample event of events/openapi/. */
+  const serveFresh = async (sampleEvent: string, tokenUrl: string) => {
     const bundle = bundles.get('openapi')!;
-    const event = readFileSync(join(repoRoot, 'events/openapi/getOpenApiDocument.json'), 'utf8').replace('{{uuid}}', 'bundle-size');
+    const event = readFileSync(join(repoRoot, 'events/openapi', sampleEvent), 'utf8').replace('{{uuid}}', 'bundle-size');
     const script = `const { handler } = await import(process.argv[1]); const r = await handler(JSON.parse(process.argv[2]), { functionName: 'openapi', awsRequestId: 'bundle-size', getRemainingTimeInMillis: () => 10000 }); process.stdout.write('\\n' + JSON.stringify(r));`;
-    const tokenUrl = 'https://ledger.auth.eu-north-1.amazoncognito.com/oauth2/token';
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(bundle.file).href, event], {
       env: { PATH: process.env.PATH, AWS_REGION: 'eu-north-1', POWERTOOLS_LOG_LEVEL: 'ERROR', TOKEN_URL: tokenUrl },
       maxBuffer: 64 << 20,
     });
-    const answer = JSON.parse(stdout.trim().split('\n').at(-1)!) as { statusCode: number; body: string };
-    expect(answer.statusCode).toBe(200);
+    const answer = JSON.parse(stdout.trim().split('\n').at(-1)!) as { statusCode: number; body: string; headers: Record<string, string> };
+    const domainName = (JSON.parse(event) as { requestContext: { domainName: string } }).requestContext.domainName;
+    return { answer, baseUrl: `https://${domainName}` };
+  };
+
+  /** The document the zod schemas generate with these settings. */
+  const generatedDocument = (baseUrl: string, tokenUrl: string) => {
     const saved = { TOKEN_URL: process.env.TOKEN_URL, PROBLEM_TYPE_BASE: process.env.PROBLEM_TYPE_BASE };
     Object.assign(process.env, { TOKEN_URL: tokenUrl });
     delete process.env.PROBLEM_TYPE_BASE;
     try {
-      const generated = withRequestBaseUrl(`https://${(JSON.parse(event) as { requestContext: { domainName: string } }).requestContext.domainName}`, () => buildOpenApiDocument());
-      expect(JSON.parse(answer.body)).toEqual(generated);
+      return withRequestBaseUrl(baseUrl, () => buildOpenApiDocument());
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
     }
+  };
+
+  const tokenUrl = 'https://ledger.auth.eu-north-1.amazoncognito.com/oauth2/token';
+
+  it('the openapi bundle, started afresh, serves the document generated at build time: the one the zod schemas generate', async () => {
+    const { answer, baseUrl } = await serveFresh('getOpenApiDocument.json', tokenUrl);
+    expect(answer.statusCode).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual(generatedDocument(baseUrl, tokenUrl));
+  });
+
+  it('the openapi bundle, started afresh, serves the YAML written at build time: the same document', async () => {
+    const { answer, baseUrl } = await serveFresh('getOpenApiYaml.json', tokenUrl);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['Content-Type']).toBe('application/yaml; charset=utf-8');
+    expect(answer.body).not.toContain('.invalid');
+    expect(parseYaml(answer.body)).toEqual(generatedDocument(baseUrl, tokenUrl));
   });
 
   it('builds no zod schema where no operation needs it: the company schemas only where company shapes are served, no shared schema in the outbox workers', () => {

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { withRequestBaseUrl } from '../../shared/platform/config';
 import { buildDocumentTemplate, buildOpenApiDocument } from '../../shared/openapi/document';
-import { currentDocumentSettings, documentPlaceholders, fillDocument } from '../../shared/openapi/prebuilt';
+import { currentDocumentSettings, documentPlaceholders, fillDocument, fillPlaceholders, placeholderTexts } from '../../shared/openapi/prebuilt';
+import { documentYaml } from '../../shared/openapi/yaml';
 
 /**
  * The Lambda bundles of openapi and mcp serve the document generated at build time, with
@@ -27,10 +29,15 @@ const settings: { name: string; env: Record<string, string | undefined>; request
     name: 'a custom problem type base and a token URL without /oauth2/token',
     env: { TOKEN_URL: 'https://login.example.com/token?x="y"', PROBLEM_TYPE_BASE: 'https://errors.example.com/p/', API_BASE_URL: 'https://api.example.com/' },
   },
+  {
+    name: 'every setting with characters that JSON and YAML escape (quote, backslash, hash, colon and space)',
+    env: { TOKEN_URL: 'https://login.example.com/a\\b/oauth2/token', PROBLEM_TYPE_BASE: 'https://errors.example.com/"p" #x: y/', API_BASE_URL: 'https://api.example.com/\\"v"' },
+  },
 ];
 
 describe('the OpenAPI document generated at build time', () => {
   const template = buildDocumentTemplate();
+  const yamlTemplate = documentYaml(JSON.parse(template));
 
   it('holds the placeholders of the server and token URLs, not the URLs of the environment it was built in', () => {
     expect(template.includes(documentPlaceholders.serverUrl)).toBe(true);
@@ -49,5 +56,26 @@ describe('the OpenAPI document generated at build time', () => {
       expect(filled).toEqual(inRequest(() => buildOpenApiDocument()));
       expect(JSON.stringify(filled)).not.toContain('.invalid');
     });
+
+    it(`as YAML, filled, is the generated document: ${name}`, () => {
+      for (const [key, value] of Object.entries(env)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      const inRequest = <T>(fn: () => T): T => (requestBaseUrl ? withRequestBaseUrl(requestBaseUrl, fn) : fn());
+      const filled = inRequest(() => fillPlaceholders(yamlTemplate, currentDocumentSettings()));
+      expect(filled).not.toContain('.invalid');
+      expect(parse(filled)).toEqual(inRequest(() => buildOpenApiDocument()));
+    });
   }
+
+  it('as YAML, writes every string that holds a placeholder double-quoted (filled with JSON escapes), and the others as the served YAML does', () => {
+    const placeholderLines = yamlTemplate.split('\n').filter((line) => placeholderTexts.some((placeholder) => line.includes(placeholder)));
+    expect(placeholderLines.length).toBeGreaterThan(3);
+    expect(yamlTemplate).toContain(`url: "${documentPlaceholders.serverUrl}"`);
+    expect(yamlTemplate).toContain(`tokenUrl: "${documentPlaceholders.tokenUrl}"`);
+    // A document without placeholders is written as it always was: no string needs the double quotes.
+    const withoutPlaceholders = { openapi: '3.0.3', info: { title: 'A: title', description: 'line one\nline two', version: '1' } };
+    expect(documentYaml(withoutPlaceholders)).toBe('openapi: 3.0.3\ninfo:\n  title: "A: title"\n  description: |-\n    line one\n    line two\n  version: "1"\n');
+  });
 });
