@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { withRequestBaseUrl } from '../../shared/platform/config';
-import { bundleBudgetBytes, bundleBudgetExceptions, bundleLambda, bundleLambdas, initGoalExceptions, lambdaEntries, prebuiltDocumentEntries, type LambdaBundle } from '../../infra/stacks/bundled-assets';
+import { bundleBudgetBytes, bundleBudgetExceptions, bundledAssetHooks, bundleLambda, bundleLambdas, initGoalExceptions, lambdaEntries, prebuiltDocumentEntries, prebuiltDocumentFiles, type LambdaBundle } from '../../infra/stacks/bundled-assets';
 
 /**
  * Every Lambda bundled as the stack bundles it (esbuild, the same options): its bytes and what is in
@@ -123,6 +123,23 @@ describe('Lambda bundles', () => {
     expect(answer.body).not.toContain('.invalid');
     expect(parseYaml(answer.body)).toEqual(generatedDocument(baseUrl, tokenUrl));
   });
+
+  it('writes at synth, beside the openapi bundle, the document files this run wrote beside its bundles (the mcp bundle gets the JSON only)', async () => {
+    expect(prebuiltDocumentFiles[bundles.get('mcp')!.entry]).toEqual(['openapi.json']);
+    for (const name of ['openapi']) {
+      const entry = bundles.get(name)!.entry;
+      const synthDir = mkdtempSync(join(os.tmpdir(), `ledger-synth-${name}-`));
+      try {
+        const commands = bundledAssetHooks(entry, repoRoot).commandHooks!.afterBundling(repoRoot, synthDir);
+        for (const command of commands) await promisify(execFile)('sh', ['-c', command], { maxBuffer: 16 << 20 });
+        const written = readdirSync(synthDir).filter((file) => file.startsWith('openapi.')).sort();
+        expect(written, name).toEqual([...prebuiltDocumentFiles[entry]!].sort());
+        for (const file of written) expect(readFileSync(join(synthDir, file), 'utf8'), `${name} ${file}`).toBe(readFileSync(join(outDir, file), 'utf8'));
+      } finally {
+        rmSync(synthDir, { recursive: true, force: true });
+      }
+    }
+  }, 120_000);
 
   it('builds no zod schema where no operation needs it: the company schemas only where company shapes are served, no shared schema in the outbox workers', () => {
     const holders = (input: RegExp) => [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => input.test(file))).map((bundle) => bundle.name).sort();
