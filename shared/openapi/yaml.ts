@@ -2,7 +2,7 @@ import { Document, isScalar, visit } from 'yaml';
 import { placeholderTexts } from './prebuilt';
 
 /**
- * The OpenAPI document as YAML (GET /openapi.yaml, `npm run openapi -- --yaml`): no anchors for
+ * The OpenAPI document as YAML (GET /v1/openapi.yaml, `npm run openapi -- FILE.yaml`): no anchors for
  * repeated objects, no folded lines. A string that holds a placeholder of the document generated
  * at build time is written double-quoted, so that the served file's placeholders are filled inside
  * a double-quoted scalar, escaped as in JSON (shared/openapi/prebuilt.ts, fillPlaceholders).

@@ -46,23 +46,22 @@ describe('the OpenAPI document generated at build time', () => {
   });
 
   for (const { name, env, requestBaseUrl } of settings) {
-    it(`filled, is the generated document: ${name}`, () => {
+    /** Runs fn with these settings: the environment set, inside a request with its base URL if it has one. */
+    const inRequest = <T>(fn: () => T): T => {
       for (const [key, value] of Object.entries(env)) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
-      const inRequest = <T>(fn: () => T): T => (requestBaseUrl ? withRequestBaseUrl(requestBaseUrl, fn) : fn());
+      return requestBaseUrl ? withRequestBaseUrl(requestBaseUrl, fn) : fn();
+    };
+
+    it(`filled, is the generated document: ${name}`, () => {
       const filled = inRequest(() => fillDocument(template, currentDocumentSettings()));
       expect(filled).toEqual(inRequest(() => buildOpenApiDocument()));
       expect(JSON.stringify(filled)).not.toContain('.invalid');
     });
 
     it(`as YAML, filled, is the generated document: ${name}`, () => {
-      for (const [key, value] of Object.entries(env)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-      const inRequest = <T>(fn: () => T): T => (requestBaseUrl ? withRequestBaseUrl(requestBaseUrl, fn) : fn());
       const filled = inRequest(() => fillPlaceholders(yamlTemplate, currentDocumentSettings()));
       expect(filled).not.toContain('.invalid');
       expect(parse(filled)).toEqual(inRequest(() => buildOpenApiDocument()));
