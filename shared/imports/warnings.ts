@@ -1,5 +1,5 @@
 import { lazySchema } from '../platform/lazy-schema';
-import Decimal from 'decimal.js';
+import { Decimal } from '../platform/money';
 import { CountSchema, limits, textOut } from '../platform/schemas';
 import * as z from '../platform/zod';
 

@@ -1,4 +1,13 @@
-import { Decimal } from './money';
+import type { Decimal } from './money';
+
+/**
+ * A decimal.js instance, of any Decimal constructor (clones too), known without loading decimal.js
+ * (functions that never handle an amount do not bundle it): each carries the tag on its prototype.
+ * A symbol, so no parsed JSON can pass for one (decimal.js's own isDecimal also takes a plain
+ * `toStringTag` property).
+ */
+const isDecimal = (value: unknown): value is Decimal =>
+  typeof value === 'object' && value !== null && (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === 'Decimal';
 
 /**
  * JSON for responses. Decimal values are written as JSON numbers with explicit decimals
@@ -14,7 +23,7 @@ export const amountScale = 2;
 export const stringifyJson = (value: unknown): string =>
   JSON.stringify(value, function replacer(this: unknown, key: string, item: unknown) {
     const original = (this as Record<string, unknown>)[key];
-    if (Decimal.isDecimal(original)) return `${marker}${formatAmount(original)}`;
+    if (isDecimal(original)) return `${marker}${formatAmount(original)}`;
     return item;
   }).replace(markerPattern, '$1');
 

@@ -146,6 +146,11 @@ describe('Lambda bundles', () => {
     for (const name of schemaFree) expect(bundles.get(name)!.inputs.filter((file) => /^shared\/.*schemas\.ts$/.test(file)), name).toEqual([]);
   });
 
+  it('bundles decimal.js only where amounts are read or written (writing a response does not load it)', () => {
+    const holders = [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => /node_modules\/decimal\.js\//.test(file))).map((bundle) => bundle.name).sort();
+    expect(holders).toEqual(['bank', 'import-worker', 'imports', 'ledger', 'mcp', 'post-fetch-worker', 'vat']);
+  });
+
   it('keeps the functions that answer from DynamoDB alone free of the S3 client', () => {
     const withS3 = [...bundles.values()].filter((bundle) => bundle.sdkPackages.includes('@aws-sdk/client-s3')).map((bundle) => bundle.name).sort();
     expect(withS3).toEqual(['documents', 'import-worker', 'imports', 'mcp', 'upload-worker']);

@@ -22,6 +22,17 @@ describe('response JSON with decimal amounts', () => {
     expect(formatAmount(new Decimal('1e-4'))).toBe('0.0001');
   });
 
+  it('writes an amount of any Decimal constructor (a clone with other settings too)', () => {
+    const Other = Decimal.clone({ precision: 5 });
+    expect(stringifyJson({ amount: new Other('7.5') })).toBe('{"amount":7.50}');
+  });
+
+  it("takes no parsed JSON for an amount, whatever its fields (decimal.js's own isDecimal would)", () => {
+    const lookalike = JSON.parse('{"toStringTag":"[object Decimal]","d":[1],"e":0,"s":1}') as unknown;
+    expect(Decimal.isDecimal(lookalike)).toBe(true);
+    expect(stringifyJson({ value: lookalike })).toBe('{"value":{"toStringTag":"[object Decimal]","d":[1],"e":0,"s":1}}');
+  });
+
   it('leaves ordinary values and strings that look like markers alone', () => {
     const value = { n: 1, s: 'decimal:5', nested: { list: [true, null, 'x'] } };
     expect(stringifyJson(value)).toBe(JSON.stringify(value));
