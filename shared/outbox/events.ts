@@ -1,8 +1,18 @@
-import { lazySchema } from '../platform/lazy-schema';
-import * as z from '../platform/zod';
+/** A field of an event's data: text, a number, or one of the listed words. */
+type DataField = 'text' | 'number' | readonly [string, ...string[]];
 
-/** What an emitter writes as an event's data: a flat object of ids and small values (thin: receivers fetch the resource). */
-export type EventDataShape = z.ZodType<Record<string, string | number | null>>;
+/**
+ * What an emitter writes as an event's data: a flat object of ids and small values (thin:
+ * receivers fetch the resource), each field named with its kind. Written as plain values, not zod:
+ * the data is typed (outboxEventWrite), never validated or documented, so the functions that only
+ * relay, fan out or sweep events load no schema library.
+ */
+export type EventDataFields = Readonly<Record<string, DataField>>;
+
+/** The data an emitter writes, as its fields declare it. */
+export type DataOf<Fields extends EventDataFields> = {
+  -readonly [Name in keyof Fields]: Fields[Name] extends 'text' ? string : Fields[Name] extends 'number' ? number : Fields[Name] extends readonly (infer Word)[] ? Word : never;
+};
 
 /**
  * One event type: what it means, the data its emitters write into the outbox, which of those
@@ -10,36 +20,38 @@ export type EventDataShape = z.ZodType<Record<string, string | number | null>>;
  * what changed (`data.link`), and whether it changes a company's context pictures (the relay then
  * asks for a rebuild: changes the post-fetch engines do not see).
  */
-export interface EventDefinition<Type extends string = string, Data extends EventDataShape = EventDataShape> {
+export interface EventDefinition<Type extends string = string, Fields extends EventDataFields = EventDataFields> {
   type: Type;
   /** One line: what happened. */
   description: string;
-  /** The data the emitter writes (outboxEventWrite is typed by it). */
-  data: Data;
+  /** The fields of the data the emitter writes (outboxEventWrite is typed by them). */
+  data: Fields;
   /** The ids in `data.ids`: fields of the data, or the event's companyId. */
-  ids: readonly ((keyof z.infer<Data> & string) | 'companyId')[];
+  ids: readonly ((keyof Fields & string) | 'companyId')[];
   /** `data.link`: the API path that fetches what changed. */
   link: (ids: Record<string, string>, companyId: string | null) => string;
   refreshesContext: boolean;
 }
 
-export const defineEvent = <const Type extends string, Data extends EventDataShape>(
-  type: Type,
-  definition: Omit<EventDefinition<Type, Data>, 'type'>,
-): EventDefinition<Type, Data> => ({ type, ...definition });
+/** Any event's definition, its data and ids read as plain names (the catalogue as one list). */
+export type AnyEventDefinition = Omit<EventDefinition, 'ids'> & { ids: readonly string[] };
 
-const id = /* @__PURE__ */ lazySchema(() => z.string());
+export const defineEvent = <const Type extends string, const Fields extends EventDataFields>(
+  type: Type,
+  definition: Omit<EventDefinition<Type, Fields>, 'type'>,
+): EventDefinition<Type, Fields> => ({ type, ...definition });
+
 const company = (c: string | null) => `/v1/companies/${c}`;
 const job = (ids: Record<string, string>) => `/v1/jobs/${ids.jobId}`;
 const importPath = (ids: Record<string, string>, c: string | null) => `${company(c)}/imports/${ids.importId}`;
 const reconciliation = (ids: Record<string, string>, c: string | null) => `${company(c)}/reconciliations/${ids.reconciliationId}`;
 const document = (ids: Record<string, string>) => `/v1/documents/${ids.documentId}`;
 
-const importAccepted = /* @__PURE__ */ lazySchema(() => z.strictObject({ importId: id, jobId: id, kind: z.string() }));
-const jobEnded = /* @__PURE__ */ lazySchema(() => z.strictObject({ jobId: id, importId: id, kind: z.string(), status: z.enum(['succeeded', 'failed']) }));
-const companyChanged = /* @__PURE__ */ lazySchema(() => z.strictObject({ companyId: id }));
-const reconciliationChanged = /* @__PURE__ */ lazySchema(() => z.strictObject({ reconciliationId: id, bankAccountId: id, year: z.number(), period: z.number(), source: z.string() }));
-const documentChanged = /* @__PURE__ */ lazySchema(() => z.strictObject({ documentId: id }));
+const importAccepted = { importId: 'text', jobId: 'text', kind: 'text' } as const;
+const jobEnded = { jobId: 'text', importId: 'text', kind: 'text', status: ['succeeded', 'failed'] } as const;
+const companyChanged = { companyId: 'text' } as const;
+const reconciliationChanged = { reconciliationId: 'text', bankAccountId: 'text', year: 'number', period: 'number', source: 'text' } as const;
+const documentChanged = { documentId: 'text' } as const;
 
 /**
  * Every event type written to the outbox, in the order of the webhook catalogue (GET
@@ -94,7 +106,7 @@ export const outboxEvents = [
   defineEvent('document.restored', { description: 'A soft-deleted document was restored.', data: documentChanged, ids: ['documentId'], link: document, refreshesContext: true }),
   defineEvent('bank.statement.ingested', {
     description: "A bank statement (camt.053) was ingested; the link lists the account's transactions.",
-    data: /* @__PURE__ */ lazySchema(() => z.strictObject({ bankAccountId: id, statementId: id })),
+    data: { bankAccountId: 'text', statementId: 'text' },
     ids: ['bankAccountId', 'statementId'],
     link: (ids, c) => `${company(c)}/bank/accounts/${ids.bankAccountId}/transactions`,
     refreshesContext: true,
@@ -107,7 +119,7 @@ type OutboxEventDefinition = (typeof outboxEvents)[number];
 export type EventType = OutboxEventDefinition['type'];
 
 /** The data an emitter writes for one event type. */
-export type EventData<Type extends EventType> = z.infer<Extract<OutboxEventDefinition, { type: Type }>['data']>;
+export type EventData<Type extends EventType> = DataOf<Extract<OutboxEventDefinition, { type: Type }>['data']>;
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
 

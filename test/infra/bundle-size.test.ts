@@ -146,6 +146,12 @@ describe('Lambda bundles', () => {
     for (const name of schemaFree) expect(bundles.get(name)!.inputs.filter((file) => /^shared\/.*schemas\.ts$/.test(file)), name).toEqual([]);
   });
 
+  it('bundles zod only where a request, an answer or a file is validated: not where events are only emitted, relayed, fanned out or delivered', () => {
+    const withZod = [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => /node_modules\/zod\//.test(file))).map((bundle) => bundle.name);
+    const zodFree = lambdaEntries.map((lambda) => lambda.name).filter((name) => !withZod.includes(name)).sort();
+    expect(zodFree).toEqual(['authorizer', 'outbox-sweeper', 'upload-worker', 'webhook-delivery-worker', 'webhook-fanout-worker', 'webhook-relay']);
+  });
+
   it('bundles decimal.js only where amounts are read or written (writing a response does not load it)', () => {
     const holders = [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => /node_modules\/decimal\.js\//.test(file))).map((bundle) => bundle.name).sort();
     expect(holders).toEqual(['bank', 'import-worker', 'imports', 'ledger', 'mcp', 'post-fetch-worker', 'vat']);

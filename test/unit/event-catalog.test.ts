@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { contextRefreshingEventTypes, outboxEvents, outboxEventTypes, type EventType } from '../../shared/outbox/events';
 import { outboxEventWrite } from '../../shared/outbox/repository';
 import { resetConfig } from '../../shared/platform/config';
-import * as z from '../../shared/platform/zod';
 import { catalogEntry, catalogTypes, eventCatalog, thinEvent } from '../../shared/webhooks/catalog';
 
 /** The item an outboxEventWrite puts into the outbox table. */
@@ -27,8 +26,11 @@ describe('event catalogue (shared/outbox/events.ts)', () => {
 
   it('names as ids only fields of the data the emitters write, or the companyId', () => {
     for (const entry of eventCatalog) {
-      expect(entry.data, entry.type).toBeInstanceOf(z.ZodObject);
-      const fields = Object.keys((entry.data as unknown as z.ZodObject).shape);
+      const fields = Object.keys(entry.data);
+      for (const [field, kind] of Object.entries(entry.data)) {
+        const words = Array.isArray(kind) && kind.length > 0 && kind.every((word) => typeof word === 'string' && word.length > 0);
+        expect(kind === 'text' || kind === 'number' || words, `${entry.type}: ${field}`).toBe(true);
+      }
       expect(entry.ids.length, entry.type).toBeGreaterThan(0);
       for (const id of entry.ids) expect([...fields, 'companyId'], `${entry.type}: ${id}`).toContain(id);
     }
