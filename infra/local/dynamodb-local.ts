@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import {
@@ -95,8 +96,13 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions): Pr
   } else {
     storage.push('-inMemory');
   }
+  // java's own temporary folder (DynamoDB Local unpacks its SQLite library there): removed when java
+  // ends, however it ends (java removes the file only when it shuts down normally, not when killed).
+  const javaTempDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
+  const removeJavaTempDir = () => rmSync(javaTempDir, { recursive: true, force: true });
   const args = [
     ...jvmOptions,
+    `-Djava.io.tmpdir=${javaTempDir}`,
     `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
     '-jar',
     join(jarDir, 'DynamoDBLocal.jar'),
@@ -123,6 +129,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions): Pr
   const exitPromise = new Promise<void>((resolveExit) => {
     child.once('exit', (code, signal) => {
       exited = true;
+      removeJavaTempDir();
       exitInfo = signal ? `signal ${signal}` : `exit code ${code}`;
       removeParentHooks();
       resolveExit();
@@ -131,6 +138,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions): Pr
   let spawnError: Error | undefined;
   child.once('error', (err) => {
     spawnError = err;
+    removeJavaTempDir();
   });
 
   // Synchronous last resort: if this Node process exits (normally, process.exit(), or an uncaught
@@ -143,6 +151,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions): Pr
         // already gone
       }
     }
+    removeJavaTempDir();
   }
   // SIGINT/SIGTERM/SIGHUP end Node without an 'exit' event when nobody handles them: kill java,
   // then, if no other listener handles the signal, re-raise it so Node's default (terminate) applies.

@@ -12,7 +12,7 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  *  5. the evaluator's bundle size (esbuild, minified).
  * Prints one table and writes .local/bench/access.json. Not a test: figures, no pass/fail.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -192,6 +192,7 @@ const main = async () => {
     writeBenchResults('access', { at: new Date().toISOString(), companyCount, samples, decisionUs, readMs, itemBytes, userGetMs, systemGetMs, firstPageMs, systemFirstPageMs, fullListMs, listed, narrowListMs, bundleBytes, userCalls, systemCalls });
   } finally {
     await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 };
 

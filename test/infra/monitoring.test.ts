@@ -9,15 +9,19 @@ import { alarmThresholds, latencyDatapointsToAlarm, queueOldestMessageAgeSeconds
 import { runbookPage } from '../../infra/stacks/monitoring';
 import { metricCatalogue, metricNamespace, metricServiceName } from '../../shared/platform/metric-catalogue';
 import { functionGroups, type FunctionGroup } from '../../shared/routes';
+import { appOutdirs } from '../support/cdk-outdir';
 import type { Json } from '../support/json';
 
 const thisFile = fileURLToPath(import.meta.url);
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
 const operationsDoc = readFileSync(new URL(`../../${runbookPage}`, import.meta.url), 'utf8');
 
+const nextOutdir = appOutdirs();
+
 /** The app as `cdk synth` builds it (cdk.json context), bundling skipped, plus `context` (as `-c key=value`). */
 const newApp = (context: Record<string, string> = {}): { app: App; built: BuiltApp } => {
   const app = new App({
+    outdir: nextOutdir(),
     context: { ...cdkJson.context, account: '123456789012', region: 'eu-north-1', 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:appMode': 'inmemory', ...context },
   });
   return { app, built: buildApp(app, { resolveEntry: () => thisFile }) };

@@ -18,12 +18,15 @@ import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '
 import { allScopes, systemOnlyScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues } from '../../shared/queues';
 import { functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
+import { appOutdirs } from '../support/cdk-outdir';
 import type { Json } from '../support/json';
 
 const thisFile = fileURLToPath(import.meta.url);
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;
 };
+
+const nextOutdir = appOutdirs();
 
 /**
  * The same context as `cdk synth` (cdk.json), a fixed environment, and bundling skipped
@@ -32,6 +35,7 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
  */
 const newApp = (): { app: App; built: BuiltApp } => {
   const app = new App({
+    outdir: nextOutdir(),
     context: {
       ...cdkJson.context,
       account: '123456789012',
@@ -809,7 +813,7 @@ describe('cdk-nag (AwsSolutions)', () => {
   });
 
   it('fails synthesis on an unacknowledged error (that plugin, on an app of one stack)', () => {
-    const failing = new App({ context: { ...cdkJson.context, '@aws-cdk/core:appMode': 'inmemory' } });
+    const failing = new App({ outdir: nextOutdir(), context: { ...cdkJson.context, '@aws-cdk/core:appMode': 'inmemory' } });
     checkWithCdkNag(failing);
     new Secret(new Stack(failing, 'Unacknowledged', { env: { account: '123456789012', region: 'eu-north-1' } }), 'Secret');
     expect(() => failing.synth()).toThrow(/AwsSolutions-SMG4/);

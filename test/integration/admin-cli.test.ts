@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../infra/tools/admin';
 import { api, fetchToken, tokenFor } from '../support/api';
 import { testStack } from '../support/stack';
@@ -21,12 +21,15 @@ import { eventually } from '../support/poll';
 
 /** The admin CLI, run in-process against the test run's local stack through a stack file. */
 let stackFile = '';
+let dir = '';
 
 beforeAll(() => {
-  const dir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
+  dir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
   stackFile = join(dir, 'stack.json');
   writeFileSync(stackFile, JSON.stringify(testStack()));
 });
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Run {
   code: number;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
   await webhookReceiver?.stop();
   if (organizationId) await deleteOrganization(organizationId, 'invoke-cli-test', localCredentialIssuer);
 });

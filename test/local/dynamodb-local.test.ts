@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -44,6 +44,13 @@ async function waitFor(condition: () => boolean, timeoutMs: number, what: string
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The temporary folder a java process was started with (-Djava.io.tmpdir), read while it runs. */
+function javaTempDirOf(pid: number): string {
+  const option = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').find((arg) => arg.startsWith('-Djava.io.tmpdir='));
+  if (!option) throw new Error(`java ${pid} has no -Djava.io.tmpdir`);
+  return option.slice('-Djava.io.tmpdir='.length);
 }
 
 function clients(endpoint: string) {
@@ -215,12 +222,16 @@ describe('DynamoDB Local persisted to a directory', { timeout: 60_000, shuffle: 
     );
   });
 
-  it('stop() ends the java process', async () => {
+  it('stop() ends the java process and removes its temporary folder (the SQLite library java unpacked)', async () => {
     const pid = ddb.pid;
+    const javaTempDir = javaTempDirOf(pid);
+    expect(javaTempDir.startsWith(join(tmpdir(), 'dynamodb-local-'))).toBe(true);
+    expect(readdirSync(javaTempDir).some((file) => file.endsWith('libsqlite4java.so'))).toBe(true);
     const t0 = performance.now();
     await ddb.stop();
     console.log(`[timing] DynamoDB Local stop: ${Math.round(performance.now() - t0)} ms`);
     expect(isAlive(pid)).toBe(false);
+    expect(existsSync(javaTempDir)).toBe(false);
     await ddb.stop(); // idempotent
   });
 
@@ -268,9 +279,10 @@ describe.concurrent('DynamoDB Local when the parent process dies', { timeout: 90
     const moduleUrl = (file: string) => pathToFileURL(resolve(import.meta.dirname, '../../infra/local', file)).href;
     writeFileSync(
       join(dir, 'parent.mts'),
-      `import { startDynamoDbLocal } from ${JSON.stringify(moduleUrl('dynamodb-local.ts'))};
+      `import { startDynamoDbLocal, ensureTable } from ${JSON.stringify(moduleUrl('dynamodb-local.ts'))};
 import { freePort } from ${JSON.stringify(moduleUrl('ports.ts'))};
 const ddb = await startDynamoDbLocal({ port: await freePort() });
+await ensureTable(ddb.endpoint, 'parent-test-table'); // java unpacks its SQLite library into its temporary folder
 console.log('JAVA_PID ' + ddb.pid);
 if (process.argv[2] === 'crash') setTimeout(() => { throw new Error('simulated crash'); }, 10);
 else setInterval(() => {}, 1000);
@@ -281,8 +293,8 @@ else setInterval(() => {}, 1000);
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs the parent script, lets `act` end it, and returns the java pid it had started. */
-  async function runParent(mode: 'crash' | 'sigterm'): Promise<number> {
+  /** Runs the parent script, lets it end as `mode` says, and returns the java pid it had started and java's temporary folder. */
+  async function runParent(mode: 'crash' | 'sigterm'): Promise<{ javaPid: number; javaTempDir: string }> {
     const parent = spawn(process.execPath, ['--import', 'tsx', join(dir, 'parent.mts'), mode], {
       cwd: resolve(import.meta.dirname, '../..'),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -297,18 +309,22 @@ else setInterval(() => {}, 1000);
       return javaPid !== undefined || parent.exitCode !== null;
     }, 60_000, 'the parent to start DynamoDB Local');
     if (javaPid === undefined) throw new Error(`parent failed:\n${out}`);
+    const javaTempDir = javaTempDirOf(javaPid);
+    expect(readdirSync(javaTempDir).some((file) => file.endsWith('libsqlite4java.so'))).toBe(true);
     if (mode === 'sigterm') parent.kill('SIGTERM');
     await exited;
-    return javaPid;
+    return { javaPid, javaTempDir };
   }
 
-  it('kills java when the parent dies of an uncaught exception', async () => {
-    const javaPid = await runParent('crash');
+  it('kills java when the parent dies of an uncaught exception, and removes its temporary folder', async () => {
+    const { javaPid, javaTempDir } = await runParent('crash');
     await waitFor(() => !isAlive(javaPid), 10_000, `java ${javaPid} to end`);
+    expect(existsSync(javaTempDir)).toBe(false);
   });
 
-  it('kills java when the parent gets SIGTERM without a handler', async () => {
-    const javaPid = await runParent('sigterm');
+  it('kills java when the parent gets SIGTERM without a handler, and removes its temporary folder', async () => {
+    const { javaPid, javaTempDir } = await runParent('sigterm');
     await waitFor(() => !isAlive(javaPid), 10_000, `java ${javaPid} to end`);
+    expect(existsSync(javaTempDir)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -38,29 +38,34 @@ export interface AdminRun {
   err: string;
 }
 
-let stackFile: string | undefined;
-let dir: string | undefined;
+/** Runs `act` in a fresh temporary folder, removed after it. */
+const inTempDir = async <T>(act: (dir: string) => Promise<T>): Promise<T> => {
+  const dir = mkdtempSync(join(tmpdir(), 'bank-'));
+  try {
+    return await act(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
 
 /** The admin CLI in-process against the test stack (through a stack file). */
-export const admin = async (...argv: string[]): Promise<AdminRun> => {
-  dir ??= mkdtempSync(join(tmpdir(), 'bank-'));
-  if (!stackFile) {
-    stackFile = join(dir, 'stack.json');
+export const admin = (...argv: string[]): Promise<AdminRun> =>
+  inTempDir(async (dir) => {
+    const stackFile = join(dir, 'stack.json');
     writeFileSync(stackFile, JSON.stringify(testStack()));
-  }
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runAdmin([...argv, '--stack', stackFile], { out: (line) => stdout.push(line), err: (line) => stderr.push(line) });
-  return { code, out: stdout.join('\n'), err: stderr.join('\n') };
-};
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await runAdmin([...argv, '--stack', stackFile], { out: (line) => stdout.push(line), err: (line) => stderr.push(line) });
+    return { code, out: stdout.join('\n'), err: stderr.join('\n') };
+  });
 
 /** Writes the XML to a file and ingests it with `admin import-bank-statement --json`. */
-export const ingest = async (companyId: string, xml: string, ...flags: string[]): Promise<AdminRun> => {
-  dir ??= mkdtempSync(join(tmpdir(), 'bank-'));
-  const file = join(dir, `statement-${Math.random().toString(36).slice(2)}.xml`);
-  writeFileSync(file, xml);
-  return admin('import-bank-statement', '--company', companyId, '--file', file, ...flags);
-};
+export const ingest = (companyId: string, xml: string, ...flags: string[]): Promise<AdminRun> =>
+  inTempDir(async (dir) => {
+    const file = join(dir, `statement-${Math.random().toString(36).slice(2)}.xml`);
+    writeFileSync(file, xml);
+    return admin('import-bank-statement', '--company', companyId, '--file', file, ...flags);
+  });
 
 /** Ingests and expects success; the parsed --json result. */
 export const ingestOk = async (companyId: string, xml: string, ...flags: string[]) => {
