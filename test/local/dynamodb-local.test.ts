@@ -283,9 +283,10 @@ describe.concurrent('DynamoDB Local when the parent process dies', { timeout: 90
 import { freePort } from ${JSON.stringify(moduleUrl('ports.ts'))};
 const ddb = await startDynamoDbLocal({ port: await freePort() });
 await ensureTable(ddb.endpoint, 'parent-test-table'); // java unpacks its SQLite library into its temporary folder
+// Crashes when told (SIGUSR2), after the test has looked at java's temporary folder.
+if (process.argv[2] === 'crash') process.once('SIGUSR2', () => { throw new Error('simulated crash'); });
+setInterval(() => {}, 1000);
 console.log('JAVA_PID ' + ddb.pid);
-if (process.argv[2] === 'crash') setTimeout(() => { throw new Error('simulated crash'); }, 10);
-else setInterval(() => {}, 1000);
 `,
     );
   });
@@ -302,7 +303,7 @@ else setInterval(() => {}, 1000);
     let out = '';
     parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
     parent.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<void>((r) => parent.once('exit', () => r()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => parent.once('exit', (code, signal) => r({ code, signal })));
     let javaPid: number | undefined;
     await waitFor(() => {
       javaPid ??= Number(/JAVA_PID (\d+)/.exec(out)?.[1]) || undefined;
@@ -311,8 +312,10 @@ else setInterval(() => {}, 1000);
     if (javaPid === undefined) throw new Error(`parent failed:\n${out}`);
     const javaTempDir = javaTempDirOf(javaPid);
     expect(readdirSync(javaTempDir).some((file) => file.endsWith('libsqlite4java.so'))).toBe(true);
-    if (mode === 'sigterm') parent.kill('SIGTERM');
-    await exited;
+    parent.kill(mode === 'sigterm' ? 'SIGTERM' : 'SIGUSR2');
+    const end = await exited;
+    if (mode === 'sigterm') expect(end.signal).toBe('SIGTERM');
+    else expect({ code: end.code, crashed: out.includes('simulated crash') }).toEqual({ code: 1, crashed: true });
     return { javaPid, javaTempDir };
   }
 
