@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { lambdaEsbuildOptions } from '../stacks/bundled-assets';
+import { parseProcStat } from './suite-cpu';
 
 // The functions a bench runs in its process write no EMF lines between its tables.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -62,7 +63,7 @@ export const printTable = <R extends { [K in keyof R]: string }>(header: R, rows
 
 /** Clock ticks per second of /proc's CPU times (asked once, on first use). */
 let ticksPerSecond: number | undefined;
-const clockTicks = (): number => {
+export const clockTicks = (): number => {
   if (ticksPerSecond === undefined) {
     try {
       ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -76,9 +77,7 @@ const clockTicks = (): number => {
 export const processCpuMs = (pid: number | undefined): number | undefined => {
   if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+    return (parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuTicks * 1000) / clockTicks();
   } catch {
     return undefined;
   }

@@ -46,6 +46,7 @@ const expectedNotRun: [string, string][] = [
   ['docs/operations.md', 'npm run -s admin -- dlq-list --resource-prefix ledger --region eu-north-1'],
   ['docs/performance.md', 'npm run bench -- --read-samples 50 --samples 10 --import-samples 1 --no-worker   # a shorter run'],
   ['docs/testing.md', 'npx vitest run test/integration/companies.test.ts'],
+  ['docs/testing.md', 'npm run bench:suite'],
   ['docs/webhooks.md', 'npm run webhooks:listen -- --events company.updated,import.requested'],
 ];
 

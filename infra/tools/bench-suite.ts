@@ -1,0 +1,117 @@
+/**
+ * `npm run bench:suite`: where the test suite's time goes. Runs vitest (the whole suite, or one
+ * project or file), samples its process tree from /proc every --interval-ms, and prints the wall
+ * time, the exact CPU of the run (user + system of every process it waited for) and that CPU by
+ * kind of process: the main process that hosts the local stack, the workers that run the test
+ * files, DynamoDB Local, the CLIs that tests run as users do, and the rest. CPU seconds, unlike
+ * wall time, hardly move with other work on the machine: compare runs by them. Linux only (/proc).
+ * Writes .local/bench/suite.json (or --out); exits with vitest's exit code.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { clockTicks, printTable, round, runBench } from './bench-support';
+import { readCli } from './cli-args';
+import { cpuByKind, largestOfKind, processTreeSampler, waitedChildrenTicks } from './suite-cpu';
+
+const args = readCli({
+  command: 'bench:suite',
+  summary:
+    'Runs the test suite (or one project or file) and prints its wall time, its exact CPU and that CPU by kind of process (the stack host, the test workers, DynamoDB Local, the CLIs, the rest), sampled from /proc (Linux); writes .local/bench/suite.json.',
+  options: {
+    project: { type: 'string', description: 'one vitest project: unit, unit-isolated or stack (default: all)' },
+    file: { type: 'string', description: 'one test file, e.g. test/unit/json.test.ts (default: all)' },
+    'interval-ms': { type: 'string', default: '500', description: 'how often the process tree is sampled, 50 to 5000 ms' },
+    out: { type: 'string', default: '.local/bench/suite.json', description: 'where the figures are written (JSON)' },
+  },
+});
+
+const intervalMs = Number(args['interval-ms']);
+
+interface VitestJson {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+}
+
+const main = async (): Promise<number> => {
+  if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 5000) {
+    console.error(`--interval-ms must be a whole number from 50 to 5000, got ${args['interval-ms']}`);
+    return 2;
+  }
+  if (args.file !== undefined && !existsSync(resolve(args.file))) {
+    console.error(`--file: no such test file: ${args.file}`);
+    return 2;
+  }
+  if (!existsSync('/proc/self/stat')) {
+    console.error('bench:suite reads /proc: it runs on Linux only');
+    return 2;
+  }
+  const workDir = mkdtempSync(join(os.tmpdir(), 'bench-suite-'));
+  try {
+    const jsonFile = join(workDir, 'vitest.json');
+    const vitestArgs = [
+      resolve('node_modules/vitest/vitest.mjs'),
+      'run',
+      '--reporter=default',
+      '--reporter=./test/support/summary-reporter.ts',
+      '--reporter=json',
+      `--outputFile.json=${jsonFile}`,
+      ...(args.project ? ['--project', args.project] : []),
+      ...(args.file ? [args.file] : []),
+    ];
+    const ticksBefore = waitedChildrenTicks();
+    const started = performance.now();
+    // As `npm test` runs it: without the metrics switch bench-support sets for the benches' own handlers.
+    const { POWERTOOLS_METRICS_DISABLED: _benchOnly, ...env } = process.env;
+    const child = spawn(process.execPath, vitestArgs, { stdio: 'inherit', env });
+    const sampler = processTreeSampler(child.pid!);
+    const timer = setInterval(sampler.sample, intervalMs);
+    sampler.sample();
+    const exitCode = await new Promise<number>((resolveExit) => child.on('exit', (code, signal) => resolveExit(code ?? (signal ? 1 : 0))));
+    clearInterval(timer);
+    const wallSeconds = (performance.now() - started) / 1000;
+    const ticks = clockTicks();
+    const totalSeconds = (waitedChildrenTicks() - ticksBefore) / ticks;
+    const rows = cpuByKind(sampler.processes(), totalSeconds, ticks);
+    const counts = existsSync(jsonFile) ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as VitestJson) : undefined;
+    const cores = os.availableParallelism();
+
+    console.log(`\nThe suite's CPU by kind of process (sampled every ${intervalMs} ms from /proc)\n`);
+    printTable(
+      { kind: 'kind of process', processes: 'processes', cpu: 'CPU seconds', share: 'share' },
+      rows.map((row) => ({ kind: row.kind, processes: row.processes ? String(row.processes) : '', cpu: round(row.cpuSeconds).toFixed(1), share: `${round(row.share * 100)} %` })),
+    );
+    const largestOther = largestOfKind(sampler.processes(), 'other', 5, ticks).map((entry) => ({ ...entry, cpuSeconds: round(entry.cpuSeconds) }));
+    if (largestOther.length) console.log(`\nThe largest of "other": ${largestOther.map((entry) => `${entry.command} ${entry.cpuSeconds} s`).join(', ')}`);
+    const summary = {
+      tests: counts ? { passed: counts.numPassedTests, failed: counts.numFailedTests, skipped: counts.numPendingTests } : null,
+      vitestExitCode: exitCode,
+      wallSeconds: round(wallSeconds),
+      cpuSeconds: round(totalSeconds),
+      cores,
+      /** The CPU over what the cores could give in the wall time: near 1, the run waits on CPU, not on timers. */
+      utilisation: round(totalSeconds / (wallSeconds * cores), 2),
+      /** The shortest wall time this CPU allows on these cores. */
+      cpuBoundWallSeconds: round(totalSeconds / cores),
+      byKind: rows.map((row) => ({ ...row, cpuSeconds: round(row.cpuSeconds), share: round(row.share, 3) })),
+      largestOther,
+      project: args.project ?? null,
+      file: args.file ?? null,
+    };
+    console.log(
+      `\nwall ${summary.wallSeconds} s, CPU ${summary.cpuSeconds} s on ${cores} cores (utilisation ${summary.utilisation}; ` +
+        `this CPU needs at least ${summary.cpuBoundWallSeconds} s); tests: ${counts ? `${counts.numPassedTests} passed, ${counts.numFailedTests} failed` : 'no report'}`,
+    );
+    const out = resolve(args.out);
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
+    console.log(`Results: ${out}`);
+    return exitCode;
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+};
+
+runBench(main);

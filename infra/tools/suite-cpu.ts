@@ -1,0 +1,146 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * Where a test run's CPU goes, read from /proc (Linux): the process tree under the run, sampled,
+ * each process put in a kind by its command line. `npm run bench:suite` uses it.
+ */
+
+/** The kinds of process a run of the suite starts, in the order a report lists them. */
+export const processKinds = [
+  'vitest main process (and the local stack it hosts)',
+  'vitest workers (the test files)',
+  'DynamoDB Local (java)',
+  'CLIs run as users run them (tsx)',
+  'npm',
+  'esbuild',
+  'Chromium',
+  'other',
+] as const;
+export type ProcessKind = (typeof processKinds)[number];
+
+/** The kind of a process, from its command line (NUL-separated arguments joined by spaces). */
+export const processKind = (commandLine: string, isRunRoot: boolean): ProcessKind => {
+  if (isRunRoot) return 'vitest main process (and the local stack it hosts)';
+  if (commandLine.includes('DynamoDBLocal.jar')) return 'DynamoDB Local (java)';
+  if (/[/ ]vitest[/ ]|node_modules\/vitest\b/.test(commandLine)) return 'vitest workers (the test files)';
+  if (/\btsx\b/.test(commandLine)) return 'CLIs run as users run them (tsx)';
+  if (/(^|\/)npm(-cli\.js)?( |$)|\/npm\/bin\//.test(commandLine)) return 'npm';
+  if (/(^|\/)esbuild( |$)/.test(commandLine)) return 'esbuild';
+  if (/chrom(e|ium)/i.test(commandLine)) return 'Chromium';
+  return 'other';
+};
+
+export interface ProcStat {
+  parentPid: number;
+  /** user + system CPU of the process itself, in clock ticks. */
+  cpuTicks: number;
+  /** user + system CPU of its children that it has waited for, in clock ticks. */
+  waitedChildrenTicks: number;
+}
+
+/** Reads the fields of a /proc/<pid>/stat line (the command name in parentheses may hold spaces). */
+export const parseProcStat = (line: string): ProcStat => {
+  const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
+  const field = (index: number) => {
+    const value = Number(fields[index]);
+    if (!Number.isFinite(value)) throw new Error(`not a /proc stat line: ${line.slice(0, 80)}`);
+    return value;
+  };
+  return { parentPid: field(1), cpuTicks: field(11) + field(12), waitedChildrenTicks: field(13) + field(14) };
+};
+
+const readStat = (pid: number | 'self'): ProcStat | undefined => {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined; // gone between listing and reading
+  }
+};
+
+const readCommandLine = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
+};
+
+export interface SampledProcess {
+  pid: number;
+  kind: ProcessKind;
+  commandLine: string;
+  /** The last CPU time read, in clock ticks. */
+  cpuTicks: number;
+}
+
+/**
+ * Samples the process tree under `rootPid`: each call lists /proc once and keeps, for every
+ * descendant, its command line and the last CPU time read. A process that ends between two
+ * samples loses what it used after the last one (see `unattributed` in the report).
+ */
+export const processTreeSampler = (rootPid: number) => {
+  const seen = new Map<number, SampledProcess>();
+  const sample = (): void => {
+    const parents = new Map<number, number>();
+    const stats = new Map<number, ProcStat>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = readStat(Number(entry));
+      if (!stat) continue;
+      parents.set(Number(entry), stat.parentPid);
+      stats.set(Number(entry), stat);
+    }
+    const inTree = (pid: number): boolean => {
+      for (let current: number | undefined = pid, hops = 0; current !== undefined && hops < 64; current = parents.get(current), hops++) {
+        if (current === rootPid) return true;
+      }
+      return false;
+    };
+    for (const [pid, stat] of stats) {
+      if (!inTree(pid)) continue;
+      const known = seen.get(pid);
+      if (known) known.cpuTicks = stat.cpuTicks;
+      else {
+        const commandLine = readCommandLine(pid);
+        seen.set(pid, { pid, kind: processKind(commandLine, pid === rootPid), commandLine, cpuTicks: stat.cpuTicks });
+      }
+    }
+  };
+  return { sample, processes: (): SampledProcess[] => [...seen.values()] };
+};
+
+/** CPU (ticks) of this process's children that it has waited for: after the run is waited for, the run's exact total. */
+export const waitedChildrenTicks = (): number => readStat('self')?.waitedChildrenTicks ?? 0;
+
+export interface KindRow {
+  kind: ProcessKind | 'unattributed (processes that ended between samples)';
+  processes: number;
+  cpuSeconds: number;
+  share: number;
+}
+
+/** The CPU by kind, largest first within the fixed order, and the part of the exact total no sample saw. */
+export const cpuByKind = (processes: SampledProcess[], exactTotalSeconds: number, ticksPerSecond: number): KindRow[] => {
+  const rows: KindRow[] = processKinds.map((kind) => {
+    const ofKind = processes.filter((process) => process.kind === kind);
+    const cpuSeconds = ofKind.reduce((sum, process) => sum + process.cpuTicks, 0) / ticksPerSecond;
+    return { kind, processes: ofKind.length, cpuSeconds, share: exactTotalSeconds > 0 ? cpuSeconds / exactTotalSeconds : 0 };
+  });
+  const sampled = rows.reduce((sum, row) => sum + row.cpuSeconds, 0);
+  const unattributed = Math.max(0, exactTotalSeconds - sampled);
+  return [
+    ...rows.filter((row) => row.processes > 0).sort((a, b) => b.cpuSeconds - a.cpuSeconds),
+    { kind: 'unattributed (processes that ended between samples)', processes: 0, cpuSeconds: unattributed, share: exactTotalSeconds > 0 ? unattributed / exactTotalSeconds : 0 },
+  ];
+};
+
+/** The largest processes of one kind by CPU, named by their program and first argument (what "other" holds). */
+export const largestOfKind = (processes: SampledProcess[], kind: ProcessKind, count: number, ticksPerSecond: number): { command: string; cpuSeconds: number }[] => {
+  const byCommand = new Map<string, number>();
+  for (const process of processes.filter((candidate) => candidate.kind === kind)) {
+    const [program = '?', first = ''] = process.commandLine.split(' ');
+    const command = `${program.split('/').at(-1)} ${first.split('/').at(-1)}`.trim();
+    byCommand.set(command, (byCommand.get(command) ?? 0) + process.cpuTicks / ticksPerSecond);
+  }
+  return [...byCommand].map(([command, cpuSeconds]) => ({ command, cpuSeconds })).sort((a, b) => b.cpuSeconds - a.cpuSeconds).slice(0, count);
+};
