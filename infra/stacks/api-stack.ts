@@ -131,7 +131,6 @@ export class ApiStack extends Stack {
 
     // Every variable a function may be given; each gets only those it declares (infra/stacks/permissions.ts environmentOf).
     const variables: Record<string, string> = {
-      NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       TABLE_NAME: props.table.tableName,
       CONTROL_TABLE_NAME: props.controlTable.tableName,

@@ -76,6 +76,9 @@ export const lambdaBundling = {
   sourcesContent: false,
   // The openapi and mcp functions read the OpenAPI document generated at build time (prebuiltDocumentEntries).
   define: { OPENAPI_DOCUMENT_PREBUILT: 'true' },
+  // Evaluated first: stack traces name the TypeScript source, read from the source map only when
+  // a stack is formatted (Node.js's --enable-source-maps reads it at every cold start).
+  inject: [path.resolve(import.meta.dirname, '../../shared/platform/source-mapped-stacks-install.ts')],
 };
 
 /** The same settings for esbuild's own build API (what NodejsFunction passes to the esbuild CLI). */
@@ -92,6 +95,7 @@ export const lambdaEsbuildOptions = (entry: string, outfile: string): BuildOptio
   sourcemap: lambdaBundling.sourceMap,
   sourcesContent: lambdaBundling.sourcesContent,
   define: lambdaBundling.define,
+  inject: lambdaBundling.inject,
   logLevel: 'error',
 });
 

@@ -329,8 +329,8 @@ export const secretsKeyActions = (permissions: Permissions): string[] =>
 /** The authorizer verifies tokens (issuer, keys, scope prefix, interactive app clients) and reads the table. */
 export const authorizerSettings: readonly SettingVariable[] = ['JWT_ISSUER', 'JWKS_URI', 'SCOPE_PREFIX', 'INTERACTIVE_CLIENT_IDS'];
 
-/** Every function: source maps and the logger's service name. */
-export const baseVariables = ['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME'] as const;
+/** Every function: the logger's service name. (No NODE_OPTIONS: stacks are source-mapped on first use, shared/platform/source-mapped-stacks.ts.) */
+export const baseVariables = ['POWERTOOLS_SERVICE_NAME'] as const;
 
 /**
  * The environment variables a function is given (names only; the API stack gives the values):

@@ -3,7 +3,7 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * `npm run bench:cold-start` (tsx infra/tools/bench-cold-start.ts): the cold start of every Lambda
  * of the API stack. Each function is bundled as the stack bundles it (infra/stacks/bundled-assets.ts:
  * one minified ESM file with the SDK and a source map), then run N times, each time in a fresh
- * Node.js 22 process as Lambda runs it (NODE_OPTIONS=--enable-source-maps as deployed): the
+ * Node.js 22 process as Lambda runs it (no NODE_OPTIONS, as deployed): the
  * process imports the bundle (init) and serves one event (first event), against its own local stack
  * (in memory, free ports). Its floor is a bare handler bundled the same way that imports only the
  * AWS SDK packages the function bundles and answers its first event with one GetItem.
@@ -13,7 +13,9 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
  * round's CPU ratio (the goal's verdict: functions listed in initGoalExceptions print their reason);
  * writes .local/bench/cold-start.json.
  * Options: --runs N (processes per function and per floor, default 5), --only a,b (function names),
- * --modules (also: where each function's init goes, module by module; see moduleCosts).
+ * --modules (also: where each function's init goes, module by module; see moduleCosts),
+ * --node-source-maps (functions and floors under NODE_OPTIONS=--enable-source-maps: what Node.js's
+ * reading the source map at load costs, against the bundle's own lazy mapping, shared/platform/source-mapped-stacks.ts).
  * `npm run bench` runs it after its own tables.
  */
 import { execFile } from 'node:child_process';
@@ -33,6 +35,8 @@ import { readCli } from './cli-args';
 const repoRoot = resolve(import.meta.dirname, '../..');
 /** Goal: a function's init at most this many times its floor's. */
 const initGoal = 1.3;
+/** Node.js's own source maps, read when a bundle loads (--node-source-maps); the deployed functions map stacks lazily instead. */
+const nodeSourceMapsOption = '--enable-source-maps';
 
 /** The event each function's first invocation serves: a sample event of events/ (a read), or a minimal event of its source. */
 const firstEvents: Record<string, { file: string } | { event: (info: StackInfo) => unknown }> = {
@@ -259,7 +263,7 @@ interface Run {
 }
 
 /** Measures every function (or those named); prints the table; answers the rows. */
-export const coldStartBench = async (options: { runs?: number; only?: string[]; modules?: boolean; log?: (message: string) => void } = {}): Promise<ColdStartRow[]> => {
+export const coldStartBench = async (options: { runs?: number; only?: string[]; modules?: boolean; nodeSourceMaps?: boolean; log?: (message: string) => void } = {}): Promise<ColdStartRow[]> => {
   const runs = options.runs ?? 5;
   const log = options.log ?? ((message: string) => console.log(`[cold-start] ${message}`));
   const selected = lambdaEntries.filter((lambda) => !options.only?.length || options.only.includes(lambda.name));
@@ -336,7 +340,7 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
     writeFileSync(child, childSource);
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
     applyStackEnv(info, env);
-    Object.assign(env, { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_SERVICE_NAME: 'ledger', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+    Object.assign(env, { NODE_OPTIONS: options.nodeSourceMaps ? nodeSourceMapsOption : '', POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_SERVICE_NAME: 'ledger', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
     const runOnce = async (bundleFile: string, eventFile: string, name: string): Promise<Run> => {
       // Asynchronously: the emulators the child talks to run in this process.
       const { stdout } = await promisify(execFile)(node, [child, pathToFileURL(bundleFile).href, eventFile, name], { env, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 20 });
@@ -417,7 +421,7 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
   const header = { function: 'function', bundle: 'bundle (<= 1 MiB)', floor: 'floor bundle', init: 'init: fn / floor', ratio: `ratio (<= ${initGoal})`, cpu: 'init CPU: fn / floor', paired: 'CPU, paired', first: 'first event: fn / floor', total: 'init+first', verdict: 'pass/fail', cpuGoal: `CPU <= ${initGoal} x`, answer: 'first answer' };
   const keys = Object.keys(header) as (keyof typeof header)[];
   const width = (key: keyof typeof header) => Math.max(...[header, ...table].map((row) => row[key].length));
-  console.log(`\nCold starts: median of ${runs} fresh ${nodeVersion} processes per function and per floor (init = importing the bundle; first event = serving one event against the local stack)\n`);
+  console.log(`\nCold starts: median of ${runs} fresh ${nodeVersion} processes per function and per floor${options.nodeSourceMaps ? `, NODE_OPTIONS=${nodeSourceMapsOption}` : ''} (init = importing the bundle; first event = serving one event against the local stack)\n`);
   console.log(keys.map((key) => header[key].padEnd(width(key))).join(' | '));
   console.log(keys.map((key) => '-'.repeat(width(key))).join('-+-'));
   for (const row of table) console.log(keys.map((key) => row[key].padEnd(width(key))).join(' | '));
@@ -434,12 +438,13 @@ const main = async (): Promise<number> => {
       runs: { type: 'string', default: '5', description: 'fresh processes per function and per floor (1..50)' },
       only: { type: 'string', description: 'these functions only, comma-separated (e.g. ledger,mcp)' },
       modules: { type: 'boolean', description: 'also where each init goes, module by module (CPU time)' },
+      'node-source-maps': { type: 'boolean', description: `functions and floors under NODE_OPTIONS=${nodeSourceMapsOption}: what reading the source maps at load would cost` },
     },
   });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs must be an integer 1..50');
-  const rows = await coldStartBench({ runs, only: values.only?.split(',').map((name) => name.trim()), modules: values.modules });
-  const file = writeBenchResults('cold-start', { timestamp: new Date().toISOString(), runs, machine: `${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`, rows });
+  const rows = await coldStartBench({ runs, only: values.only?.split(',').map((name) => name.trim()), modules: values.modules, nodeSourceMaps: values['node-source-maps'] });
+  const file = writeBenchResults('cold-start', { timestamp: new Date().toISOString(), runs, nodeOptions: values['node-source-maps'] ? nodeSourceMapsOption : '', machine: `${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`, rows });
   console.log(`\nResults: ${file}`);
   return 0;
 };

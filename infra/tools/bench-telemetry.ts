@@ -93,7 +93,7 @@ const main = async () => {
     log(`${bundles.length} bundles built; ${runs} cold starts each (interleaved, after one discarded round that warms the file cache)`);
     for (let run = -1; run < runs; run++) {
       for (const bundle of bundles) {
-        const result = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', child], {
+        const result = spawnSync(process.execPath, ['--input-type=module', '-e', child], {
           env: {
             PATH: process.env.PATH,
             BENCH_BUNDLE: bundle.outfile,

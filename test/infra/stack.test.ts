@@ -256,13 +256,13 @@ describe('functions', () => {
     }
   });
 
-  it('all run nodejs22.x on arm64 with source maps and a log group with a retention', () => {
+  it('all run nodejs22.x on arm64 with a log group with a retention, and no NODE_OPTIONS (stacks are source-mapped on first use)', () => {
     for (const id of functionIds()) {
       const props = apiResources[id]?.Properties ?? {};
       expect(props.Runtime).toBe('nodejs22.x');
       expect(props.Architectures).toEqual(['arm64']);
       expect(props.Handler).toBe('index.handler');
-      expect(props.Environment?.Variables?.NODE_OPTIONS).toBe('--enable-source-maps');
+      expect(props.Environment?.Variables?.NODE_OPTIONS).toBeUndefined();
       const logGroup = apiResources[props.LoggingConfig?.LogGroup?.Ref]?.Properties;
       expect(logGroup?.RetentionInDays).toBe(30);
     }
@@ -310,14 +310,14 @@ describe('functions', () => {
     expect(holders('CURSOR_SECRET_ARN')).toEqual(['access', 'bank', 'companies', 'documents', 'imports', 'jobs', 'ledger', 'mcp', 'users', 'webhooks']);
     expect(holders('WEBHOOKS_DLQ_URL')).toEqual(['webhooks-worker']);
     expect(holders('IMPORTS_QUEUE_URL')).toEqual(['imports']);
-    expect(Object.keys(variablesOf(built.api.functions.fallback)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME']);
-    expect(Object.keys(variablesOf(built.api.functions.openapi)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TOKEN_URL']);
+    expect(Object.keys(variablesOf(built.api.functions.fallback)).sort()).toEqual(['POWERTOOLS_SERVICE_NAME']);
+    expect(Object.keys(variablesOf(built.api.functions.openapi)).sort()).toEqual(['POWERTOOLS_SERVICE_NAME', 'TOKEN_URL']);
   });
 
   it('the variables point at their resources', () => {
     for (const [name, fn] of allFunctions()) {
       const env = variablesOf(fn);
-      expect(env.NODE_OPTIONS, name).toBe('--enable-source-maps');
+      expect(env.NODE_OPTIONS, name).toBeUndefined();
       expect(env.POWERTOOLS_SERVICE_NAME, name).toBe('ledger-api');
       if ('SCOPE_PREFIX' in env) expect(env.SCOPE_PREFIX).toBe('ledger-api/');
       if ('JWT_ISSUER' in env) expect(JSON.stringify(env.JWT_ISSUER)).toContain('https://cognito-idp.eu-north-1.amazonaws.com/');
