@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /**
  * Stack traces that name the TypeScript source, read from the bundle's source map only when a
  * stack is first formatted. Node.js's `--enable-source-maps` reads every map when the bundle loads
- * (10-20 ms of each cold start's CPU, docs/performance.md); here that cost falls on the first error
+ * (6-17 ms of each cold start's CPU, docs/performance.md); here that cost falls on the first error
  * a Lambda environment formats, and on none where no stack is ever read. Every Lambda bundle
  * installs it first (source-mapped-stacks-install.ts, esbuild `inject` in
  * infra/stacks/bundled-assets.ts). Where Node.js maps stacks itself (`--enable-source-maps`), it
