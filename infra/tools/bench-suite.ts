@@ -3,8 +3,8 @@
  * project or file), samples its process tree from /proc every --interval-ms, and prints the wall
  * time, the exact CPU of the run (user + system of every process it waited for) and that CPU by
  * kind of process: the main process that hosts the local stack, the workers that run the test
- * files, DynamoDB Local, the CLIs that tests run as users do, and the rest. CPU seconds, unlike
- * wall time, hardly move with other work on the machine: compare runs by them. Linux only (/proc).
+ * files, DynamoDB Local, the CLIs that tests run as users do, and the rest. CPU seconds move far
+ * less than wall time with other work on the machine: compare runs by them. Linux only (/proc).
  * Writes .local/bench/suite.json (or --out); exits with vitest's exit code.
  */
 import { spawn } from 'node:child_process';

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
  * each process put in a kind by its command line. `npm run bench:suite` uses it.
  */
 
-/** The kinds of process a run of the suite starts, in the order a report lists them. */
+/** The kinds of process a run of the suite starts (a report lists them by CPU, largest first). */
 export const processKinds = [
   'vitest main process (and the local stack it hosts)',
   'vitest workers (the test files)',
