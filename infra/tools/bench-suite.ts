@@ -66,6 +66,14 @@ const main = async (): Promise<number> => {
     // As `npm test` runs it: without the metrics switch bench-support sets for the benches' own handlers.
     const { POWERTOOLS_METRICS_DISABLED: _benchOnly, ...env } = process.env;
     const child = spawn(process.execPath, vitestArgs, { stdio: 'inherit', env });
+    // Ctrl-C reaches vitest too (one process group); a SIGTERM is passed on. Either way vitest stops
+    // its run, and the figures of the part that ran are printed.
+    const interrupted = (signal: NodeJS.Signals) => () => {
+      console.error('\n[bench:suite] interrupted: the figures below are of the part that ran');
+      if (signal === 'SIGTERM') child.kill('SIGTERM');
+    };
+    process.once('SIGINT', interrupted('SIGINT'));
+    process.once('SIGTERM', interrupted('SIGTERM'));
     const sampler = processTreeSampler(child.pid!);
     const timer = setInterval(sampler.sample, intervalMs);
     sampler.sample();
@@ -73,7 +81,9 @@ const main = async (): Promise<number> => {
     clearInterval(timer);
     const wallSeconds = (performance.now() - started) / 1000;
     const ticks = clockTicks();
-    const totalSeconds = (waitedChildrenTicks() - ticksBefore) / ticks;
+    // A process its parent never waited for (an interrupted run) is missing from the waited-for CPU: then the samples are the better total.
+    const sampledSeconds = sampler.processes().reduce((sum, sampled) => sum + sampled.cpuTicks, 0) / ticks;
+    const totalSeconds = Math.max((waitedChildrenTicks() - ticksBefore) / ticks, sampledSeconds);
     const rows = cpuByKind(sampler.processes(), totalSeconds, ticks);
     const counts = existsSync(jsonFile) ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as VitestJson) : undefined;
     const cores = os.availableParallelism();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -95,6 +95,44 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 120_000);
+
+  /**
+   * bench:suite on a file whose tests take seconds (SQS emulator round trips), stopped once vitest
+   * has started: by Ctrl-C (SIGINT to its process group, as a terminal sends it) or by a SIGTERM to
+   * the tool alone. Answers what it printed, its figures and the bench-suite-* folders it left.
+   */
+  const interruptedRun = async (signal: 'SIGINT' | 'SIGTERM') => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-suite-interrupt-'));
+    const leftovers = () => readdirSync(tmpdir()).filter((name) => name.startsWith('bench-suite-') && !name.startsWith('bench-suite-interrupt-')).sort();
+    const before = leftovers();
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'infra/tools/bench-suite.ts', '--project', 'unit', '--file', 'test/local/sqs.test.ts', '--out', join(dir, 'suite.json')], { detached: signal === 'SIGINT' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const ended = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+      await expect.poll(() => stdout, { timeout: 60_000 }).toMatch(/RUN/);
+      if (signal === 'SIGINT') process.kill(-child.pid!, 'SIGINT');
+      else child.kill('SIGTERM');
+      const code = await ended;
+      const figures = JSON.parse(readFileSync(join(dir, 'suite.json'), 'utf8')) as { byKind: { share: number }[] };
+      return { code, stdout, stderr, figures, newLeftovers: leftovers().filter((name) => !before.includes(name)) };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('npm run bench:suite stopped by %s says so, prints the figures of the part that ran and leaves no temporary folder', async (signal) => {
+    const run = await interruptedRun(signal);
+    expect(run.stderr).toContain('[bench:suite] interrupted: the figures below are of the part that ran');
+    expect(run.stdout).toMatch(/^wall \d+(\.\d)? s, CPU \d+(\.\d)? s on \d+ cores/m);
+    // The file's 8 tests take seconds: the run stopped before they all passed.
+    expect(run.stdout).not.toContain('tests: 8 passed');
+    expect(run.figures.byKind.reduce((sum, row) => sum + row.share, 0)).toBeCloseTo(1, 2);
+    expect(run.code).not.toBe(null);
+    expect(run.newLeftovers).toEqual([]);
   }, 120_000);
 
   it('npm run bench:suite refuses a file that does not exist and a sampling interval out of range', async () => {
