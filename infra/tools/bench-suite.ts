@@ -8,10 +8,10 @@
  * Writes .local/bench/suite.json (or --out); exits with vitest's exit code.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { clockTicks, printTable, round, runBench } from './bench-support';
+import { join, resolve } from 'node:path';
+import { clockTicks, printTable, round, runBench, writeBenchResults } from './bench-support';
 import { readCli } from './cli-args';
 import { cpuByKind, largestOfKind, processTreeSampler, waitedChildrenTicks } from './suite-cpu';
 
@@ -114,10 +114,7 @@ const main = async (): Promise<number> => {
       `\nwall ${summary.wallSeconds} s, CPU ${summary.cpuSeconds} s on ${cores} cores (utilisation ${summary.utilisation}; ` +
         `this CPU needs at least ${summary.cpuBoundWallSeconds} s); tests: ${counts ? `${counts.numPassedTests} passed, ${counts.numFailedTests} failed` : 'no report'}`,
     );
-    const out = resolve(args.out);
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
-    console.log(`Results: ${out}`);
+    console.log(`Results: ${writeBenchResults('suite', summary, resolve(args.out))}`);
     return exitCode;
   } finally {
     rmSync(workDir, { recursive: true, force: true });

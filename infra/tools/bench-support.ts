@@ -10,9 +10,8 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 /** What the bench scripts share: where their figures go, how they exit, and how they bundle a function as CDK does. */
 
-/** Writes the figures of one bench script to .local/bench/<name>.json (gitignored); answers the file's path. */
-export const writeBenchResults = (name: string, results: unknown): string => {
-  const file = resolve('.local/bench', `${name}.json`);
+/** Writes the figures of one bench script to .local/bench/<name>.json (gitignored), or to `file`; answers the file's path. */
+export const writeBenchResults = (name: string, results: unknown, file = resolve('.local/bench', `${name}.json`)): string => {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   return file;

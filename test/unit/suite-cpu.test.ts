@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cpuByKind, largestOfKind, parseProcStat, processKind, processTreeSampler, type SampledProcess } from '../../infra/tools/suite-cpu';
-import { runTool } from '../support/tools';
+import { runTool, startTool } from '../support/tools';
 
 describe('the suite CPU bench: kinds, /proc and the report', () => {
   it('puts each process of a run in its kind by its command line', () => {
@@ -107,16 +107,11 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     const leftovers = () => readdirSync(tmpdir()).filter((name) => name.startsWith('bench-suite-') && !name.startsWith('bench-suite-interrupt-')).sort();
     const before = leftovers();
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'infra/tools/bench-suite.ts', '--project', 'unit', '--file', 'test/local/sqs.test.ts', '--out', join(dir, 'suite.json')], { detached: signal === 'SIGINT' });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      const ended = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-      await expect.poll(() => stdout, { timeout: 60_000 }).toMatch(/RUN/);
-      if (signal === 'SIGINT') process.kill(-child.pid!, 'SIGINT');
-      else child.kill('SIGTERM');
-      const code = await ended;
+      const tool = startTool('infra/tools/bench-suite.ts', ['--project', 'unit', '--file', 'test/local/sqs.test.ts', '--out', join(dir, 'suite.json')], { detached: signal === 'SIGINT' });
+      await expect.poll(() => tool.output.stdout, { timeout: 60_000 }).toMatch(/RUN/);
+      if (signal === 'SIGINT') process.kill(-tool.child.pid!, 'SIGINT');
+      else tool.child.kill('SIGTERM');
+      const { code, stdout, stderr } = await tool.ended;
       const figures = JSON.parse(readFileSync(join(dir, 'suite.json'), 'utf8')) as { byKind: { share: number }[] };
       return { code, stdout, stderr, figures, newLeftovers: leftovers().filter((name) => !before.includes(name)) };
     } finally {
