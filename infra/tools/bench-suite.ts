@@ -5,7 +5,9 @@
  * kind of process: the main process that hosts the local stack, the workers that run the test
  * files, DynamoDB Local, the CLIs that tests run as users do, and the rest. CPU seconds move far
  * less than wall time with other work on the machine: compare runs by them. Linux only (/proc).
- * Writes .local/bench/suite.json (or --out); exits with vitest's exit code.
+ * With --dynamodb-calls it also counts every DynamoDB call of the run by operation, table and key
+ * prefix (infra/tools/dynamodb-call-counter.cjs in every Node.js process): DynamoDB Local's CPU
+ * follows them. Writes .local/bench/suite.json (or --out); exits with vitest's exit code.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { clockTicks, printTable, round, runBench, writeBenchResults } from './bench-support';
 import { readCli } from './cli-args';
 import { cpuByKind, largestOfKind, processTreeSampler, waitedChildrenTicks } from './suite-cpu';
+import { callsByOperation, largestCalls, readCallCounts, totalCalls } from './suite-dynamodb-calls';
 
 const args = readCli({
   command: 'bench:suite',
@@ -23,6 +26,7 @@ const args = readCli({
     project: { type: 'string', description: 'one vitest project: unit, unit-isolated or stack (default: all)' },
     file: { type: 'string', description: 'one test file, e.g. test/unit/json.test.ts (default: all)' },
     'interval-ms': { type: 'string', default: '500', description: 'how often the process tree is sampled, 50 to 5000 ms' },
+    'dynamodb-calls': { type: 'boolean', default: false, description: 'also count every DynamoDB call of the run by operation, table and key prefix' },
     out: { type: 'string', default: '.local/bench/suite.json', description: 'where the figures are written (JSON)' },
   },
 });
@@ -65,6 +69,11 @@ const main = async (): Promise<number> => {
     const started = performance.now();
     // As `npm test` runs it: without the metrics switch bench-support sets for the benches' own handlers.
     const { POWERTOOLS_METRICS_DISABLED: _benchOnly, ...env } = process.env;
+    const callsDir = join(workDir, 'dynamodb-calls');
+    if (args['dynamodb-calls']) {
+      env.NODE_OPTIONS = [env.NODE_OPTIONS, `--require ${resolve('infra/tools/dynamodb-call-counter.cjs')}`].filter(Boolean).join(' ');
+      env.DYNAMODB_CALLS_DIR = callsDir;
+    }
     const child = spawn(process.execPath, vitestArgs, { stdio: 'inherit', env });
     // Ctrl-C reaches vitest too (one process group); a SIGTERM is passed on. Either way vitest stops
     // its run, and the figures of the part that ran are printed.
@@ -95,6 +104,18 @@ const main = async (): Promise<number> => {
     );
     const largestOther = largestOfKind(sampler.processes(), 'other', 5, ticks).map((entry) => ({ ...entry, cpuSeconds: round(entry.cpuSeconds) }));
     if (largestOther.length) console.log(`\nThe largest of "other": ${largestOther.map((entry) => `${entry.command} ${entry.cpuSeconds} s`).join(', ')}`);
+    const callCounts = args['dynamodb-calls'] ? readCallCounts(callsDir) : undefined;
+    const dynamodbCalls = callCounts && {
+      total: totalCalls(callCounts),
+      byOperation: callsByOperation(callCounts).map((row) => ({ ...row, share: round(row.share, 3) })),
+      largest: largestCalls(callCounts, 20).map((row) => ({ ...row, share: round(row.share, 3) })),
+    };
+    if (dynamodbCalls) {
+      console.log(`\nDynamoDB calls of the run: ${dynamodbCalls.total}, by operation\n`);
+      printTable({ name: 'operation', calls: 'calls', share: 'share' }, dynamodbCalls.byOperation.map((row) => ({ name: row.name, calls: String(row.calls), share: `${round(row.share * 100)} %` })));
+      console.log('\nThe most frequent calls (operation, table or index, key prefix)\n');
+      printTable({ name: 'call', calls: 'calls', share: 'share' }, dynamodbCalls.largest.map((row) => ({ name: row.name, calls: String(row.calls), share: `${round(row.share * 100)} %` })));
+    }
     const summary = {
       tests: counts ? { passed: counts.numPassedTests, failed: counts.numFailedTests, skipped: counts.numPendingTests } : null,
       vitestExitCode: exitCode,
@@ -107,6 +128,7 @@ const main = async (): Promise<number> => {
       cpuBoundWallSeconds: round(totalSeconds / cores),
       byKind: rows.map((row) => ({ ...row, cpuSeconds: round(row.cpuSeconds), share: round(row.share, 3) })),
       largestOther,
+      dynamodbCalls: dynamodbCalls ?? null,
       project: args.project ?? null,
       file: args.file ?? null,
     };

@@ -77,17 +77,20 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     }
   });
 
-  it('npm run bench:suite runs one file and reports its tests, its CPU by kind and the file of figures', async () => {
+  it('npm run bench:suite runs one file and reports its tests, its CPU by kind, its DynamoDB calls and the file of figures', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-suite-test-'));
     const out = join(dir, 'suite.json');
     try {
-      const run = await runTool('infra/tools/bench-suite.ts', '--project', 'unit', '--file', 'test/unit/idle-backoff.test.ts', '--interval-ms', '50', '--out', out);
+      const run = await runTool('infra/tools/bench-suite.ts', '--project', 'unit', '--file', 'test/unit/idle-backoff.test.ts', '--interval-ms', '50', '--dynamodb-calls', '--out', out);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^kind of process +\| processes \| CPU seconds \| share $/m);
       expect(run.stdout).toMatch(/^vitest main process \(and the local stack it hosts\) +\| 1 +\| \d+\.\d +\| /m);
       expect(run.stdout).toMatch(/^wall \d+(\.\d)? s, CPU \d+(\.\d)? s on \d+ cores .*tests: 4 passed, 0 failed$/m);
       expect(run.stdout).toContain(`Results: ${out}`);
-      const figures = JSON.parse(readFileSync(out, 'utf8')) as { tests: unknown; cpuSeconds: number; byKind: { cpuSeconds: number }[]; file: string };
+      // Backoff schedules call no DynamoDB: the count is there, and empty.
+      expect(run.stdout).toMatch(/^DynamoDB calls of the run: 0, by operation$/m);
+      const figures = JSON.parse(readFileSync(out, 'utf8')) as { tests: unknown; cpuSeconds: number; byKind: { cpuSeconds: number }[]; file: string; dynamodbCalls: unknown };
+      expect(figures.dynamodbCalls).toEqual({ total: 0, byOperation: [], largest: [] });
       expect(figures.tests).toEqual({ passed: 4, failed: 0, skipped: 0 });
       expect(figures.file).toBe('test/unit/idle-backoff.test.ts');
       expect(figures.cpuSeconds).toBeGreaterThan(0);
