@@ -71,7 +71,7 @@ const main = async (): Promise<number> => {
     const { POWERTOOLS_METRICS_DISABLED: _benchOnly, ...env } = process.env;
     const callsDir = join(workDir, 'dynamodb-calls');
     if (args['dynamodb-calls']) {
-      env.NODE_OPTIONS = [env.NODE_OPTIONS, `--require ${resolve('infra/tools/dynamodb-call-counter.cjs')}`].filter(Boolean).join(' ');
+      env.NODE_OPTIONS = [env.NODE_OPTIONS, `--require ${JSON.stringify(resolve('infra/tools/dynamodb-call-counter.cjs'))}`].filter(Boolean).join(' ');
       env.DYNAMODB_CALLS_DIR = callsDir;
     }
     const child = spawn(process.execPath, vitestArgs, { stdio: 'inherit', env });
@@ -111,10 +111,12 @@ const main = async (): Promise<number> => {
       largest: largestCalls(callCounts, 20).map((row) => ({ ...row, share: round(row.share, 3) })),
     };
     if (dynamodbCalls) {
+      const callTable = (heading: string, rows: typeof dynamodbCalls.largest) =>
+        printTable({ name: heading, calls: 'calls', share: 'share' }, rows.map((row) => ({ name: row.name, calls: String(row.calls), share: `${round(row.share * 100)} %` })));
       console.log(`\nDynamoDB calls of the run: ${dynamodbCalls.total}, by operation\n`);
-      printTable({ name: 'operation', calls: 'calls', share: 'share' }, dynamodbCalls.byOperation.map((row) => ({ name: row.name, calls: String(row.calls), share: `${round(row.share * 100)} %` })));
+      callTable('operation', dynamodbCalls.byOperation);
       console.log('\nThe most frequent calls (operation, table or index, key prefix)\n');
-      printTable({ name: 'call', calls: 'calls', share: 'share' }, dynamodbCalls.largest.map((row) => ({ name: row.name, calls: String(row.calls), share: `${round(row.share * 100)} %` })));
+      callTable('call', dynamodbCalls.largest);
     }
     const summary = {
       tests: counts ? { passed: counts.numPassedTests, failed: counts.numFailedTests, skipped: counts.numPendingTests } : null,

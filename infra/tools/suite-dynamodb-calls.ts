@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compareCodeUnits } from '../../shared/platform/text';
 
 /**
  * The DynamoDB calls of a test run, as infra/tools/dynamodb-call-counter.cjs wrote them (one file
@@ -25,7 +26,7 @@ export interface CallRow {
 }
 
 const rowsOf = (totals: Map<string, number>, all: number): CallRow[] =>
-  [...totals].map(([name, calls]) => ({ name, calls, share: all ? calls / all : 0 })).sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name));
+  [...totals].map(([name, calls]) => ({ name, calls, share: all ? calls / all : 0 })).sort((a, b) => b.calls - a.calls || compareCodeUnits(a.name, b.name));
 
 export const totalCalls = (counts: CallCounts): number => [...counts.values()].reduce((sum, count) => sum + count, 0);
 
