@@ -10,6 +10,7 @@ import { batchGet } from '../db/batch';
 import { unitOfWork } from '../db/unit-of-work';
 import { outboxEventWrite } from '../outbox/repository';
 import { bankRepository, keyId, type Item } from './repository';
+import { defaultBankGlAccount } from './defaults';
 
 /**
  * Bank data in: ISO 20022 camt.053 statements, as Norwegian banks deliver them. Used by the admin
@@ -24,8 +25,6 @@ const idNamespace = '5f0e3a52-8d0c-4b7e-9a51-0c1f6f2d9b1e';
 export const bankAccountIdOf = (companyId: string, accountNumber: string) => uuidv5(`bank-account:${companyId}:${accountNumber}`, idNamespace);
 const transactionIdOf = (bankAccountId: string, entryKey: string) => uuidv5(`bank-transaction:${bankAccountId}:${entryKey}`, idNamespace);
 
-/** The GL account a new bank account maps to unless told otherwise (NS 4102 1920 Bankinnskudd). */
-export const defaultBankGlAccount = '1920';
 
 export class BankStatementError extends ProblemError {
   constructor(detail: string) {

@@ -1,0 +1,122 @@
+import type { StackInfo } from '../local/stack';
+import { applyStackEnv, defaultStackFile, readStackFile, ToolError } from './stack-env';
+
+/** What the admin CLI's commands share: its flags, how they are read, and how a command prints. */
+
+export type Flag =
+  | 'name'
+  | 'parent'
+  | 'id'
+  | 'organization'
+  | 'accounting-system'
+  | 'organization-number'
+  | 'scopes'
+  | 'plan'
+  | 'rate-limit'
+  | 'client-id'
+  | 'company'
+  | 'file'
+  | 'gl-account'
+  | 'year'
+  | 'period'
+  | 'status'
+  | 'by'
+  | 'email'
+  | 'password'
+  | 'user'
+  | 'queue'
+  | 'max'
+  | 'dry-run'
+  | 'older-than'
+  | 'yes';
+
+export const options = {
+  name: { type: 'string' },
+  parent: { type: 'string' },
+  id: { type: 'string' },
+  organization: { type: 'string' },
+  'accounting-system': { type: 'string' },
+  'organization-number': { type: 'string' },
+  scopes: { type: 'string' },
+  plan: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  'client-id': { type: 'string' },
+  company: { type: 'string' },
+  file: { type: 'string' },
+  'gl-account': { type: 'string' },
+  year: { type: 'string' },
+  period: { type: 'string' },
+  status: { type: 'string' },
+  by: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  user: { type: 'string' },
+  queue: { type: 'string' },
+  max: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'older-than': { type: 'string' },
+  yes: { type: 'boolean' },
+  'resource-prefix': { type: 'string' },
+  stack: { type: 'string' },
+  table: { type: 'string' },
+  'outbox-table': { type: 'string' },
+  'user-pool-id': { type: 'string' },
+  region: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export class UsageError extends Error {}
+
+export type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
+
+export const requireFlag = (values: Values, flag: Flag): string => {
+  const value = values[flag];
+  if (typeof value !== 'string') throw new UsageError(`--${flag} is required`);
+  return value;
+};
+
+export const nonBlank = (value: string, flag: Flag): string => {
+  const trimmed = value.trim();
+  if (!trimmed) throw new ToolError(`--${flag} must not be blank`);
+  return trimmed;
+};
+
+export const table = (header: string[], rows: string[][]): string[] => {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)];
+};
+
+export const shortTime = (iso: string | undefined): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '');
+
+export interface Printer {
+  json(value: unknown): void;
+  lines(...lines: string[]): void;
+  /** A progress line on stderr (not with --json's stdout). */
+  progress(line: string): void;
+}
+
+export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+export const integerFlag = (values: Values, flag: Flag, min: number, max: number): number => {
+  const text = requireFlag(values, flag);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new ToolError(`--${flag} must be an integer from ${min} to ${max}, not ${text}`);
+  return value;
+};
+
+/** The local stack of --stack (or .local/stack.json), its environment applied; without a stack file, says to start one or to pass `instead`. */
+export const useLocalStack = (values: Values, instead: string): StackInfo => {
+  let info: StackInfo;
+  try {
+    info = readStackFile(values.stack ?? defaultStackFile);
+  } catch (error) {
+    if (error instanceof ToolError && !values.stack && /^No stack file/.test(error.message)) {
+      throw new ToolError(`Start the local stack with npm start first, or pass ${instead}`);
+    }
+    throw error;
+  }
+  applyStackEnv(info);
+  return info;
+};
