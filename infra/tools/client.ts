@@ -1,8 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApiDocument, defaultServerUrl, defaultTokenUrl } from '../../shared/openapi/document';
+import { readCli } from './cli-args';
 
 /**
  * `npm run client`: generates the typed TypeScript client's types (client/schema.ts) from the
@@ -20,13 +19,22 @@ const header = `/**
 
 /** The generated source, deterministic: the document with the default URLs (the types do not name them). */
 export const generateClientSchema = async (): Promise<string> => {
+  // Loaded here, not with the module: --help and a wrong option answer without building the document.
+  const [{ default: openapiTS, astToString }, { buildOpenApiDocument, defaultServerUrl, defaultTokenUrl }] = await Promise.all([
+    import('openapi-typescript'),
+    import('../../shared/openapi/document'),
+  ]);
   const document = buildOpenApiDocument({ serverUrl: defaultServerUrl, tokenUrl: defaultTokenUrl });
   const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { alphabetize: false, exportType: false });
   return `${header}${astToString(ast)}`;
 };
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const check = process.argv.includes('--check');
+  const { check } = readCli({
+    command: 'client',
+    summary: "Generates the typed client's types (client/schema.ts) from the OpenAPI document; with --check, writes nothing and fails when the file is stale.",
+    options: { check: { type: 'boolean', description: 'fail (exit 1) when client/schema.ts differs from what would be generated; write nothing' } },
+  });
   const source = await generateClientSchema();
   if (check) {
     const current = readFileSync(clientSchemaFile, 'utf8');

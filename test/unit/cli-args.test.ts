@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cliUsage, parseCli } from '../../infra/tools/cli-args';
+import { runTool } from '../support/tools';
 
 const options = {
   modules: { type: 'boolean', description: 'module by module' },
@@ -9,7 +10,7 @@ const options = {
 } as const;
 const spec = { command: 'bench:example', summary: 'Measures an example.', options };
 
-describe('the command line of the bench tools and npm run cost', () => {
+describe('the command line of the bench tools, npm run cost and npm run client', () => {
   it('reads the options, with the defaults of those not given', () => {
     expect(parseCli(spec, [])).toEqual({ values: { runs: '5', modules: false } });
     expect(parseCli(spec, ['--runs', '7', '--only', 'ledger,mcp', '--modules'])).toEqual({ values: { runs: '7', only: 'ledger,mcp', modules: true } });
@@ -40,11 +41,24 @@ describe('the command line of the bench tools and npm run cost', () => {
     }
   });
 
-  it('is how every bench tool and npm run cost read their options (so each answers --help)', () => {
-    const tools = readdirSync('infra/tools').filter((name) => /^bench.*\.ts$|^cost-model\.ts$/.test(name));
+  it('is how every bench tool, npm run cost and npm run client read their options (so each answers --help)', () => {
+    const tools = readdirSync('infra/tools').filter((name) => /^bench.*\.ts$|^cost-model\.ts$|^client\.ts$/.test(name));
+    expect(tools).toContain('client.ts');
     for (const name of tools) {
       const source = readFileSync(`infra/tools/${name}`, 'utf8');
       expect(source, name).not.toMatch(/\bparseArgs\(/);
     }
   });
+
+  it('npm run client answers --help and refuses an unknown option, writing nothing', async () => {
+    const written = statSync('client/schema.ts').mtimeMs;
+    const help = await runTool('infra/tools/client.ts', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npm run client -- \[options\]$/m);
+    expect(help.stdout).toMatch(/^ {2}--check +fail \(exit 1\)/m);
+    const wrong = await runTool('infra/tools/client.ts', '--chek');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("Unknown option '--chek'");
+    expect(statSync('client/schema.ts').mtimeMs).toBe(written);
+  }, 60_000);
 });
