@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultStackFile, readStackFile, ToolError } from './stack-env';
+import { defaultStackFile, readStackFile, failTool, parseToolArgs, ToolError } from './stack-env';
 
 /**
  * `eval "$(npm run -s stack:env)"`: sets the shell variables the documentation's commands use,
@@ -24,7 +23,7 @@ const usage = [
 const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 const main = () => {
-  const { values } = parseArgs({ options: { client: { type: 'string', default: 'a-system' }, 'stack-file': { type: 'string' }, help: { type: 'boolean', default: false } } });
+  const { values } = parseToolArgs({ options: { client: { type: 'string', default: 'a-system' }, 'stack-file': { type: 'string' }, help: { type: 'boolean', default: false } } }, usage);
   if (values.help) return console.log(usage);
   const file = values['stack-file'] ?? (process.env.LEDGER_STACK_FILE || defaultStackFile);
   const info = readStackFile(file);
@@ -46,6 +45,5 @@ const main = () => {
 try {
   main();
 } catch (error) {
-  console.error(error instanceof ToolError ? error.message : error);
-  process.exit(1);
+  failTool(error);
 }

@@ -5,8 +5,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { defaultStackFile, readStackFile, ToolError } from './stack-env';
+import { defaultStackFile, readStackFile, failTool, parseToolArgs, ToolError } from './stack-env';
 
 /**
  * `npm run mcp:check`: the official MCP conformance suite (@modelcontextprotocol/conformance,
@@ -127,9 +126,10 @@ export const runMcpChecks = async (apiBaseUrl: string, token: string, companyId:
 };
 
 const main = async () => {
-  const { values } = parseArgs({ options: { client: { type: 'string', default: 'a-system' }, 'stack-file': { type: 'string' }, help: { type: 'boolean', default: false } } });
+  const usage = `Usage: npm run mcp:check [-- --client a-system] [--stack-file ${defaultStackFile}]\nRuns the MCP conformance scenarios (${conformanceScenarios.join(', ')}) and the Inspector CLI against the running local stack.`;
+  const { values } = parseToolArgs({ options: { client: { type: 'string', default: 'a-system' }, 'stack-file': { type: 'string' }, help: { type: 'boolean', default: false } } }, usage);
   if (values.help) {
-    console.log(`Usage: npm run mcp:check [-- --client a-system] [--stack-file ${defaultStackFile}]\nRuns the MCP conformance scenarios (${conformanceScenarios.join(', ')}) and the Inspector CLI against the running local stack.`);
+    console.log(usage);
     return;
   }
   const stack = readStackFile(values['stack-file']);
@@ -147,8 +147,5 @@ const main = async () => {
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((error: unknown) => {
-    console.error(error instanceof ToolError ? error.message : error);
-    process.exitCode = 1;
-  });
+  main().catch((error: unknown) => failTool(error));
 }

@@ -1,9 +1,8 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
-import { parseArgs } from 'node:util';
 import { interactiveScopes } from '../../shared/identity/scopes';
 import { mcpResource } from '../../shared/identity/resources';
 import { loopbackRedirect, signInWithPassword } from './interactive-sign-in';
-import { defaultStackFile, readStackFile, ToolError, withValuesJoined } from './stack-env';
+import { defaultStackFile, readStackFile, failTool, parseToolArgs, ToolError, withValuesJoined } from './stack-env';
 
 /**
  * `npm run sign-in -- --email <e> --password <p>`: signs a person in to the local stack through
@@ -28,7 +27,7 @@ export const signInUsage = (): string =>
   ].join('\n');
 
 const main = async () => {
-  const { values } = parseArgs({
+  const { values } = parseToolArgs({
     args: withValuesJoined(process.argv.slice(2), ['--email', '--password', '--scope', '--stack-file']),
     options: {
       email: { type: 'string' },
@@ -39,7 +38,7 @@ const main = async () => {
       'stack-file': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
-  });
+  }, signInUsage());
   if (values.help) return console.log(signInUsage());
   if (!values.email || !values.password) throw new ToolError(`--email and --password are required\n\n${signInUsage()}`);
   const info = readStackFile(values['stack-file']);
@@ -59,7 +58,4 @@ const main = async () => {
   console.log(values.json ? JSON.stringify(tokens, null, 2) : tokens.access_token);
 };
 
-main().catch((error: unknown) => {
-  console.error(error instanceof ToolError ? error.message : error);
-  process.exit(1);
-});
+main().catch((error: unknown) => failTool(error));

@@ -1,8 +1,7 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
-import { parseArgs } from 'node:util';
 import { fetchAccessToken } from '../../client';
 import { apiRequest, problemText } from './api-request';
-import { defaultStackFile, readStackFile, ToolError, withValuesJoined } from './stack-env';
+import { defaultStackFile, readStackFile, failTool, parseToolArgs, ToolError, withValuesJoined } from './stack-env';
 
 /**
  * `npm run smoke`: checks a deployment end to end over HTTP, as an integrator would use it: the
@@ -53,7 +52,7 @@ const targetOf = (values: Record<string, string | boolean | undefined>): Target 
 class StepFailed extends Error {}
 
 const main = async (): Promise<number> => {
-  const { values } = parseArgs({
+  const { values } = parseToolArgs({
     // A client secret may start with a dash.
     args: withValuesJoined(process.argv.slice(2), ['--stack-file', '--client', '--base-url', '--token-url', '--client-id', '--client-secret', '--timeout']),
     options: {
@@ -66,7 +65,7 @@ const main = async (): Promise<number> => {
       timeout: { type: 'string', default: '60' },
       help: { type: 'boolean', default: false },
     },
-  });
+  }, smokeUsage());
   if (values.help) {
     console.log(smokeUsage());
     return 0;
@@ -184,8 +183,5 @@ const main = async (): Promise<number> => {
 
 main().then(
   (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof ToolError ? error.message : error);
-    process.exit(1);
-  },
+  (error: unknown) => failTool(error),
 );

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { queues } from '../../shared/queues';
 import { resetConfig } from '../../shared/platform/config';
 import { applyLocalAwsEnv } from '../local/aws-env';
@@ -15,6 +16,24 @@ export const noStackMessage = 'Start the local stack with npm start first';
 
 /** A failure the tools report as one line (exit 1), never with a stack trace. */
 export class ToolError extends Error {}
+
+/** A command line a tool cannot read, reported with the tool's usage (exit 2). */
+export class ToolUsageError extends ToolError {}
+
+/** node:util's parseArgs, whose refusal (an unknown option, a missing value, a stray argument) is a ToolUsageError ending with `usage`. */
+export const parseToolArgs = <T extends ParseArgsConfig>(config: T, usage: string): ReturnType<typeof parseArgs<T>> => {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new ToolUsageError(`${(error as Error).message}\n\n${usage}`);
+  }
+};
+
+/** Ends a tool that failed: a ToolError as its message alone (after `prefix`), exit 2 for a command line it cannot read, else 1; anything else in full. */
+export const failTool = (error: unknown, prefix = ''): never => {
+  console.error(error instanceof ToolError ? `${prefix}${error.message}` : error);
+  return process.exit(error instanceof ToolUsageError ? 2 : 1);
+};
 
 export const readStackFile = (file: string = defaultStackFile): StackInfo => {
   const path = resolve(file);

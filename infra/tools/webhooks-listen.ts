@@ -1,11 +1,10 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { fetchAccessToken } from '../../client';
 import { apiRequest, problemText } from './api-request';
-import { readStackFile, ToolError, defaultStackFile, withValuesJoined } from './stack-env';
+import { readStackFile, failTool, parseToolArgs, ToolError, defaultStackFile, withValuesJoined } from './stack-env';
 
 /**
  * `npm run webhooks:listen`: a webhook receiver on this machine, like `stripe listen`. It answers
@@ -44,7 +43,7 @@ interface Subscription {
 }
 
 const main = async () => {
-  const { values } = parseArgs({
+  const { values } = parseToolArgs({
     // A client secret may start with a dash.
     args: withValuesJoined(process.argv.slice(2), ['--events', '--companies', '--port', '--public-url', '--client', '--client-id', '--client-secret', '--stack-file']),
     options: {
@@ -60,7 +59,7 @@ const main = async () => {
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
-  });
+  }, listenUsage());
   if (values.help) return console.log(listenUsage());
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ToolError(`--port takes a port number from 0 to 65535\n\n${listenUsage()}`);
@@ -200,7 +199,4 @@ const apiOf = (baseUrl: string, tokenUrl: string, clientId: string, clientSecret
   return { send, all };
 };
 
-main().catch((error: unknown) => {
-  console.error(error instanceof ToolError ? `[listen] ${error.message}` : error);
-  process.exit(1);
-});
+main().catch((error: unknown) => failTool(error, '[listen] '));

@@ -61,4 +61,14 @@ describe('the command line of the bench tools, npm run cost and npm run client',
     expect(wrong.stderr).toContain("Unknown option '--chek'");
     expect(statSync('client/schema.ts').mtimeMs).toBe(written);
   }, 60_000);
+
+  it('every tool refuses an unknown option with its message and its usage, exit 2, no stack trace', async () => {
+    for (const tool of ['client', 'env', 'mcp-check', 'sign-in', 'smoke', 'webhooks-listen']) {
+      const run = await runTool(`infra/tools/${tool}.ts`, '--no-such-option');
+      expect(run.code, tool).toBe(2);
+      expect(run.stderr, tool).toMatch(/^(\[listen\] )?Unknown option '--no-such-option'/);
+      expect(run.stderr, tool).toMatch(/^Usage: /m);
+      expect(run.stderr, tool).not.toMatch(/\n {4}at /);
+    }
+  }, 120_000);
 });
