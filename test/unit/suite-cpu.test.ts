@@ -83,7 +83,7 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     try {
       const run = await runTool('infra/tools/bench-suite.ts', '--project', 'unit', '--file', 'test/unit/idle-backoff.test.ts', '--interval-ms', '50', '--dynamodb-calls', '--out', out);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/^kind of process +\| processes \| CPU seconds \| share $/m);
+      expect(run.stdout).toMatch(/^kind of process +\| processes \| CPU seconds \| share *$/m);
       expect(run.stdout).toMatch(/^vitest main process \(and the local stack it hosts\) +\| 1 +\| \d+\.\d +\| /m);
       expect(run.stdout).toMatch(/^wall \d+(\.\d)? s, CPU \d+(\.\d)? s on \d+ cores .*tests: 4 passed, 0 failed$/m);
       expect(run.stdout).toContain(`Results: ${out}`);
