@@ -3,33 +3,6 @@ import { applyStackEnv, defaultStackFile, readStackFile, ToolError } from './sta
 
 /** What the admin CLI's commands share: its flags, how they are read, and how a command prints. */
 
-export type Flag =
-  | 'name'
-  | 'parent'
-  | 'id'
-  | 'organization'
-  | 'accounting-system'
-  | 'organization-number'
-  | 'scopes'
-  | 'plan'
-  | 'rate-limit'
-  | 'client-id'
-  | 'company'
-  | 'file'
-  | 'gl-account'
-  | 'year'
-  | 'period'
-  | 'status'
-  | 'by'
-  | 'email'
-  | 'password'
-  | 'user'
-  | 'queue'
-  | 'max'
-  | 'dry-run'
-  | 'older-than'
-  | 'yes';
-
 export const options = {
   name: { type: 'string' },
   parent: { type: 'string' },
@@ -65,6 +38,12 @@ export const options = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** The target and output options every command takes (--stack, --table, --json, ...). */
+type CommonOption = 'resource-prefix' | 'stack' | 'table' | 'outbox-table' | 'user-pool-id' | 'region' | 'json' | 'help';
+
+/** A flag a command may require or take (CommandSpec in admin.ts). */
+export type Flag = Exclude<keyof typeof options, CommonOption>;
 
 export class UsageError extends Error {}
 

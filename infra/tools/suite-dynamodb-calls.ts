@@ -25,7 +25,7 @@ export interface CallRow {
   share: number;
 }
 
-const rowsOf = (totals: Map<string, number>, all: number): CallRow[] =>
+const rowsOf = (totals: ReadonlyMap<string, number>, all: number): CallRow[] =>
   [...totals].map(([name, calls]) => ({ name, calls, share: all ? calls / all : 0 })).sort((a, b) => b.calls - a.calls || compareCodeUnits(a.name, b.name));
 
 export const totalCalls = (counts: CallCounts): number => [...counts.values()].reduce((sum, count) => sum + count, 0);
@@ -41,4 +41,4 @@ export const callsByOperation = (counts: CallCounts): CallRow[] => {
 };
 
 /** The `limit` most frequent calls by operation, table and key prefix. */
-export const largestCalls = (counts: CallCounts, limit: number): CallRow[] => rowsOf(new Map(counts), totalCalls(counts)).slice(0, limit);
+export const largestCalls = (counts: CallCounts, limit: number): CallRow[] => rowsOf(counts, totalCalls(counts)).slice(0, limit);
