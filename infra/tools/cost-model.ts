@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import { awsPrices, type AwsPrices } from './aws-prices';
 import type { CapacityResults, LambdaWork } from './bench-capacity';
 import { readCli } from './cli-args';
+import { typescriptNodeArgs } from './typescript-node';
 
 /** One unit of work: DynamoDB units, the Lambda functions it runs, and its other requests. */
 export interface Work {
@@ -184,7 +185,7 @@ if (isMain) {
   const file = resolve('.local/bench/capacity.json');
   if (values.fresh || !existsSync(file)) {
     console.error('running npm run bench:capacity first (a few minutes)');
-    execFileSync(process.execPath, ['--import', 'tsx', 'infra/tools/bench-capacity.ts'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [...typescriptNodeArgs, 'infra/tools/bench-capacity.ts'], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const results = JSON.parse(readFileSync(file, 'utf8')) as CapacityResults;
   const model = costModel(inputsFromCapacity(results));

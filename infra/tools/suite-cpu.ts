@@ -10,7 +10,7 @@ export const processKinds = [
   'vitest main process (and the local stack it hosts)',
   'vitest workers (the test files)',
   'DynamoDB Local (java)',
-  'CLIs run as users run them (tsx)',
+  'CLIs run as users run them (node <tool>.ts)',
   'npm',
   'esbuild',
   'Chromium',
@@ -23,7 +23,7 @@ export const processKind = (commandLine: string, isRunRoot: boolean): ProcessKin
   if (isRunRoot) return 'vitest main process (and the local stack it hosts)';
   if (commandLine.includes('DynamoDBLocal.jar')) return 'DynamoDB Local (java)';
   if (/[/ ]vitest[/ ]|node_modules\/vitest\b/.test(commandLine)) return 'vitest workers (the test files)';
-  if (/\btsx\b/.test(commandLine)) return 'CLIs run as users run them (tsx)';
+  if (/typescript-imports\.mjs|\btsx\b/.test(commandLine)) return 'CLIs run as users run them (node <tool>.ts)';
   if (/(^|\/)npm(-cli\.js)?( |$)|\/npm\/bin\//.test(commandLine)) return 'npm';
   if (/(^|\/)esbuild( |$)/.test(commandLine)) return 'esbuild';
   if (/chrom(e|ium)/i.test(commandLine)) return 'Chromium';

@@ -28,11 +28,13 @@ export class PartitionPacer {
   waits = 0;
   waitedMs = 0;
 
-  constructor(
-    readonly unitsPerSecond: number,
-    private readonly clock: PacerClock = realClock,
-  ) {
+  readonly unitsPerSecond: number;
+  private readonly clock: PacerClock;
+
+  constructor(unitsPerSecond: number, clock: PacerClock = realClock) {
     if (!(unitsPerSecond > 0)) throw new Error('unitsPerSecond must be above 0');
+    this.unitsPerSecond = unitsPerSecond;
+    this.clock = clock;
   }
 
   /** When `units` more fit into the key at or after `from` (a request above the budget needs an empty second). */

@@ -10,8 +10,11 @@ export type TransactionWrite = NonNullable<TransactWriteCommandInput['TransactIt
  * when it was cancelled for another reason, such as a conflicting transaction on the same item).
  */
 export class ConditionsFailed extends Error {
-  constructor(readonly names: readonly string[]) {
+  readonly names: readonly string[];
+
+  constructor(names: readonly string[]) {
     super(names.length ? `Transaction conditions failed: ${names.join(', ')}` : 'Transaction cancelled');
+    this.names = names;
   }
 }
 

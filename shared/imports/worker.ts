@@ -77,13 +77,14 @@ const deterministicFailure = (error: unknown): { reason: string; detail: string 
 
 /** A chunk's rows could not be applied; names them for the job's error message. */
 class ChunkFailure extends Error {
-  constructor(
-    readonly firstRow: number,
-    readonly lastRow: number,
-    cause: unknown,
-  ) {
+  readonly firstRow: number;
+  readonly lastRow: number;
+
+  constructor(firstRow: number, lastRow: number, cause: unknown) {
     super(`Chunk of rows ${firstRow + 1} to ${lastRow + 1} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'ChunkFailure';
+    this.firstRow = firstRow;
+    this.lastRow = lastRow;
   }
 }
 

@@ -91,7 +91,11 @@ export class SaftMapping implements SaftSink {
   private readonly skipped = new Map<string, { count: number; samples: string[] }>();
   readonly years = new Set<number>();
 
-  constructor(private readonly onLine?: (line: SaftLine) => void) {}
+  private readonly onLine: ((line: SaftLine) => void) | undefined;
+
+  constructor(onLine?: (line: SaftLine) => void) {
+    this.onLine = onLine;
+  }
 
   header(fields: Fields, version: SaftVersion): void {
     this.headerFields = fields;

@@ -15,13 +15,14 @@ export type SaftFileProblemCode = 'not_xml' | 'compressed' | 'dtd_refused' | 'no
 
 /** Why a file is not a SAF-T Financial file this service reads; `line` where the parser knows it. */
 export class SaftFileError extends Error {
-  constructor(
-    readonly code: SaftFileProblemCode,
-    message: string,
-    readonly line?: number,
-  ) {
+  readonly code: SaftFileProblemCode;
+  readonly line: number | undefined;
+
+  constructor(code: SaftFileProblemCode, message: string, line?: number) {
     super(message);
     this.name = 'SaftFileError';
+    this.code = code;
+    this.line = line;
   }
 }
 

@@ -32,17 +32,22 @@ const maxReceives = 5;
 class StepFailed extends Error {}
 /** Lines that deleteMissing would delete are reconciled: nothing is imported. */
 class LinesInUse extends Error {
-  constructor(readonly problems: SaftImport['problems']) {
+  readonly problems: SaftImport['problems'];
+
+  constructor(problems: SaftImport['problems']) {
     super('lines_in_use');
+    this.problems = problems;
   }
 }
 /** The file is refused (not well-formed, truncated, XSD errors): nothing is imported. */
 class FileRefused extends Error {
-  constructor(
-    readonly reason: string,
-    readonly problems: SaftImport['problems'],
-  ) {
+  readonly reason: string;
+  readonly problems: SaftImport['problems'];
+
+  constructor(reason: string, problems: SaftImport['problems']) {
     super(reason);
+    this.reason = reason;
+    this.problems = problems;
   }
 }
 

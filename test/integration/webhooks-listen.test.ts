@@ -7,6 +7,7 @@ import { api, listAll } from '../support/api';
 import { newFirm } from '../support/people';
 import { eventually } from '../support/poll';
 import { testStack } from '../support/stack';
+import { typescriptNodeArgs } from '../../infra/tools/typescript-node';
 
 /**
  * `npm run webhooks:listen` as a person runs it: a receiver that subscribes itself, answers the
@@ -24,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const listen = (...args: string[]) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/tools/webhooks-listen.ts', '--stack-file', join(dir, 'stack.json'), ...args], {
+  const child = spawn(process.execPath, [...typescriptNodeArgs, 'infra/tools/webhooks-listen.ts', '--stack-file', join(dir, 'stack.json'), ...args], {
     cwd: resolve('.'),
   });
   const output = { stdout: '', stderr: '' };

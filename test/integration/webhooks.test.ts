@@ -15,6 +15,7 @@ import { relayHandler } from '../../shared/webhooks/relay';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
 import type { Json } from '../support/json';
 import { testWebhookSchedule } from '../support/webhook-windows';
+import { typescriptNodeArgs } from '../../infra/tools/typescript-node';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 const receivers: Receiver[] = [];
@@ -280,7 +281,7 @@ describe.concurrent('webhooks: a crash of the delivery worker', () => {
     // Its attempts time out (and their leases end) long after the kill below, which follows the
     // second request within a poll: a lease is twice the timeout, so the repeats start 12 s after
     // the crash at most.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/delivery-worker-child.ts', ...ids], {
+    const child = spawn(process.execPath, [...typescriptNodeArgs, 'test/support/delivery-worker-child.ts', ...ids], {
       env: { ...process.env, WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TIMEOUT_SECONDS: '6', POWERTOOLS_LOG_LEVEL: 'ERROR' },
       stdio: 'ignore',
     });

@@ -17,6 +17,7 @@ import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '
 import { localAwsCredentials, localAwsRegion } from '../../infra/local/aws-env';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local';
 import { freePort } from '../../infra/local/ports';
+import { typescriptNodeArgs } from '../../infra/tools/typescript-node';
 
 const TABLE = 'local-test-table';
 const { partitionKey: PK, sortKey: SK, timeToLiveAttribute: TTL } = tableDefinition;
@@ -296,7 +297,7 @@ console.log('JAVA_PID ' + ddb.pid);
 
   /** Runs the parent script, lets it end as `mode` says, and returns the java pid it had started and java's temporary folder. */
   async function runParent(mode: 'crash' | 'sigterm'): Promise<{ javaPid: number; javaTempDir: string }> {
-    const parent = spawn(process.execPath, ['--import', 'tsx', join(dir, 'parent.mts'), mode], {
+    const parent = spawn(process.execPath, [...typescriptNodeArgs, join(dir, 'parent.mts'), mode], {
       cwd: resolve(import.meta.dirname, '../..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
+import { typescriptNodeArgs } from '../../infra/tools/typescript-node';
 
 export interface ToolRun {
   code: number | null;
@@ -17,7 +18,7 @@ export interface StartedTool {
 
 /** Starts one of the project's tools (a .ts entry) as `npm run` does, in its own Node process (`detached`: a process group of its own). */
 export const startTool = (script: string, args: string[], options: { detached?: boolean } = {}): StartedTool => {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: resolve('.'), detached: options.detached ?? false });
+  const child = spawn(process.execPath, [...typescriptNodeArgs, script, ...args], { cwd: resolve('.'), detached: options.detached ?? false });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));

