@@ -10,7 +10,8 @@ import { writeOpenApiDocument } from '../../infra/tools/openapi';
 /**
  * Spectral (`spectral:oas` and the OWASP API Security ruleset, as configured in .spectral.yaml)
  * over the document `npm run openapi` writes, with the URLs of a deployment (HTTPS only). One
- * Spectral run lints the document and a copy broken on purpose, which shows the lint can fail.
+ * Spectral run lints the document and a copy of one of its paths broken on purpose, which shows
+ * the lint can fail.
  */
 interface Finding {
   code: string;
@@ -40,7 +41,8 @@ beforeAll(async () => {
   delete listCompanies.responses['429'];
   delete broken.components.schemas.CreateCompanyRequest.properties.displayName.maxLength;
   broken.servers[0].url = 'http://api.example.com';
-  writeFileSync(brokenFile(), JSON.stringify(broken));
+  // Only the broken path beside the components: the lint of the copy then costs a third of the document's.
+  writeFileSync(brokenFile(), JSON.stringify({ ...broken, paths: { '/v1/companies': broken.paths['/v1/companies'] } }));
   // Spectral exits non-zero when it finds something; the JSON on stdout says what.
   const run = await promisify(execFile)(process.execPath, [cli, 'lint', '--ruleset', ruleset, '--format', 'json', '--quiet', documentFile(), brokenFile()], {
     maxBuffer: 64 * 1024 * 1024,
