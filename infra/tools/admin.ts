@@ -312,7 +312,7 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
   const values = parsed.values as Values;
   if (values.help) {
     for (const line of adminUsage().split('\n')) io.out(line);
-    return 2;
+    return 0;
   }
   const [command, ...extra] = parsed.positionals;
   if (!command) return usageError('no command given');

@@ -409,7 +409,7 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
   const { values, positionals } = parsed;
   if (values.help) {
     for (const line of invokeUsage().split('\n')) io.out(line);
-    return 2;
+    return 0;
   }
   if (values['write-sample'] !== undefined) {
     if (positionals.length) return usageError(`unexpected argument ${positionals[0]}`);
