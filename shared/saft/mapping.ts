@@ -16,6 +16,8 @@ const amountOf = (text: string | undefined): Decimal => {
     return zero;
   }
 };
+/** `magnitude` with the sign of `line` (zero lines keep the magnitude's own sign). */
+const withSignOf = (line: Decimal, magnitude: Decimal): Decimal => (line.isZero() ? magnitude : line.isNegative() ? magnitude.abs().negated() : magnitude.abs());
 const sum = (values: string[] | undefined): Decimal => (values ?? []).reduce((total, value) => total.plus(amountOf(value)), zero);
 /** Debit minus credit of a record's balance fields (prefix '' or 'BalanceAccount/'). */
 const balance = (fields: Fields, side: 'Opening' | 'Closing', prefix = ''): Decimal =>
@@ -187,8 +189,9 @@ export class SaftMapping implements SaftSink {
       const id = `${transactionId}-${recordId ?? `L${index + 1}`}`;
       if (!figures) return this.skip('lines', `line ${id}: account ${accountCode} is not in the file's chart`);
       if (!Number.isInteger(year) || year < 1900 || year > 2999) return this.skip('lines', `line ${id}: no year (PeriodYear or TransactionDate)`);
+      // 1.10 writes the tax amount unsigned; a GL line's tax amount has the sign of its line.
       const taxAmount = line.has('TaxInformation/TaxAmount/Amount')
-        ? amountOf(field(line, 'TaxInformation/TaxAmount/Amount'))
+        ? withSignOf(amount, amountOf(field(line, 'TaxInformation/TaxAmount/Amount')))
         : line.has('TaxInformation/DebitTaxAmount/Amount') || line.has('TaxInformation/CreditTaxAmount/Amount')
           ? amountOf(field(line, 'TaxInformation/DebitTaxAmount/Amount')).minus(amountOf(field(line, 'TaxInformation/CreditTaxAmount/Amount')))
           : null;

@@ -139,6 +139,12 @@ describe('SAF-T Financial import of the published example files', () => {
     expect(record.report.counts.lines).toBe(170);
     const year = record.report.header.fiscalYears[0];
     await expectReproduced(companyId, year, bytes, record);
+    // 1.10 writes tax amounts unsigned: each line's is stored with the sign of its amount (credit sales negative).
+    const lines = (await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=${year}&page_size=200`, { as })).body.data as { amount: unknown; taxAmount: unknown }[];
+    const taxed = lines.filter((line) => line.taxAmount !== null && Number(String(line.taxAmount)) !== 0);
+    expect(taxed.some((line) => Number(String(line.amount)) < 0)).toBe(true);
+    expect(taxed.some((line) => Number(String(line.amount)) > 0)).toBe(true);
+    for (const line of taxed) expect(Math.sign(Number(String(line.taxAmount))), JSON.stringify(line)).toBe(Math.sign(Number(String(line.amount))));
     const id = await upload(companyId, bytes);
     expect((await start(companyId, id)).status).toBe(202);
     const second = await waitForSaft(companyId, id);
