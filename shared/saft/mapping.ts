@@ -1,11 +1,14 @@
 import { AccountImportLineSchema, DimensionImportLineSchema, SubLedgerImportLineSchema, type AccountImportLine, type DimensionImportLine, type DimensionType, type SubLedgerImportLine } from '../ledger/chart/schemas';
 import { GeneralLedgerLineInputSchema, OpeningBalanceInputSchema } from '../ledger/general-ledger/schemas';
 import { Decimal } from '../platform/money';
+import { limits } from '../platform/schemas';
 import { field, type Fields, type SaftSink, type SaftVersion } from './parser';
 import type { SaftReport } from './schemas';
 
 /** Lists in the report (ids, accounts, samples) hold at most this many entries; counts are complete. */
 export const maxReportList = 100;
+/** Where the report counts the elements not imported beyond the first maxReportList it names. */
+export const otherElements = '(other elements)';
 
 const zero = new Decimal(0);
 const amountOf = (text: string | undefined): Decimal => {
@@ -238,7 +241,10 @@ export class SaftMapping implements SaftSink {
   }
 
   private count(element: string, count: number): void {
-    this.notImported.set(element, (this.notImported.get(element) ?? 0) + count);
+    // Elements past the report's list are counted together: a file naming endless elements keeps a bounded report.
+    const named = element.length > limits.name ? `${element.slice(0, limits.name - 1)}…` : element;
+    const key = this.notImported.has(named) || this.notImported.size < maxReportList ? named : otherElements;
+    this.notImported.set(key, (this.notImported.get(key) ?? 0) + count);
   }
 
   private skip(kind: string, message: string): void {

@@ -13,6 +13,9 @@ const versionOf = (text: string): SaftVersion | undefined =>
 
 export type SaftFileProblemCode = 'not_xml' | 'compressed' | 'dtd_refused' | 'not_saft' | 'unsupported_version' | 'truncated' | 'not_utf8';
 
+/** How deep elements may nest: a SAF-T Financial file nests at most 8 levels (AuditFile/…/TaxAmount/Amount). */
+export const maxDepth = 16;
+
 /** Why a file is not a SAF-T Financial file this service reads; `line` where the parser knows it. */
 export class SaftFileError extends Error {
   readonly code: SaftFileProblemCode;
@@ -103,6 +106,8 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
     failure ??= error;
     throw error;
   };
+  /** A name or namespace from the file, as a message quotes it: at most 200 characters. */
+  const quoted = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
   const pathOf = (from: number) =>
     stack
       .slice(from)
@@ -121,17 +126,18 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
     if (!rootSeen) {
       rootSeen = true;
       if (node.local !== 'AuditFile' || node.uri !== saftNamespace) {
-        fail(new SaftFileError('not_saft', `The root element is {${node.uri}}${node.local}; a SAF-T Financial file has {${saftNamespace}}AuditFile.`, parser.line));
+        fail(new SaftFileError('not_saft', `The root element is {${quoted(node.uri)}}${quoted(node.local)}; a SAF-T Financial file has {${saftNamespace}}AuditFile.`, parser.line));
       }
     } else {
       const parent = stack.at(-1);
       if (parent) parent.hasChild = true;
-      if (node.uri !== saftNamespace) fail(new SaftFileError('not_saft', `Element {${node.uri}}${node.local} is not in the SAF-T Financial namespace ${saftNamespace}.`, parser.line));
+      if (node.uri !== saftNamespace) fail(new SaftFileError('not_saft', `Element {${quoted(node.uri)}}${quoted(node.local)} is not in the SAF-T Financial namespace ${saftNamespace}.`, parser.line));
     }
+    if (stack.length >= maxDepth) fail(new SaftFileError('not_saft', `Elements nest deeper than ${maxDepth} levels (${quoted(node.local)}); a SAF-T Financial file nests at most 8.`, parser.line));
     stack.push({ name: node.local, text: '', hasChild: false });
     if (stack.length === 1) return;
     const path = pathOf(1);
-    if (!headerDone && stack.length === 2 && node.local !== 'Header') fail(new SaftFileError('not_saft', `The file has no Header before ${node.local}.`, parser.line));
+    if (!headerDone && stack.length === 2 && node.local !== 'Header') fail(new SaftFileError('not_saft', `The file has no Header before ${quoted(node.local)}.`, parser.line));
     if (transaction && !line && stack.length === transaction.depth + 1 && node.local === 'Line') {
       line = { fields: new Map(), depth: stack.length };
       return;

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SaftMapping } from '../../shared/saft/mapping';
-import { parseSaft, type SaftFileError } from '../../shared/saft/parser';
+import { maxReportList, otherElements, SaftMapping } from '../../shared/saft/mapping';
+import { maxDepth, parseSaft, type SaftFileError } from '../../shared/saft/parser';
 
 const fixture = (name: string) => createReadStream(new URL(`../fixtures/saft/${name}`, import.meta.url));
 const read = async (name: string) => {
@@ -52,5 +52,38 @@ describe('SAF-T parser and mapping', () => {
     expect(wrong.message).toContain('urn:OECD:StandardAuditFile-Tax:PT_1.04_01');
     expect((await refusal('<AuditFile xmlns="urn:StandardAuditFile-Taxation-Financial:NO"><Header><AuditFileVersion>2.0</AuditFileVersion></Header></AuditFile>')).code).toBe('unsupported_version');
     expect((await refusal('<AuditFile xmlns="urn:StandardAuditFile-Taxation-Financial:NO"><Header><AuditFileVersion>1.30</AuditFileVersion></Header><MasterFiles>')).code).toBe('truncated');
+  });
+  const header = '<AuditFile xmlns="urn:StandardAuditFile-Taxation-Financial:NO"><Header><AuditFileVersion>1.30</AuditFileVersion></Header>';
+
+  it('refuses elements nested deeper than a SAF-T file nests, at once (a hostile file cannot make each tag cost its depth)', async () => {
+    const depth = 20_000;
+    const error = await refusal(`${header}${'<Foo>'.repeat(depth)}${'</Foo>'.repeat(depth)}</AuditFile>`);
+    expect(error.code).toBe('not_saft');
+    expect(error.message).toBe(`Elements nest deeper than ${maxDepth} levels (Foo); a SAF-T Financial file nests at most 8.`);
+    // The published examples nest 8 deep and are read (the tests above).
+    const shallow = `${header}${'<Foo>'.repeat(maxDepth - 1)}${'</Foo>'.repeat(maxDepth - 1)}</AuditFile>`;
+    await expect(parseSaft([new TextEncoder().encode(shallow)], new SaftMapping())).resolves.not.toThrow();
+  });
+
+  it('quotes at most 200 characters of a name or namespace from the file in its messages', async () => {
+    const namespace = `urn:${'x'.repeat(1_000_000)}`;
+    const error = await refusal(`<AuditFile xmlns="${namespace}"><Header/></AuditFile>`);
+    expect(error.code).toBe('not_saft');
+    expect(error.message.length).toBeLessThan(400);
+    expect(error.message).toContain(`{${namespace.slice(0, 200)}…}AuditFile`);
+  });
+
+  it('names at most maxReportList elements it did not import and counts the rest together', async () => {
+    const mapping = new SaftMapping();
+    const names = Array.from({ length: 500 }, (_, i) => `Extra${i}`);
+    await parseSaft([new TextEncoder().encode(`${header}${names.map((name) => `<${name}/>`).join('')}</AuditFile>`)], mapping);
+    const { notImported } = mapping.report(0, 'valid');
+    expect(notImported).toHaveLength(maxReportList + 1);
+    expect(notImported.find((entry) => entry.element === otherElements)?.count).toBe(500 - maxReportList);
+    expect(notImported.reduce((total, entry) => total + entry.count, 0)).toBe(500);
+    // A path longer than the report's element field is cut to it.
+    const long = new SaftMapping();
+    await parseSaft([new TextEncoder().encode(`${header}<${'L'.repeat(300)}/></AuditFile>`)], long);
+    expect(long.report(0, 'valid').notImported).toEqual([{ element: `${'L'.repeat(199)}…`, count: 1 }]);
   });
 });
