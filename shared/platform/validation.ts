@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import './zod'; // installs the integrator-facing validation messages
 import { problems, type FieldError } from './problem';
+import { clip } from './text';
 
 /** Where a value came from, for the detail text and field names of validation problems. */
 export type InputPart = 'body' | 'query' | 'path' | 'header';
@@ -10,7 +11,6 @@ const maxEchoed = 200;
 const maxDetail = 2000;
 
 /** Text cut to `max` characters, ending with an ellipsis when cut. */
-const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** zod issues as the Problem's errors[]: field is the dotted path after an array index, index the array position. */
 export const toFieldErrors = (issues: readonly z.core.$ZodIssue[], arrayField?: string): FieldError[] =>

@@ -2,6 +2,7 @@ import { AccountImportLineSchema, DimensionImportLineSchema, SubLedgerImportLine
 import { GeneralLedgerLineInputSchema, OpeningBalanceInputSchema } from '../ledger/general-ledger/schemas';
 import { Decimal } from '../platform/money';
 import { limits } from '../platform/schemas';
+import { clip } from '../platform/text';
 import { field, type Fields, type SaftSink, type SaftVersion } from './parser';
 import type { SaftReport } from './schemas';
 
@@ -242,7 +243,7 @@ export class SaftMapping implements SaftSink {
 
   private count(element: string, count: number): void {
     // Elements past the report's list are counted together: a file naming endless elements keeps a bounded report.
-    const named = element.length > limits.name ? `${element.slice(0, limits.name - 1)}…` : element;
+    const named = clip(element, limits.name);
     const key = this.notImported.has(named) || this.notImported.size < maxReportList ? named : otherElements;
     this.notImported.set(key, (this.notImported.get(key) ?? 0) + count);
   }

@@ -1,4 +1,5 @@
 import { SaxesParser } from 'saxes';
+import { clip } from '../platform/text';
 
 /** The namespace of Norwegian SAF-T Financial, both versions. */
 export const saftNamespace = 'urn:StandardAuditFile-Taxation-Financial:NO';
@@ -106,8 +107,8 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
     failure ??= error;
     throw error;
   };
-  /** A name or namespace from the file, as a message quotes it: at most 200 characters. */
-  const quoted = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  /** A name or namespace from the file, as a message quotes it: at most 200 of its characters and an ellipsis. */
+  const quoted = (text: string) => clip(text, 201);
   const pathOf = (from: number) =>
     stack
       .slice(from)
