@@ -86,6 +86,20 @@ export const saftRepository = {
     };
   },
 
+  /** For a start that could not be queued: queued -> awaiting_upload again, without its job (which ended failed). */
+  unstartWrite(id: string, jobId: string, at: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: keys(id),
+        UpdateExpression: 'SET #status = :awaiting, jobId = :none, updatedAt = :at',
+        ConditionExpression: '#status = :queued AND jobId = :job',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':awaiting': 'awaiting_upload', ':queued': 'queued', ':none': null, ':job': jobId, ':at': at },
+      },
+    };
+  },
+
   /** The worker's progress: running, the file's report, the per-kind imports so far. */
   async recordProgress(id: string, progress: { report?: SaftReport; importIds: string[] }): Promise<void> {
     await dynamo().send(

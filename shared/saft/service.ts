@@ -4,17 +4,18 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { CompanyRecord } from '../companies/repository';
 import type { Page } from '../db/query-page';
-import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
+import { ConditionsFailed, unitOfWork, type UnitOfWork } from '../db/unit-of-work';
 import { presignUpload, readUpload } from '../documents/storage';
 import { cursorCaller, type Principal } from '../identity/principal';
 import type { ImportLane } from '../imports/kind';
 import { importsQueueUrl } from '../imports/pipeline';
-import { jobRepository } from '../jobs/repository';
+import { jobRepository, type JobEnding } from '../jobs/repository';
+import { outboxEventWrite } from '../outbox/repository';
 import { bucketName, s3, sqs } from '../platform/aws';
 import { ProblemError, problems } from '../platform/problem';
 import { field, parseSaft, SaftFileError, type SaftSink } from './parser';
 import { saftRepository, toSaftImport, type SaftItem } from './repository';
-import type { SaftImport } from './schemas';
+import type { SaftImport, SaftReport } from './schemas';
 
 /** The lanes a SAF-T import writes through; they must be free when it starts. Its own lane keeps one SAF-T import per company. */
 export const saftLanes: readonly ImportLane[] = ['accounts', 'dimensions', 'sub_ledgers', 'opening_balances', 'general_ledger_lines'];
@@ -186,6 +187,35 @@ export const startSaftImport = async (company: CompanyRecord, id: string, option
       ...(holder && { jobId: holder.jobId }),
     });
   }
-  await sqs().send(new SendMessageCommand({ QueueUrl: importsQueueUrl(), MessageBody: JSON.stringify({ saftImportId: id }) }));
+  try {
+    await sqs().send(new SendMessageCommand({ QueueUrl: importsQueueUrl(), MessageBody: JSON.stringify({ saftImportId: id }) }));
+  } catch (error) {
+    // Not queued, so no worker will run it: the file waits for a start again, and the job ends saying why.
+    const at = new Date().toISOString();
+    await endSaftJob(
+      unitOfWork().add('saft', saftRepository.unstartWrite(id, jobId, at)),
+      { companyId: company.id, importId: id, jobId },
+      { status: 'failed', error: { code: 'internal_error', message: 'The import could not be queued; start it again.' } },
+      at,
+    ).commit();
+    throw error;
+  }
   return toSaftImport(await getSaftImport(company.id, id));
 };
+
+/** A SAF-T import ends, once: succeeded or failed, with its job, the job's event and its lane. */
+export const finishSaftImport = async (
+  item: SaftItem,
+  ending: { status: 'succeeded' | 'failed'; failureReason: string | null; problems: SaftImport['problems']; report?: SaftReport },
+): Promise<void> => {
+  const at = new Date().toISOString();
+  const jobError = ending.status === 'failed' ? { code: ending.failureReason ?? 'failed', message: (ending.problems[0]?.message ?? 'The SAF-T import failed.').slice(0, 2000) } : null;
+  await endSaftJob(unitOfWork().add('saft', saftRepository.finishWrite(item.id, ending, at)), { companyId: item.companyId, importId: item.id, jobId: item.jobId! }, { status: ending.status, error: jobError }, at).commit();
+};
+
+/** The writes that end a SAF-T import's job: the job, its job.succeeded or job.failed event, and the SAF-T lane released. */
+const endSaftJob = (work: UnitOfWork, job: { companyId: string; importId: string; jobId: string }, ending: JobEnding, at: string) =>
+  work
+    .add('job', jobRepository.finishWrite(job.jobId, ending, at))
+    .add('event', outboxEventWrite(ending.status === 'succeeded' ? 'job.succeeded' : 'job.failed', job.companyId, { jobId: job.jobId, importId: job.importId, kind: 'saft', status: ending.status }, at))
+    .add('laneLock', jobRepository.releaseLaneWrite(job.companyId, saftLane, job.jobId));

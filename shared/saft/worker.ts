@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { v5 as uuidv5 } from 'uuid';
 import { createRequire } from 'node:module';
 import type { validateXML as ValidateXml } from 'xmllint-wasm';
-import { unitOfWork } from '../db/unit-of-work';
 import { importRepository } from '../imports/repository';
 import type { ImportKind, ImportKindName } from '../imports/kind';
 import { acceptImport } from '../imports/pipeline';
@@ -15,14 +14,13 @@ import { jobRepository } from '../jobs/repository';
 import { logger } from '../platform/logger';
 import { ProblemError } from '../platform/problem';
 import { maxImportRows } from '../imports/fields';
-import { outboxEventWrite } from '../outbox/repository';
 import { glLineRepository } from '../ledger/general-ledger/repository';
 import { checkLinesNotInUse } from '../ledger/general-ledger/service';
 import { SaftMapping, type SaftLine } from './mapping';
 import { parseSaft, SaftFileError, type SaftVersion } from './parser';
 import { saftRepository, type SaftItem } from './repository';
 import { maxSchemaValidatedBytes, type SaftImport, type SaftReport } from './schemas';
-import { readSaftObject, saftLane } from './service';
+import { finishSaftImport, readSaftObject, saftLane } from './service';
 
 const maxProblems = 20;
 /** Receives before a SAF-T import that keeps failing on the service side is failed (the imports queue's). */
@@ -108,14 +106,14 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     if (!item || (item.status !== 'queued' && item.status !== 'running')) return;
     try {
       const report = await run(item);
-      await finish(item, { status: 'succeeded', failureReason: null, problems: [], report });
+      await finishSaftImport(item, { status: 'succeeded', failureReason: null, problems: [], report });
     } catch (error) {
-      if (error instanceof LinesInUse) return void (await finish(item, { status: 'failed', failureReason: 'lines_in_use', problems: error.problems }));
-      if (error instanceof FileRefused) return void (await finish(item, { status: 'failed', failureReason: error.reason, problems: error.problems }));
-      if (error instanceof StepFailed) return void (await finish(item, { status: 'failed', failureReason: 'import_failed', problems: [{ line: null, message: error.message }] }));
+      if (error instanceof LinesInUse) return void (await finishSaftImport(item, { status: 'failed', failureReason: 'lines_in_use', problems: error.problems }));
+      if (error instanceof FileRefused) return void (await finishSaftImport(item, { status: 'failed', failureReason: error.reason, problems: error.problems }));
+      if (error instanceof StepFailed) return void (await finishSaftImport(item, { status: 'failed', failureReason: 'import_failed', problems: [{ line: null, message: error.message }] }));
       if (receiveCount < maxReceives) throw error; // redelivered (e.g. a lane taken by another import meanwhile)
       logger.error('SAF-T import failed', { error: error as Error });
-      await finish(item, { status: 'failed', failureReason: 'internal_error', problems: [{ line: null, message: 'The import failed on the service side; start a new one.' }] });
+      await finishSaftImport(item, { status: 'failed', failureReason: 'internal_error', problems: [{ line: null, message: 'The import failed on the service side; start a new one.' }] });
     }
   };
 
@@ -263,17 +261,5 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
       messages[messages.length - 1] += entry;
     }
     throw new LinesInUse(messages.map((message) => ({ line: null, message })));
-  }
-
-  async function finish(item: SaftItem, ending: { status: 'succeeded' | 'failed'; failureReason: string | null; problems: SaftImport['problems']; report?: SaftReport }) {
-    const at = new Date().toISOString();
-    const event = ending.status === 'succeeded' ? 'job.succeeded' : 'job.failed';
-    const jobError = ending.status === 'failed' ? { code: ending.failureReason ?? 'failed', message: (ending.problems[0]?.message ?? 'The SAF-T import failed.').slice(0, 2000) } : null;
-    await unitOfWork()
-      .add('saft', saftRepository.finishWrite(item.id, ending, at))
-      .add('job', jobRepository.finishWrite(item.jobId!, { status: ending.status, error: jobError }, at))
-      .add('event', outboxEventWrite(event, item.companyId, { jobId: item.jobId!, importId: item.id, kind: 'saft', status: ending.status }, at))
-      .add('laneLock', jobRepository.releaseLaneWrite(item.companyId, saftLane, item.jobId!))
-      .commit();
   }
 };

@@ -4,9 +4,13 @@ import { gzipSync } from 'node:zlib';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { companyRepository } from '../../shared/companies/repository';
 import { laneLockKeys } from '../../shared/jobs/keys';
+import { eventsOfCompany } from '../../shared/outbox/repository';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { Decimal } from '../../shared/platform/money';
+import { queues } from '../../shared/queues';
+import { startSaftImport } from '../../shared/saft/service';
 import { api, expectProblem, type ApiResponse } from '../support/api';
 import { eventually, queueWaitMs } from '../support/poll';
 import { testStack } from '../support/stack';
@@ -232,5 +236,31 @@ describe('SAF-T files that are refused, with nothing imported', () => {
     expectProblem(response, 409, 'conflict');
     expect(response.body).toMatchObject({ reason: 'job_in_flight', jobId });
     expect((await api('GET', `/v1/companies/${busyCompany}/imports/saft/${id}`, { as })).body.status).toBe('awaiting_upload');
+  });
+
+  it('a start that cannot be queued leaves the file awaiting a start: its job failed says why, the lanes are free, and starting again imports it', async () => {
+    const companyId = await newCompany('999999999');
+    const id = await upload(companyId, fixture('example-1.10-999999999.xml'));
+    // The start as the imports function runs it, with the imports queue unreachable.
+    const importsQueue = queues.find((queue) => queue.name === 'imports')!;
+    const queueUrl = process.env[importsQueue.urlEnv];
+    process.env[importsQueue.urlEnv] = `${queueUrl}-absent`;
+    try {
+      await expect(startSaftImport((await companyRepository.get(companyId))!, id, {})).rejects.toThrow();
+    } finally {
+      process.env[importsQueue.urlEnv] = queueUrl;
+    }
+
+    const jobs = await api('GET', `/v1/jobs?company_id=${companyId}`, { as });
+    expect(jobs.body.data).toHaveLength(1);
+    expect(jobs.body.data[0]).toMatchObject({ type: 'import:saft', status: 'failed', error: { code: 'internal_error', message: 'The import could not be queued; start it again.' } });
+    const unstarted = await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as });
+    expect(unstarted.body).toMatchObject({ status: 'awaiting_upload', jobId: null });
+    expect((await eventsOfCompany(companyId)).map((event) => event.type)).toEqual(['company.created', 'job.failed']);
+
+    const started = await start(companyId, id);
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body.jobId).not.toBe(jobs.body.data[0].id);
+    expect((await waitForSaft(companyId, id)).body.status).toBe('succeeded');
   });
 });
