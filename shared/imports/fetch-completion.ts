@@ -33,7 +33,7 @@ export const completeFetch = async (item: ImportItem, changedRows: number, engin
     await sqs().send(
       new SendMessageCommand({
         QueueUrl: process.env[queue.urlEnv],
-        MessageBody: JSON.stringify({ companyId: item.companyId, fetchRunId: run.id, importId: item.id, year: item.year }),
+        MessageBody: JSON.stringify({ companyId: item.companyId, fetchRunId: run.id, importId: item.id, year: item.year, completedAt: run.completedAt }),
       }),
     );
     return { status: 'completed', fetchRunId: run.id, recordedAt };

@@ -15,6 +15,8 @@ export interface PostFetchMessage {
   fetchRunId: string;
   importId: string;
   year: number | null;
+  /** The run's completedAt (its key); absent in messages sent before it was added. */
+  completedAt?: string;
 }
 
 /**
@@ -31,7 +33,7 @@ export const createPostFetchRun =
   (engines: readonly PostFetchEngine[]) =>
   async (record: SQSRecord): Promise<void> => {
     const message = JSON.parse(record.body) as PostFetchMessage;
-    const run = await importRepository.findFetchRun(message.companyId, message.importId);
+    const run = await importRepository.findFetchRun(message.companyId, message.importId, message.completedAt);
     if (!run) return;
     const results: FetchRun['engines'] = [];
     let failed = false;

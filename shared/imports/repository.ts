@@ -227,16 +227,15 @@ export const importRepository = {
     );
   },
 
-  async findFetchRun(companyId: string, importId: string): Promise<FetchRun | undefined> {
-    const { Items } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        FilterExpression: 'importId = :importId',
-        ExpressionAttributeValues: { ':pk': fetchRunPartition(companyId), ':importId': importId },
-      }),
-    );
-    return Items?.[0] ? (fromItem(Items[0]) as unknown as FetchRun) : undefined;
+  /**
+   * A fetch run by its keys. Its completedAt is its import's createdAt: a message without it (sent
+   * before messages carried it) reads it from the import.
+   */
+  async findFetchRun(companyId: string, importId: string, completedAt?: string): Promise<FetchRun | undefined> {
+    const at = completedAt ?? (await this.get(importId))?.createdAt;
+    if (!at) return undefined;
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: fetchRunKeys(companyId, at, importId), ConsistentRead: true }));
+    return Item ? (fromItem(Item) as unknown as FetchRun) : undefined;
   },
 
   /** Records the post-fetch engines' outcomes on a fetch run. */

@@ -297,6 +297,7 @@ describe('fetch completion', () => {
     const companyId = await newApiCompany();
     await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
     const done = await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'e', accountCode: '1920', amount: '5.00', period: 1 }]));
+    // as messages were sent before they carried the run's completedAt: the run is found through its import
     const message = { companyId, fetchRunId: done.body.id, importId: done.body.id, year: 2025 };
     // let the stack's own post-fetch worker finish this run first, so it cannot overwrite what follows
     await waitForPostFetch(companyId, done.body.id);
@@ -311,9 +312,15 @@ describe('fetch completion', () => {
     expect(runs.body.data[0].engines).toEqual([expect.objectContaining({ name: 'auto_reconciliation', status: 'failed', detail: 'bank feed unavailable' })]);
 
     const succeeding = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => 'matched 0 of 0' }]);
-    expect((await succeeding(sqsEvent(message))).batchItemFailures).toEqual([]);
+    expect((await succeeding(sqsEvent({ ...message, completedAt: runs.body.data[0].completedAt }))).batchItemFailures).toEqual([]);
+    // a message naming an import that has no run changes nothing
+    expect((await succeeding(sqsEvent({ ...message, importId: randomUUID() }))).batchItemFailures).toEqual([]);
+    expect((await succeeding(sqsEvent({ ...message, completedAt: '2020-01-01T00:00:00.000Z' }))).batchItemFailures).toEqual([]);
     const afterRetry = await api('GET', `/v1/companies/${companyId}/imports/${done.body.id}`, { as: 'a-system' });
     expect(afterRetry.body.fetchCompletion).toMatchObject({ status: 'completed', fetchRunId: done.body.id });
+    expect((await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' })).body.data[0].engines).toEqual([
+      expect.objectContaining({ name: 'auto_reconciliation', status: 'completed', detail: 'matched 0 of 0' }),
+    ]);
     logger.setLogLevel('ERROR');
   });
 });
