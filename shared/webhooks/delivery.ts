@@ -70,7 +70,7 @@ const attempt = async (deliveryId: string): Promise<void> => {
     countDeliveryAttempt(succeeded ? 'delivered' : gaveUp ? 'gave_up' : 'failed', made, { deliveryId, subscriptionId: subscription.id });
     if (succeeded) {
       await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'succeeded', nextAttemptAt: null });
-      if (subscription.failingSince) await subscriptionRepository.update(subscription.id, {}, ['failingSince']);
+      if (subscription.failingSince) await subscriptionRepository.update(subscription.id, {}, ['failingSince', 'lastFailureAt']);
       return;
     }
     if (outcome.statusCode === 410) {
@@ -108,16 +108,25 @@ const countDeliveryAttempt = (outcome: 'delivered' | 'failed' | 'gave_up', attem
   countMetric('webhookDeliveryOutcomes', { outcome }, 1, metadata);
 };
 
-/** Every attempt since failingSince failed: past the configured window (5 days) the subscription is disabled. */
+/**
+ * A failing streak: every attempt since failingSince failed, none more than an eighth of the
+ * window after the one before (15 h deployed, longer than any wait between two attempts). Past
+ * the window (5 days deployed) the subscription is disabled. After a quiet spell a failure starts a
+ * new streak: a receiver that failed weeks ago is not disabled for one failure now.
+ */
 const noteFailure = async (subscription: SubscriptionRecord): Promise<void> => {
   const now = Date.now();
-  if (!subscription.failingSince) {
-    await subscriptionRepository.update(subscription.id, { failingSince: iso(now) });
+  const windowMs = webhookSettings().disableAfterSeconds * 1000;
+  const lastFailure = subscription.lastFailureAt ?? subscription.failingSince;
+  if (!subscription.failingSince || !lastFailure || now - Date.parse(lastFailure) > windowMs / 8) {
+    await subscriptionRepository.update(subscription.id, { failingSince: iso(now), lastFailureAt: iso(now) });
     return;
   }
-  if (now - Date.parse(subscription.failingSince) >= webhookSettings().disableAfterSeconds * 1000) {
+  if (now - Date.parse(subscription.failingSince) >= windowMs) {
     await disable(subscription, `Every delivery failed since ${subscription.failingSince}: the subscription was disabled (verify it to enable it again).`);
+    return;
   }
+  await subscriptionRepository.update(subscription.id, { lastFailureAt: iso(now) });
 };
 
 /** Disables the subscription and leaves a `webhook.disabled` notice in its delivery log. */
@@ -157,7 +166,7 @@ export const verifySubscription = async (subscription: SubscriptionRecord): Prom
   const at = new Date().toISOString();
   const changes: Partial<SubscriptionRecord> = failure
     ? { status: subscription.status === 'disabled' ? 'disabled' : 'pending_verification', statusReason: failure, updatedAt: at }
-    : { status: 'active', statusReason: null, verifiedAt: at, failingSince: null, updatedAt: at };
+    : { status: 'active', statusReason: null, verifiedAt: at, failingSince: null, lastFailureAt: null, updatedAt: at };
   await subscriptionRepository.update(subscription.id, changes, [], subscription.url);
   return { ...subscription, ...changes };
 };

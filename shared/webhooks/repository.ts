@@ -51,6 +51,8 @@ export interface SubscriptionRecord {
   verifiedAt: string | null;
   /** Since when every attempt has failed (cleared by any success); drives the automatic disable. */
   failingSince: string | null;
+  /** The last failed attempt of that streak: a quiet spell after it starts a new streak. */
+  lastFailureAt: string | null;
 }
 
 export interface DeliveryRecord {
@@ -350,6 +352,7 @@ const toSubscription = (item: Item): SubscriptionRecord => ({
   updatedAt: item.updatedAt as string,
   verifiedAt: textOrNull(item.verifiedAt),
   failingSince: textOrNull(item.failingSince),
+  lastFailureAt: textOrNull(item.lastFailureAt),
 });
 
 const toDelivery = (item: Item): DeliveryRecord => ({

@@ -47,7 +47,7 @@ export const SubscriptionSchema = /* @__PURE__ */ lazySchema(() => z
     eventTypes: z.array(eventTypeName).max(50).openapi({ description: 'Event types it receives (["*"]: every type)' }),
     companyIds: z.array(UuidSchema).max(100).nullable().openapi({ description: 'Only events of these companies; null: every company within reach' }),
     description: textOut(limits.note).nullable(),
-    status: z.enum(subscriptionStatuses).openapi({ description: 'pending_verification until the handshake passes; active; disabled (a 410 answer, 5 days of failures, or a failed handshake while disabled)' }),
+    status: z.enum(subscriptionStatuses).openapi({ description: 'pending_verification until the handshake passes; active; disabled (a 410 answer, 5 days in which every attempt failed with no 15-hour pause, or a failed handshake while disabled)' }),
     statusReason: textOut(limits.message).nullable().openapi({ description: 'Why it is pending or disabled: the last handshake failure or what disabled it' }),
     verifiedAt: timestamp.nullable().openapi({ description: 'When the handshake last passed; UTC timestamp (ISO 8601), or null' }),
     previousSecretExpiresAt: timestamp.nullable().openapi({ description: 'After a rotation: until when the previous secret also signs (two signatures in webhook-signature)' }),

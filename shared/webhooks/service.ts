@@ -95,6 +95,7 @@ export const createSubscription = async (principal: Principal, input: CreateSubs
     updatedAt: now,
     verifiedAt: null,
     failingSince: null,
+    lastFailureAt: null,
   };
   await subscriptionRepository.create(record);
   await queueHandshake(record);

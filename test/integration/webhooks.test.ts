@@ -181,16 +181,24 @@ describe.concurrent('webhooks', () => {
     expect(started! >= before).toBe(true);
     await first;
     expect(await failingSince()).toBe(started);
-    // Rather than wait the window out, the test moves its start back. Failing for less than the
-    // window: a new event's failures keep the start, and the subscription stays active.
-    const inside = new Date(Date.now() - (window / 2) * 1000).toISOString();
-    expect(await subscriptionRepository.update(subscription, { failingSince: inside })).toBe(true);
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+    // Rather than wait the window out, the test moves its start back. A streak that began before
+    // the window but whose last failure is older than an eighth of it is over: the next failure
+    // starts a new streak, and the subscription stays active.
+    expect(await subscriptionRepository.update(subscription, { failingSince: ago(window + 1), lastFailureAt: ago(window / 8 + 1) })).toBe(true);
+    const restarted = new Date().toISOString();
+    await failed(1);
+    await eventually(async () => ((await failingSince()) ?? '') >= restarted, queueWaitMs, 'a new failing streak');
+    expect((await read()).status).toBe('active');
+    // Failing for less than the window: a new event's failures keep the start, and the subscription stays active.
+    const inside = ago(window / 2);
+    expect(await subscriptionRepository.update(subscription, { failingSince: inside, lastFailureAt: ago(0) })).toBe(true);
     await failed(2);
     expect(await failingSince()).toBe(inside);
     expect((await read()).status).toBe('active');
     // Failing for the whole window: the next failure disables it, once.
-    const outside = new Date(Date.now() - (window + 1) * 1000).toISOString();
-    expect(await subscriptionRepository.update(subscription, { failingSince: outside })).toBe(true);
+    const outside = ago(window + 1);
+    expect(await subscriptionRepository.update(subscription, { failingSince: outside, lastFailureAt: ago(0) })).toBe(true);
     await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
     await eventually(async () => (await read()).status === 'disabled', queueWaitMs, 'the subscription to be disabled');
     const disabled = await read();
