@@ -174,6 +174,9 @@ export class SaftMapping implements SaftSink {
   transaction(fields: Fields, lines: Fields[], journal: Fields): void {
     this.transactions++;
     const transactionId = field(fields, 'TransactionID') ?? '';
+    // Voucher numbers are unique within their journal (a voucher series), not across journals.
+    const journalId = field(journal, 'JournalID');
+    const voucher = journalId ? `${journalId}/${transactionId}` : transactionId;
     const period = Number(field(fields, 'Period'));
     const date = field(fields, 'TransactionDate');
     const year = Number(field(fields, 'PeriodYear') ?? date?.slice(0, 4));
@@ -190,7 +193,7 @@ export class SaftMapping implements SaftSink {
       const figures = this.accounts.get(accountCode)?.figures;
       if (figures) figures.lines = figures.lines.plus(amount);
       const recordId = field(line, 'RecordID');
-      const id = `${transactionId}-${recordId ?? `L${index + 1}`}`;
+      const id = `${voucher}-${recordId ?? `L${index + 1}`}`;
       if (!figures) return this.skip('lines', `line ${id}: account ${accountCode} is not in the file's chart`);
       if (!Number.isInteger(year) || year < 1900 || year > 2999) return this.skip('lines', `line ${id}: no year (PeriodYear or TransactionDate)`);
       // 1.10 writes the tax amount unsigned; a GL line's tax amount has the sign of its line.
@@ -224,9 +227,8 @@ export class SaftMapping implements SaftSink {
     });
     if (!net.isZero()) {
       this.unbalancedCount++;
-      if (this.unbalanced.length < maxReportList) this.unbalanced.push(transactionId);
+      if (this.unbalanced.length < maxReportList) this.unbalanced.push(voucher);
     }
-    void journal;
   }
 
   controlTotals(fields: Fields): void {

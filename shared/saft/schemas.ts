@@ -68,7 +68,7 @@ export const SaftReportSchema = /* @__PURE__ */ lazySchema(() => z
       })
       .openapi({ description: 'GeneralLedgerEntries control totals against the transactions and lines read' }),
     unbalancedTransactions: z
-      .object({ count: CountSchema.openapi({ description: 'How many' }), transactionIds: z.array(textOut(limits.integratorId)).max(100).openapi({ description: 'TransactionID of the first 100' }) }).openapi({ description: 'Transactions whose lines do not sum to zero (at most 100 ids)' }),
+      .object({ count: CountSchema.openapi({ description: 'How many' }), transactionIds: z.array(textOut(limits.integratorId)).max(100).openapi({ description: 'The first 100, as <JournalID>/<TransactionID> (the start of their line ids)' }) }).openapi({ description: 'Transactions whose lines do not sum to zero (at most 100 ids)' }),
     closingBalanceMismatches: z
       .object({
         count: CountSchema.openapi({ description: 'How many accounts' }),

@@ -31,15 +31,15 @@ const without = (transactionIds: string[]): Buffer =>
     }),
   );
 
-/** Each line's id (`<TransactionID>-<RecordID>`) and each account's sum of lines, read independently of the service's parser. */
+/** Each line's id (`<JournalID>/<TransactionID>-<RecordID>`) and each account's sum of lines, read independently of the service's parser. */
 const linesOf = (bytes: Buffer) => {
   const doc = new XMLParser({ removeNSPrefix: true, parseTagValue: false, isArray: (name) => ['Journal', 'Transaction', 'Line'].includes(name) }).parse(bytes.toString('utf8'));
   const ids: string[] = [];
   const sums = new Map<string, Decimal>();
-  for (const journal of doc.AuditFile.GeneralLedgerEntries.Journal as { Transaction: Record<string, unknown>[] }[]) {
+  for (const journal of doc.AuditFile.GeneralLedgerEntries.Journal as { JournalID: unknown; Transaction: Record<string, unknown>[] }[]) {
     for (const transaction of journal.Transaction) {
       for (const line of transaction.Line as Record<string, Record<string, unknown>>[]) {
-        ids.push(`${String(transaction.TransactionID)}-${String(line.RecordID)}`);
+        ids.push(`${String(journal.JournalID)}/${String(transaction.TransactionID)}-${String(line.RecordID)}`);
         const amount = new Decimal(String(line.DebitAmount?.Amount ?? 0)).minus(String(line.CreditAmount?.Amount ?? 0));
         const account = String(line.AccountID);
         sums.set(account, (sums.get(account) ?? new Decimal(0)).plus(amount));
@@ -148,7 +148,7 @@ describe('SAF-T re-import with deleteMissing', () => {
     const ingested = await ingestOk(companyId, statementXml(accountNumber, `ST-${accountNumber}`, [{ reference: 'R1', bookingDate: '2017-01-10', amount: '-175477.50', description: 'Betaling' }]), '--gl-account', '1920');
     const bankAccountId = ingested.statements[0]!.bankAccountId;
     const transaction = (await transactionsByReference(companyId, bankAccountId)).get('R1')!;
-    const lineId = (await glLines(companyId)).get('1012-1')!;
+    const lineId = (await glLines(companyId)).get('123ABC/1012-1')!;
     const group = await api('POST', `/v1/companies/${companyId}/bank/reconciliations`, { as, body: { bankAccountId, year, period: 1, bankTransactionIds: [transaction.id], lineIds: [lineId] } });
     // The auto-reconciliation engine may have grouped them already (then the line is in use all the same).
     if (group.status === 409) expect(group.body.reason ?? group.body.error).toMatch(/already_reconciled/);
@@ -160,8 +160,8 @@ describe('SAF-T re-import with deleteMissing', () => {
     const smaller = Buffer.from(without(['1001', '1012']).toString('utf8').replace('<n1:Amount>540100</n1:Amount>', '<n1:Amount>540101</n1:Amount>'));
     const failed = await importFile(companyId, smaller, { deleteMissing: true });
     expect(failed.body).toMatchObject({ status: 'failed', failureReason: 'lines_in_use', importIds: [], deleteMissing: true });
-    expect(failed.body.problems.map((p: { message: string }) => p.message).join(' ')).toContain('1012-1');
-    expect(failed.body.problems.map((p: { message: string }) => p.message).join(' ')).not.toContain('1001-1');
+    expect(failed.body.problems.map((p: { message: string }) => p.message).join(' ')).toContain('123ABC/1012-1');
+    expect(failed.body.problems.map((p: { message: string }) => p.message).join(' ')).not.toContain('123ABC/1001-1');
     const job = await api('GET', `/v1/jobs/${failed.body.jobId}`, { as });
     expect(job.status).toBe(200);
     expect(job.body).toMatchObject({ status: 'failed', error: { code: 'lines_in_use' } });

@@ -132,6 +132,24 @@ describe('SAF-T Financial import of the published example files', () => {
     expect(list.body.data.map((s: { id: string }) => s.id)).toContain(record.id);
   });
 
+  it('two journals with the same voucher numbers keep every line: a line id is <JournalID>/<TransactionID>-<RecordID>', async () => {
+    const original = fixture('example-1.10-999999999.xml').toString('utf8');
+    const journal = original.slice(original.indexOf('<n1:Journal>'), original.indexOf('</n1:Journal>') + '</n1:Journal>'.length);
+    const bytes = Buffer.from(original.replace(journal, `${journal}\n${journal.replace('<n1:JournalID>A</n1:JournalID>', '<n1:JournalID>B</n1:JournalID>')}`));
+    const companyId = await newCompany('999999999');
+    const id = await upload(companyId, bytes);
+    expect((await start(companyId, id)).status).toBe(202);
+    const done = await waitForSaft(companyId, id);
+    expect(done.body.status, JSON.stringify(done.body)).toBe('succeeded');
+    expect(done.body.report.counts).toMatchObject({ transactions: 4, lines: 10 });
+    const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2015&page_size=200`, { as });
+    const ids: string[] = lines.body.data.map((line: { sourceLineId: string }) => line.sourceLineId);
+    expect(ids).toHaveLength(10);
+    const ofJournal = (journalId: string) => ids.filter((lineId) => lineId.startsWith(`${journalId}/`)).map((lineId) => lineId.slice(journalId.length + 1)).sort();
+    expect(ofJournal('A')).toHaveLength(5);
+    expect(ofJournal('B')).toEqual(ofJournal('A'));
+  });
+
   it('1.30 (the same example in 1.30) reproduces the same trial balance', async () => {
     const { companyId, bytes, record } = await importFile('example-1.30-999999999.xml', '999999999');
     expect(record.report.header.saftVersion).toBe('1.30');
