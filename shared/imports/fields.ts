@@ -135,3 +135,5 @@ export const dateSchema = /* @__PURE__ */ lazySchema(() => z.iso.date().max(limi
 
 /** Most rows any import request may hold (spec: Limits). */
 export const maxImportRows = limits.importRows;
+/** How many ids an import's result.unknown lists; result.unknownCount counts them all. */
+export const maxUnknownListed = 1000;

@@ -17,7 +17,10 @@ export interface ImportProgress {
   /** Items retired beyond the request (snapshot modes), once finish has run. */
   rowsRetired: number | null;
   sampleErrors: string[];
+  /** The first maxUnknownListed ids the ledger did not have (the item stays far below DynamoDB's 400 KB). */
   unknown: string[];
+  /** All of them (absent on older items, whose list is whole). */
+  unknownCount?: number;
   /** All-or-nothing kinds that failed: the valid rows, applied as none were (absent on older items). */
   rowsValidNotApplied?: number;
 }
@@ -40,7 +43,10 @@ export const emptyProgress = (): ImportProgress => ({
   rowsRetired: null,
   sampleErrors: [],
   unknown: [],
+  unknownCount: 0,
 });
+
+export const unknownCountOf = (progress: ImportProgress): number => progress.unknownCount ?? progress.unknown.length;
 
 export const importItem = (record: ImportItem) => ({
   ...importKeys(record.id),
@@ -53,7 +59,7 @@ export const importItem = (record: ImportItem) => ({
 export const toImportRecord = (item: ImportItem): ImportRecord => {
   const p = item.progress;
   const rowsDeleted = item.reportsDeletions ? p.rowsDeletedFromRequest + (p.rowsRetired ?? 0) : null;
-  const rowsValid = p.rowsInserted + p.rowsUpdated + p.rowsDeletedFromRequest + p.unknown.length + (p.rowsValidNotApplied ?? 0);
+  const rowsValid = p.rowsInserted + p.rowsUpdated + p.rowsDeletedFromRequest + unknownCountOf(p) + (p.rowsValidNotApplied ?? 0);
   return {
     id: item.id,
     kind: item.kind,
@@ -73,7 +79,7 @@ export const toImportRecord = (item: ImportItem): ImportRecord => {
     warnings: item.warnings ?? [],
     failureReason: item.failureReason,
     // Kinds that delete (deletions, open items' sourceDeleted rows) may name rows the ledger does not have.
-    ...(item.reportsDeletions ? { result: { unknown: p.unknown } } : {}),
+    ...(item.reportsDeletions ? { result: { unknown: p.unknown, unknownCount: unknownCountOf(p) } } : {}),
     ...(item.fetchCompletion && { fetchCompletion: item.fetchCompletion }),
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,

@@ -1,7 +1,7 @@
 import { lazySchema } from '../platform/lazy-schema';
 import { CountSchema, limits, pageOf, PageQuerySchema, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
 import * as z from '../platform/zod';
-import { maxImportRows } from './fields';
+import { maxUnknownListed } from './fields';
 import { ImportWarningSchema } from './warnings';
 
 export const importKindNames = [
@@ -59,7 +59,13 @@ export const ImportRecordSchema = /* @__PURE__ */ lazySchema(() => z
       description:
         'Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), internal_error (retried, then given up). The job\'s error.message says more.',
     }),
-    result: z.object({ unknown: z.array(textOut(limits.integratorId)).max(maxImportRows).openapi({ description: 'Ids the ledger does not have (not an error)' }) }).optional().openapi({ description: 'Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error)' }),
+    result: z
+      .object({
+        unknown: z.array(textOut(limits.integratorId)).max(maxUnknownListed).openapi({ description: 'Ids the ledger does not have (not an error): the first 1,000, in request order' }),
+        unknownCount: count.openapi({ description: 'How many ids the ledger does not have: the length of unknown, or more when over 1,000' }),
+      })
+      .optional()
+      .openapi({ description: 'Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error)' }),
     fetchCompletion: FetchCompletionSchema.optional(),
     createdAt: instant,
     updatedAt: instant,
@@ -67,7 +73,7 @@ export const ImportRecordSchema = /* @__PURE__ */ lazySchema(() => z
   })
   .openapi('ImportRecord', {
     description:
-      'rowsDiscovered = rowsValid + rowsFailed; rowsValid = rowsInserted + rowsUpdated + (rows of the request deleted) + result.unknown. rowsDeleted also counts items retired by snapshot modes.',
+      'rowsDiscovered = rowsValid + rowsFailed; rowsValid = rowsInserted + rowsUpdated + (rows of the request deleted) + result.unknownCount. rowsDeleted also counts items retired by snapshot modes.',
   }));
 
 export const ImportPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(ImportRecordSchema, 'ImportPage'));

@@ -13,7 +13,8 @@ import { queues } from '../queues';
 import { failImport, finishImport } from './completion';
 import { completeFetch } from './fetch-completion';
 import type { ImportContext, ImportKind, RowOutcome } from './kind';
-import { importRepository, type ImportItem, type ImportProgress } from './repository';
+import { maxUnknownListed } from './fields';
+import { importRepository, unknownCountOf, type ImportItem, type ImportProgress } from './repository';
 
 const maxSampleErrors = 100;
 const importsQueue = queues.find((queue) => queue.name === 'imports')!;
@@ -180,7 +181,8 @@ const tally = (kind: ImportKind, progress: ImportProgress, outcomes: RowOutcome[
         next.rowsDeletedFromRequest++;
         break;
       case 'unknown':
-        next.unknown.push(kind.rowId(rows[i]));
+        next.unknownCount = unknownCountOf(next) + 1;
+        if (next.unknown.length < maxUnknownListed) next.unknown.push(kind.rowId(rows[i]));
         break;
       case 'failed':
         next.rowsFailed++;

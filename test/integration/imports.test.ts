@@ -190,6 +190,16 @@ describe('imports: the asynchronous part', () => {
     expect(events.filter((event) => event.type === 'correction.requested').map((event) => event.data.importId)).toEqual([deletion.body.id]);
   });
 
+  it('of more than 1,000 unknown ids, result.unknown lists the first 1,000 and result.unknownCount counts them all (2,200 ids of 200 characters would not fit in one item)', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'gone', accountCode: '1920', amount: '7.00', period: 3 }]));
+    const never = Array.from({ length: 2200 }, (_, i) => `never-${String(i).padStart(4, '0')}-${'x'.repeat(189)}`);
+    const deletion = await importAndWait(companyId, 'general-ledger-lines/deletions', { year: 2025, ids: [...never.slice(0, 500), 'gone', ...never.slice(500)] });
+    expect(deletion.body).toMatchObject({ status: 'succeeded', rowsDiscovered: 2201, rowsValid: 2201, rowsFailed: 0, rowsDeleted: 1, result: { unknownCount: 2200 } });
+    expect(deletion.body.result.unknown).toEqual(never.slice(0, 1000));
+  });
+
   it('GL-line deletions naming a reconciled line answer 409 lines_in_use with inUse, and delete nothing', async () => {
     const companyId = await newApiCompany();
     await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
