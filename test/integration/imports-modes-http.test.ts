@@ -312,6 +312,16 @@ describe('open items over HTTP: what each mode does to items absent from the req
     });
   });
 
+  it('snapshots that change every match of an item keep its 200 most recently retired matches, after its live ones', async () => {
+    const companyId = await newApiCompany();
+    const matches = (prefix: string) => Array.from({ length: 150 }, (_, i) => match(`${prefix}-${String(i).padStart(3, '0')}`, '1.00'));
+    const snapshot = (prefix: string) => importOpenItems(companyId, 'full', [item('A', { amountOpen: '850.00', settlementStatus: 'partial', matches: matches(prefix) })]);
+    for (const prefix of ['first', 'second', 'third']) expect((await snapshot(prefix)).body.status).toBe('succeeded');
+    const keys = (await storedOpenItems(companyId)).A!.matches.map(([matchKey, status]) => `${matchKey} ${status}`);
+    const named = (prefix: string, status: string) => matches(prefix).map((m) => `${m.matchKey} ${status}`);
+    expect(keys).toEqual([...named('third', 'live'), ...named('second', 'retired'), ...named('first', 'retired').slice(0, 50)]);
+  });
+
   it('a sourceDeleted item the ledger does not have (or has retired) counts in rowsValid and is listed under result.unknown', async () => {
     const companyId = await newApiCompany();
     await importOpenItems(companyId, 'incremental', [item('A')]);

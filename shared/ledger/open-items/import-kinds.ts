@@ -4,7 +4,7 @@ import { inParallel } from '../../db/batch';
 import { ensureKeysExist } from '../general-ledger/repository';
 import { usageKeys } from '../keys';
 import { openItemRepository, type OpenItemRecord, type Retirement, type UsageMove, type WriteOutcome } from './repository';
-import { isSnapshotMode, OpenItemsImportSchema, type LiveOpenItemRow, type OpenItemRow, type OpenItemsImportBody } from './schemas';
+import { isSnapshotMode, maxRetiredMatchesKept, OpenItemsImportSchema, type LiveOpenItemRow, type OpenItemRow, type OpenItemsImportBody } from './schemas';
 import { checkOpenItemRows, type RowProblem } from './validation';
 
 /**
@@ -70,11 +70,17 @@ interface RowResult {
 
 const retiredMatches = (record: OpenItemRecord) => record.matches.map((match) => ({ ...match, status: 'retired' as const }));
 
-/** Rule 3: in a snapshot mode, the stored matches of a live item that the snapshot leaves out are retired (kept), not dropped. */
+/**
+ * Rule 3: in a snapshot mode, the stored matches of a live item that the snapshot leaves out are
+ * retired (kept), not dropped: the most recently retired first (the stored live ones, then those
+ * retired before), at most maxRetiredMatchesKept of them.
+ */
 const absentMatchesRetired = (context: ImportContext, row: LiveOpenItemRow, stored: OpenItemRecord | undefined) => {
   if (!stored || !isSnapshotMode(context.mode)) return [];
   const sent = new Set(row.matches.map((match) => match.matchKey));
-  return retiredMatches({ ...stored, matches: stored.matches.filter((match) => !sent.has(match.matchKey)) });
+  const absent = stored.matches.filter((match) => !sent.has(match.matchKey));
+  const byRecency = [...absent.filter((match) => match.status === 'live'), ...absent.filter((match) => match.status !== 'live')];
+  return retiredMatches({ ...stored, matches: byRecency.slice(0, maxRetiredMatchesKept) });
 };
 
 /** The record a row turns the stored item into, or undefined when nothing is written (`unknown`). */

@@ -38,6 +38,8 @@ export type SettlementStatus = (typeof settlementStatuses)[number];
 
 /** Matches one item may carry (keeps a stored item well below DynamoDB's 400 KB). */
 export const maxMatchesPerItem = 1000;
+/** Retired matches an item keeps, the most recently retired first: with its live ones, the record stays far below DynamoDB's 400 KB item. */
+export const maxRetiredMatchesKept = 200;
 
 const subLedgerTypeSchema = /* @__PURE__ */ lazySchema(() => z.enum(subLedgerTypes).openapi({ description: '`customer` (receivables) or `supplier` (payables)' }));
 
@@ -156,7 +158,7 @@ export const OpenItemsImportSchema = /* @__PURE__ */ lazySchema(() => z
       description: [
         'Required. incremental: touches only the items sent.',
         'full, full_refresh, baseline: the items are a snapshot of every open item of subLedgerType; live items absent from it are retired (kept, marked retired, with their matches).',
-        'full_refresh applies exactly as full. Every sent item is rewritten with the matches sent; in the snapshot modes its stored matches the snapshot leaves out are kept, marked retired.',
+        'full_refresh applies exactly as full. Every sent item is rewritten with the matches sent; in the snapshot modes its stored matches the snapshot leaves out are kept, marked retired (an item keeps the 200 most recently retired).',
         'baseline also marks the items it contains as the starting point of the sub-ledger.',
       ].join(' '),
     }),
@@ -219,7 +221,7 @@ export const OpenItemSchema = /* @__PURE__ */ lazySchema(() => z
     amount: decimalSchema,
     amountOpen: decimalSchema,
     settlementStatus: z.enum(settlementStatuses),
-    matches: z.array(OpenItemMatchSchema).max(maxMatchesPerItem),
+    matches: z.array(OpenItemMatchSchema).max(maxMatchesPerItem + maxRetiredMatchesKept),
     status: z.enum(openItemStatuses).openapi({
       description: 'live, or retired (deleted in the source, or absent from a later snapshot); retired items keep their last content',
     }),
