@@ -263,22 +263,26 @@ export class SaftMapping implements SaftSink {
     return result.success;
   }
 
-  /** Opening balances of the selection's first year: each account's, less what its parties hold, and the parties'. */
+  /**
+   * Opening balances of the selection's first year: each party's that is a valid row, and each
+   * account's less what those hold (a refused party row leaves its amount with its account).
+   */
   openingBalances(): OpeningBalanceRow[] {
+    const partyRows: OpeningBalanceRow[] = [];
     const parties = new Map<string, Decimal>();
-    for (const { accountCode, amount } of this.partyOpenings) parties.set(accountCode, (parties.get(accountCode) ?? zero).plus(amount));
+    for (const { accountCode, key, amount } of this.partyOpenings) {
+      const row = { id: `OB-${accountCode}-${key}`, accountCode, amount: amount.toFixed(), subLedgerKeys: [key] };
+      if (!this.valid('openingBalances', OpeningBalanceInputSchema, row, `party ${key} on ${accountCode}`)) continue;
+      partyRows.push(row);
+      parties.set(accountCode, (parties.get(accountCode) ?? zero).plus(amount));
+    }
     const rows: OpeningBalanceRow[] = [];
     for (const [accountCode, { figures }] of this.accounts) {
       const own = figures.opening.minus(parties.get(accountCode) ?? zero);
-      if (!own.isZero()) rows.push({ id: `OB-${accountCode}`, accountCode, amount: own.toFixed() });
+      const row = { id: `OB-${accountCode}`, accountCode, amount: own.toFixed() };
+      if (!own.isZero() && this.valid('openingBalances', OpeningBalanceInputSchema, row, `account ${accountCode}`)) rows.push(row);
     }
-    for (const { accountCode, key, amount } of this.partyOpenings) {
-      const row = { id: `OB-${accountCode}-${key}`, accountCode, amount: amount.toFixed(), subLedgerKeys: [key] };
-      const parsed = OpeningBalanceInputSchema.safeParse(row);
-      if (parsed.success) rows.push(row);
-      else this.skip('openingBalances', `party ${key} on ${accountCode}: ${issueText(parsed.error.issues)}`);
-    }
-    return rows;
+    return [...rows, ...partyRows];
   }
 
   report(openingBalanceCount: number, schemaValidation: SaftReport['schemaValidation']): SaftReport {

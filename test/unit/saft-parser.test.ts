@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { maxReportList, otherElements, SaftMapping } from '../../shared/saft/mapping';
 import { maxDepth, parseSaft, type SaftFileError } from '../../shared/saft/parser';
@@ -26,6 +26,21 @@ describe('SAF-T parser and mapping', () => {
     expect(report.controlTotals.matches).toBe(true);
     expect(report.closingBalanceMismatches.count).toBeGreaterThan(0);
     expect(report.skipped.find((s) => s.kind === 'openingBalances')?.samples[0]).toMatch(/account 1500/);
+  });
+
+  it('leaves the opening balance of a party whose row is refused with its account, and names the party (files over 32 MiB, which the XSD does not check)', async () => {
+    const text = readFileSync(new URL('../fixtures/saft/example-1.10-999999999.xml', import.meta.url), 'utf8').replace(
+      /(<n1:CustomerID>12000<\/n1:CustomerID>\s*)<n1:AccountID>1500<\/n1:AccountID>(\s*)<n1:OpeningDebitBalance>1234.56</,
+      '$1<n1:AccountID>1925</n1:AccountID>$2<n1:OpeningDebitBalance>10.123456<',
+    );
+    expect(text).toContain('10.123456');
+    const mapping = new SaftMapping();
+    await parseSaft([new TextEncoder().encode(text)], mapping);
+    const rows = mapping.openingBalances();
+    expect(rows.find((row) => row.accountCode === '1925')).toEqual({ id: 'OB-1925', accountCode: '1925', amount: '1234.56' });
+    expect(rows.filter((row) => row.id.startsWith('OB-1925-'))).toEqual([]);
+    const skipped = mapping.report(rows.length, 'valid').skipped.find((s) => s.kind === 'openingBalances');
+    expect(skipped?.samples.join(' ')).toMatch(/party 12000 on 1925: /);
   });
 
   it('reads the 1.30 adaptation of the same example to the same report figures', async () => {
