@@ -3,7 +3,7 @@ import { GeneralLedgerLineInputSchema, OpeningBalanceInputSchema } from '../ledg
 import { Decimal } from '../platform/money';
 import { limits } from '../platform/schemas';
 import { clip } from '../platform/text';
-import { field, type Fields, type SaftSink, type SaftVersion } from './parser';
+import { field, SaftFileError, type Fields, type SaftSink, type SaftVersion } from './parser';
 import type { SaftReport } from './schemas';
 
 /** Lists in the report (ids, accounts, samples) hold at most this many entries; counts are complete. */
@@ -12,20 +12,19 @@ export const maxReportList = 100;
 export const otherElements = '(other elements)';
 
 const zero = new Decimal(0);
-const amountOf = (text: string | undefined): Decimal => {
+/** xs:decimal: an optional sign, digits and an optional point (decimal.js alone would also take 1e5, 0x1f or Infinity). */
+const decimalText = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+/** An amount of the file; one that is no decimal number refuses the file (the XSD would, for files it checks). */
+const amountOf = (text: string | undefined, element: string): Decimal => {
   if (text === undefined || text === '') return zero;
-  try {
-    return new Decimal(text);
-  } catch {
-    return zero;
-  }
+  if (!decimalText.test(text)) throw new SaftFileError('invalid_number', `${element} ${JSON.stringify(clip(text, 40))} is not a decimal number.`);
+  return new Decimal(text);
 };
-/** `magnitude` with the sign of `line` (zero lines keep the magnitude's own sign). */
 const withSignOf = (line: Decimal, magnitude: Decimal): Decimal => (line.isZero() ? magnitude : line.isNegative() ? magnitude.abs().negated() : magnitude.abs());
-const sum = (values: string[] | undefined): Decimal => (values ?? []).reduce((total, value) => total.plus(amountOf(value)), zero);
+const sum = (values: string[] | undefined, element: string): Decimal => (values ?? []).reduce((total, value) => total.plus(amountOf(value, element)), zero);
 /** Debit minus credit of a record's balance fields (prefix '' or 'BalanceAccount/'). */
 const balance = (fields: Fields, side: 'Opening' | 'Closing', prefix = ''): Decimal =>
-  amountOf(field(fields, `${prefix}${side}DebitBalance`)).minus(amountOf(field(fields, `${prefix}${side}CreditBalance`)));
+  amountOf(field(fields, `${prefix}${side}DebitBalance`), `${side}DebitBalance`).minus(amountOf(field(fields, `${prefix}${side}CreditBalance`), `${side}CreditBalance`));
 const hasBalance = (fields: Fields, side: 'Opening' | 'Closing', prefix = ''): boolean =>
   fields.has(`${prefix}${side}DebitBalance`) || fields.has(`${prefix}${side}CreditBalance`);
 
@@ -183,8 +182,8 @@ export class SaftMapping implements SaftSink {
     let net = zero;
     lines.forEach((line, index) => {
       this.lines++;
-      const debit = sum(line.get('DebitAmount/Amount'));
-      const credit = sum(line.get('CreditAmount/Amount'));
+      const debit = sum(line.get('DebitAmount/Amount'), 'DebitAmount/Amount');
+      const credit = sum(line.get('CreditAmount/Amount'), 'CreditAmount/Amount');
       this.totalDebit = this.totalDebit.plus(debit);
       this.totalCredit = this.totalCredit.plus(credit);
       const amount = debit.minus(credit);
@@ -198,9 +197,9 @@ export class SaftMapping implements SaftSink {
       if (!Number.isInteger(year) || year < 1900 || year > 2999) return this.skip('lines', `line ${id}: no year (PeriodYear or TransactionDate)`);
       // 1.10 writes the tax amount unsigned; a GL line's tax amount has the sign of its line.
       const taxAmount = line.has('TaxInformation/TaxAmount/Amount')
-        ? withSignOf(amount, amountOf(field(line, 'TaxInformation/TaxAmount/Amount')))
+        ? withSignOf(amount, amountOf(field(line, 'TaxInformation/TaxAmount/Amount'), 'TaxAmount/Amount'))
         : line.has('TaxInformation/DebitTaxAmount/Amount') || line.has('TaxInformation/CreditTaxAmount/Amount')
-          ? amountOf(field(line, 'TaxInformation/DebitTaxAmount/Amount')).minus(amountOf(field(line, 'TaxInformation/CreditTaxAmount/Amount')))
+          ? amountOf(field(line, 'TaxInformation/DebitTaxAmount/Amount'), 'DebitTaxAmount/Amount').minus(amountOf(field(line, 'TaxInformation/CreditTaxAmount/Amount'), 'CreditTaxAmount/Amount'))
           : null;
       if ((line.get('TaxInformation/TaxCode')?.length ?? 0) > 1) this.count('Line/TaxInformation (beyond the first)', line.get('TaxInformation/TaxCode')!.length - 1);
       const types = line.get('Analysis/AnalysisType') ?? [];
@@ -232,6 +231,10 @@ export class SaftMapping implements SaftSink {
   }
 
   controlTotals(fields: Fields): void {
+    amountOf(field(fields, 'TotalDebit'), 'TotalDebit');
+    amountOf(field(fields, 'TotalCredit'), 'TotalCredit');
+    const entries = field(fields, 'NumberOfEntries');
+    if (entries !== undefined && !/^\+?\d{1,15}$/.test(entries)) throw new SaftFileError('invalid_number', `NumberOfEntries ${JSON.stringify(clip(entries, 40))} is not a whole number.`);
     this.fileTotals = fields;
   }
 
@@ -338,9 +341,9 @@ export class SaftMapping implements SaftSink {
         matches:
           controlTotals.numberOfEntries.file === this.transactions &&
           fileDebit !== undefined &&
-          amountOf(fileDebit).equals(this.totalDebit) &&
+          amountOf(fileDebit, 'TotalDebit').equals(this.totalDebit) &&
           fileCredit !== undefined &&
-          amountOf(fileCredit).equals(this.totalCredit),
+          amountOf(fileCredit, 'TotalCredit').equals(this.totalCredit),
       },
       unbalancedTransactions: { count: this.unbalancedCount, transactionIds: this.unbalanced },
       closingBalanceMismatches: { count: mismatches.length, accounts: mismatches.slice(0, maxReportList) },

@@ -12,7 +12,7 @@ export type SaftVersion = (typeof saftVersions)[number];
 const versionOf = (text: string): SaftVersion | undefined =>
   ({ '1.0': '1.10', '1.00': '1.10', '1.1': '1.10', '1.10': '1.10', '1.3': '1.30', '1.30': '1.30' } as Record<string, SaftVersion>)[text.trim()];
 
-export type SaftFileProblemCode = 'not_xml' | 'compressed' | 'dtd_refused' | 'not_saft' | 'unsupported_version' | 'truncated' | 'not_utf8';
+export type SaftFileProblemCode = 'not_xml' | 'compressed' | 'dtd_refused' | 'not_saft' | 'unsupported_version' | 'truncated' | 'not_utf8' | 'invalid_number';
 
 /** How deep elements may nest: a SAF-T Financial file nests at most 8 levels (AuditFile/…/TaxAmount/Amount). */
 export const maxDepth = 16;
@@ -221,7 +221,12 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
       } catch {
         throw new SaftFileError('not_utf8', 'The file is not UTF-8 text (SAF-T files are UTF-8).', parser.line);
       }
-      parser.write(text);
+      try {
+        parser.write(text);
+      } catch (error) {
+        // The sink's refusals (a number that is none) get the line the parser is at.
+        throw error instanceof SaftFileError && error.line === undefined ? new SaftFileError(error.code, error.message, parser.line) : error;
+      }
       if (failure) throw failure;
       if (options.headerOnly && headerDone) return { version: version!, header: header! };
       await options.afterChunk?.();

@@ -38,9 +38,30 @@ describe('SAF-T parser and mapping', () => {
     await parseSaft([new TextEncoder().encode(text)], mapping);
     const rows = mapping.openingBalances();
     expect(rows.find((row) => row.accountCode === '1925')).toEqual({ id: 'OB-1925', accountCode: '1925', amount: '1234.56' });
-    expect(rows.filter((row) => row.id.startsWith('OB-1925-'))).toEqual([]);
+    expect(rows.filter((row) => String(row.id).startsWith('OB-1925-'))).toEqual([]);
     const skipped = mapping.report(rows.length, 'valid').skipped.find((s) => s.kind === 'openingBalances');
     expect(skipped?.samples.join(' ')).toMatch(/party 12000 on 1925: /);
+  });
+
+  it('refuses a file with an amount or a count that is no number, naming it and its line (files over 32 MiB, which the XSD does not check)', async () => {
+    const example = readFileSync(new URL('../fixtures/saft/example-1.10-999999999.xml', import.meta.url), 'utf8');
+    const refused = async (text: string) => {
+      const error = await refusal(text);
+      return { code: error.code, message: error.message, line: error.line };
+    };
+    expect(await refused(example.replace('<n1:Amount>10000</n1:Amount>', '<n1:Amount>10000,50</n1:Amount>'))).toEqual({
+      code: 'invalid_number',
+      message: 'DebitAmount/Amount "10000,50" is not a decimal number.',
+      line: expect.any(Number),
+    });
+    for (const amount of ['1e4', '0x10', 'Infinity', '-', '1.2.3']) {
+      expect((await refused(example.replace('<n1:Amount>10000</n1:Amount>', `<n1:Amount>${amount}</n1:Amount>`))).message).toContain(`"${amount}" is not a decimal number`);
+    }
+    expect((await refused(example.replace('<n1:OpeningDebitBalance>1234.56</n1:OpeningDebitBalance>', '<n1:OpeningDebitBalance>NaN</n1:OpeningDebitBalance>'))).message).toBe('OpeningDebitBalance "NaN" is not a decimal number.');
+    expect((await refused(example.replace('<n1:TotalDebit>25000</n1:TotalDebit>', '<n1:TotalDebit>25 000</n1:TotalDebit>'))).message).toBe('TotalDebit "25 000" is not a decimal number.');
+    expect((await refused(example.replace('<n1:NumberOfEntries>2</n1:NumberOfEntries>', '<n1:NumberOfEntries>two</n1:NumberOfEntries>'))).message).toBe('NumberOfEntries "two" is not a whole number.');
+    // what xs:decimal allows reads as before
+    await expect(parseSaft([new TextEncoder().encode(example.replace('<n1:Amount>10000</n1:Amount>', '<n1:Amount>+10000.</n1:Amount>'))], new SaftMapping())).resolves.toBeDefined();
   });
 
   it('reads the 1.30 adaptation of the same example to the same report figures', async () => {
