@@ -70,11 +70,11 @@ export const webhookContracts = {
     problems: { ...systemOnly, 404: subscriptionNotFound },
   },
   rotateWebhookSecret: {
-    description: 'A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery.',
+    description: 'A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery. Of two rotations at the same time one stores its secret; the other answers **409** `concurrent_rotation` and stores nothing.',
     params: SubscriptionParamsSchema,
     secretInAnswer: true,
     responses: { 200: { description: 'The new secret, shown once; the previous one keeps signing until previousSecretExpiresAt', schema: RotatedSecretSchema } },
-    problems: { ...systemOnly, 404: subscriptionNotFound },
+    problems: { ...systemOnly, 404: subscriptionNotFound, 409: 'conflict: reason concurrent_rotation (another rotation of the same subscription stored its secret first; this one stored nothing)' },
   },
   testWebhookSubscription: {
     description: 'Sends a `webhook.test` event now (**202** with the delivery to follow). **409** `subscription_not_active` when the subscription is not active.',

@@ -165,6 +165,19 @@ export const subscriptionRepository = {
   },
 
   /**
+   * Replaces the signing secrets if the newest is still the one the caller read: of two rotations
+   * side by side, one stores its secret (true) and the other stores nothing (false; false too when
+   * the subscription is gone).
+   */
+  replaceSecrets(id: string, secrets: SigningSecret[], newestReadAt: string, at: string): Promise<boolean> {
+    return updateItem(subscriptionKeys(id), { secrets, updatedAt: at }, [], {
+      expression: 'attribute_exists(PK) AND #secrets[0].#createdAt = :newest',
+      names: { '#secrets': 'secrets', '#createdAt': 'createdAt' },
+      values: { ':newest': newestReadAt },
+    });
+  },
+
+  /**
    * Disables it unless it is disabled already: of deliveries failing side by side, one disables
    * (true) and leaves the notice; the others answer false. False too when it is gone.
    */

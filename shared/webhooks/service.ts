@@ -145,7 +145,12 @@ export const rotateSecret = async (subscription: SubscriptionRecord) => {
     { secret: await sealSigningSecret(secret, subscription), createdAt: new Date(now).toISOString(), expiresAt: null },
     { ...current!, secret: await sealSigningSecret(current!.secret, subscription), expiresAt: previousSecretExpiresAt },
   ];
-  if (!(await subscriptionRepository.update(subscription.id, { secrets, updatedAt: new Date(now).toISOString() }))) throw problems.notFound('subscription');
+  if (!(await subscriptionRepository.replaceSecrets(subscription.id, secrets, current!.createdAt, new Date(now).toISOString()))) {
+    if (!(await subscriptionRepository.get(subscription.id))) throw problems.notFound('subscription');
+    throw problems.conflict('Another request rotated the secret meanwhile, and its secret is the one stored; this rotation stored nothing. Use that secret, or rotate again.', {
+      reason: 'concurrent_rotation',
+    });
+  }
   return { id: subscription.id, secret, previousSecretExpiresAt };
 };
 

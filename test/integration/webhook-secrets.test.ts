@@ -7,7 +7,9 @@ import { idempotencyKeys } from '../../shared/platform/keys';
 import { controlTableName, dynamo, tableName } from '../../shared/platform/aws';
 import { signingSecrets } from '../../shared/webhooks/delivery';
 import { subscriptionKeys } from '../../shared/webhooks/keys';
+import { ProblemError } from '../../shared/platform/problem';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
+import { rotateSecret } from '../../shared/webhooks/service';
 import { newSigningSecret } from '../../shared/webhooks/signing';
 import { api } from '../support/api';
 import { newFirm } from '../support/people';
@@ -120,6 +122,24 @@ describe('webhook signing secrets at rest', () => {
     expect(plainRecord.response.sealedBody).toBeUndefined();
     expect(JSON.parse(String(plainRecord.response.body)).eventId).toBe(received.id);
     expectNowhereInPlainText(await everyTableAsText(), [created.body.secret, rotated.body.secret]);
+  });
+
+  it('of two rotations that read the same secrets, the second stores nothing and answers 409 concurrent_rotation; the first secret signs', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const { created, id } = await activeSubscription(receiver, randomUUID());
+    // The second rotation as the function runs it, with the subscription as read before the first one stored its secret.
+    const readBefore = (await subscriptionRepository.get(id))!;
+    const first = await api('POST', `/v1/webhooks/subscriptions/${id}/rotate-secret`, { token, idempotencyKey: randomUUID() });
+    expect(first.status).toBe(200);
+    const second = await rotateSecret(readBefore).catch((error: unknown) => error as ProblemError);
+    expect(second).toBeInstanceOf(ProblemError);
+    expect((second as ProblemError).problem).toMatchObject({ status: 409, error: 'conflict', reason: 'concurrent_rotation' });
+    receiver.state.secrets = [first.body.secret, created.body.secret];
+    const received = await testEventVerified(receiver, id);
+    expect(received.verifiedBy).toEqual({ library: [true, true], crypto: [true, true] });
+    // A rotation that read the stored secrets goes through.
+    expect((await api('POST', `/v1/webhooks/subscriptions/${id}/rotate-secret`, { token, idempotencyKey: randomUUID() })).status).toBe(200);
   });
 
   it('a subscription stored before encryption (its secret in plain text) still signs, and its next rotation seals both secrets', async () => {
