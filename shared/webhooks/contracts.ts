@@ -50,7 +50,7 @@ export const webhookContracts = {
     problems: { ...systemOnly, 404: subscriptionNotFound },
   },
   updateWebhookSubscription: {
-    description: 'Changes `url`, `eventTypes`, `companyIds` (null: every company) or `description`. A new `url` makes the subscription `pending_verification` and runs the handshake again.',
+    description: 'Changes `url`, `eventTypes`, `companyIds` (null: every company) or `description`. A new `url` makes the subscription `pending_verification` and runs the handshake again; events meanwhile wait and are delivered to the new url once it passes (nothing is sent to it before).',
     requestExample: { eventTypes: ['*'] },
     params: SubscriptionParamsSchema,
     body: UpdateSubscriptionSchema,

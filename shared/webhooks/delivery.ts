@@ -5,7 +5,7 @@ import { queueWorker } from '../platform/queue-worker';
 import { handshake } from './handshake';
 import { postJson } from './outbound';
 import { sendMessage, sendToDeadLetterQueue } from './queue';
-import { deliveryRepository, deliverySlots, subscriptionRepository, type SubscriptionRecord } from './repository';
+import { deliveryRepository, deliverySlots, subscriptionRepository, type DeliveryRecord, type SubscriptionRecord } from './repository';
 import { openSigningSecret } from './secrets';
 import { signedHeaders } from './signing';
 
@@ -50,6 +50,7 @@ const attempt = async (deliveryId: string): Promise<void> => {
   if (due > now + 500) return sendMessage('webhooks', { deliveryId }, (due - now) / 1000); // early (a chained delay): wait on
   const subscription = await subscriptionRepository.get(delivery.subscriptionId);
   if (!subscription) return void (await deliveryRepository.end(deliveryId, 'failed', 'The subscription was deleted.'));
+  if (subscription.status === 'pending_verification') return holdUntilVerified(delivery, settings, now);
   if (subscription.status !== 'active') return void (await deliveryRepository.end(deliveryId, 'failed', `The subscription is ${subscription.status}: ${subscription.statusReason ?? ''}`.trim()));
 
   const token = randomUUID();
@@ -97,6 +98,20 @@ const attempt = async (deliveryId: string): Promise<void> => {
   } finally {
     await deliverySlots.release(subscription.id, slot, token);
   }
+};
+
+/**
+ * A subscription pending its handshake (new, or its url changed) gets nothing sent: its deliveries
+ * wait, looked at again after a tenth of their age (at least the timeout, at most 15 minutes), and
+ * go out once it is active. One held for the whole disable window (5 days) ends failed.
+ */
+const holdUntilVerified = async (delivery: DeliveryRecord, settings: ReturnType<typeof webhookSettings>, now: number): Promise<void> => {
+  const age = now - Date.parse(delivery.createdAt);
+  if (age >= settings.disableAfterSeconds * 1000) {
+    await deliveryRepository.end(delivery.id, 'failed', `The subscription did not pass its handshake within ${settings.disableAfterSeconds} seconds of the event; nothing was sent.`);
+    return;
+  }
+  await sendMessage('webhooks', { deliveryId: delivery.id }, Math.min(900, Math.max(settings.timeoutMs / 1000, age / 10_000)));
 };
 
 /**

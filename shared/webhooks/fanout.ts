@@ -11,9 +11,13 @@ const deliveryNamespace = '3f1c2b9e-6f0a-4d51-9a57-8c1e0d6b2a47';
 /** One delivery per (event, subscription): its id is derived from both, so a repeated fan-out finds it. */
 export const deliveryIdOf = (eventId: string, subscriptionId: string): string => uuidv5(`${eventId}:${subscriptionId}`, deliveryNamespace);
 
-/** Does the subscription want this event? Active, the type named (or `*`), the company in its filter (when it has one). */
+/**
+ * Does the subscription want this event? Not disabled (a subscription pending its handshake gets
+ * the delivery, held until the handshake passes), the type named (or `*`), the company in its
+ * filter (when it has one).
+ */
 export const wants = (subscription: SubscriptionRecord, type: string, companyId: string | null): boolean =>
-  subscription.status === 'active' &&
+  subscription.status !== 'disabled' &&
   (subscription.eventTypes.includes('*') || subscription.eventTypes.includes(type)) &&
   (subscription.companyIds === null || (companyId !== null && subscription.companyIds.includes(companyId)));
 

@@ -88,7 +88,7 @@ export const DeliverySchema = /* @__PURE__ */ lazySchema(() => z
     subscriptionId: UuidSchema.openapi({ description: 'The subscription delivered to (UUID)' }),
     eventId: textOut(limits.serviceId).openapi({ description: 'The event id: the webhook-id header, the same on every attempt and redelivery' }),
     eventType: eventTypeName.openapi({ description: 'The type of the event delivered' }),
-    status: z.enum(deliveryStatuses).openapi({ description: 'pending (attempts go on), succeeded, failed (subscription disabled or deleted; or a webhook.disabled notice), dead (every attempt failed; on the DLQ)' }),
+    status: z.enum(deliveryStatuses).openapi({ description: 'pending (attempts go on, or wait for the handshake of a new url), succeeded, failed (subscription disabled or deleted, or its handshake not passed within the disable window; or a webhook.disabled notice), dead (every attempt failed; on the DLQ)' }),
     attemptCount: CountSchema.openapi({ description: 'Attempts made so far' }),
     nextAttemptAt: timestamp.nullable().openapi({ description: 'When the next attempt is due (pending deliveries); UTC timestamp (ISO 8601), or null' }),
     notice: textOut(limits.message).nullable().openapi({ description: 'Why it ended without success, or the reason of a webhook.disabled notice' }),

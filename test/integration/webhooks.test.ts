@@ -62,6 +62,27 @@ describe.concurrent('webhooks', () => {
     expect(verified.body.statusReason).toMatch(/signed verification request was answered 401/);
   });
 
+  it('a new url holds the events until it passes the handshake, then delivers them there, none to the old url', async () => {
+    const { receiver: old, company, subscription } = await subscribed(['company.updated']);
+    const moved = await startReceiver();
+    receivers.push(moved);
+    moved.state.mode = 'down'; // refuses the handshake (and anything sent before it passes)
+    const changed = await api('PATCH', `/v1/webhooks/subscriptions/${subscription}`, { as: 'a-system', body: { url: moved.url } });
+    expect(changed.body.status).toBe('pending_verification');
+    await api('PATCH', `/v1/companies/${company}`, { as: 'a-system', body: { displayName: 'Moved Receiver AS' } });
+    const held = await eventually(async () => (await deliveriesOf(subscription, '?event_type=company.updated'))[0], queueWaitMs, 'the held delivery');
+    expect(held).toMatchObject({ status: 'pending', attemptCount: 0 });
+
+    moved.state.mode = 'ok';
+    moved.state.secrets = old.state.secrets;
+    expect((await api('POST', `/v1/webhooks/subscriptions/${subscription}/verify`, { as: 'a-system' })).body.status).toBe('active');
+    await eventually(() => moved.state.received.some((r) => r.event.type === 'company.updated'), queueWaitMs, 'the held event at the new url');
+    const delivered = (await api('GET', `/v1/webhooks/deliveries/${held.id}`, { as: 'a-system' })).body;
+    expect(delivered).toMatchObject({ status: 'succeeded' });
+    expect(delivered.attempts).toHaveLength(1); // nothing was sent while the url was unverified
+    expect(old.state.received.filter((r) => r.event.type === 'company.updated')).toEqual([]);
+  });
+
   it('refuses receivers that are not https or loopback here, and is 404 for another organization', async () => {
     const refused = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url: 'http://example.com/hook', eventTypes: ['*'] } });
     expectProblem(refused, 400, 'validation_failed');
