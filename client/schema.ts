@@ -841,7 +841,7 @@ export interface paths {
         put?: never;
         /**
          * Delete imported GL lines (all or nothing)
-         * @description Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled; nothing is deleted then. Ids the ledger does not have are listed under `result.unknown` (not an error). Deleted lines keep their history. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
+         * @description Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled; nothing is deleted then. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
          *
          *     All or nothing: reconciled lines answer 409 lines_in_use; unknown ids are listed under result.unknown.
          *
@@ -867,7 +867,7 @@ export interface paths {
         put?: never;
         /**
          * Delete imported opening balances (all or nothing)
-         * @description Deletes imported opening balances by the integrator's ids, all or nothing (**409** `opening_balances_in_use`); unknown ids are listed under `result.unknown`. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
+         * @description Deletes imported opening balances by the integrator's ids, all or nothing (**409** `opening_balances_in_use`); unknown ids are listed under `result.unknown` (the first 1,000; `result.unknownCount` counts them all). Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
          *
          *     All or nothing: reconciled opening balances answer 409 opening_balances_in_use; unknown ids are listed under result.unknown.
          *
@@ -1157,7 +1157,7 @@ export interface paths {
         head?: never;
         /**
          * Change url, filters or description (a new url runs the handshake again)
-         * @description Changes `url`, `eventTypes`, `companyIds` (null: every company) or `description`. A new `url` makes the subscription `pending_verification` and runs the handshake again.
+         * @description Changes `url`, `eventTypes`, `companyIds` (null: every company) or `description`. A new `url` makes the subscription `pending_verification` and runs the handshake again; events meanwhile wait and are delivered to the new url once it passes (nothing is sent to it before).
          */
         patch: operations["updateWebhookSubscription"];
         trace?: never;
@@ -1193,7 +1193,7 @@ export interface paths {
         put?: never;
         /**
          * A new signing secret; the old one keeps signing for 24 h
-         * @description A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery.
+         * @description A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery. Of two rotations at the same time one stores its secret; the other answers **409** `concurrent_rotation` and stores nothing.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -3056,7 +3056,7 @@ export interface components {
                  * @description How many
                  */
                 count: number;
-                /** @description TransactionID of the first 100 */
+                /** @description The first 100, as <JournalID>/<TransactionID> (the start of their line ids) */
                 transactionIds: string[];
             };
             /** @description Accounts whose opening balance plus lines is not the file's closing balance: the file is inconsistent there (the trial balance shows opening plus lines) */
@@ -3256,7 +3256,7 @@ export interface components {
              */
             deleteMissing?: boolean;
         };
-        /** @description rowsDiscovered = rowsValid + rowsFailed; rowsValid = rowsInserted + rowsUpdated + (rows of the request deleted) + result.unknown. rowsDeleted also counts items retired by snapshot modes. */
+        /** @description rowsDiscovered = rowsValid + rowsFailed; rowsValid = rowsInserted + rowsUpdated + (rows of the request deleted) + result.unknownCount. rowsDeleted also counts items retired by snapshot modes. */
         ImportRecord: {
             /**
              * Format: uuid
@@ -3333,8 +3333,13 @@ export interface components {
             failureReason: string | null;
             /** @description Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error) */
             result?: {
-                /** @description Ids the ledger does not have (not an error) */
+                /** @description Ids the ledger does not have (not an error): the first 1,000, in request order */
                 unknown: string[];
+                /**
+                 * Format: int32
+                 * @description How many ids the ledger does not have: the length of unknown, or more when over 1,000
+                 */
+                unknownCount: number;
             };
             fetchCompletion?: components["schemas"]["FetchCompletion"];
             /**
@@ -3563,7 +3568,7 @@ export interface components {
              */
             subLedgerType: "customer" | "supplier";
             /**
-             * @description Required. incremental: touches only the items sent. full, full_refresh, baseline: the items are a snapshot of every open item of subLedgerType; live items absent from it are retired (kept, marked retired, with their matches). full_refresh applies exactly as full. Every sent item is rewritten with the matches sent; in the snapshot modes its stored matches the snapshot leaves out are kept, marked retired. baseline also marks the items it contains as the starting point of the sub-ledger.
+             * @description Required. incremental: touches only the items sent. full, full_refresh, baseline: the items are a snapshot of every open item of subLedgerType; live items absent from it are retired (kept, marked retired, with their matches). full_refresh applies exactly as full. Every sent item is rewritten with the matches sent; in the snapshot modes its stored matches the snapshot leaves out are kept, marked retired (an item keeps the 200 most recently retired). baseline also marks the items it contains as the starting point of the sub-ledger.
              * @enum {string}
              */
             mode: "incremental" | "full" | "full_refresh" | "baseline";
@@ -3947,7 +3952,7 @@ export interface components {
             /** @description Free text as the source system gives it */
             description: string | null;
             /**
-             * @description pending_verification until the handshake passes; active; disabled (a 410 answer, 5 days of failures, or a failed handshake while disabled)
+             * @description pending_verification until the handshake passes; active; disabled (a 410 answer, 5 days in which every attempt failed with no 15-hour pause, or a failed handshake while disabled)
              * @enum {string}
              */
             status: "pending_verification" | "active" | "disabled";
@@ -4067,7 +4072,7 @@ export interface components {
             /** @description The type of the event delivered */
             eventType: string;
             /**
-             * @description pending (attempts go on), succeeded, failed (subscription disabled or deleted; or a webhook.disabled notice), dead (every attempt failed; on the DLQ)
+             * @description pending (attempts go on, or wait for the handshake of a new url), succeeded, failed (subscription disabled or deleted, or its handshake not passed within the disable window; or a webhook.disabled notice), dead (every attempt failed; on the DLQ)
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed" | "dead";
@@ -6710,7 +6715,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -10518,7 +10524,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -10749,7 +10756,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -10980,7 +10988,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -11217,7 +11226,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -11462,7 +11472,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -11711,7 +11722,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -11940,7 +11952,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -12169,7 +12182,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -12383,7 +12397,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -12552,7 +12567,8 @@ export interface operations {
                      *           "result": {
                      *             "unknown": [
                      *               "GL-404"
-                     *             ]
+                     *             ],
+                     *             "unknownCount": 0
                      *           },
                      *           "fetchCompletion": {
                      *             "status": "completed",
@@ -12720,7 +12736,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -12924,7 +12941,8 @@ export interface operations {
                      *       "result": {
                      *         "unknown": [
                      *           "GL-404"
-                     *         ]
+                     *         ],
+                     *         "unknownCount": 0
                      *       },
                      *       "fetchCompletion": {
                      *         "status": "completed",
@@ -15541,7 +15559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            /** @description conflict: reason concurrent_rotation (another rotation of the same subscription stored its secret first; this one stored nothing) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
