@@ -83,6 +83,8 @@ export class SaftMapping implements SaftSink {
   /** Party opening balances by account: split out of the account's opening balance. */
   readonly partyOpenings: { accountCode: string; key: string; amount: Decimal }[] = [];
   readonly dimensions = new Map<string, DimensionImportLine>();
+  /** The CustomerIDs read: a supplier with one of them gets its own key (see supplierKey). */
+  private readonly customerIds = new Set<string>();
   private analysisIds = 0;
   private readonly analysisTypes = new Set<string>();
   transactions = 0;
@@ -134,12 +136,23 @@ export class SaftMapping implements SaftSink {
   }
 
   supplier(fields: Fields): void {
-    this.party(fields, 'supplier', field(fields, 'SupplierID'));
+    const id = field(fields, 'SupplierID');
+    this.party(fields, 'supplier', id === undefined ? undefined : this.supplierKey(id));
+  }
+
+  /**
+   * Customers and suppliers are numbered apart, and a party may be both under one number; a key is
+   * one sub-ledger of one type. So a SupplierID that is also a CustomerID of the file is the
+   * sub-ledger `supplier/<id>` (the file's customers come before its suppliers and its lines).
+   */
+  private supplierKey(id: string): string {
+    return this.customerIds.has(id) ? `supplier/${id}` : id;
   }
 
   private party(fields: Fields, type: 'customer' | 'supplier', key: string | undefined): void {
     const row = { key: key ?? '', value: field(fields, 'Name') || (key ?? ''), type };
     if (!this.valid('subLedgers', SubLedgerImportLineSchema, row, `${type} ${key}`)) return;
+    if (type === 'customer') this.customerIds.add(row.key);
     this.subLedgers.push(row);
     // 1.10 has the balance on the party; 1.30 in BalanceAccount (the first one is taken).
     const prefix = fields.has('BalanceAccount/AccountID') ? 'BalanceAccount/' : '';
@@ -204,7 +217,8 @@ export class SaftMapping implements SaftSink {
       if ((line.get('TaxInformation/TaxCode')?.length ?? 0) > 1) this.count('Line/TaxInformation (beyond the first)', line.get('TaxInformation/TaxCode')!.length - 1);
       const types = line.get('Analysis/AnalysisType') ?? [];
       const ids = line.get('Analysis/AnalysisID') ?? [];
-      const party = field(line, 'CustomerID') ?? field(line, 'SupplierID');
+      const supplierId = field(line, 'SupplierID');
+      const party = field(line, 'CustomerID') ?? (supplierId === undefined ? undefined : this.supplierKey(supplierId));
       const row = {
         id,
         accountCode,

@@ -150,6 +150,21 @@ describe('SAF-T Financial import of the published example files', () => {
     expect(ofJournal('B')).toEqual(ofJournal('A'));
   });
 
+  it('a supplier numbered as a customer is its own sub-ledger, supplier/<id>, with its lines', async () => {
+    const bytes = Buffer.from(fixture('example-1.10-999999999.xml').toString('utf8').replaceAll('<n1:SupplierID>20000</n1:SupplierID>', '<n1:SupplierID>12000</n1:SupplierID>'));
+    const companyId = await newCompany('999999999');
+    const id = await upload(companyId, bytes);
+    expect((await start(companyId, id)).status).toBe(202);
+    const done = await waitForSaft(companyId, id);
+    expect(done.body.status, JSON.stringify(done.body)).toBe('succeeded');
+    const subLedgers = await api('GET', `/v1/companies/${companyId}/sub-ledgers`, { as });
+    expect(subLedgers.body.data.map((s: { key: string; type: string }) => `${s.type} ${s.key}`).sort()).toEqual(['customer 12000', 'supplier supplier/12000']);
+    const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2015&page_size=200`, { as });
+    const keysOf = (accountCode: string) => lines.body.data.filter((line: { accountCode: string }) => line.accountCode === accountCode).map((line: { subLedgerKeys: string[] | null }) => line.subLedgerKeys);
+    expect(keysOf('2400')).toContainEqual(['supplier/12000']);
+    expect(keysOf('2400')).not.toContainEqual(['12000']);
+  });
+
   it('1.30 (the same example in 1.30) reproduces the same trial balance', async () => {
     const { companyId, bytes, record } = await importFile('example-1.30-999999999.xml', '999999999');
     expect(record.report.header.saftVersion).toBe('1.30');

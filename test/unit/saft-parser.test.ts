@@ -64,6 +64,16 @@ describe('SAF-T parser and mapping', () => {
     await expect(parseSaft([new TextEncoder().encode(example.replace('<n1:Amount>10000</n1:Amount>', '<n1:Amount>+10000.</n1:Amount>'))], new SaftMapping())).resolves.toBeDefined();
   });
 
+  it('gives a supplier numbered as a customer the key supplier/<id>: its sub-ledger, its lines and its opening balance', async () => {
+    const text = readFileSync(new URL('../fixtures/saft/example-1.10-999999999.xml', import.meta.url), 'utf8').replaceAll('<n1:SupplierID>20000</n1:SupplierID>', '<n1:SupplierID>12000</n1:SupplierID>');
+    const lines: { subLedgerKeys: string[] | null }[] = [];
+    const mapping = new SaftMapping(({ line }) => lines.push(line as { subLedgerKeys: string[] | null }));
+    await parseSaft([new TextEncoder().encode(text)], mapping);
+    expect(mapping.subLedgers.map((party) => `${party.type} ${party.key}`)).toEqual(['customer 12000', 'supplier supplier/12000']);
+    expect(lines.map((line) => line.subLedgerKeys).filter(Boolean)).toEqual([['supplier/12000']]);
+    expect(mapping.openingBalances()).toContainEqual({ id: 'OB-2400-supplier/12000', accountCode: '2400', amount: '-1234.56', subLedgerKeys: ['supplier/12000'] });
+  });
+
   it('reads the 1.30 adaptation of the same example to the same report figures', async () => {
     const v110 = (await read('example-1.10-999999999.xml')).report;
     const v130 = (await read('example-1.30-999999999.xml')).report;
