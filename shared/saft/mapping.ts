@@ -20,6 +20,7 @@ const amountOf = (text: string | undefined, element: string): Decimal => {
   if (!decimalText.test(text)) throw new SaftFileError('invalid_number', `${element} ${JSON.stringify(clip(text, 40))} is not a decimal number.`);
   return new Decimal(text);
 };
+/** `magnitude` with the sign of `line` (zero lines keep the magnitude's own sign). */
 const withSignOf = (line: Decimal, magnitude: Decimal): Decimal => (line.isZero() ? magnitude : line.isNegative() ? magnitude.abs().negated() : magnitude.abs());
 const sum = (values: string[] | undefined, element: string): Decimal => (values ?? []).reduce((total, value) => total.plus(amountOf(value, element)), zero);
 /** Debit minus credit of a record's balance fields (prefix '' or 'BalanceAccount/'). */
