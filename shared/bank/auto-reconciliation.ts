@@ -13,6 +13,8 @@ import { ProblemError } from '../platform/problem';
  * bank account's mapped GL account. Rule: same amount to the øre, and the line's transaction date
  * within `windowDays` of the transaction's booking or value date; only pairs that are each
  * other's single candidate are matched (an amount seen twice in the window is left to a person).
+ * Candidates are counted across every bank account mapped to the same GL account, and across the
+ * year's edges (the neighbouring year's lines near them count, and are matched by that year's run).
  * Each pair becomes an `automatic` group in the line's period, with an id derived from the pair,
  * so a redelivered run finds its own groups and never makes a second one.
  */
@@ -24,7 +26,7 @@ export interface AutoReconciliationReport {
   unreconciledTransactions: number;
   /** Open GL lines on the bank accounts' GL accounts that were read (only those of accounts with open transactions). */
   unreconciledLines: number;
-  /** Bank accounts without open transactions in the year: their GL lines were not read. */
+  /** Bank accounts without open transactions in the year, nor any other on their GL account: their GL lines were not read. */
   linesNotRead: number;
   matched: number;
   ambiguous: number;
@@ -73,42 +75,68 @@ export const matchPairs = <T extends Item, L extends Item>(transactions: T[], li
   return { pairs, ambiguous };
 };
 
+/** Does any of these transactions fall within the window of the year's first day (`start`) or last day? */
+const nearEdge = (transactions: Item[], edge: string) =>
+  transactions.some((transaction) =>
+    [transaction.bookingDate, transaction.valueDate].some((date) => typeof date === 'string' && Math.abs(dayNumber(date) - dayNumber(edge)) <= windowDays),
+  );
+
+const openLinesOf = async (companyId: string, year: number, glAccountCode: string) =>
+  (await glLineRepository.linesOfAccount(companyId, year, glAccountCode)).filter((item) => typeof item.reconciliationGroupId !== 'string' && item.deleted !== true);
+
 export const autoReconcile = async (companyId: string, year: number): Promise<AutoReconciliationReport> => {
   const started = Date.now();
   const report: AutoReconciliationReport = { year, bankAccounts: 0, unreconciledTransactions: 0, unreconciledLines: 0, linesNotRead: 0, matched: 0, ambiguous: 0, durationMs: 0 };
+  const byGlAccount = new Map<string, Item[]>();
   for (const account of await bankRepository.listAccounts(companyId)) {
     report.bankAccounts++;
-    const bankAccountId = String(account.id);
-    const transactions = await bankRepository.transactionsBetween(companyId, bankAccountId, shift(`${year}-01-01`, -windowDays), shift(`${year}-12-31`, windowDays));
-    const openTransactions = transactions.filter((item) => typeof item.reconciliationGroupId !== 'string');
-    report.unreconciledTransactions += openTransactions.length;
-    // Nothing open on the bank side: nothing can match, so the account's lines are not read.
+    byGlAccount.set(String(account.glAccountCode), [...(byGlAccount.get(String(account.glAccountCode)) ?? []), account]);
+  }
+  for (const [glAccountCode, accounts] of byGlAccount) {
+    const openTransactions: (Item & { bankAccountId: string })[] = [];
+    for (const account of accounts) {
+      const bankAccountId = String(account.id);
+      const transactions = await bankRepository.transactionsBetween(companyId, bankAccountId, shift(`${year}-01-01`, -windowDays), shift(`${year}-12-31`, windowDays));
+      const open = transactions.filter((item) => typeof item.reconciliationGroupId !== 'string');
+      report.unreconciledTransactions += open.length;
+      openTransactions.push(...open.map((item) => ({ ...item, bankAccountId })));
+    }
+    // Nothing open on the bank side: nothing can match, so the GL account's lines are not read.
     if (openTransactions.length === 0) {
-      report.linesNotRead++;
+      report.linesNotRead += accounts.length;
       continue;
     }
-    const lines = await glLineRepository.linesOfAccount(companyId, year, String(account.glAccountCode));
-    const openLines = lines.filter((item) => typeof item.reconciliationGroupId !== 'string' && item.deleted !== true);
+    const openLines = await openLinesOf(companyId, year, glAccountCode);
     report.unreconciledLines += openLines.length;
+    // The neighbouring years' lines near the edges are candidates too: they can make a pair ambiguous.
+    const neighbours = [
+      ...(nearEdge(openTransactions, `${year}-01-01`) ? await openLinesOf(companyId, year - 1, glAccountCode) : []),
+      ...(nearEdge(openTransactions, `${year}-12-31`) ? await openLinesOf(companyId, year + 1, glAccountCode) : []),
+    ];
 
-    const { pairs, ambiguous } = matchPairs(openTransactions, openLines);
+    const { pairs, ambiguous } = matchPairs(openTransactions, [...openLines, ...neighbours]);
     report.ambiguous += ambiguous;
+    const ofThisYear = new Set(openLines);
 
     // The pairs share no member, so their groups are made side by side.
-    await inParallel(pairs, 8, async ([transaction, line]) => {
-      try {
-        await createReconciliation(
-          companyId,
-          { bankAccountId, year, period: storedInteger(line.period), bankTransactionIds: [String(transaction.id)], lineIds: [String(line.lineId)] },
-          { source: 'automatic', createdBy: 'auto-reconciliation', groupId: automaticGroupId(String(transaction.id), String(line.lineId)) },
-        );
-        report.matched++;
-      } catch (error) {
-        // A person reconciled one of the pair meanwhile, or it changed: leave it.
-        if (!(error instanceof ProblemError) || error.problem.status >= 500) throw error;
-        logger.info('Auto-reconciliation skipped a pair', { transactionId: transaction.id, lineId: line.lineId, error: error.problem.error });
-      }
-    });
+    await inParallel(
+      pairs.filter(([, line]) => ofThisYear.has(line)), // a neighbouring year's pair is that year's run's to make
+      8,
+      async ([transaction, line]) => {
+        try {
+          await createReconciliation(
+            companyId,
+            { bankAccountId: transaction.bankAccountId, year, period: storedInteger(line.period), bankTransactionIds: [String(transaction.id)], lineIds: [String(line.lineId)] },
+            { source: 'automatic', createdBy: 'auto-reconciliation', groupId: automaticGroupId(String(transaction.id), String(line.lineId)) },
+          );
+          report.matched++;
+        } catch (error) {
+          // A person reconciled one of the pair meanwhile, or it changed: leave it.
+          if (!(error instanceof ProblemError) || error.problem.status >= 500) throw error;
+          logger.info('Auto-reconciliation skipped a pair', { transactionId: transaction.id, lineId: line.lineId, error: error.problem.error });
+        }
+      },
+    );
   }
   report.durationMs = Date.now() - started;
   return report;

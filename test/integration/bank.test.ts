@@ -612,6 +612,30 @@ describe('auto-reconciliation', () => {
     expect(summary.body.periods[4]).toMatchObject({ groupCount: 3, automaticGroupCount: 2, entryCount: 6, unreconciledTransactionCount: 2 });
   });
 
+  it('counts candidates across the bank accounts of one GL account and across the year edge: a line two accounts could pay, or a payment two years could hold, is left to a person', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(year - 1, ['1920']));
+    await importAndWait(companyId, 'accounts', chartOf(year, ['1920']));
+    await importAndWait(companyId, 'general-ledger-lines', { year: year - 1, lines: [{ id: 'dec', accountCode: '1920', amount: '-700.00', period: 12, transactionDate: '2025-12-31' }] });
+    await importAndWait(companyId, 'general-ledger-lines', {
+      year,
+      lines: [
+        { id: 'mar', accountCode: '1920', amount: '-500.00', period: 3, transactionDate: '2026-03-10' },
+        { id: 'jan', accountCode: '1920', amount: '-700.00', period: 1, transactionDate: '2026-01-02' },
+      ],
+    });
+    // Two bank accounts on 1920: each has a -500 within the window of the one -500 line.
+    const a = (await ingestOk(companyId, statementXml(validAccountNumber('1503246900'), 'ST-EDGE-A', [entry('A1', '2026-03-11', '-500.00'), entry('A2', '2026-01-01', '-700.00')]), '--gl-account', '1920')).statements[0]!.bankAccountId;
+    const b = (await ingestOk(companyId, statementXml(validAccountNumber('1503247000'), 'ST-EDGE-B', [entry('B1', '2026-03-10', '-500.00')]), '--gl-account', '1920')).statements[0]!.bankAccountId;
+    for (const runYear of [year, year - 1]) {
+      const run = await admin('auto-reconcile', '--company', companyId, '--year', String(runYear), '--json');
+      expect(run.code, run.err).toBe(0);
+      expect(JSON.parse(run.out)).toMatchObject({ year: runYear, bankAccounts: 2, matched: 0 });
+    }
+    expect(JSON.parse((await admin('auto-reconcile', '--company', companyId, '--year', String(year), '--json')).out)).toMatchObject({ unreconciledTransactions: 3, ambiguous: 3 });
+    for (const [account, reference] of [[a, 'A1'], [a, 'A2'], [b, 'B1']] as const) expect(await statusOf(companyId, account, reference), reference).toBe('unreconciled');
+  });
+
   it('is idempotent: a redelivered post-fetch message creates no second group', async () => {
     const { createPostFetchWorker } = await import('../../shared/imports/post-fetch');
     const { autoReconciliationEngine } = await import('../../shared/bank/auto-reconciliation');
