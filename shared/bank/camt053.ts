@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Decimal } from '../platform/money';
+import { clip } from '../platform/text';
 
 /**
  * ISO 20022 camt.053 (bank-to-customer statement) parser: pure, no I/O. Accepts any
@@ -119,13 +120,16 @@ const child = (node: unknown, ...path: string[]): unknown => {
   return current;
 };
 
-/** The trimmed text of an element (or of the element down a path); null when absent or empty. */
+/** The most characters a text of a statement keeps (the read shape's bound; camt.053 texts are at most 500). */
+export const maxStatementText = 4000;
+
+/** The trimmed text of an element (or of the element down a path), cut to maxStatementText; null when absent or empty. */
 const text = (node: unknown, ...path: string[]): string | null => {
   const element = path.length === 0 ? node : child(node, ...path);
   const value = isElement(element) ? element['#text'] : element;
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
-  return trimmed === '' ? null : trimmed;
+  return trimmed === '' ? null : clip(trimmed, maxStatementText);
 };
 
 const attribute = (node: unknown, name: string): string | null => {
@@ -239,7 +243,7 @@ const unstructuredText = (transaction: unknown): string | null => {
   const lines = children(child(transaction, 'RmtInf'), 'Ustrd')
     .map((line) => text(line))
     .filter((line) => line !== null);
-  return lines.length > 0 ? lines.join(' ') : null;
+  return lines.length > 0 ? clip(lines.join(' '), maxStatementText) : null;
 };
 
 const parseEntry = (entry: unknown, index: number, where: string, fallbackDate: () => string | null): StatementEntry => {

@@ -6,6 +6,7 @@ import { queryPage, type Page } from '../db/query-page';
 import { decodeCursor, type CursorBinding } from '../platform/cursor';
 import { currentAccountingYear } from '../ledger/chart/service';
 import { Decimal, fromStoredNumber, toStoredNumber } from '../platform/money';
+import { clip } from '../platform/text';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
 import { formatAmount } from '../platform/json';
 import { outboxEventWrite } from '../outbox/repository';
@@ -50,12 +51,19 @@ interface LineSnapshot {
 }
 
 
+/** How much of a member's description its group keeps: 98 members stay far below DynamoDB's 400 KB item. */
+const maxSnapshotDescription = 500;
+const snapshotDescription = (value: unknown) => {
+  const description = textOrNull(value);
+  return description === null ? null : clip(description, maxSnapshotDescription);
+};
+
 const transactionSnapshot = (item: Item): TransactionSnapshot => ({
   id: String(item.id),
   amount: fromStoredNumber(item.amount),
   bookingDate: String(item.bookingDate),
   valueDate: textOrNull(item.valueDate),
-  description: textOrNull(item.description),
+  description: snapshotDescription(item.description),
 });
 
 const lineSnapshot = (item: Item): LineSnapshot => ({
@@ -65,7 +73,7 @@ const lineSnapshot = (item: Item): LineSnapshot => ({
   accountCode: String(item.accountCode),
   period: storedInteger(item.period),
   transactionDate: textOrNull(item.transactionDate),
-  description: textOrNull(item.description),
+  description: snapshotDescription(item.description),
 });
 
 const storedTransaction = (snapshot: TransactionSnapshot): Item => ({ ...snapshot, amount: toStoredNumber(snapshot.amount) });

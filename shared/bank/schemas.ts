@@ -76,7 +76,7 @@ export const ReconciliationEntrySchema = /* @__PURE__ */ lazySchema(() => z
         type: z.literal('bank_transaction').openapi({ description: 'bank_transaction' }),
         bankTransactionId: UuidSchema,
         bookingDate: date,
-        description: nullableText.openapi({ description: 'Text of the bank transaction, or null' }),
+        description: nullableText.openapi({ description: 'Text of the bank transaction when the group was made (its first 500 characters), or null' }),
         amount: amountRead.openapi({ description: 'Amount of the bank transaction when the group was made (credit to the account positive)' }),
         ...EntryBase,
       })
@@ -89,7 +89,7 @@ export const ReconciliationEntrySchema = /* @__PURE__ */ lazySchema(() => z
         accountCode,
         period: PeriodSchema,
         transactionDate: date.nullable(),
-        description: nullableText.openapi({ description: 'Line text, or null' }),
+        description: nullableText.openapi({ description: 'Line text when the group was made (its first 500 characters), or null' }),
         amount: amountRead.openapi({ description: 'Amount of the GL line when the group was made (debit positive)' }),
         ...EntryBase,
       })

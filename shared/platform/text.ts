@@ -11,12 +11,12 @@ export const isWellFormed = (text: string): boolean => !loneSurrogate.test(text)
 /** The text with each lone surrogate replaced by U+FFFD, as String.prototype.toWellFormed does. */
 export const toWellFormed = (text: string): string => text.replace(loneSurrogates, '\uFFFD');
 
+/** `text` cut to at most `max` characters, the last of them an ellipsis when cut. */
+export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 /**
  * Orders strings by UTF-16 code units, as a plain sort() does: the same order on every machine.
  * localeCompare follows the runtime's locale, and its first call in a process costs about 6 ms of
  * CPU (ICU builds its collator), paid by the first request of a cold start.
  */
-/** `text` cut to at most `max` characters, the last of them an ellipsis when cut. */
-export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
 export const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -198,6 +198,17 @@ describe('bank reads', () => {
 });
 
 describe('reconciliation groups', () => {
+  it("keeps the first 500 characters of a member's description in the group (the member keeps all of it)", async () => {
+    const description = 'Faktura '.repeat(125); // 1,000 characters
+    const { companyId, bankAccountId, tx, line } = await books([{ id: 'long', amount: '40.00', period: 3, description }], [entry('L1', '2026-03-10', '40.00')]);
+    const created = await create(companyId, { bankAccountId, year, period: 3, bankTransactionIds: [tx('L1')], lineIds: [line('long')] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const lineEntry = created.body.entries.find((e: { type: string }) => e.type === 'gl_line');
+    expect(lineEntry.description).toBe(`${description.slice(0, 499)}…`);
+    const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=${year}`, { as: 'a-system' });
+    expect(lines.body.data[0].description).toBe(description);
+  });
+
   it('creates a group (members reconciled), reads it and lists it by year and period; DELETE dissolves it', async () => {
     const { companyId, bankAccountId, tx, line } = await books(
       [

@@ -173,6 +173,15 @@ describe('camt.053.001.02: statement-2026-01.xml', () => {
     });
   });
 
+  it('cuts every text to 4000 characters (the read shape), joined remittance lines too', () => {
+    const long = 'x'.repeat(5000);
+    expect(oneEntry({ rest: `<AddtlNtryInf>${long}</AddtlNtryInf>` }).description).toBe(`${'x'.repeat(3999)}…`);
+    const lines = Array.from({ length: 40 }, (_, i) => `<Ustrd>${String(i).padStart(139, '-')}</Ustrd>`).join('');
+    const joined = oneEntry({ rest: `<NtryDtls><TxDtls><RmtInf>${lines}</RmtInf></TxDtls></NtryDtls>` }).description!;
+    expect(joined).toHaveLength(4000);
+    expect(joined.endsWith('…')).toBe(true);
+  });
+
   it('reads a proprietary bank transaction code when there is no Domn', () => {
     expect(statement.entries[7]!.bankTransactionCode).toBe('GEBYR');
   });
