@@ -117,13 +117,16 @@ export const companyRepository = {
    */
   async subtreeAfter(rootOrganizationId: string, organizationPath: string, after: string | undefined, limit: number, startKey?: Record<string, unknown>) {
     const prefix = companySubtreePrefix(organizationPath);
+    const upper = `${prefix}\uffff`;
     const lower = after && after >= prefix ? `${after}\u0000` : prefix;
+    // Past the end of this subtree (the cursor is in a later one): nothing here, and DynamoDB refuses a BETWEEN whose bounds are reversed.
+    if (lower > upper) return { companies: [], lastKey: undefined };
     const result = await dynamo().send(
       new QueryCommand({
         TableName: tableName(),
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :lower AND :upper',
-        ExpressionAttributeValues: { ':pk': companyTreePartition(rootOrganizationId), ':lower': lower, ':upper': `${prefix}\uffff` },
+        ExpressionAttributeValues: { ':pk': companyTreePartition(rootOrganizationId), ':lower': lower, ':upper': upper },
         Limit: limit,
         ExclusiveStartKey: startKey,
       }),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../../shared/administration/service';
 import { api, expectProblem } from '../support/api';
 import { newFirm, newPerson } from '../support/people';
 import { seededClient, testStack } from '../support/stack';
@@ -207,6 +208,28 @@ describe('per-user principals (USER)', () => {
       cursor = page.body.pagination.next_cursor;
     } while (cursor);
     expect(seen.sort()).toEqual([companies.a, companies.c, companies.child].sort());
+  });
+});
+
+describe('a person granted two organizations apart', () => {
+  it('pages through the companies of both with a cursor, past the end of either', async () => {
+    const firm = await newFirm('Two subtrees');
+    const east = await createOrganization({ name: 'East', parentId: firm.root.id });
+    const west = await createOrganization({ name: 'West', parentId: firm.root.id });
+    // Two in each: whichever sorts first, a page of the second follows a cursor past the first.
+    const expected = [await firm.company(east), await firm.company(east), await firm.company(west), await firm.company(west)];
+    const who = await newPerson(firm.root.id);
+    const policy = await api('POST', '/v1/access/policies', { token: firm.systemToken, body: { name: 'East and West', rules: [allowAll({ organizations: [east.id, west.id] })] } });
+    expect((await api('POST', '/v1/access/assignments', { token: firm.systemToken, body: { policyId: policy.body.id, userId: who.person.userId } })).status).toBe(201);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Json = await api('GET', `/v1/companies?page_size=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: who.token });
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      seen.push(...page.body.data.map((c: { id: string }) => c.id));
+      cursor = page.body.pagination.next_cursor;
+    } while (cursor && seen.length <= expected.length);
+    expect(seen.sort()).toEqual(expected.sort());
   });
 });
 
