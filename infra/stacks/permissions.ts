@@ -256,9 +256,10 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
     grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'controlTable', leadingKeyPrefixes: [controlPartitionPrefixes.rateLimit] });
   }
   if (permissions.control === 'rateLimitAndIdempotency') {
-    // shared/platform/idempotency.ts: conditional PutItem (claim), UpdateItem (store), DeleteItem (release).
+    // shared/platform/idempotency.ts: conditional PutItem (claim), UpdateItem (store), DeleteItem
+    // (release), GetItem (the stored answer of a retry whose resource is gone).
     grants.push({
-      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
       resource: 'controlTable',
       leadingKeyPrefixes: [controlPartitionPrefixes.idempotency],
     });

@@ -6,6 +6,7 @@ import {
   claimIdempotencyKey,
   releaseIdempotencyKey,
   requestFingerprint,
+  storedIdempotentResponse,
   storeIdempotentResponse,
   validateIdempotencyKey,
   type Claim,
@@ -79,6 +80,8 @@ export type OwnerOfParameters<Names extends readonly string[], Resolvers> =
 
 export interface IdempotencyStore {
   claim: (clientId: string, key: string, fingerprint: string) => Promise<Claim>;
+  /** The answer of an earlier completed request with this key and fingerprint, without claiming. */
+  stored: (clientId: string, key: string, fingerprint: string) => Promise<StoredResponse | undefined>;
   store: (clientId: string, key: string, fingerprint: string, response: OperationResponse, options?: { seal?: boolean }) => Promise<void>;
   release: (clientId: string, key: string, fingerprint: string) => Promise<void>;
 }
@@ -96,6 +99,7 @@ export interface RunnerDependencies {
 
 const dynamoIdempotency: IdempotencyStore = {
   claim: claimIdempotencyKey,
+  stored: storedIdempotentResponse,
   store: storeIdempotentResponse,
   release: releaseIdempotencyKey,
 };
@@ -137,11 +141,19 @@ export const createOperationRunner = <Ops extends Operations>(operations: Ops, d
               return { loaded, owner: await resolveOwner(dependencies.owners, route, operation, call.params, loaded) };
             });
         reach.catch(() => undefined); // a 429 leaves it unobserved
-        const reached = await timed('runner: rate limit + reach (side by side)', async () => {
-          rateHeaders = await timed('runner: rate limit', () => rateLimit(principal));
-          if (systemClientRequired) throw problems.systemClientRequired();
-          return reach;
-        });
+        let reached: Awaited<typeof reach>;
+        try {
+          reached = await timed('runner: rate limit + reach (side by side)', async () => {
+            rateHeaders = await timed('runner: rate limit', () => rateLimit(principal));
+            if (systemClientRequired) throw problems.systemClientRequired();
+            return reach;
+          });
+        } catch (error) {
+          // A retried mutation that removed its own resource (a DELETE whose answer was lost) replays that answer.
+          const replay = route.mutation && error instanceof ProblemError && error.problem.status === 404 ? await storedReplay(idempotency, callerKey(principal), route, call) : undefined;
+          if (replay) return withHeaders(replay, rateHeaders);
+          throw error;
+        }
         reaching = reached?.loaded;
         owner = reached?.owner;
       }
@@ -190,6 +202,20 @@ export const resolveOwner = async (
   const owner = await resolver.resolve(id, principal, route);
   if (owner === undefined) throw problems.notFound(resolver.noun);
   return owner;
+};
+
+/** The stored answer of this very request (same client, key, method, path, query and body), marked replayed; undefined when none. */
+const storedReplay = async (store: IdempotencyStore, clientId: string, route: OperationDefinition, call: OperationCall): Promise<OperationResponse | undefined> => {
+  if (!('path' in route) || call.idempotencyKey === undefined) return undefined;
+  let key: string;
+  try {
+    key = validateIdempotencyKey(call.idempotencyKey);
+  } catch {
+    return undefined;
+  }
+  const { method, path } = route as RouteDefinition;
+  const stored = await store.stored(clientId, key, requestFingerprint(method, concretePath(path, call.params), rawQueryOf(call), call.body?.text));
+  return stored && { ...stored, headers: { ...stored.headers, 'Idempotency-Replayed': 'true' } };
 };
 
 const idempotent = async (

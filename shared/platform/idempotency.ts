@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { idempotencyKeys } from './keys';
 import { controlTableName, dynamo } from './aws';
@@ -85,6 +85,16 @@ export const claimIdempotencyKey = async (clientId: string, key: string, fingerp
     if (existing.status !== 'completed') throw problems.idempotencyInFlight();
     return { kind: 'replay', response: await replayed(clientId, key, existing.response as RecordedResponse) };
   }
+};
+
+/**
+ * The answer stored for this client, key and request, if the request completed before (no claim is
+ * made): how a retried mutation whose resource it removed replays its answer instead of a 404.
+ */
+export const storedIdempotentResponse = async (clientId: string, key: string, fingerprint: string, now = Date.now()): Promise<StoredResponse | undefined> => {
+  const { Item } = await dynamo().send(new GetCommand({ TableName: controlTableName(), Key: idempotencyKeys(clientId, key), ConsistentRead: true }));
+  if (!Item || Item.status !== 'completed' || Item.fingerprint !== fingerprint || Number(Item.expiresAt) < Math.floor(now / 1000)) return undefined;
+  return replayed(clientId, key, Item.response as RecordedResponse);
 };
 
 export const storeIdempotentResponse = async (clientId: string, key: string, fingerprint: string, response: StoredResponse, options: { seal?: boolean } = {}): Promise<void> => {

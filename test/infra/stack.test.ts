@@ -406,7 +406,7 @@ describe('least privilege', () => {
   /** Writes only in partitions whose key starts with one of the prefixes (dynamodb:LeadingKeys). */
   const tableWriteIf = (...prefixes: string[]) => tableWrite.map((grant) => `${grant} if ${prefixes.map((prefix) => `${prefix}*`).join(',')}`);
   const rateLimit = ['dynamodb:UpdateItem controlTable if RATE#*'];
-  const idempotency = ['DeleteItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} controlTable if IDEMPOTENCY#*`);
+  const idempotency = ['DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} controlTable if IDEMPOTENCY#*`);
   const outboxWrite = ['dynamodb:PutItem outboxTable'];
   const outboxRead = [
     'dynamodb:GetItem outboxTable',

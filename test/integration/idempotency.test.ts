@@ -21,6 +21,22 @@ describe('Idempotency-Key', () => {
     expect((await companyNames()).filter((name: string) => name === body.displayName)).toHaveLength(1);
   });
 
+  it('replays a DELETE whose resource is gone when retried with its key (a new key answers 404)', async () => {
+    const created = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url: 'http://127.0.0.1:9/hook', eventTypes: ['company.updated'] } });
+    expect(created.status).toBe(201);
+    const key = randomUUID();
+    const path = `/v1/webhooks/subscriptions/${created.body.id}`;
+    const deleted = await api('DELETE', path, { as: 'a-system', idempotencyKey: key });
+    expect(deleted.status).toBeLessThan(300);
+    const retried = await api('DELETE', path, { as: 'a-system', idempotencyKey: key });
+    expect(retried.status).toBe(deleted.status);
+    expect(retried.headers.get('idempotency-replayed')).toBe('true');
+    expect(retried.text).toBe(deleted.text);
+    expectProblem(await api('DELETE', path, { as: 'a-system', idempotencyKey: randomUUID() }), 404, 'not_found');
+    // the same key on another resource that is gone is no replay
+    expectProblem(await api('DELETE', `/v1/webhooks/subscriptions/${randomUUID()}`, { as: 'a-system', idempotencyKey: key }), 404, 'not_found');
+  });
+
   it('answers 422 idempotency_key_reused for the same key with another body or path', async () => {
     const key = randomUUID();
     await api('POST', '/v1/companies', { as: 'a-system', body: createBody(), idempotencyKey: key });

@@ -40,12 +40,13 @@ describe('local IAM', () => {
     expect(allowed(identity, 'UpdateItemCommand', { TableName: 'control', Key: { PK: { S: 'RATE#client' }, SK: { S: 'RATE' } } })).toBe(true);
   });
 
-  it('a group with mutations also claims, stores and releases idempotency records, and writes the books', () => {
-    for (const command of ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']) {
+  it('a group with mutations also claims, stores, reads and releases idempotency records, and writes the books', () => {
+    for (const command of ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'GetItemCommand']) {
       const key = idempotencyKeys('client', 'k');
       expect(allowed(companies, command, { TableName: 'control', Key: key, Item: key }), command).toBe(true);
     }
-    expect(allowed(companies, 'GetItemCommand', { TableName: 'control', Key: idempotencyKeys('client', 'k') })).toBe(false);
+    expect(allowed(companies, 'GetItemCommand', { TableName: 'control', Key: rateLimitKeys('client') })).toBe(false);
+    expect(allowed(identity, 'GetItemCommand', { TableName: 'control', Key: idempotencyKeys('client', 'k') })).toBe(false);
     expect(
       allowed(companies, 'TransactWriteItemsCommand', {
         TransactItems: [{ Put: { TableName: 'books', Item: companyKeys('c') } }, { ConditionCheck: { TableName: 'books', Key: organizationKeys('o') } }],

@@ -63,6 +63,10 @@ const memoryIdempotency = (): IdempotencyStore & { records: Map<string, { finger
       if (!existing.response) throw problems.idempotencyInFlight();
       return { kind: 'replay', response: existing.response };
     },
+    stored: async (clientId, key, fingerprint) => {
+      const existing = records.get(`${clientId}#${key}`);
+      return existing?.fingerprint === fingerprint ? existing.response : undefined;
+    },
     store: async (clientId, key, _fingerprint, response) => {
       records.get(`${clientId}#${key}`)!.response = response;
     },
