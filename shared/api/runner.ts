@@ -241,8 +241,17 @@ const idempotent = async (
     await store.release(clientId, key, fingerprint);
     throw error;
   }
-  if (response.statusCode >= 500) await store.release(clientId, key, fingerprint);
-  else await store.store(clientId, key, fingerprint, response, { seal: seal && response.statusCode < 300 });
+  if (response.statusCode >= 500) {
+    await store.release(clientId, key, fingerprint);
+    return response;
+  }
+  try {
+    await store.store(clientId, key, fingerprint, response, { seal: seal && response.statusCode < 300 });
+  } catch (error) {
+    // The effect has happened: answer it. A 500 now would invite a retry that, once the claim's
+    // lease ran out, would do it again.
+    logger.error('The answer of a mutation could not be stored for its Idempotency-Key; answered anyway', { error: error as Error, idempotencyKey: key });
+  }
   return response;
 };
 

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../shared/identity/principal';
 import type { Claim } from '../../shared/platform/idempotency';
 import { defineOperation } from '../../shared/api/operation';
 import { problems } from '../../shared/platform/problem';
+import { logger } from '../../shared/platform/logger';
 import { createOperationRunner, type IdempotencyStore, type OperationCall, type OperationResponse } from '../../shared/api/runner';
 import { mcpOnlyOperations, type McpOnlyOperationDefinition, type RouteDefinition } from '../../shared/routes';
 import * as z from '../../shared/platform/zod';
@@ -104,6 +105,8 @@ const call = (operationId: keyof typeof operations, overrides: Partial<Omit<Oper
 
 const parsed = (response: OperationResponse) => ({ status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined });
 
+afterEach(() => vi.restoreAllMocks());
+
 describe('operation runner (transport-neutral)', () => {
   it('runs an operation with the resolved owner, validated query and rate-limit headers', async () => {
     const { run } = setup();
@@ -197,6 +200,16 @@ describe('operation runner (transport-neutral)', () => {
     expect(parsed(response).body).toMatchObject({ status: 500, error: 'internal_error' });
     expect(response.body).not.toContain('boom');
     expect(idempotency.records.size).toBe(0);
+  });
+
+  it('a mutation whose answer cannot be stored is still answered (its effect happened), not 500', async () => {
+    const { run, idempotency } = setup();
+    idempotency.store = async () => Promise.reject(new Error('control table unavailable'));
+    const errors = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const body = { text: '{"text": "kept"}', contentType: 'application/json' };
+    const response = await run(call('addNote', { idempotencyKey: 'unstored-1', body }));
+    expect(parsed(response)).toMatchObject({ status: 201, body: { text: 'kept' } });
+    expect(errors).toHaveBeenCalledWith(expect.stringContaining('could not be stored'), expect.objectContaining({ idempotencyKey: 'unstored-1' }));
   });
 
   it('public operations run without a principal, rate limit or reach', async () => {
