@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a soft-deleted company
-         * @description Restores a soft-deleted company. A company that is not deleted is answered unchanged. Errors: **409** `conflict` with `reason` `deleted_by_organization_cascade` when the company was deleted with its organization.
+         * @description Restores a soft-deleted company. A company that is not deleted is answered unchanged. Errors: **409** `conflict` with `reason` `deleted_by_organization_cascade` when the company was deleted with its organization, or its organization was deleted after it.
          */
         post: operations["restoreCompany"];
         delete?: never;
@@ -2761,7 +2761,7 @@ export interface components {
              * @example 2026-03-14
              */
             bookingDate: string;
-            /** @description Text of the bank transaction, or null */
+            /** @description Text of the bank transaction when the group was made (its first 500 characters), or null */
             description: string | null;
             /**
              * Format: decimal
@@ -2795,7 +2795,7 @@ export interface components {
              * @example 2026-03-14
              */
             transactionDate: string | null;
-            /** @description Line text, or null */
+            /** @description Line text when the group was made (its first 500 characters), or null */
             description: string | null;
             /**
              * Format: decimal

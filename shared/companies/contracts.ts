@@ -62,7 +62,7 @@ export const companyContracts = {
   },
   restoreCompany: {
     description:
-      'Restores a soft-deleted company. A company that is not deleted is answered unchanged. Errors: **409** `conflict` with `reason` `deleted_by_organization_cascade` when the company was deleted with its organization.',
+      'Restores a soft-deleted company. A company that is not deleted is answered unchanged. Errors: **409** `conflict` with `reason` `deleted_by_organization_cascade` when the company was deleted with its organization, or its organization was deleted after it.',
     params: CompanyParamsSchema,
     responses: { 200: company },
     problems: { 409: 'The company was deleted together with its organization (reason deleted_by_organization_cascade)' },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from '../db/query-page';
 import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-of-work';
 import { outboxEventWrite, type EventType } from '../outbox/repository';
-import type { Organization } from '../identity/organization-repository';
+import { organizationRepository, type Organization } from '../identity/organization-repository';
 import { cursorCaller, type Principal } from '../identity/principal';
 import type { ReachingPrincipal } from '../identity/reach';
 import { noAccess } from '../identity/access-evaluator';
@@ -40,9 +40,17 @@ const notFound = () => problems.notFound('company');
  * Commits a company change together with its event in the outbox (one transaction); false when
  * the change's condition did not hold (the company is gone, or a concurrent change won).
  */
-const commitWithEvent = async (change: TransactionWrite, type: Extract<EventType, `company.${string}`>, companyId: string, at: string): Promise<boolean> => {
+const commitWithEvent = async (
+  change: TransactionWrite,
+  type: Extract<EventType, `company.${string}`>,
+  companyId: string,
+  at: string,
+  checks: Record<string, TransactionWrite> = {},
+): Promise<boolean> => {
   try {
-    await unitOfWork().add('company', change).add('event', outboxEventWrite(type, companyId, { companyId }, at)).commit();
+    const work = unitOfWork().add('company', change).add('event', outboxEventWrite(type, companyId, { companyId }, at));
+    for (const [name, check] of Object.entries(checks)) work.add(name, check);
+    await work.commit();
     return true;
   } catch (error) {
     if (error instanceof ConditionsFailed && error.names.includes('company')) return false;
@@ -146,13 +154,18 @@ export const deleteCompany = async (principal: Principal, current: CompanyRecord
  */
 export const restoreCompany = async (current: CompanyRecord): Promise<Company> => {
   if (!current.deletion) return toCompany(current);
-  if (current.deletion.cause === 'organization_cascade') {
-    throw problems.conflict('The company was deleted together with its organization and cannot be restored on its own.', {
-      reason: 'deleted_by_organization_cascade',
-    });
-  }
+  const deletedWithOrganization = () =>
+    problems.conflict('The company was deleted together with its organization and cannot be restored on its own.', { reason: 'deleted_by_organization_cascade' });
+  if (current.deletion.cause === 'organization_cascade') throw deletedWithOrganization();
   const at = new Date().toISOString();
-  if (await commitWithEvent(companyRepository.restoreWrite(current, at), 'company.restored', current.id, at)) {
+  // Its organization may have been deleted after it (the cascade passes over deleted companies).
+  const restored = await commitWithEvent(companyRepository.restoreWrite(current, at), 'company.restored', current.id, at, {
+    organization: organizationRepository.activeCheck(current.organizationId),
+  }).catch((error: unknown) => {
+    if (error instanceof ConditionsFailed && error.names.includes('organization')) throw deletedWithOrganization();
+    throw error;
+  });
+  if (restored) {
     const { deletion, ...rest } = current;
     return toCompany({ ...rest, status: deletion.priorStatus, updatedAt: at });
   }

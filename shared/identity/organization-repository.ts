@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
+import type { TransactionWrite } from '../db/unit-of-work';
 import { organizationKeys, organizationTreeKeys, organizationTreePartition } from './keys';
 
 export interface Organization {
@@ -51,6 +52,19 @@ export const organizationRepository = {
       ExpressionAttributeValues: { ':pk': organizationTreePartition(organization.rootId), ':path': organization.path },
     });
     return items.map(toOrganization);
+  },
+
+  /** A check for a unit of work: the organization exists and is not deleted; nothing is written. */
+  activeCheck(id: string): TransactionWrite {
+    return {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: organizationKeys(id),
+        ConditionExpression: '#status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':active': 'active' },
+      },
+    };
   },
 
   async markDeleted(id: string, deletedAt: string): Promise<void> {

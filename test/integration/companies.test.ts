@@ -277,4 +277,16 @@ describe('status transitions', () => {
     expectProblem(response, 409, 'conflict');
     expect(response.body.reason).toBe('deleted_by_organization_cascade');
   });
+
+  it('restore answers 409 for a company deleted on its own before its organization was deleted', async () => {
+    testStack();
+    const organization = await createOrganization({ name: 'Closed branch', parentId: orgId('a-system') });
+    const company = await newCompany('a-system', { organizationId: organization.id });
+    expect((await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system' })).body.cause).toBe('direct');
+    await deleteOrganization(organization.id, 'test', localCredentialIssuer);
+    const response = await api('POST', `/v1/companies/${company.id}/restore`, { as: 'a-system' });
+    expectProblem(response, 409, 'conflict');
+    expect(response.body.reason).toBe('deleted_by_organization_cascade');
+    expect((await listAll<{ id: string }>('/v1/companies?page_size=200', { as: 'a-system' })).map((c) => c.id)).not.toContain(company.id);
+  });
 });
