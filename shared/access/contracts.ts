@@ -46,7 +46,7 @@ export const userContracts = {
   },
   explainUserAccess: {
     description:
-      'Why the person may or may not do `action` on `company_id`: `decision` allow or deny, `reason` (`allow_rule`, `deny_rule`, `no_matching_rule`, `not_a_member`) and the policy and rule (0-based `ruleIndex`) that decided. **404** when the company is not within your reach.',
+      'Why the person may or may not do `action` on `company_id`: `decision` allow or deny, `reason` (`allow_rule`, `deny_rule`, `no_matching_rule`, `not_a_member`) and the policy and rule (0-based `ruleIndex`) that decided; those are null when the policy is not within your reach (owned by an organization above yours). **404** when the company is not within your reach.',
     params: userParams,
     query: ExplainQuerySchema,
     responses: { 200: { description: 'The decision for the company and action, and the policy rule that decided it', schema: AccessExplanationSchema } },

@@ -310,7 +310,9 @@ export const explainAccess = async (principal: Principal, userId: string, compan
   if (!company) throw problems.notFound('company');
   const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
   const decision = decide(access, target(company), action);
-  const rule = 'rule' in decision ? decision.rule : undefined;
+  const decidingRule = 'rule' in decision ? decision.rule : undefined;
+  // The deciding policy is shown only where the caller could read it (GET /v1/access/policies/{id}).
+  const rule = decidingRule && reachable.placed(principal, await accessRepository.policy(decidingRule.policyId)) ? decidingRule : undefined;
   return {
     userId,
     companyId,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../shared/administration/service';
-import { api, expectProblem } from '../support/api';
+import { api, expectProblem, tokenFor } from '../support/api';
+import { createTestClient } from '../support/clients';
 import { newFirm, newPerson } from '../support/people';
 import { seededClient, testStack } from '../support/stack';
 import type { Json } from '../support/json';
@@ -208,6 +209,22 @@ describe('per-user principals (USER)', () => {
       cursor = page.body.pagination.next_cursor;
     } while (cursor);
     expect(seen.sort()).toEqual([companies.a, companies.c, companies.child].sort());
+  });
+});
+
+describe('explain across organizations', () => {
+  it("shows a sub-organization's system client the decision but not a policy of the organization above it", async () => {
+    const firm = await newFirm('Explain reach');
+    const childCompany = await firm.company(firm.child);
+    const childSystem = await createTestClient({ name: 'explain-child-system', organizationId: firm.child.id, plan: 'premium' });
+    const childToken = await tokenFor(childSystem.client.clientId, childSystem.clientSecret);
+    const who = await newPerson(firm.child.id);
+    const rootPolicy = await api('POST', '/v1/access/policies', { token: firm.systemToken, body: { name: 'Root policy', rules: [allowAll({ organizations: [firm.root.id] })] } });
+    expect((await api('POST', '/v1/access/assignments', { token: firm.systemToken, body: { policyId: rootPolicy.body.id, userId: who.person.userId } })).status).toBe(201);
+    const path = `/v1/users/${who.person.userId}/access/explain?company_id=${childCompany}&action=ledger:read`;
+    expect((await api('GET', path, { token: firm.systemToken })).body).toMatchObject({ decision: 'allow', reason: 'allow_rule', policy: { id: rootPolicy.body.id, name: 'Root policy' }, ruleIndex: 0 });
+    expectProblem(await api('GET', `/v1/access/policies/${rootPolicy.body.id}`, { token: childToken }), 404, 'not_found');
+    expect((await api('GET', path, { token: childToken })).body).toMatchObject({ decision: 'allow', reason: 'allow_rule', policy: null, ruleIndex: null, rule: null });
   });
 });
 
