@@ -4423,7 +4423,7 @@ export interface components {
              * @example Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri
              */
             description: string;
-            /** @description The rules (1 to 50); a deny wins over any allow */
+            /** @description The rules (1 to 50); a deny wins over any allow. At most 2000 organizations and companies in all. */
             rules: components["schemas"]["PolicyRule"][];
             /**
              * Format: uuid
@@ -4450,7 +4450,7 @@ export interface components {
              * @example Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri
              */
             description: string;
-            /** @description The rules (1 to 50); a deny wins over any allow */
+            /** @description The rules (1 to 50); a deny wins over any allow. At most 2000 organizations and companies in all. */
             rules: components["schemas"]["PolicyRule"][];
         };
         /** @description What was deleted */
@@ -17646,7 +17646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            /** @description conflict (reason access_too_large): a person it is assigned to would hold more effective access than one person's access may (300 KB); nothing is replaced */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18126,7 +18126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description conflict (reason already_assigned): the person holds this policy already */
+            /** @description conflict (reason already_assigned): the person holds this policy already; (reason access_too_large): with it the person would hold more effective access than one person's access may (300 KB) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

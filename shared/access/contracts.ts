@@ -92,6 +92,7 @@ export const accessContracts = {
     body: ReplacePolicySchema,
     responses: { 200: { description: 'The policy with its new version; everyone it is assigned to holds the new rules from their next request', schema: PolicySchema } },
     problems: {
+      409: "conflict (reason access_too_large): a person it is assigned to would hold more effective access than one person's access may (300 KB); nothing is replaced",
       412: 'version_mismatch: If-Match is missing or names another version than the current one (read the policy again)',
       422: 'resource_outside_organization: a rule names an organization or company outside the owning organization\'s subtree',
     },
@@ -108,7 +109,10 @@ export const accessContracts = {
     requestExample: { policyId: '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e', userId: '0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b' },
     body: CreateAssignmentSchema,
     responses: { 201: { description: 'The assignment; the person holds the policy\'s rules from their next request', schema: AssignmentSchema } },
-    problems: { 404: 'not_found: the policy or the person is not within your reach', 409: 'conflict (reason already_assigned): the person holds this policy already' },
+    problems: {
+      404: 'not_found: the policy or the person is not within your reach',
+      409: "conflict (reason already_assigned): the person holds this policy already; (reason access_too_large): with it the person would hold more effective access than one person's access may (300 KB)",
+    },
   },
   listAccessAssignments: {
     description: 'The assignments of policies owned within your subtree; filters `user_id` and `policy_id`; paginated by cursor.',

@@ -26,6 +26,24 @@ import type { Assignment, CreatePolicyInput, Policy, PolicyDocument } from '../i
 
 /** Persons recomputed in the transaction of a policy replacement (DynamoDB: 100 writes a transaction). */
 export const personsPerTransaction = 98;
+/** Bytes of effective access in one such transaction (DynamoDB: 4 MB a transaction). */
+const accessBytesPerTransaction = 3_000_000;
+/** The most a person's effective access may take (DynamoDB: 400 KB an item). */
+export const maxAccessBytes = 300_000;
+
+const accessBytes = (access: EffectiveAccess): number => Buffer.byteLength(JSON.stringify(access));
+
+/** The effective access to store, refused (409 access_too_large) when it would not fit in its item. */
+export const storable = (access: EffectiveAccess): EffectiveAccess => {
+  const bytes = accessBytes(access);
+  if (bytes > maxAccessBytes) {
+    throw problems.conflict(
+      `The effective access of person ${access.userId} would take ${Math.ceil(bytes / 1000)} KB, over the ${maxAccessBytes / 1000} KB it may hold: assign fewer or smaller policies (or name organizations rather than their companies).`,
+      { reason: 'access_too_large' },
+    );
+  }
+  return access;
+};
 
 export interface AccessChange {
   addAssignment?: { id: string; policyId: string };
@@ -41,7 +59,7 @@ export interface AccessChange {
  * was computed from (a concurrent recomputation makes the transaction fail; the caller retries).
  */
 export const effectiveAccessWrite = async (userId: string, change: AccessChange = {}): Promise<TransactionWrite> =>
-  accessWrites.putEffectiveAccess(await computeEffectiveAccess(userId, change));
+  accessWrites.putEffectiveAccess(storable(await computeEffectiveAccess(userId, change)));
 
 export const computeEffectiveAccess = async (userId: string, change: AccessChange = {}): Promise<EffectiveAccess> => {
   const previous = await accessRepository.effectiveAccess(userId);
@@ -164,9 +182,20 @@ export const replacePolicy = async (current: PolicyRecord, ifMatch: string | und
       const assignments = await settledAssignments(policy);
       replaced = { ...policy, ...document, version: policy.version + 1, updatedAt: new Date().toISOString() };
       const persons = [...new Set(assignments.map((assignment) => assignment.userId))];
-      later = persons.slice(personsPerTransaction);
+      // Everyone's new access is computed (and its size checked) before anything is written; the
+      // transaction takes as many as its item count and size allow, the rest follow it.
+      const accesses = [];
+      for (const userId of persons) accesses.push(storable(await computeEffectiveAccess(userId, { policy: replaced })));
       const work = unitOfWork().add('policy', accessWrites.putPolicy(replaced, policy.version));
-      for (const userId of persons.slice(0, personsPerTransaction)) work.add(`access ${userId}`, await effectiveAccessWrite(userId, { policy: replaced }));
+      let bytes = 0;
+      let taken = 0;
+      for (const access of accesses) {
+        bytes += accessBytes(access);
+        if (taken === personsPerTransaction || bytes > accessBytesPerTransaction) break;
+        work.add(`access ${access.userId}`, accessWrites.putEffectiveAccess(access));
+        taken++;
+      }
+      later = persons.slice(taken);
       return work;
     },
     () => undefined,
@@ -250,7 +279,7 @@ export const createAssignment = async (principal: Principal, input: { policyId: 
       return unitOfWork()
         .add('assignment', accessWrites.putAssignment(assignment))
         .add('policy', accessWrites.countAssignment(current, 1))
-        .add('access', accessWrites.putEffectiveAccess(access));
+        .add('access', accessWrites.putEffectiveAccess(storable(access)));
     },
     () => undefined,
   );

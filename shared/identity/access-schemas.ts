@@ -13,6 +13,8 @@ export const policyActions = [...allScopes, ...actionWildcards] as const;
 
 /** Rules of one policy. */
 const maxRules = 50;
+/** Organizations and companies one policy names in all its rules (its item, and each holder's access, stay well below DynamoDB's 400 KB). */
+export const maxPolicyResources = 2000;
 const policyDescriptionLength = 2000;
 
 export const PolicyRuleSchema = /* @__PURE__ */ lazySchema(() => z
@@ -36,7 +38,14 @@ export const PolicyRuleSchema = /* @__PURE__ */ lazySchema(() => z
 export const PolicyDocumentSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   name: text({ max: limits.name }).openapi({ example: 'Accountant: full access to two clients' }).openapi({ description: 'Name of the policy' }).openapi({ description: 'Name of the policy' }),
   description: text({ max: policyDescriptionLength, multiline: true, blank: true }).default('').openapi({ example: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri' }),
-  rules: z.array(PolicyRuleSchema).min(1).max(maxRules).openapi({ description: 'The rules (1 to 50); a deny wins over any allow' }).openapi({ description: 'The rules (1 to 50); a deny wins over any allow' }),
+  rules: z
+    .array(PolicyRuleSchema)
+    .min(1)
+    .max(maxRules)
+    .refine((rules) => rules.reduce((count, rule) => count + (rule.resources.organizations?.length ?? 0) + (rule.resources.companies?.length ?? 0), 0) <= maxPolicyResources, {
+      message: `The rules name at most ${maxPolicyResources} organizations and companies in all`,
+    })
+    .openapi({ description: `The rules (1 to 50); a deny wins over any allow. At most ${maxPolicyResources} organizations and companies in all.` }),
 }));
 
 export const CreatePolicySchema = /* @__PURE__ */ lazySchema(() => PolicyDocumentSchema.extend({

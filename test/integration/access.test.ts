@@ -212,6 +212,17 @@ describe('per-user principals (USER)', () => {
   });
 });
 
+describe('policy bounds', () => {
+  it('a policy naming more than 2,000 organizations and companies in all is 400, naming the rules; nothing is created', async () => {
+    const firm = await newFirm('Policy bounds');
+    const rule = () => allowAll({ companies: Array.from({ length: 500 }, () => randomUUID()) });
+    const refused = await api('POST', '/v1/access/policies', { token: firm.systemToken, body: { name: 'Too many', rules: [rule(), rule(), rule(), rule(), allowAll({ organizations: [firm.root.id] })] } });
+    expectProblem(refused, 400, 'validation_failed');
+    expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'rules', message: expect.stringContaining('at most 2000 organizations and companies') })]);
+    expect((await api('GET', '/v1/access/policies?page_size=200', { token: firm.systemToken })).body.data).toEqual([]);
+  });
+});
+
 describe('explain across organizations', () => {
   it("shows a sub-organization's system client the decision but not a policy of the organization above it", async () => {
     const firm = await newFirm('Explain reach');
