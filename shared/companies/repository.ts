@@ -70,6 +70,20 @@ export const companyRepository = {
     };
   },
 
+  /** disable/enable: only from the status read (of two side by side, one changes it). */
+  statusWrite(id: string, from: CompanyStatus, to: CompanyStatus, updatedAt: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: companyKeys(id),
+        UpdateExpression: 'SET #status = :to, updatedAt = :at',
+        ConditionExpression: `${notDeleted} AND #status = :from`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':to': to, ':from': from, ':at': updatedAt },
+      },
+    };
+  },
+
   /** Soft delete: keeps the item, drops it from list indexes (the condition fails when it is already deleted). */
   markDeletedWrite(id: string, deletion: CompanyDeletionRecord): TransactionWrite {
     return {

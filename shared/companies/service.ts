@@ -127,8 +127,11 @@ export const setCompanyStatus = async (current: CompanyRecord, status: CompanySt
   if (current.status === status) return toCompany(current);
   const at = new Date().toISOString();
   const type = status === 'disabled' ? 'company.disabled' : 'company.enabled';
-  if (!(await commitWithEvent(companyRepository.updateWrite(current.id, { status }, at), type, current.id, at))) throw notFound();
-  return toCompany({ ...current, status, updatedAt: at });
+  if (await commitWithEvent(companyRepository.statusWrite(current.id, current.status, status, at), type, current.id, at)) return toCompany({ ...current, status, updatedAt: at });
+  // Another request changed it meanwhile (one event, one change): answer the company as it is now.
+  const now = await companyRepository.get(current.id);
+  if (!now || now.deletion) throw notFound();
+  return toCompany(now);
 };
 
 /** Soft delete, idempotent: deleting a deleted company answers its existing deletion. */

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { companyRepository } from '../../shared/companies/repository';
+import { setCompanyStatus } from '../../shared/companies/service';
+import { eventsOfCompany } from '../../shared/outbox/repository';
 import { api, expectProblem, listAll } from '../support/api';
 import { newFirm } from '../support/people';
 import { seededClient, seededCompanies, testStack } from '../support/stack';
@@ -224,6 +227,16 @@ describe('status transitions', () => {
     const enabled = await api('POST', `/v1/companies/${company.id}/actions/enable`, { as: 'a-system' });
     expect(enabled.body.status).toBe('active');
     expect((await api('POST', `/v1/companies/${company.id}/actions/enable`, { as: 'a-system' })).body.status).toBe('active');
+  });
+
+  it('of two disables that read the company active, one disables it: one company.disabled event', async () => {
+    const company = await newCompany();
+    testStack();
+    const readBefore = (await companyRepository.get(company.id))!;
+    expect((await api('POST', `/v1/companies/${company.id}/actions/disable`, { as: 'a-system' })).body.status).toBe('disabled');
+    // The second as the function runs it, with the company as read before the first changed it.
+    expect(await setCompanyStatus(readBefore, 'disabled')).toMatchObject({ id: company.id, status: 'disabled' });
+    expect((await eventsOfCompany(company.id)).map((event) => event.type)).toEqual(['company.created', 'company.disabled']);
   });
 
   it('an action takes no body: an empty object is tolerated, anything else refused', async () => {
