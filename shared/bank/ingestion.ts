@@ -142,6 +142,9 @@ const comparable = (value: unknown): string => {
 /** Fields whose change is an amendment (statementId alone changes when a later statement repeats an entry). */
 const amendableFields = ['bookingDate', 'valueDate', 'amount', 'currency', 'description', 'reference', 'counterpartyName', 'counterpartyAccount', 'bankTransactionCode'];
 
+/** Attempts at writing one entry that other ingestions keep changing meanwhile. */
+const maxWriteAttempts = 5;
+
 export const ingestBankStatement = async (companyId: string, xml: string | Buffer, options: IngestionOptions = {}): Promise<IngestionResult> => {
   let statements: BankStatement[];
   try {
@@ -182,39 +185,39 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
     await inParallel(booked, 16, async ({ entry, id }) => {
       const key = bankRepository.transactionKeys(companyId, bankAccountId, id);
       const content = contentOf(entry, statement.statementId);
-      const item = current.get(keyId(key));
-      if (!item) {
-        const defined = Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined));
-        const wrote = await bankRepository.insertTransaction({
-          ...key,
-          ...bankRepository.transactionIndexKeys(companyId, bankAccountId, entry.bookingDate, id),
-          entity: 'bankTransaction',
-          id,
-          companyId,
-          bankAccountId,
-          ...defined,
-          version: 1,
-          createdAt: at,
-          updatedAt: at,
-        });
-        if (wrote) inserted++;
-        else unchanged++; // ingested concurrently by another run of the same statement
-        return;
+      // Another ingestion may write the same entry meanwhile (another run of this statement, or
+      // another statement that carries it): read it again and apply this one's content on top.
+      for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+        const item = attempt === 0 ? current.get(keyId(key)) : await bankRepository.getTransaction(key);
+        if (!item) {
+          const defined = Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined));
+          const wrote = await bankRepository.insertTransaction({
+            ...key,
+            ...bankRepository.transactionIndexKeys(companyId, bankAccountId, entry.bookingDate, id),
+            entity: 'bankTransaction',
+            id,
+            companyId,
+            bankAccountId,
+            ...defined,
+            version: 1,
+            createdAt: at,
+            updatedAt: at,
+          });
+          if (wrote) return void inserted++;
+          continue;
+        }
+        if (amendableFields.every((field) => comparable(item[field]) === comparable(content[field]))) return void unchanged++;
+        const set = Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined));
+        const remove = Object.keys(content).filter((field) => content[field] === undefined);
+        const ok = await bankRepository.amendTransaction(
+          key,
+          { ...set, ...bankRepository.transactionIndexKeys(companyId, bankAccountId, entry.bookingDate, id), version: storedInteger(item.version) + 1, updatedAt: at },
+          remove,
+          item.version,
+        );
+        if (ok) return void amended++;
       }
-      if (amendableFields.every((field) => comparable(item[field]) === comparable(content[field]))) {
-        unchanged++;
-        return;
-      }
-      const set = Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined));
-      const remove = Object.keys(content).filter((field) => content[field] === undefined);
-      const ok = await bankRepository.amendTransaction(
-        key,
-        { ...set, ...bankRepository.transactionIndexKeys(companyId, bankAccountId, entry.bookingDate, id), version: storedInteger(item.version) + 1, updatedAt: at },
-        remove,
-        item.version,
-      );
-      if (ok) amended++;
-      else unchanged++; // amended concurrently by another run of the same statement
+      throw new Error(`Bank transaction ${id} changed under ${maxWriteAttempts} attempts to write it; ingest the statement again.`);
     });
 
     // The statement record and its event, in one transaction (the transactions above are idempotent on a re-run).

@@ -83,6 +83,9 @@ export const bankRepository = {
   insertTransaction: (item: Item): Promise<boolean> => putIfAbsent(item),
 
   /** An amendment: new content and version in place (a reconciliation marker on the item stays); false when the version moved. */
+  /** One transaction as stored now (strongly consistent). */
+  getTransaction: (key: Key) => getItem(key),
+
   amendTransaction: (key: Key, set: Item, remove: string[], expectedVersion: unknown): Promise<boolean> =>
     updateItem(key, set, remove, { expression: '#version = :expected', names: { '#version': 'version' }, values: { ':expected': expectedVersion } }),
 

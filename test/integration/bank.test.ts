@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { bankRepository } from '../../shared/bank/repository';
 import { api, expectProblem } from '../support/api';
 import { admin, ingest, ingestOk, lineIdsOf, statementXml, transactionsByReference, validAccountNumber, waitForPostFetch } from '../support/bank';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
@@ -81,6 +82,30 @@ describe('camt.053 ingestion (admin import-bank-statement)', () => {
     expect(changed).toHaveLength(1);
     expect(changed[0].amount).toBe(8152.5);
     expect(changed[0].id).toBe([...before.values()].find((t) => t.bankReference === changed[0].bankReference).id);
+  });
+
+  it('two statements amending one entry at once: the later writes its content on top of the other, none is lost or miscounted', async () => {
+    const companyId = await newApiCompany();
+    const accountNumber = validAccountNumber('1503248100');
+    const statement = (id: string, description: string) => statementXml(accountNumber, id, [entry('R1', '2026-02-03', '100.00', description)]);
+    const bankAccountId = (await ingestOk(companyId, statement('ST-RACE-0', 'Original'))).statements[0]!.bankAccountId;
+    const amend = bankRepository.amendTransaction;
+    let raced = false;
+    // Another ingestion amends the entry between this one's read and its write.
+    const spy = vi.spyOn(bankRepository, 'amendTransaction').mockImplementation(async (...args) => {
+      if (!raced) {
+        raced = true;
+        expect((await ingestOk(companyId, statement('ST-RACE-2', 'Other run'))).statements[0]).toMatchObject({ amended: 1 });
+      }
+      return amend(...args);
+    });
+    try {
+      expect((await ingestOk(companyId, statement('ST-RACE-1', 'This run'))).statements[0]).toMatchObject({ inserted: 0, amended: 1, unchanged: 0 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(raced).toBe(true);
+    expect((await transactionsByReference(companyId, bankAccountId)).get('R1')).toMatchObject({ description: 'This run', version: 3 });
   });
 
   it('maps the statement fields: signed amounts, dates, KID, counterparty, bank transaction code', async () => {
