@@ -75,7 +75,7 @@ export const matchPairs = <T extends Item, L extends Item>(transactions: T[], li
   return { pairs, ambiguous };
 };
 
-/** Does any of these transactions fall within the window of the year's first day (`start`) or last day? */
+/** Does any of these transactions fall within the window of `edge` (the year's first or last day)? */
 const nearEdge = (transactions: Item[], edge: string) =>
   transactions.some((transaction) =>
     [transaction.bookingDate, transaction.valueDate].some((date) => typeof date === 'string' && Math.abs(dayNumber(date) - dayNumber(edge)) <= windowDays),
