@@ -1,6 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Decimal } from '../platform/money';
 import { clip } from '../platform/text';
+import { maxStatementText } from './schemas';
 
 /**
  * ISO 20022 camt.053 (bank-to-customer statement) parser: pure, no I/O. Accepts any
@@ -119,9 +120,6 @@ const child = (node: unknown, ...path: string[]): unknown => {
   }
   return current;
 };
-
-/** The most characters a text of a statement keeps (the read shape's bound; camt.053 texts are at most 500). */
-export const maxStatementText = 4000;
 
 /** The trimmed text of an element (or of the element down a path), cut to maxStatementText; null when absent or empty. */
 const text = (node: unknown, ...path: string[]): string | null => {

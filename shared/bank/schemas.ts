@@ -8,7 +8,9 @@ import * as z from '../platform/zod';
 const amountRead = /* @__PURE__ */ lazySchema(() => z.custom<Decimal>((value) => Decimal.isDecimal(value)).openapi({ type: 'number', format: 'decimal' }));
 const date = /* @__PURE__ */ lazySchema(() => DateSchema.openapi({ example: '2026-03-14' }));
 /** Text of a bank statement as the bank sent it (camt.053 texts are at most 500 characters; remittance lines are joined). */
-const statementText = /* @__PURE__ */ lazySchema(() => textOut(4000));
+/** The most characters a text of a statement keeps (camt.053 texts are at most 500; joined remittance lines may be more). */
+export const maxStatementText = 4000;
+const statementText = /* @__PURE__ */ lazySchema(() => textOut(maxStatementText));
 const nullableText = /* @__PURE__ */ lazySchema(() => statementText.nullable());
 const timestamp = TimestampSchema;
 const accountCode = /* @__PURE__ */ lazySchema(() => textOut(20));
