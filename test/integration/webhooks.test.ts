@@ -77,7 +77,11 @@ describe.concurrent('webhooks', () => {
     moved.state.secrets = old.state.secrets;
     expect((await api('POST', `/v1/webhooks/subscriptions/${subscription}/verify`, { as: 'a-system' })).body.status).toBe('active');
     await eventually(() => moved.state.received.some((r) => r.event.type === 'company.updated'), queueWaitMs, 'the held event at the new url');
-    const delivered = (await api('GET', `/v1/webhooks/deliveries/${held.id}`, { as: 'a-system' })).body;
+    // The receiver answers before the worker records the attempt: wait for the record.
+    const delivered = await eventually(async () => {
+      const detail = (await api('GET', `/v1/webhooks/deliveries/${held.id}`, { as: 'a-system' })).body;
+      return detail.status !== 'pending' && detail;
+    }, queueWaitMs, 'the delivery record');
     expect(delivered).toMatchObject({ status: 'succeeded' });
     expect(delivered.attempts).toHaveLength(1); // nothing was sent while the url was unverified
     expect(old.state.received.filter((r) => r.event.type === 'company.updated')).toEqual([]);
