@@ -28,6 +28,22 @@ export interface PostFetchMessage {
 export const createPostFetchWorker = (engines: readonly PostFetchEngine[]) =>
   queueWorker(createPostFetchRun(engines), { failureMessage: 'Post-fetch run failed; the message will be redelivered' });
 
+/**
+ * The import's worker queues the engines just before it records the import's end, so an engine
+ * could read the import still queued (the context picture's recent imports did, and kept it so).
+ * A run first waits for that end: a few milliseconds as a rule, bounded for a worker that died
+ * between the two (its redelivery ends the import later).
+ */
+export const importEndWait = { checks: 20, pauseMs: 100 };
+
+const awaitImportEnd = async (importId: string): Promise<void> => {
+  for (let check = 1; ; check++) {
+    const item = await importRepository.get(importId);
+    if (!item || item.status !== 'queued' || check >= importEndWait.checks) return;
+    await new Promise((resolve) => setTimeout(resolve, importEndWait.pauseMs));
+  }
+};
+
 /** One fetch run's message through the engines (the worker's record handler); throws when an engine failed. */
 export const createPostFetchRun =
   (engines: readonly PostFetchEngine[]) =>
@@ -35,6 +51,7 @@ export const createPostFetchRun =
     const message = JSON.parse(record.body) as PostFetchMessage;
     const run = await importRepository.findFetchRun(message.companyId, message.importId, message.completedAt);
     if (!run) return;
+    await awaitImportEnd(message.importId);
     const results: FetchRun['engines'] = [];
     let failed = false;
     for (const engine of engines) {
