@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLedgerClient, fetchAccessToken, waitForImport } from '../../client';
 import { clientSchemaFile, generateClientSchema } from '../../infra/tools/client';
+import { queueWaitMs } from '../support/poll';
 import { seededClient, testStack } from '../support/stack';
 
 /** The typed client generated from the document (openapi-typescript + openapi-fetch): current, and usable. */
@@ -27,13 +28,13 @@ describe('generated TypeScript client', () => {
       params: { path, header: key() },
       body: { year: 2026, accounts: [{ accountCode: '1920', accountDescription: 'Bank deposits', accountCategory: 'Balance' }, { accountCode: '3000', accountDescription: 'Sales revenue', accountCategory: 'Result' }] },
     });
-    expect((await waitForImport(api, companyId, chart.data!.id)).status).toBe('succeeded');
+    expect((await waitForImport(api, companyId, chart.data!.id, queueWaitMs)).status).toBe('succeeded');
     const lines = await api.POST('/v1/companies/{companyId}/imports/general-ledger-lines', {
       params: { path, header: key() },
       body: { year: 2026, lines: [{ id: 'a', accountCode: '1920', amount: '99.95', period: 3, transactionId: 'V' }, { id: 'b', accountCode: '3000', amount: '-99.95', period: 3, transactionId: 'V' }] },
     });
     expect(lines.response.status).toBe(202);
-    expect((await waitForImport(api, companyId, lines.data!.id)).status).toBe('succeeded');
+    expect((await waitForImport(api, companyId, lines.data!.id, queueWaitMs)).status).toBe('succeeded');
 
     const { data, error } = await api.GET('/v1/companies/{companyId}/trial-balance', { params: { path, query: { year: 2026 } } });
     expect(error).toBeUndefined();

@@ -294,9 +294,9 @@ const argsFor = (file: string): string[] => {
   return [];
 };
 
-/** Polls an import of the books company through the gateway until it is no longer queued (bounded: 60 s). */
+/** Polls an import of the books company through the gateway until it is no longer queued (bounded: queueWaitMs). */
 const waitForImport = async (importId: string): Promise<Json> => {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + queueWaitMs;
   for (;;) {
     const response = await api('GET', `/v1/companies/${booksCompanyId}/imports/${importId}`, { token: clientToken });
     expect(response.status).toBe(200);

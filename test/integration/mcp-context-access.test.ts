@@ -17,7 +17,7 @@ import { ingestOk, statementXml, validAccountNumber, waitForPostFetch } from '..
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { createPerson, signIn } from '../support/sign-in';
 import { testStack } from '../support/stack';
-import { eventually } from '../support/webhook-receiver';
+import { eventually, queueWaitMs } from '../support/poll';
 
 /**
  * What the context tools show and to whom (each part of a picture needs the action of its source,
@@ -40,13 +40,12 @@ const mcpClient = async (accessToken: string) => {
   return async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
 };
 
-/** Calls until the answer is not service_unavailable (bounded: 300 attempts, 100 ms apart). */
+/** Calls until the answer is not service_unavailable (the rebuild runs on the stack's shared queue: bounded by queueWaitMs). */
 const untilReady = async (call: () => Promise<CallToolResult>): Promise<CallToolResult> => {
-  let result = await call();
-  for (let attempt = 0; attempt < 300 && result.isError && text(result).startsWith('service_unavailable'); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    result = await call();
-  }
+  const result = await eventually(async () => {
+    const answer = await call();
+    return !(answer.isError && text(answer).startsWith('service_unavailable')) && answer;
+  }, queueWaitMs, 'a picture that is not service_unavailable');
   expect(result.isError, text(result)).toBeFalsy();
   return result;
 };
@@ -219,7 +218,7 @@ describe('MCP context tools: catching up with the books', () => {
     expect((idle.periods as { movement: number }[]).map((period) => period.movement)).toEqual(Array(12).fill(0));
 
     // Another year with a chart: built on request, one rebuild for all the reads that wait for it.
-    await eventually(async () => (await contextRepository.refreshRequest(companyId)) === undefined, 30_000, 'no rebuild pending');
+    await eventually(async () => (await contextRepository.refreshRequest(companyId)) === undefined, queueWaitMs, 'no rebuild pending');
     const queuedBefore = await contextRepository.refreshesQueued(companyId);
     const first = await accountContext(companyId, '1920', 2025);
     expect(text(first)).toMatch(/^service_unavailable: /);
@@ -245,7 +244,7 @@ describe('MCP context tools: catching up with the books', () => {
     // Once the books are behind the pictures again, the rebuild it queued answers, and the request is ended.
     await setLedgerUpdatedAt(companyId, new Date(Date.now() - 60_000).toISOString());
     await untilReady(() => companyContext(companyId));
-    await eventually(async () => (await contextRepository.refreshRequest(companyId)) === undefined, 30_000, 'the request ended by its rebuild');
+    await eventually(async () => (await contextRepository.refreshRequest(companyId)) === undefined, queueWaitMs, 'the request ended by its rebuild');
   }, 180_000);
 
   it('a burst of reads of a picture behind the books queues at most one rebuild, and they answer once it has run', async () => {

@@ -7,11 +7,12 @@ import { contextTools } from '../../functions/mcp/context-tools';
 import { reconciliationQueueWorker } from '../../shared/composition/reconciliation-queue-worker';
 import { contextRepository } from '../../shared/context/repository';
 import { refreshContext } from '../../shared/context/service';
-import { ledgerStateKeys } from '../../shared/imports/keys';
+import { importKeys, ledgerStateKeys } from '../../shared/imports/keys';
 import { administratorOf } from '../../shared/identity/principal';
 import { allScopes } from '../../shared/identity/scopes';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { api } from '../support/api';
+import { eventually, queueWaitMs } from '../support/poll';
 import { waitForPostFetch } from '../support/bank';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { testStack } from '../support/stack';
@@ -91,6 +92,8 @@ describe('MCP context tools and the context service', () => {
     );
     expect(text(await companyContext())).toMatch(/^service_unavailable: /);
     expect(text(await accountContext('1920'))).toMatch(/^service_unavailable: /);
+    // The rebuild those reads queued runs on the stack's queue: let it end first (it could save an older picture over ours, or run after the import below).
+    await eventually(async () => (await contextRepository.refreshRequest(companyId)) === undefined, queueWaitMs, 'the queued rebuild');
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await refreshContext(companyId);
     expect((await companyContext()).isError).toBeFalsy();
@@ -99,12 +102,11 @@ describe('MCP context tools and the context service', () => {
     // the read finds the picture behind the books, answers unavailable and queues a rebuild.
     await importAndWait(companyId, 'accounts', chartOf(2026, ['1920', '2700', '3000', '1500']));
     expect(text(await companyContext())).toMatch(/^service_unavailable: /);
-    let caughtUp: CallToolResult | undefined;
-    for (let attempt = 0; attempt < 100 && !(caughtUp && !caughtUp.isError); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      caughtUp = await companyContext();
-    }
-    expect(caughtUp?.isError, caughtUp && text(caughtUp)).toBeFalsy();
+    const caughtUp = await eventually(async () => {
+      const answer = await companyContext();
+      return !answer.isError && answer;
+    }, queueWaitMs, 'the picture to catch up');
+    expect(caughtUp.isError).toBeFalsy();
 
     // Outside the reach (organization B): not found, whatever the context service holds.
     const other = await tool('get_company_context').call({ companyId }, principalOf(2), 'test');
@@ -113,6 +115,29 @@ describe('MCP context tools and the context service', () => {
     expect(text(await tool('get_company_context').call({ companyId: 'x' }, principal, 'test'))).toMatch(/^validation_failed: companyId/);
     // The REST read of the same company still answers from the books.
     expect((await api('GET', `/v1/companies/${companyId}/trial-balance?year=2026`, { as: 'a-system' })).body.totals.closingBalance).toBe(0);
+  });
+
+  it("a post-fetch run waits for its import's end: the picture's recent imports never keep an import queued that succeeded", async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2026, ['1920', '3000']));
+    const done = await importAndWait(companyId, 'general-ledger-lines', {
+      year: 2026,
+      lines: [
+        { id: 'W1', accountCode: '1920', amount: '10.00', period: 1, transactionId: 'V-1' },
+        { id: 'W2', accountCode: '3000', amount: '-10.00', period: 1, transactionId: 'V-1' },
+      ],
+    });
+    const run = await waitForPostFetch(companyId, done.body.id);
+    // The window the import's worker leaves: its post-fetch message is on the queue, its end not yet written.
+    const setStatus = (status: string) =>
+      dynamo().send(new UpdateCommand({ TableName: tableName(), Key: importKeys(done.body.id), UpdateExpression: 'SET #status = :status', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':status': status } }));
+    await setStatus('queued');
+    const message = { messageId: randomUUID(), body: JSON.stringify({ companyId, fetchRunId: run.id, importId: done.body.id, year: 2026, completedAt: run.completedAt }) };
+    const ended = new Promise((resolve) => setTimeout(resolve, 300)).then(() => setStatus('succeeded'));
+    expect(await reconciliationQueueWorker({ Records: [message] } as SQSEvent)).toEqual({ batchItemFailures: [] });
+    await ended;
+    const picture = (await contextRepository.company(companyId))!.picture;
+    expect(JSON.parse(picture).recentImports.map((i: { kind: string; status: string }) => `${i.kind} ${i.status}`)).toEqual(['general_ledger_lines succeeded', 'accounts succeeded']);
   });
 
   it('a rebuild asked for only by changes the relay saw is skipped when the stored pictures were built after them', async () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../support/api';
 import { newFirm } from '../support/people';
+import { queueWaitMs } from '../support/poll';
 import { testStack } from '../support/stack';
 import { runTool } from '../support/tools';
 
@@ -25,7 +26,7 @@ describe('npm run smoke', () => {
         ),
       );
     }
-    const run = await smoke(...deployment(), '--client-secret', firm.system.clientSecret);
+    const run = await smoke(...deployment(), '--client-secret', firm.system.clientSecret, '--timeout', String(queueWaitMs / 1000));
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const steps = run.stdout.split('\n').filter((line) => line.startsWith('  '));
     expect(steps.map((line) => line.replace(/ \(\d+ ms\)$/, ''))).toEqual([

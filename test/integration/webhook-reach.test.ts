@@ -4,6 +4,7 @@ import { createOrganization } from '../../shared/administration/service';
 import { api, expectProblem, tokenFor } from '../support/api';
 import { createTestClient } from '../support/clients';
 import { newFirm } from '../support/people';
+import { queueWaitMs } from '../support/poll';
 import { testStack } from '../support/stack';
 import { eventually, startReceiver } from '../support/webhook-receiver';
 
@@ -37,7 +38,7 @@ const subscribe = async (token: string, companyIds?: string[]) => {
   expect(created.status).toBe(201);
   receiver.state.secrets = [created.body.secret];
   const id = created.body.id as string;
-  await eventually(async () => (await api('GET', `/v1/webhooks/subscriptions/${id}`, { token })).body.status === 'active', 20_000, 'the handshake');
+  await eventually(async () => (await api('GET', `/v1/webhooks/subscriptions/${id}`, { token })).body.status === 'active', queueWaitMs, 'the handshake');
   return { id, receiver };
 };
 
@@ -63,7 +64,7 @@ const listed = async (token: string) => {
 const testDelivery = async (token: string, subscription: { id: string; receiver: Receiver }) => {
   const sent = await api('POST', `/v1/webhooks/subscriptions/${subscription.id}/test`, { token });
   expect(sent.status).toBe(202);
-  await eventually(() => subscription.receiver.state.received.some((r) => r.event.data.ids.subscriptionId === subscription.id && r.id === sent.body.eventId), 20_000, 'the test event');
+  await eventually(() => subscription.receiver.state.received.some((r) => r.event.data.ids.subscriptionId === subscription.id && r.id === sent.body.eventId), queueWaitMs, 'the test event');
   return sent.body.id as string;
 };
 
@@ -146,7 +147,7 @@ describe('webhook subscriptions across a parent and a child organization', () =>
     const again = await api('POST', `/v1/webhooks/deliveries/${childDelivery}/redeliver`, { token: parent.token });
     expect(again.status).toBe(202);
     expect(again.body.redeliveryOf).toBe(childDelivery);
-    await eventually(() => childOwn.receiver.state.received.filter((r) => r.id === detail.body.eventId).length === 2, 20_000, 'the redelivery');
+    await eventually(() => childOwn.receiver.state.received.filter((r) => r.id === detail.body.eventId).length === 2, queueWaitMs, 'the redelivery');
 
     // The child sees what the parent did, in its list too.
     expect((await api('GET', base, { token: child.token })).body.description).toBe('Watched by the parent');

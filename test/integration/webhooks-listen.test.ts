@@ -61,9 +61,11 @@ describe('npm run webhooks:listen', () => {
       await eventually(() => run.output.stdout.includes(`company ${companyId}`), undefined, `company ${companyId}`);
       const line = run.output.stdout.split('\n').find((candidate) => candidate.includes(companyId))!;
       expect(line).toMatch(/^\S+Z {2}company\.updated +[0-9a-f-]{36} {2}company [0-9a-f-]{36} {2}\/v1\/companies\/[0-9a-f-]{36}$/);
-      // The API recorded the delivery as answered by the listener.
-      const deliveries = await listAll(`/v1/webhooks/subscriptions/${subscription.id}/deliveries`, { token: firm.systemToken });
-      expect(deliveries.some((delivery) => delivery.status === 'succeeded' && delivery.eventType === 'company.updated')).toBe(true);
+      // The API records the delivery as answered by the listener (after the listener answered and printed it).
+      await eventually(async () => {
+        const deliveries = await listAll(`/v1/webhooks/subscriptions/${subscription.id}/deliveries`, { token: firm.systemToken });
+        return deliveries.some((delivery) => delivery.status === 'succeeded' && delivery.eventType === 'company.updated');
+      }, undefined, 'the delivery recorded as succeeded');
 
       expect(await stop(run)).toBe(0);
       expect(run.output.stderr).toContain(`SIGINT: deleted subscription ${subscription.id}`);

@@ -184,7 +184,7 @@ describe.concurrent('webhooks', () => {
     expect((await deliveriesOf(subscription, '?status=dead')).map((d) => d.id)).toContain(test.body.id);
   });
 
-  it('a subscription whose deliveries all fail for the whole window is disabled, with a webhook.disabled notice (window 120 s here, 5 days deployed)', async () => {
+  it('a subscription whose deliveries all fail for the whole window is disabled, with a webhook.disabled notice (window 480 s here, 5 days deployed)', async () => {
     const window = testWebhookSchedule.disableAfterSeconds;
     const { receiver, subscription } = await subscribed(['webhook.test']);
     receiver.state.mode = 'down';
@@ -194,10 +194,13 @@ describe.concurrent('webhooks', () => {
     const failed = async (attempts: number | 'dead') => {
       const test = await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' });
       expect(test.status).toBe(202);
-      await eventually(async () => {
-        const delivery = (await api('GET', `/v1/webhooks/deliveries/${test.body.id}`, { as: 'a-system' })).body;
-        return attempts === 'dead' ? delivery.status === 'dead' : delivery.attempts.length >= attempts;
+      const delivery = await eventually(async () => {
+        const detail = (await api('GET', `/v1/webhooks/deliveries/${test.body.id}`, { as: 'a-system' })).body;
+        return (attempts === 'dead' ? detail.status === 'dead' : detail.attempts.length >= attempts) && detail;
       }, queueWaitMs, `${attempts} failed attempts`);
+      // The worker notes the failure on the subscription after it records the attempt: wait for that too.
+      const lastAttemptAt: string = delivery.attempts.at(-1).at;
+      await eventually(async () => ((await subscriptionRepository.get(subscription))?.lastFailureAt ?? '') >= lastAttemptAt, queueWaitMs, 'the failure noted on the subscription');
     };
     // The first failure starts the window; the delivery's later failures keep its start.
     const before = new Date().toISOString();
@@ -229,6 +232,8 @@ describe.concurrent('webhooks', () => {
     const disabled = await read();
     expect(disabled.statusReason).toMatch(/^Every delivery failed since /);
     expect(disabled.statusReason).toContain(`since ${outside}:`);
+    // The notice is written after the status: wait for it, then make sure it stays one.
+    await eventually(async () => (await deliveriesOf(subscription, '?event_type=webhook.disabled')).length > 0, queueWaitMs, 'the webhook.disabled notice');
     expect((await deliveriesOf(subscription, '?event_type=webhook.disabled')).length).toBe(1);
   });
 

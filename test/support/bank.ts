@@ -89,10 +89,15 @@ export const lineIdsOf = async (companyId: string, year: number, account: string
   return new Map<string, string>(response.body.data.map((line: { sourceLineId: string; lineId: string }) => [line.sourceLineId, line.lineId]));
 };
 
-/** Waits until the fetch run of an import has run its post-fetch engines (bounded: queueWaitMs). */
+/**
+ * Waits until the fetch run of an import has run its post-fetch engines and the worker has written
+ * their outcome to the import's fetchCompletion (its last write; bounded: queueWaitMs).
+ */
 export const waitForPostFetch = async (companyId: string, importId: string, as = 'a-system') =>
   eventually(async () => {
     const runs = await api('GET', `/v1/companies/${companyId}/fetch-runs?page_size=50`, { as });
     const run = runs.body.data.find((r: { importId: string }) => r.importId === importId);
-    return run?.postFetchCompletedAt ? run : undefined;
+    if (!run?.postFetchCompletedAt) return undefined;
+    const recorded = (await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body.fetchCompletion?.recordedAt;
+    return recorded && recorded >= run.postFetchCompletedAt ? run : undefined;
   }, queueWaitMs, `post-fetch of ${importId}`);

@@ -65,14 +65,15 @@ export default function setup(project: TestProject) {
   // The stack's modules load in the background too: the unit tests start meanwhile.
   const host = (hostModule = loadHost());
   // A short authorizer cache (the authorizer's decisions per token) so the revocation tests wait seconds, not minutes.
-  // Failed sign-ins: 5 per account and per address as deployed, a 3 s window, so the throttle tests wait seconds.
+  // Failed sign-ins: 5 per account and per address as deployed, a 10 s window: the throttle tests wait seconds,
+  // and each of their failures lands within the window of the one before even when a request stalls.
   starting = host
     .then(({ startLocalStack, suiteRateLimit }) => startLocalStack({
     port: 0,
     authPort: 0,
     dataDir: dir,
     authorizerCacheTtlSeconds: 1,
-    signInThrottle: { maxFailures: 5, windowSeconds: 3 },
+    signInThrottle: { maxFailures: 5, windowSeconds: 10 },
     seedClientRateLimit: suiteRateLimit,
     // The functions' metrics (EMF lines) go to a file of the run, not to the test output (test/integration/metrics.test.ts reads it).
     metricsFile: join(dir, 'metrics.log'),

@@ -9,5 +9,5 @@ export const testWebhookSchedule = {
   retryDelaysSeconds: '1,1,1,1,1,1,1',
   timeoutSeconds: 2,
   verificationDelaySeconds: 1,
-  disableAfterSeconds: 120,
+  disableAfterSeconds: 480,
 } as const;

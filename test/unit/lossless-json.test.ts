@@ -46,13 +46,12 @@ describe('parseLosslessJson (the fast lossless parse of request bodies)', () => 
     expect(Object.getPrototypeOf(parseLosslessJson('{"__proto__":{"polluted":1}}'))).toBe(Object.prototype);
   });
 
-  it('parses a 10 MB import with 1,000-character descriptions in well under a second', () => {
+  // Its speed is a goal of `npm run bench` (the 202 of a 10,000-line import, parse and validation included), not timed here.
+  it('parses a 10 MB import with 1,000-character descriptions', () => {
     const description = 'Long description of the line, as some ledgers keep them. '.repeat(17).slice(0, 1000);
     const lines = Array.from({ length: 10_000 }, (_, i) => ({ id: `L${i}`, accountCode: '1920', amount: `${i}.25`, period: 1, description }));
     const text = JSON.stringify({ year: 2025, lines });
-    const started = performance.now();
     const parsed = parseLosslessJson(text) as { lines: { description: string }[] };
-    expect(performance.now() - started).toBeLessThan(2000); // lossless-json: about 9 s
     expect(parsed.lines).toHaveLength(10_000);
     expect(parsed.lines[9_999]!.description).toBe(description);
   });
