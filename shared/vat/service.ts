@@ -159,7 +159,7 @@ export interface VatCompany {
 
 /** The VAT terms of a year (omitted: the current accounting year), all in one page. */
 export const listVatTerms = async (company: VatCompany, requestedYear: number | undefined, now = new Date()): Promise<Page<VatTerm>> => {
-  const year = requestedYear ?? (await currentAccountingYear(company.id));
+  const year = requestedYear ?? (await currentAccountingYear(company.id, now));
   const [cells, accounts] = await Promise.all([vatCells(company.id, year), vatAccountCells(company.id, year)]);
   // A term has ended once its last day is over in Norway.
   const today = norwegianDate(now);

@@ -315,12 +315,13 @@ describe('documents: list, delete, restore', () => {
     expect((await list('?linked_line_id=L-7')).body.data.map((d: { id: string }) => d.id)).toEqual([third.id, first.id]);
     expect((await list('?linked_line_id=L-8')).body.data.map((d: { id: string }) => d.id)).toEqual([third.id]);
     expect((await list(`?content_type=${encodeURIComponent('image/png')}`)).body.data.map((d: { id: string }) => d.id)).toEqual([second.id]);
-    const today = new Date().toISOString().slice(0, 10);
-    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    expect((await list(`?from=${today}&to=${today}`)).body.data).toHaveLength(3);
-    expect((await list(`?from=${tomorrow}`)).body.data).toEqual([]);
-    expect((await list(`?to=${yesterday}`)).body.data).toEqual([]);
+    // The days of the uploads themselves (UTC dates), not today's: the test may run across midnight.
+    const dayOf = (document: { [field: string]: unknown }) => String(document.createdAt).slice(0, 10);
+    const dayAfter = (day: string) => new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+    const dayBefore = (day: string) => new Date(Date.parse(day) - 86_400_000).toISOString().slice(0, 10);
+    expect((await list(`?from=${dayOf(first)}&to=${dayOf(third)}`)).body.data).toHaveLength(3);
+    expect((await list(`?from=${dayAfter(dayOf(third))}`)).body.data).toEqual([]);
+    expect((await list(`?to=${dayBefore(dayOf(first))}`)).body.data).toEqual([]);
     expectProblem(await list('?content_type=application/zip'), 400, 'validation_failed');
     expectProblem(await list('?from=14.03.2026'), 400, 'validation_failed');
   });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createTestClient } from '../support/clients';
-import { norwegianDate, norwegianYear } from '../../shared/platform/norway-time';
+import { norwegianDate } from '../../shared/platform/norway-time';
 import { api, expectProblem, tokenFor } from '../support/api';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
+import { inThisNorwegianYear } from '../support/norwegian-year';
 import { seededClient, testStack } from '../support/stack';
 
 /*
@@ -224,29 +225,29 @@ describe('GET /v1/companies/{companyId}/vat/terms', () => {
     expect((await terms(companyId)).body.data).toHaveLength(6);
   });
 
-  it('year omitted: the current accounting year (this year when it has a chart, else the latest before it; a chart pushed ahead is not current); a term not ended yet is open', async () => {
-    const companyId = await newApiCompany();
-    await seedBooks(companyId);
-    const omitted = await terms(companyId, '');
-    expect(omitted.body.data[0]).toMatchObject({ year: 2024, status: 'reconciled', totals: { netVat: 110 } });
+  it('year omitted: the current accounting year (this year when it has a chart, else the latest before it; a chart pushed ahead is not current); a term not ended yet is open', () =>
+    inThisNorwegianYear(async (thisYear) => {
+      const companyId = await newApiCompany();
+      await seedBooks(companyId);
+      const omitted = await terms(companyId, '');
+      expect(omitted.body.data[0]).toMatchObject({ year: 2024, status: 'reconciled', totals: { netVat: 110 } });
 
-    const thisYear = norwegianYear(new Date());
-    const next = thisYear + 1;
-    await importAndWait(companyId, 'accounts', chartOf(next, ['3000', '2700']));
-    await importAndWait(companyId, 'general-ledger-lines', { year: next, lines: [{ id: 'future', accountCode: '3000', amount: '-100.00', period: 1, taxCode: '3', taxAmount: '-25.00' }] });
-    // a chart pushed ahead for next year does not become current
-    expect((await terms(companyId, '')).body.data[0]).toMatchObject({ year: 2024 });
-    const ahead = await terms(companyId, `?year=${next}`);
-    expect(ahead.body.data.map((t: { year: number; status: string }) => [t.year, t.status])).toEqual(Array.from({ length: 6 }, () => [next, 'open']));
-    expect(ahead.body.data[0]).toMatchObject({ totals: { outputVat: 25, netVat: 25, position: 'payable' }, reconciliation: { outputVatDifference: 25 } });
+      const next = thisYear + 1;
+      await importAndWait(companyId, 'accounts', chartOf(next, ['3000', '2700']));
+      await importAndWait(companyId, 'general-ledger-lines', { year: next, lines: [{ id: 'future', accountCode: '3000', amount: '-100.00', period: 1, taxCode: '3', taxAmount: '-25.00' }] });
+      // a chart pushed ahead for next year does not become current
+      expect((await terms(companyId, '')).body.data[0]).toMatchObject({ year: 2024 });
+      const ahead = await terms(companyId, `?year=${next}`);
+      expect(ahead.body.data.map((t: { year: number; status: string }) => [t.year, t.status])).toEqual(Array.from({ length: 6 }, () => [next, 'open']));
+      expect(ahead.body.data[0]).toMatchObject({ totals: { outputVat: 25, netVat: 25, position: 'payable' }, reconciliation: { outputVatDifference: 25 } });
 
-    // a chart of this year makes it current; the term holding today has not ended: open
-    await importAndWait(companyId, 'accounts', chartOf(thisYear, ['3000', '2700']));
-    const current = await terms(companyId, '');
-    expect(current.body.data.every((t: { year: number }) => t.year === thisYear)).toBe(true);
-    const today = norwegianDate();
-    expect(current.body.data.find((t: { fromDate: string; toDate: string }) => t.fromDate <= today && today <= t.toDate)).toMatchObject({ status: 'open' });
-  });
+      // a chart of this year makes it current; the term holding today has not ended: open
+      await importAndWait(companyId, 'accounts', chartOf(thisYear, ['3000', '2700']));
+      const current = await terms(companyId, '');
+      expect(current.body.data.every((t: { year: number }) => t.year === thisYear)).toBe(true);
+      const today = norwegianDate();
+      expect(current.body.data.find((t: { fromDate: string; toDate: string }) => t.fromDate <= today && today <= t.toDate)).toMatchObject({ status: 'open' });
+    }));
 
   it('answers 400 for a bad year or an unknown parameter, 404 outside the reach, 403 without vat:read', async () => {
     const companyId = await newApiCompany();
