@@ -25,7 +25,7 @@ export const smokeUsage = (): string =>
     '  --base-url URL --token-url URL --client-id ID --client-secret SECRET',
     '  (the client needs companies:write, imports:write, ledger:read and webhooks:manage)',
     '',
-    '  --timeout S           how long to wait for the import worker (default 60)',
+    '  --timeout S           how long to wait for the import worker (default 120)',
     '  --help                this text',
   ].join('\n');
 
@@ -62,7 +62,7 @@ const main = async (): Promise<number> => {
       'token-url': { type: 'string' },
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
-      timeout: { type: 'string', default: '60' },
+      timeout: { type: 'string', default: '120' },
       help: { type: 'boolean', default: false },
     },
   }, smokeUsage());

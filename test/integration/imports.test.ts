@@ -312,9 +312,9 @@ describe('fetch completion', () => {
     // let the stack's own post-fetch worker finish this run first, so it cannot overwrite what follows
     await waitForPostFetch(companyId, done.body.id);
     testStack();
-    logger.setLogLevel('CRITICAL'); // the engine failure below is logged as an error by design
     const failing = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => Promise.reject(new Error('bank feed unavailable')) }]);
-    const result = await failing(sqsEvent(message));
+    logger.setLogLevel('CRITICAL'); // the engine failure is logged as an error by design
+    const result = await failing(sqsEvent(message)).finally(() => logger.setLogLevel('ERROR'));
     expect(result.batchItemFailures).toHaveLength(1);
     const afterFailure = await api('GET', `/v1/companies/${companyId}/imports/${done.body.id}`, { as: 'a-system' });
     expect(afterFailure.body).toMatchObject({ status: 'succeeded', fetchCompletion: { status: 'failed', failureType: 'post_fetch_engine_failed', fetchRunId: done.body.id } });
@@ -331,6 +331,5 @@ describe('fetch completion', () => {
     expect((await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' })).body.data[0].engines).toEqual([
       expect.objectContaining({ name: 'auto_reconciliation', status: 'completed', detail: 'matched 0 of 0' }),
     ]);
-    logger.setLogLevel('ERROR');
   });
 });

@@ -13,7 +13,7 @@ import { fanoutWorker, type FanoutMessage } from '../../shared/webhooks/fanout';
 import { queues } from '../../shared/queues';
 import { relayHandler, sweepPendingEvents, type SweepResult } from '../../shared/webhooks/relay';
 import { outboxEventKeys } from '../../shared/outbox/keys';
-import { eventually } from '../support/poll';
+import { eventually, queueWaitMs } from '../support/poll';
 import { api } from '../support/api';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import { newFirm } from '../support/people';
@@ -171,7 +171,7 @@ const capturingFanOutMessages = async (run: () => Promise<unknown>): Promise<str
 describe('the stream relay and the fan-out, a batch at a time', () => {
   beforeAll(async () => {
     // The company's own event is relayed first: no other relay moves the organization's counter below.
-    await eventually(async () => (await feedOf()).some((entry) => entry.type === 'company.created'), 30_000, 'company.created in the feed');
+    await eventually(async () => (await feedOf()).some((entry) => entry.type === 'company.created'), queueWaitMs, 'company.created in the feed');
   });
 
   it("reads a company and its organization's counter once for a burst of the company's events, and numbers them in order; their fan-out reads the subscriptions once", async () => {

@@ -7,6 +7,7 @@ import { api, listAll } from '../support/api';
 import { newFirm } from '../support/people';
 import { eventually } from '../support/poll';
 import { testStack } from '../support/stack';
+import { holdPort } from '../../infra/local/ports';
 import { typescriptNodeArgs } from '../../infra/tools/typescript-node';
 
 /**
@@ -38,6 +39,21 @@ const listen = (...args: string[]) => {
 const stop = async (run: { child: ChildProcess; exited: Promise<number | null> }) => {
   run.child.kill('SIGINT');
   return run.exited;
+};
+
+/**
+ * A free port below Linux's ephemeral range (32768 and up): between the two runs of the fixed-port
+ * test no outgoing connection of the suite can take it as its local port.
+ */
+const portBelowEphemeralRange = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    const held = await holdPort(candidate).catch(() => undefined);
+    if (!held) continue;
+    await held.release();
+    return candidate;
+  }
+  throw new Error('no free port from 20000 to 31999');
 };
 
 describe('npm run webhooks:listen', () => {
@@ -76,11 +92,11 @@ describe('npm run webhooks:listen', () => {
   });
 
   it('with --keep and a fixed port, a second run reuses the subscription with a new secret', async () => {
-    const holder = listen('--port', '0', '--client-id', firm.system.client.clientId, '--client-secret', firm.system.clientSecret, '--keep');
-    let port: string;
+    const port = String(await portBelowEphemeralRange());
+    const holder = listen('--port', port, '--client-id', firm.system.client.clientId, '--client-secret', firm.system.clientSecret, '--keep');
     try {
       await eventually(() => holder.output.stderr.includes('subscription active'), undefined, 'subscription active');
-      port = /receiving at http:\/\/127\.0\.0\.1:(\d+)\/webhooks/.exec(holder.output.stderr)![1]!;
+      expect(holder.output.stderr).toContain(`receiving at http://127.0.0.1:${port}/webhooks`);
     } finally {
       expect(await stop(holder)).toBe(0);
     }

@@ -1,9 +1,19 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../shared/platform/cursor';
 import { resetConfig } from '../../shared/platform/config';
 
+const changed = { TABLE_NAME: 'unit', JWT_ISSUER: 'http://issuer', CURSOR_SECRET: 'unit-test-secret' };
+const before = Object.fromEntries(Object.keys(changed).map((name) => [name, process.env[name]]));
 beforeAll(() => {
-  Object.assign(process.env, { TABLE_NAME: 'unit', JWT_ISSUER: 'http://issuer', CURSOR_SECRET: 'unit-test-secret' });
+  Object.assign(process.env, changed);
+  resetConfig();
+});
+// One worker runs many unit files: leave the environment as it was.
+afterAll(() => {
+  for (const [name, value] of Object.entries(before)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   resetConfig();
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { denials, runAs } from '../../infra/local/iam';
 import { enforceDeclaredEnvironments, UndeclaredVariableError } from '../../infra/local/environment';
-import { config } from '../../shared/platform/config';
+import { config, resetConfig } from '../../shared/platform/config';
 
 /**
  * The local stack gives each function the environment the API stack would: a handler running as
@@ -19,8 +19,11 @@ beforeAll(() => {
   });
   enforceDeclaredEnvironments();
 });
+// One worker runs many unit files: leave the environment as it was (the checking proxy stays; it acts only inside runAs).
 afterAll(() => {
   for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+  Object.assign(process.env, saved);
+  resetConfig();
 });
 
 const as = <T>(name: string, read: () => T) => runAs({ name, grants: [] }, async () => read());
