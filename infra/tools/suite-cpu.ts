@@ -31,6 +31,8 @@ export const processKind = (commandLine: string, isRunRoot: boolean): ProcessKin
 };
 
 export interface ProcStat {
+  /** The executable's name (changes when the process execs another program). */
+  name: string;
   parentPid: number;
   /** user + system CPU of the process itself, in clock ticks. */
   cpuTicks: number;
@@ -46,7 +48,7 @@ export const parseProcStat = (line: string): ProcStat => {
     if (!Number.isFinite(value)) throw new Error(`not a /proc stat line: ${line.slice(0, 80)}`);
     return value;
   };
-  return { parentPid: field(1), cpuTicks: field(11) + field(12), waitedChildrenTicks: field(13) + field(14) };
+  return { name: line.slice(line.indexOf('(') + 1, line.lastIndexOf(')')), parentPid: field(1), cpuTicks: field(11) + field(12), waitedChildrenTicks: field(13) + field(14) };
 };
 
 const readStat = (pid: number | 'self'): ProcStat | undefined => {
@@ -80,6 +82,8 @@ export interface SampledProcess {
  */
 export const processTreeSampler = (rootPid: number) => {
   const seen = new Map<number, SampledProcess>();
+  /** Each process's executable name when its command line was read. */
+  const names = new Map<number, string>();
   const sample = (): void => {
     const parents = new Map<number, number>();
     const stats = new Map<number, ProcStat>();
@@ -99,9 +103,11 @@ export const processTreeSampler = (rootPid: number) => {
     for (const [pid, stat] of stats) {
       if (!inTree(pid)) continue;
       const known = seen.get(pid);
-      if (known) known.cpuTicks = stat.cpuTicks;
+      if (known && names.get(pid) === stat.name) known.cpuTicks = stat.cpuTicks;
       else {
+        // New, or seen between its fork and its exec (with its parent's command line): read it (again).
         const commandLine = readCommandLine(pid);
+        names.set(pid, stat.name);
         seen.set(pid, { pid, kind: processKind(commandLine, pid === rootPid), commandLine, cpuTicks: stat.cpuTicks });
       }
     }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { cpuByKind, largestOfKind, parseProcStat, processKind, processTreeSampler, type SampledProcess } from '../../infra/tools/suite-cpu';
 import { runTool, startTool } from '../support/tools';
@@ -25,7 +26,7 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
 
   it('reads /proc stat lines, a command name with spaces and parentheses included', () => {
     const line = '4242 (node (worker) x) S 4000 4242 4000 0 -1 4194304 100 0 0 0 250 31 7 3 20 0 11 0 500 1000 200';
-    expect(parseProcStat(line)).toEqual({ parentPid: 4000, cpuTicks: 281, waitedChildrenTicks: 10 });
+    expect(parseProcStat(line)).toEqual({ name: 'node (worker) x', parentPid: 4000, cpuTicks: 281, waitedChildrenTicks: 10 });
     expect(parseProcStat(readFileSync('/proc/self/stat', 'utf8')).parentPid).toBe(process.ppid);
     expect(() => parseProcStat('not a stat line')).toThrow(/not a \/proc stat line/);
   });
@@ -62,15 +63,20 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     ]);
   });
 
-  it('samples only the tree under the run: a child and its grandchild, not this process', async () => {
-    // A group of its own, so the grandchild ends with it.
-    const child = spawn('bash', ['-c', 'sleep 30 & wait'], { stdio: 'ignore', detached: true });
+  it('samples only the tree under the run: a child and its grandchild, not this process; a grandchild seen before its exec is read again after it', async () => {
+    // A group of its own, so the grandchild ends with it. The grandchild (a subshell, with the
+    // child's command line) execs sleep once it reads a line on fd 3.
+    const script = '(read -r line <&3; exec sleep 30) & wait';
+    const child = spawn('bash', ['-c', script], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], detached: true });
     try {
       const sampler = processTreeSampler(child.pid!);
-      await expect.poll(() => {
+      const commandLines = () => {
         sampler.sample();
         return sampler.processes().map((sampled) => sampled.commandLine).sort();
-      }).toEqual(['bash -c sleep 30 & wait', 'sleep 30']);
+      };
+      await expect.poll(commandLines, { timeout: 10_000 }).toEqual([`bash -c ${script}`, `bash -c ${script}`]);
+      (child.stdio[3] as Writable).end('go\n');
+      await expect.poll(commandLines, { timeout: 10_000 }).toEqual([`bash -c ${script}`, 'sleep 30']);
       expect(sampler.processes().find((sampled) => sampled.pid === child.pid)?.kind).toBe('vitest main process (and the local stack it hosts)');
       expect(sampler.processes().some((sampled) => sampled.pid === process.pid)).toBe(false);
     } finally {
