@@ -101,10 +101,11 @@ export const authenticate = async (authorization: string | undefined, path = '/'
   const remembered = decisions.get(key);
   countMetric(remembered ? 'authorizerCacheHits' : 'authorizerCacheMisses', {});
   if (remembered) return remembered;
-  const decided = await decide(authorization, path);
+  const { decision, tokenExpiresAt } = await decide(authorization, path);
   // Failures are not kept: a token that becomes valid (a clock skew, a re-created client) works at once.
-  if (decided.authenticated) decisions.set(key, decided);
-  return decided;
+  // A decision ends with its token: an expired token is never answered from the cache.
+  if (decision.authenticated) decisions.set(key, decision, tokenExpiresAt);
+  return decision;
 };
 
 /**
@@ -115,19 +116,30 @@ export const authenticate = async (authorization: string | undefined, path = '/'
  */
 let decisions: ReturnType<typeof createAuthorizerCache<AuthorizerContext>> | undefined;
 
-const decide = async (authorization: string | undefined, path: string): Promise<AuthorizerContext> => {
+/** The decision, and when the token expires (ms since the epoch) when it was valid. */
+const decide = async (authorization: string | undefined, path: string): Promise<{ decision: AuthorizerContext; tokenExpiresAt?: number }> => {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
-  if (!match?.[1]) return failure(authorization ? 'malformed Authorization header' : 'missing bearer token');
+  if (!match?.[1]) return { decision: failure(authorization ? 'malformed Authorization header' : 'missing bearer token') };
 
   const tokenVerifier = currentVerifier();
   let payload: Record<string, unknown>;
   try {
     payload = (await timed('authorizer: token verification', () => tokenVerifier.verify(match[1]!)));
   } catch {
-    return failure('invalid or expired token');
+    return { decision: failure('invalid or expired token') };
   }
-  if (typeof payload.username === 'string') return authenticateInteractive(payload, path);
+  // aws-jwt-verify requires exp: a verified token has one.
+  const tokenExpiresAt = Number(payload.exp) * 1000;
+  const decision = typeof payload.username === 'string' ? await authenticateInteractive(payload, path) : await authenticateClient(payload);
+  return { decision, tokenExpiresAt };
+};
 
+/**
+ * An API client's token: the client must be active in the registry, and so its organization. A
+ * per-user client runs as its person, who must be active and still a member of the client's
+ * organization (deleting the person or the membership ends the client's access within the cache TTL).
+ */
+const authenticateClient = async (payload: Record<string, unknown>): Promise<AuthorizerContext> => {
   const client = await timed('authorizer: client read', () => apiClientRepository.get(payload.client_id as string));
   if (!client || client.status !== 'active') return failure('unknown or revoked client');
   // An active client implies an active organization: deleting one revokes its clients first.
@@ -135,7 +147,12 @@ const decide = async (authorization: string | undefined, path: string): Promise<
     ? { id: client.organizationId, path: client.organizationPath, status: 'active' }
     : await organizationRepository.get(client.organizationId);
   if (!organization || organization.status !== 'active') return failure('organization not active');
-  if (client.mode === 'USER' && !client.userId) return failure('per-user client without a person');
+  if (client.mode === 'USER') {
+    if (!client.userId) return failure('per-user client without a person');
+    const [person, memberships] = await Promise.all([personRepository.get(client.userId), personRepository.memberships(client.userId)]);
+    if (!person || person.status !== 'active') return failure('per-user client of an unknown or deleted person');
+    if (!memberships.some((membership) => membership.organizationId === organization.id)) return failure('per-user client of a person no longer in its organization');
+  }
 
   const tokenScopes = scopesOf(payload);
   // The registry is authoritative: a scope withdrawn from a client stops working at once.

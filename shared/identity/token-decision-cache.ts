@@ -1,10 +1,11 @@
 /**
- * The authorizer's decisions per (resource, token), kept `ttlMs` from when they were made; a hit
- * never extends an entry. Bounded, so a flood of distinct tokens cannot grow it without limit.
+ * The authorizer's decisions per (resource, token), kept `ttlMs` from when they were made, never
+ * past `notAfter` (the token's expiry); a hit never extends an entry. Bounded, so a flood of
+ * distinct tokens cannot grow it without limit.
  */
 export interface AuthorizerCache<V> {
   get(identity: string): V | undefined;
-  set(identity: string, value: V): void;
+  set(identity: string, value: V, notAfter?: number): void;
 }
 
 export const createAuthorizerCache = <V>(ttlMs: number, clock: () => number = Date.now, maxEntries = 10_000): AuthorizerCache<V> => {
@@ -19,14 +20,15 @@ export const createAuthorizerCache = <V>(ttlMs: number, clock: () => number = Da
       }
       return entry.value;
     },
-    set: (identity, value) => {
-      if (ttlMs <= 0) return;
+    set: (identity, value, notAfter = Infinity) => {
+      const expiresAt = Math.min(clock() + ttlMs, notAfter);
+      if (expiresAt <= clock()) return;
       if (entries.size >= maxEntries) {
         // Drop the oldest entry (Map keeps insertion order).
         entries.delete(entries.keys().next().value!);
       }
       entries.delete(identity);
-      entries.set(identity, { value, expiresAt: clock() + ttlMs });
+      entries.set(identity, { value, expiresAt });
     },
   };
 };

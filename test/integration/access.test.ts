@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../shared/administration/service';
+import { unitOfWork } from '../../shared/db/unit-of-work';
+import { personWrites } from '../../shared/identity/person-repository';
+import { addMembership, removeMembership } from '../../shared/people/service';
 import { api, expectProblem, tokenFor } from '../support/api';
 import { createTestClient } from '../support/clients';
 import { newFirm, newPerson } from '../support/people';
+import { eventually, queueWaitMs } from '../support/poll';
 import { seededClient, testStack } from '../support/stack';
 import type { Json } from '../support/json';
 
@@ -195,6 +199,25 @@ describe('per-user principals (USER)', () => {
     expect((await api('DELETE', `/v1/access/assignments/${assignment.id}`, as())).status).toBe(200);
     expectProblem(await api('GET', `/v1/companies/${companies.a}`, { token: who.token }), 404, 'not_found');
     expect(await listedCompanies(who.token)).toEqual([]);
+  });
+
+  it("a per-user client works only while its person is active and a member of the client's organization", async () => {
+    const who = await newPerson(firm.root.id);
+    await addMembership(who.person.userId, firm.child.id);
+    const { client, clientSecret } = await createTestClient({ name: 'user-in-child', organizationId: firm.child.id, userId: who.person.userId, plan: 'premium', scopes: ['companies:read'] });
+    const inChild = await tokenFor(client.clientId, clientSecret);
+    expect((await api('GET', '/v1/whoami', { token: inChild })).body).toMatchObject({ mode: 'USER', userId: who.person.userId, organizationId: firm.child.id });
+
+    // Leaving the organization ends its per-user client (within the authorizer cache's TTL), not the other one.
+    await removeMembership(who.person.userId, firm.child.id);
+    await eventually(async () => (await api('GET', '/v1/whoami', { token: inChild })).status === 401, queueWaitMs, 'the client of the left organization refused');
+    expectProblem(await api('GET', '/v1/whoami', { token: inChild }), 401, 'invalid_token');
+    expect((await api('GET', '/v1/whoami', { token: who.token })).status).toBe(200);
+
+    // A deleted person's client is refused even if its revocation never happened (a delete-user that stopped half-way).
+    await unitOfWork().add('person', personWrites.markDeleted(who.person.userId)).commit();
+    await eventually(async () => (await api('GET', '/v1/whoami', { token: who.token })).status === 401, queueWaitMs, "the deleted person's client refused");
+    expectProblem(await api('GET', '/v1/companies', { token: who.token }), 401, 'invalid_token');
   });
 
   it('lists page through the allowed companies with a cursor', async () => {

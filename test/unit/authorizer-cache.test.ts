@@ -18,6 +18,18 @@ describe('authorizer cache (local gateway)', () => {
     expect(cache.get('Bearer a')).toBeUndefined();
   });
 
+  it("never answers past the token's expiry, and keeps nothing for a token already expired", () => {
+    const clock = clockAt(0);
+    const cache = createAuthorizerCache<string>(30_000, clock.read);
+    cache.set('Bearer soon', 'client a', 5_000);
+    clock.now = 4_999;
+    expect(cache.get('Bearer soon')).toBe('client a');
+    clock.now = 5_000;
+    expect(cache.get('Bearer soon')).toBeUndefined();
+    cache.set('Bearer gone', 'client b', 5_000);
+    expect(cache.get('Bearer gone')).toBeUndefined();
+  });
+
   it('is keyed by the exact header value, and a hit does not extend an entry', () => {
     const clock = clockAt(0);
     const cache = createAuthorizerCache<string>(10_000, clock.read);
