@@ -3329,7 +3329,7 @@ export interface components {
             sampleErrors: string[];
             /** @description Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none */
             warnings: components["schemas"]["ImportWarning"][];
-            /** @description Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), internal_error (retried, then given up). The job's error.message says more. */
+            /** @description Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up). The job's error.message says more. */
             failureReason: string | null;
             /** @description Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error) */
             result?: {

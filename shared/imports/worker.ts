@@ -95,6 +95,11 @@ export const processImport = async (importId: string, kinds: ReadonlyMap<string,
   if (!item || item.status !== 'queued') return; // already finished: a redelivered message
   const kind = kinds.get(item.kind);
   if (!kind) throw new Error(`No import kind ${item.kind}`);
+  if (!(await jobRepository.holdLane(item.companyId, item.lane, item.jobId, item.id, Date.now()))) {
+    const applied = item.progress.nextChunk === 0 ? 'nothing was applied' : 'the rows it counts were applied';
+    await failImport(item, 'lane_taken', `The import waited past its lease and another import of the same kind took its place; ${applied}. Submit it again.`);
+    return;
+  }
   // The job shows running while the payload is fetched.
   const [, rows] = await Promise.all([
     jobRepository.markRunning(item.jobId, new Date().toISOString()).catch(() => undefined),

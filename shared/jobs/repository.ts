@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storedInteger, textOrNull } from '../db/attributes';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
+import { queues } from '../queues';
 import { jobCompanyIndexKeys, jobCompanyPartition, jobKeys, jobTreeIndexKeys, jobTreePartition, laneLockKeys } from './keys';
 import type { Job, JobStatus } from './schemas';
 
@@ -15,8 +16,13 @@ export interface JobRecord extends Job {
   companyId: string;
 }
 
-/** A lease outlives the worker's visibility timeout, so only a dead job loses its lane. */
-export const laneLeaseMilliseconds = 20 * 60_000;
+const importsQueue = queues.find((queue) => queue.name === 'imports')!;
+
+/**
+ * A lease outlives every delivery of the import's message (each visibility timeout, redeliveries
+ * included), and each delivery renews it: only a job whose message is gone loses its lane.
+ */
+export const laneLeaseMilliseconds = (importsQueue.visibilityTimeoutSeconds * importsQueue.maxReceiveCount + 300) * 1000;
 
 /** Where a job's company sits: its organization tree and path (the job list's reach). */
 export interface JobPlacement {
@@ -189,6 +195,27 @@ export const jobRepository = {
   async laneHolder(companyId: string, lane: string): Promise<{ jobId: string; importId: string; leaseExpiresAt: number } | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: laneLockKeys(companyId, lane), ConsistentRead: true }));
     return Item ? { jobId: Item.jobId as string, importId: Item.importId as string, leaseExpiresAt: storedInteger(Item.leaseExpiresAt) } : undefined;
+  },
+
+  /**
+   * A delivery of the job's message holds its lane for a new lease: refused (false) when another
+   * job's live lease holds it (the job waited past its lease, and the lane was taken meanwhile).
+   */
+  async holdLane(companyId: string, lane: string, jobId: string, importId: string, now: number): Promise<boolean> {
+    try {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: laneLockItem(companyId, lane, jobId, importId, now),
+          ConditionExpression: `jobId = :job OR ${laneFreeCondition}`,
+          ExpressionAttributeValues: { ':job': jobId, ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   },
 
   async extendLease(companyId: string, lane: string, jobId: string, now: number): Promise<void> {

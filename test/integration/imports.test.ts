@@ -6,6 +6,13 @@ import { eventsOfCompany } from '../../shared/outbox/repository';
 import { createPostFetchWorker } from '../../shared/imports/post-fetch';
 import { ledgerStateKeys } from '../../shared/imports/keys';
 import { laneLockKeys } from '../../shared/jobs/keys';
+import { jobRepository, laneLeaseMilliseconds } from '../../shared/jobs/repository';
+import { companyRepository } from '../../shared/companies/repository';
+import { importKind, importKinds } from '../../shared/composition/import-kinds';
+import { postFetchEngineNames } from '../../shared/composition/post-fetch-engines';
+import { acceptImport } from '../../shared/imports/pipeline';
+import { processImport } from '../../shared/imports/worker';
+import { parseLosslessJson } from '../../shared/platform/lossless-json';
 import { lineIdOf, markLineReconciled, markOpeningBalanceReconciled } from '../../shared/ledger/general-ledger/repository';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { logger } from '../../shared/platform/logger';
@@ -99,6 +106,40 @@ describe('imports: acceptance rules (synchronous part)', () => {
     expect(response.body).toMatchObject({ reason: 'job_in_flight', jobId });
     // another kind runs in its own lane
     expect((await submitImport(companyId, 'dimensions', { dimensions: [{ key: 'D1', value: 'Sales', type: 'department' }] })).status).toBe(202);
+  });
+
+  it('an import whose message waited past its lease, its lane taken meanwhile, fails lane_taken without writing; the newer holder keeps the lane', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '3000']));
+    const company = (await companyRepository.get(companyId))!;
+    const kind = importKind('general_ledger_lines');
+    const body = glLines(2025, [{ id: 'late-a', accountCode: '1920', amount: '5.00', period: 1 }, { id: 'late-b', accountCode: '3000', amount: '-5.00', period: 1 }]);
+    // Accepted and queued, but no worker has received its message yet.
+    const late = await acceptImport(companyId, company, kind, kind.bodySchema.parse(parseLosslessJson(JSON.stringify(body))), body, { enqueue: false });
+    // Its lease ran out and a newer import of the kind holds the lane (as the 409 test plants one).
+    const newer = randomUUID();
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...laneLockKeys(companyId, kind.lane), jobId: newer, importId: randomUUID(), leaseExpiresAt: Date.now() + 60_000 } }));
+
+    await processImport(late.id, new Map(importKinds.map((k) => [k.name, k])), postFetchEngineNames);
+    const record = await api('GET', `/v1/companies/${companyId}/imports/${late.id}`, { as: 'a-system' });
+    expect(record.body).toMatchObject({ status: 'failed', failureReason: 'lane_taken', rowsInserted: 0 });
+    const job = await api('GET', `/v1/jobs/${late.jobId}`, { as: 'a-system' });
+    expect(job.body).toMatchObject({ status: 'failed', error: { code: 'lane_taken', message: expect.stringContaining('nothing was applied') } });
+    expect((await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025`, { as: 'a-system' })).body.data).toEqual([]);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: laneLockKeys(companyId, kind.lane), ConsistentRead: true }));
+    expect(Item?.jobId).toBe(newer);
+  });
+
+  it('a delivery holds its lane for a lease longer than all deliveries of its message; another live holder refuses it', async () => {
+    const companyId = randomUUID();
+    const [jobId, other] = [randomUUID(), randomUUID()];
+    const now = Date.now();
+    expect(laneLeaseMilliseconds).toBeGreaterThan(900 * 5 * 1000);
+    expect(await jobRepository.holdLane(companyId, 'accounts', jobId, randomUUID(), now)).toBe(true);
+    expect(await jobRepository.holdLane(companyId, 'accounts', jobId, randomUUID(), now + 60_000)).toBe(true); // its own: renewed
+    expect((await jobRepository.laneHolder(companyId, 'accounts'))?.leaseExpiresAt).toBe(now + 60_000 + laneLeaseMilliseconds);
+    expect(await jobRepository.holdLane(companyId, 'accounts', other, randomUUID(), now + 120_000)).toBe(false);
+    expect(await jobRepository.holdLane(companyId, 'accounts', other, randomUUID(), now + 60_000 + laneLeaseMilliseconds + 1)).toBe(true); // expired: taken
   });
 
   it('the same Idempotency-Key returns the same import and never creates a second', async () => {
