@@ -13368,7 +13368,7 @@ export interface operations {
                 content_type?: "application/pdf" | "image/jpeg" | "image/png" | "image/heic" | "image/tiff" | "application/xml" | "text/xml" | "text/csv" | "text/plain";
                 /** @description Uploaded (completed) on or after this UTC date */
                 from?: string;
-                /** @description Uploaded (completed) on or before this UTC date */
+                /** @description Uploaded (completed) on or before this UTC date; not before from */
                 to?: string;
             };
             header?: never;

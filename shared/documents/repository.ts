@@ -85,13 +85,14 @@ export interface DocumentListFilter {
 }
 
 export const documentRepository = {
+  /** Read strongly: completion, restore and the client's own reads follow a write of the same item (a racing completion, the restore's answer). */
   async get(documentId: string): Promise<DocumentRecord | undefined> {
-    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: documentKeys(documentId) }));
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: documentKeys(documentId), ConsistentRead: true }));
     return Item ? toDocument(Item) : undefined;
   },
 
   async getDeclaration(documentId: string): Promise<DeclarationRecord | undefined> {
-    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: documentDeclarationKeys(documentId) }));
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: documentDeclarationKeys(documentId), ConsistentRead: true }));
     return Item ? toDeclaration(Item) : undefined;
   },
 

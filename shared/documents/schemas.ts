@@ -146,8 +146,9 @@ export const DocumentListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strict
   linked_line_id: lineId.optional().openapi({ description: 'Only documents linked to this GL line' }),
   content_type: z.enum(documentContentTypes).optional(),
   from: date.optional().openapi({ description: 'Uploaded (completed) on or after this UTC date' }),
-  to: date.optional().openapi({ description: 'Uploaded (completed) on or before this UTC date' }),
-}));
+  to: date.optional().openapi({ description: 'Uploaded (completed) on or before this UTC date; not before from' }),
+})
+  .refine((query) => !query.from || !query.to || query.from <= query.to, { path: ['to'], message: 'must not be before from' }));
 
 export const DocumentParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ documentId: UuidSchema }));
 

@@ -144,8 +144,9 @@ export const jobRepository = {
     };
   },
 
+  /** Read strongly: a client polls its job right after the 202 that created it (an eventually consistent read could answer 404). */
   async get(jobId: string): Promise<JobRecord | undefined> {
-    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: jobKeys(jobId) }));
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: jobKeys(jobId), ConsistentRead: true }));
     return Item ? toJobRecord(Item) : undefined;
   },
 

@@ -324,6 +324,9 @@ describe('documents: list, delete, restore', () => {
     expect((await list(`?to=${dayBefore(dayOf(first))}`)).body.data).toEqual([]);
     expectProblem(await list('?content_type=application/zip'), 400, 'validation_failed');
     expectProblem(await list('?from=14.03.2026'), 400, 'validation_failed');
+    const reversed = await list('?from=2026-03-20&to=2026-03-01');
+    expectProblem(reversed, 400, 'validation_failed');
+    expect(JSON.stringify(reversed.body)).toContain('must not be before from');
   });
 
   it('delete: 404 everywhere afterwards, the bytes stay; idempotent; restore brings it back, idempotent', async () => {

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { documentRepository } from '../../shared/documents/repository';
+import { jobRepository } from '../../shared/jobs/repository';
+import { dynamo } from '../../shared/platform/aws';
+import { testStack } from '../support/stack';
+
+/**
+ * Reads that follow the caller's own write must see it. DynamoDB Local always reads strongly, so
+ * these tests look at what the repositories ask for: `ConsistentRead` on each such GetItem.
+ */
+const consistentReadsOf = async (run: () => Promise<unknown>): Promise<unknown[]> => {
+  const seen: unknown[] = [];
+  const name = `observe-${randomUUID()}`;
+  dynamo().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'GetItemCommand') seen.push((args.input as { ConsistentRead?: boolean }).ConsistentRead);
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await run();
+  } finally {
+    dynamo().middlewareStack.remove(name);
+  }
+  return seen;
+};
+
+describe('reads after the caller\'s own write', () => {
+  it('a job (polled right after the 202 that created it), a document and its declaration (completion, restore) are read strongly', async () => {
+    testStack();
+    expect(await consistentReadsOf(() => jobRepository.get(randomUUID()))).toEqual([true]);
+    expect(await consistentReadsOf(() => documentRepository.get(randomUUID()))).toEqual([true]);
+    expect(await consistentReadsOf(() => documentRepository.getDeclaration(randomUUID()))).toEqual([true]);
+  });
+});
