@@ -95,7 +95,7 @@ const callOf = (operationId: OperationId, event: HttpEvent): OperationCall => {
 const authenticationOf = (event: HttpEvent): Authentication => {
   const context = event.requestContext.authorizer?.lambda;
   if (!context) return { authenticated: false, failure: 'missing bearer token' };
-  if (!context.authenticated) return { authenticated: false, failure: context.failure };
+  if (!context.authenticated) return { authenticated: false, failure: context.failure, ...(context.unavailable && { unavailable: true }) };
   return { authenticated: true, principal: fromAuthorizerContext(context) };
 };
 

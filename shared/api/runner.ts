@@ -27,7 +27,7 @@ import { timed } from '../platform/stage-timing';
 export type OperationResponse = StoredResponse;
 
 /** Who is calling, as the transport learnt it (the authorizer on HTTP). */
-export type Authentication = { authenticated: true; principal: Principal } | { authenticated: false; failure: string };
+export type Authentication = { authenticated: true; principal: Principal } | { authenticated: false; failure: string; unavailable?: boolean };
 
 /** One call of one operation, free of any transport. */
 export interface OperationCall<Id extends string = string> {
@@ -170,6 +170,8 @@ export const createOperationRunner = <Ops extends Operations>(operations: Ops, d
 
 const authenticate = (authentication: Authentication | undefined, route: OperationDefinition): Principal => {
   if (!authentication?.authenticated) {
+    // The authorizer could not check the token (it logged why): a 500 the client may retry, not a 401 it must not.
+    if (authentication?.unavailable) throw problems.internal();
     const failure = authentication?.failure ?? 'missing bearer token';
     const resourceMetadata = route.resourceMetadataPath && `${publicBaseUrl() ?? ''}${route.resourceMetadataPath}`;
     throw problems.unauthorized(`A valid bearer access token is required (${failure}).`, resourceMetadata ? { resourceMetadata, tokenSent: failure !== 'missing bearer token' } : undefined);

@@ -1,6 +1,8 @@
 import { JwtVerifier } from 'aws-jwt-verify';
+import { JwtBaseError } from 'aws-jwt-verify/error';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { config, perConfiguration } from '../platform/config';
+import { logger } from '../platform/logger';
 import { countMetric } from '../platform/metrics';
 import { timed } from '../platform/stage-timing';
 import { apiClientRepository } from './api-client-repository';
@@ -101,7 +103,15 @@ export const authenticate = async (authorization: string | undefined, path = '/'
   const remembered = decisions.get(key);
   countMetric(remembered ? 'authorizerCacheHits' : 'authorizerCacheMisses', {});
   if (remembered) return remembered;
-  const { decision, tokenExpiresAt } = await decide(authorization, path);
+  let decided: Awaited<ReturnType<typeof decide>>;
+  try {
+    decided = await decide(authorization, path);
+  } catch (error) {
+    // The key set could not be fetched, or the registry not read: the caller gets a 500 to retry, never a 401.
+    logger.error('The authorizer could not check the token', error as Error);
+    return { authenticated: false, failure: 'the token could not be checked', unavailable: true };
+  }
+  const { decision, tokenExpiresAt } = decided;
   // Failures are not kept: a token that becomes valid (a clock skew, a re-created client) works at once.
   // A decision ends with its token: an expired token is never answered from the cache.
   if (decision.authenticated) decisions.set(key, decision, tokenExpiresAt);
@@ -125,7 +135,9 @@ const decide = async (authorization: string | undefined, path: string): Promise<
   let payload: Record<string, unknown>;
   try {
     payload = (await timed('authorizer: token verification', () => tokenVerifier.verify(match[1]!)));
-  } catch {
+  } catch (error) {
+    // aws-jwt-verify's own errors judge the token; any other (the key set's fetch) is the service's.
+    if (!(error instanceof JwtBaseError)) throw error;
     return { decision: failure('invalid or expired token') };
   }
   // aws-jwt-verify requires exp: a verified token has one.

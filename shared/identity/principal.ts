@@ -43,7 +43,8 @@ export type AuthorizerContext =
       /** A custom limit as "perMinute/burst"; empty when the plan's applies. */
       rateLimit: string;
     }
-  | { authenticated: false; failure: string };
+  /** `unavailable`: the token could not be checked (the key set or the registry did not answer): nothing about it is known to be wrong. */
+  | { authenticated: false; failure: string; unavailable?: boolean };
 
 /**
  * Whose rate limit and idempotency keys a request uses: the client, or for an interactive session

@@ -3,7 +3,8 @@ import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { toAuthorizerContext } from '../../shared/identity/principal';
 import { systemClientScopes } from '../../shared/identity/scopes';
-import { testStack } from '../support/stack';
+import { tokenFor } from '../support/api';
+import { seededClient, testStack } from '../support/stack';
 import { validateProblem } from '../support/openapi-validator';
 
 /**
@@ -100,3 +101,43 @@ describe('unexpected failures', () => {
     expect(completed).toMatchObject({ status: 500, routeKey: 'GET /v1/companies', requestId: request.requestContext.requestId });
   });
 });
+
+describe('the authorizer when it cannot check a token', () => {
+  it.each([
+    ['its key set does not answer', { JWKS_URI: 'http://127.0.0.1:9/.well-known/jwks.json' }],
+    ['the client registry does not answer', { DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', AWS_MAX_ATTEMPTS: '1' }],
+  ])('%s: the request is answered 500 internal_error (retry is safe), not 401 invalid_token, and the failure is logged', async (_, brokenEnv: Record<string, string>) => {
+    const client = seededClient('a-system');
+    const token = await tokenFor(client.clientId, client.clientSecret);
+    const request = event('GET', '/v1/companies', 'GET /v1/companies');
+
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => lines.push(String(chunk)) > 0);
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => lines.push(String(chunk)) > 0);
+    vi.resetModules();
+    Object.assign(process.env, brokenEnv);
+    let decided: { context: Record<string, unknown> };
+    try {
+      (await import('../../shared/platform/config')).resetConfig();
+      const { handler: authorizer } = await import('../../functions/authorizer/handler');
+      decided = await authorizer({ headers: { authorization: `Bearer ${token}` }, rawPath: '/v1/companies', requestContext: request.requestContext } as never, context);
+    } finally {
+      for (const name of Object.keys(brokenEnv)) delete process.env[name];
+      testStack();
+      vi.restoreAllMocks();
+    }
+    expect(decided.context).toMatchObject({ authenticated: false, unavailable: true });
+    expect(lines.join('')).toContain('The authorizer could not check the token');
+
+    // The handler, its database reachable, answers the decision.
+    vi.resetModules();
+    (await import('../../shared/platform/config')).resetConfig();
+    const { handler } = await import('../../functions/companies/handler');
+    const response = await handler({ ...request, requestContext: { ...request.requestContext, authorizer: { lambda: decided.context } } } as never, context);
+    expect(response.statusCode).toBe(500);
+    const body = JSON.parse(response.body);
+    validateProblem(body);
+    expect(body).toMatchObject({ status: 500, error: 'internal_error', requestId: request.requestContext.requestId });
+  });
+});
+
