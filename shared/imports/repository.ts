@@ -32,6 +32,8 @@ export interface ImportItem extends ImportRecord {
   payloadKey: string;
   reportsDeletions: boolean;
   progress: ImportProgress;
+  /** What the post-fetch engines recorded: newer than fetchCompletion, which the import's end writes (it may land after it). */
+  postFetchCompletion?: ImportRecord['fetchCompletion'];
 }
 
 export const emptyProgress = (): ImportProgress => ({
@@ -80,7 +82,7 @@ export const toImportRecord = (item: ImportItem): ImportRecord => {
     failureReason: item.failureReason,
     // Kinds that delete (deletions, open items' sourceDeleted rows) may name rows the ledger does not have.
     ...(item.reportsDeletions ? { result: { unknown: p.unknown, unknownCount: unknownCountOf(p) } } : {}),
-    ...(item.fetchCompletion && { fetchCompletion: item.fetchCompletion }),
+    ...((item.postFetchCompletion ?? item.fetchCompletion) && { fetchCompletion: item.postFetchCompletion ?? item.fetchCompletion }),
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
     completedAt: item.completedAt,
@@ -256,13 +258,16 @@ export const importRepository = {
     );
   },
 
-  /** Sets the fetch completion of an import that exists (refused otherwise). */
+  /**
+   * Sets the fetch completion the post-fetch engines reached, of an import that exists (refused
+   * otherwise). Its own attribute: the import's end writes fetchCompletion, and may land after this.
+   */
   async setFetchCompletion(importId: string, completion: ImportRecord['fetchCompletion']): Promise<void> {
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: importKeys(importId),
-        UpdateExpression: 'SET fetchCompletion = :completion',
+        UpdateExpression: 'SET postFetchCompletion = :completion',
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':completion': completion },
       }),

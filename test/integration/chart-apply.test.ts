@@ -485,7 +485,7 @@ describe('deletions', () => {
   });
 
   it('account: not deleted while an import of GL lines or opening balances is in flight (it may have read the account already)', async () => {
-    const { laneLockItem } = await import('../../shared/jobs/repository');
+    const { laneLeaseMilliseconds, laneLockItem } = await import('../../shared/jobs/repository');
     const { laneLockKeys } = await import('../../shared/jobs/keys');
     const companyId = await newCompany();
     await runKind(accountsImportKind, companyId, accountsBody(2025, [account('1920'), account('3000')]));
@@ -512,7 +512,7 @@ describe('deletions', () => {
     expect(await commitUnlessCancelled(chartRepository.deleteAccountWrites(companyId, 2025, record, randomUUID(), 0))).toBe(false);
 
     // a lock whose lease ran out (its job died) does not hold the account; nor does a released one
-    await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, 'opening_balances', randomUUID(), randomUUID(), Date.now() - 21 * 60_000) }));
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, 'opening_balances', randomUUID(), randomUUID(), Date.now() - laneLeaseMilliseconds - 60_000) }));
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'general_ledger_lines') }));
     expect(outcomesOf(await deletion('1920'))).toEqual(['deleted']);
     expect(await commitUnlessCancelled(chartRepository.deleteAccountWrites(companyId, 2025, record, randomUUID(), 0))).toBe(true);

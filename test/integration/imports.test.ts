@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { SQSEvent } from 'aws-lambda';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { createPostFetchWorker } from '../../shared/imports/post-fetch';
-import { ledgerStateKeys } from '../../shared/imports/keys';
+import { importKeys, ledgerStateKeys } from '../../shared/imports/keys';
 import { laneLockKeys } from '../../shared/jobs/keys';
 import { jobRepository, laneLeaseMilliseconds } from '../../shared/jobs/repository';
 import { companyRepository } from '../../shared/companies/repository';
@@ -342,6 +342,22 @@ describe('fetch completion', () => {
     await importAndWait(companyId, 'accounts', { year: 2025, accounts: [{ accountCode: '1920', accountDescription: 'Bank', accountCategory: 'Balance', hidden: true }] });
     const done = await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'h', accountCode: '1920', amount: '5.00', period: 1 }]));
     expect(done.body).toMatchObject({ status: 'succeeded', rowsFailed: 1, fetchCompletion: { status: 'ignored', fetchRunId: null } });
+  });
+
+  it("keeps what the post-fetch engines recorded when the import's own end lands after them (its worker finishes the import after it queued them)", async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    const done = await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'f', accountCode: '1920', amount: '5.00', period: 1 }]));
+    const run = await waitForPostFetch(companyId, done.body.id);
+    const failing = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => Promise.reject(new Error('bank feed unavailable')) }]);
+    logger.setLogLevel('CRITICAL'); // the engine failure is logged as an error by design
+    await failing(sqsEvent({ companyId, fetchRunId: run.id, importId: done.body.id, year: 2025, completedAt: run.completedAt })).finally(() => logger.setLogLevel('ERROR'));
+    // The import's end, late: what its worker's fetch completion said before the engines ran.
+    await dynamo().send(
+      new UpdateCommand({ TableName: tableName(), Key: importKeys(done.body.id), UpdateExpression: 'SET fetchCompletion = :early', ExpressionAttributeValues: { ':early': { status: 'completed', fetchRunId: run.id, recordedAt: run.recordedAt } } }),
+    );
+    const read = await api('GET', `/v1/companies/${companyId}/imports/${done.body.id}`, { as: 'a-system' });
+    expect(read.body.fetchCompletion).toMatchObject({ status: 'failed', failureType: 'post_fetch_engine_failed', fetchRunId: run.id });
   });
 
   it('reads failed (post_fetch_engine_failed) when a post-fetch engine fails, and completed once it succeeds', async () => {
