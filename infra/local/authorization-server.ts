@@ -184,8 +184,8 @@ export const createAuthorizationServer = (options: {
 const originOf = (grantId: string) => createHash('sha256').update(grantId).digest('base64url');
 
 /**
- * oidc-provider ends a grant early (a replayed code, a reused or revoked refresh token, sign-out)
- * by destroying it; its JWT access tokens are checked by no one here. The grant's origin is
+ * oidc-provider ends a grant early (a replayed code, a reused or revoked refresh token; not
+ * sign-out: tokens outlive the session, as Cognito's do) by destroying it; its JWT access tokens are checked by no one here. The grant's origin is
  * recorded as revoked first, so the authorizer refuses them (within its decision cache's TTL).
  */
 const grantsRevokingTheirTokens = (grants: Adapter, accessTokenLifetimeSeconds: number): Adapter => {

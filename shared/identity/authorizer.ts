@@ -58,7 +58,7 @@ const scopesOf = (payload: Record<string, unknown>): Scope[] => {
  * Cognito tokens that carry none, an interactive app client of the pool. The person must be
  * active; their memberships are read on every request, so removing one takes effect at once.
  * A token whose origin (`origin_jti`, its grant) was revoked is refused: the local provider
- * revokes one when a grant ends early (a replayed code, a revoked refresh token, sign-out).
+ * revokes one when a grant ends early (a replayed code, a reused or revoked refresh token).
  */
 const authenticateInteractive = async (payload: Record<string, unknown>, path: string): Promise<AuthorizerContext> => {
   const { apiAudience, interactiveClientIds } = config();

@@ -90,3 +90,26 @@ describe('a replayed authorization code', () => {
     expect((await api('GET', '/v1/whoami', { token: other.access_token })).status).toBe(200);
   });
 });
+
+describe('a revoked refresh token', () => {
+  it('ends its grant: the refresh token is refused at once, the access token within the authorizer cache TTL; other sessions stay', async () => {
+    const tokens = await signIn(first, { scopes: ['companies:read'] });
+    expect((await api('GET', '/v1/whoami', { token: tokens.access_token })).status).toBe(200);
+    const revocationUrl = testStack().interactive.tokenUrl.replace(/\/oauth2\/token$/, '/oauth2/revoke');
+    const revoked = await fetch(revocationUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refresh_token!, token_type_hint: 'refresh_token', client_id: testStack().interactive.clientId }),
+    });
+    expect(revoked.status).toBe(200);
+    const refresh = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: testStack().interactive.clientId });
+    expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant');
+    const refused = await eventually(async () => {
+      const answer = await api('GET', '/v1/whoami', { token: tokens.access_token });
+      return answer.status === 401 && answer;
+    }, testStack().authorizerCacheTtlSeconds * 1000 * 10, 'the access token of the revoked grant to be refused');
+    expect(refused.body.detail).toMatch(/revoked/);
+    const other = await signIn(first, { scopes: ['companies:read'] });
+    expect((await api('GET', '/v1/whoami', { token: other.access_token })).status).toBe(200);
+  });
+});
