@@ -192,7 +192,9 @@ const grantsRevokingTheirTokens = (grants: Adapter, accessTokenLifetimeSeconds: 
   const destroy = grants.destroy.bind(grants);
   grants.destroy = async (id) => {
     const grant = await grants.find(id);
-    if (grant?.accountId) await revocationRepository.revoke(grant.accountId, originOf(id), new Date(Date.now() + accessTokenLifetimeSeconds * 1000));
+    // Kept past the lifetime of a token issued now, with a margin for a refresh that passed its checks
+    // before the grant ended and signs its token a moment later.
+    if (grant?.accountId) await revocationRepository.revoke(grant.accountId, originOf(id), new Date(Date.now() + (accessTokenLifetimeSeconds + 300) * 1000));
     await destroy(id);
   };
   return grants;
