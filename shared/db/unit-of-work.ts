@@ -7,14 +7,17 @@ export type TransactionWrite = NonNullable<TransactWriteCommandInput['TransactIt
 
 /**
  * DynamoDB cancelled the transaction: `names` are the writes whose conditions did not hold (none
- * when it was cancelled for another reason, such as a conflicting transaction on the same item).
+ * when it was cancelled for another reason); `conflicts` the writes on items a concurrent
+ * transaction was writing (TransactionConflict: the other one may have won).
  */
 export class ConditionsFailed extends Error {
   readonly names: readonly string[];
+  readonly conflicts: readonly string[];
 
-  constructor(names: readonly string[]) {
-    super(names.length ? `Transaction conditions failed: ${names.join(', ')}` : 'Transaction cancelled');
+  constructor(names: readonly string[], conflicts: readonly string[] = []) {
+    super(names.length ? `Transaction conditions failed: ${names.join(', ')}` : conflicts.length ? `Transaction conflicted on: ${conflicts.join(', ')}` : 'Transaction cancelled');
     this.names = names;
+    this.conflicts = conflicts;
   }
 }
 
@@ -37,8 +40,8 @@ export class UnitOfWork {
       await dynamo().send(new TransactWriteCommand({ TransactItems: this.writes.map(({ write }) => write) }));
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
-      const failed = (error.CancellationReasons ?? []).flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [this.writes[index]!.name] : []));
-      throw new ConditionsFailed(failed);
+      const withCode = (code: string) => (error.CancellationReasons ?? []).flatMap((reason, index) => (reason.Code === code ? [this.writes[index]!.name] : []));
+      throw new ConditionsFailed(withCode('ConditionalCheckFailed'), withCode('TransactionConflict'));
     }
   }
 }

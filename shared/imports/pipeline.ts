@@ -125,8 +125,11 @@ export const acceptImport = async (
       .commit();
   } catch (error) {
     await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: payloadKey }));
-    if (error instanceof ConditionsFailed && error.names.includes('laneLock')) {
-      const holder = await jobRepository.laneHolder(companyId, kind.lane);
+    // The lane is held, or a concurrent submission was taking it (the transactions conflicted): when
+    // the other one won, this one is in flight too late.
+    const laneContested = error instanceof ConditionsFailed && (error.names.includes('laneLock') || (error.names.length === 0 && error.conflicts.includes('laneLock')));
+    const holder = laneContested ? await jobRepository.laneHolder(companyId, kind.lane) : undefined;
+    if (laneContested && (holder || error.names.includes('laneLock'))) {
       throw problems.conflict(`An import of this kind is already running for the company; wait for job ${holder?.jobId}.`, {
         reason: 'job_in_flight',
         ...(holder && { jobId: holder.jobId }),

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ProblemError } from '../../shared/platform/problem';
 import { describe, expect, it } from 'vitest';
 import type { SQSEvent } from 'aws-lambda';
 import { eventsOfCompany } from '../../shared/outbox/repository';
@@ -128,6 +130,35 @@ describe('imports: acceptance rules (synchronous part)', () => {
     expect((await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025`, { as: 'a-system' })).body.data).toEqual([]);
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: laneLockKeys(companyId, kind.lane), ConsistentRead: true }));
     expect(Item?.jobId).toBe(newer);
+  });
+
+  it('of two submissions racing for a lane, the one whose transaction conflicted answers 409 job_in_flight naming the winner, not 500', async () => {
+    const companyId = await newApiCompany();
+    const company = (await companyRepository.get(companyId))!;
+    const kind = importKind('accounts');
+    const body = chartOf(2025, ['1920']);
+    const winner = randomUUID();
+    // DynamoDB cancels the loser with TransactionConflict on the lane lock while the winner commits (DynamoDB Local serializes them).
+    const name = `conflict-${randomUUID()}`;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+        const writes = (args.input as { TransactItems: object[] }).TransactItems;
+        if (!writes.some((write) => JSON.stringify(write).includes(`LANE#${companyId}`))) return next(args);
+        await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...laneLockKeys(companyId, kind.lane), jobId: winner, importId: randomUUID(), leaseExpiresAt: Date.now() + 60_000 } }));
+        throw new TransactionCanceledException({
+          message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]',
+          $metadata: {},
+          CancellationReasons: writes.map((write) => ({ Code: JSON.stringify(write).includes(`LANE#${companyId}`) ? 'TransactionConflict' : 'None' })),
+        });
+      },
+      { step: 'initialize', name },
+    );
+    const refused = await acceptImport(companyId, company, kind, kind.bodySchema.parse(parseLosslessJson(JSON.stringify(body))), body, { enqueue: false })
+      .then(() => undefined, (error: unknown) => error)
+      .finally(() => dynamo().middlewareStack.remove(name));
+    expect(refused).toBeInstanceOf(ProblemError);
+    expect((refused as ProblemError).problem).toMatchObject({ status: 409, error: 'conflict', reason: 'job_in_flight', jobId: winner });
   });
 
   it('a delivery holds its lane for a lease longer than all deliveries of its message; another live holder refuses it', async () => {
