@@ -23,6 +23,8 @@ const seconds = (name: string, fallback: number): number => {
 export const uploadUrlSeconds = () => seconds('DOCUMENT_UPLOAD_URL_SECONDS', 15 * 60);
 export const declarationSeconds = () => seconds('DOCUMENT_DECLARATION_SECONDS', 24 * 3600);
 export const downloadUrlSeconds = () => seconds('DOCUMENT_DOWNLOAD_URL_SECONDS', 5 * 60);
+/** Commits of one completion before it gives up (a concurrent completion's transaction may cancel it without writing anything). */
+const completionAttempts = 3;
 
 const documentProblems = {
   uploadMissing: () =>
@@ -143,13 +145,19 @@ export const completeUpload = async (declaration: DeclarationRecord): Promise<Do
     createdBy: declaration.declaredBy,
     deletedAt: null,
   };
-  // The document, the declaration's removal and the outbox event in one transaction; cancelled when another completion got there first.
-  const created = await commitUnlessCancelled([
-    ...documentRepository.completeWrites(document),
-    outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt),
-  ]);
-  const result = created ? document : await documentRepository.get(documentId);
-  if (!result) throw new Error(`Completion of document ${documentId} lost its transaction and found no document`);
+  // The document, the declaration's removal and the outbox event in one transaction; cancelled when
+  // another completion got there first, or when the two conflicted (then neither may have written:
+  // look again, then commit again).
+  let result: DocumentRecord | undefined;
+  for (let attempt = 1; !result; attempt++) {
+    const created = await commitUnlessCancelled([
+      ...documentRepository.completeWrites(document),
+      outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt),
+    ]);
+    result = created ? document : await documentRepository.get(documentId);
+    if (!result && attempt >= completionAttempts) throw new Error(`Completion of document ${documentId} lost its transaction ${attempt} times and found no document`);
+    if (!result) await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  }
   // The verified copy is the document; the pending object would otherwise wait for the lifecycle rule.
   await deleteObject(pendingKey).catch((error: unknown) => logger.warn('Could not remove a completed pending upload', { key: pendingKey, error: String(error) }));
   return result;

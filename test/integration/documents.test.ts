@@ -2,10 +2,13 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient } from '../support/clients';
-import { documentObjectKey, pendingUploadObjectKey } from '../../shared/documents/keys';
+import { documentDeclarationKeys, documentObjectKey, pendingUploadObjectKey } from '../../shared/documents/keys';
 import { commitUnlessCancelled } from '../../shared/db/unit-of-work';
 import { documentRepository } from '../../shared/documents/repository';
-import { declareUpload } from '../../shared/documents/service';
+import { completeUpload, declareUpload } from '../../shared/documents/service';
+import { dynamo, tableName } from '../../shared/platform/aws';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { readOnlyScopes } from '../../shared/identity/scopes';
 import { localS3Client } from '../../infra/local/s3';
@@ -269,6 +272,36 @@ describe('documents: two-step signed upload', () => {
     expect(await late.text()).toContain('Request has expired');
     expectProblem(await complete(declared.documentId), 410, 'upload_expired');
     expectProblem(await api('GET', `/v1/documents/${declared.documentId}`, { token: systemToken }), 404, 'not_found');
+  });
+
+  it('a completion whose transaction a concurrent one cancelled without either writing commits again: the document is created, once', async () => {
+    const companyId = await newCompany(systemToken);
+    const bytes = pdfBytes();
+    const declared = await declare(companyId, bytes);
+    // Stored as expired, so the stack's own completion (the S3 notification) refuses it and only this test's call completes it.
+    const expiredAt = new Date(Date.now() - 1000).toISOString();
+    await dynamo().send(new UpdateCommand({ TableName: tableName(), Key: documentDeclarationKeys(declared.body.documentId), UpdateExpression: 'SET completeBy = :at', ExpressionAttributeValues: { ':at': expiredAt } }));
+    expect((await put(declared.body.upload, bytes)).status).toBe(200);
+    const declaration = { ...(await documentRepository.getDeclaration(declared.body.documentId))!, completeBy: new Date(Date.now() + 60_000).toISOString() };
+    // DynamoDB cancels both of two racing completions with TransactionConflict now and then; here the first commit of this one.
+    let cancelled = 0;
+    const name = `conflict-${randomUUID()}`;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const writes = (args.input as { TransactItems?: object[] }).TransactItems ?? [];
+        if (context.commandName !== 'TransactWriteItemsCommand' || cancelled > 0 || !writes.some((write) => JSON.stringify(write).includes(declared.body.documentId))) return next(args);
+        cancelled++;
+        throw new TransactionCanceledException({ message: 'Transaction cancelled [TransactionConflict]', $metadata: {}, CancellationReasons: writes.map(() => ({ Code: 'TransactionConflict' })) });
+      },
+      { step: 'initialize', name },
+    );
+    const completed = await completeUpload(declaration).finally(() => dynamo().middlewareStack.remove(name));
+    expect(cancelled).toBe(1);
+    expect(completed.id).toBe(declared.body.documentId);
+    expect((await api('GET', `/v1/documents/${declared.body.documentId}`, { token: systemToken })).status).toBe(200);
+    expect((await complete(declared.body.documentId)).body.id).toBe(declared.body.documentId);
+    const created = (await eventsOfCompany(companyId)).filter((event) => event.type === 'document.created');
+    expect(created).toHaveLength(1);
   });
 
   it('automatic completion: the S3 notification completes an upload nobody completes; the explicit call then answers the same document', async () => {
