@@ -348,6 +348,16 @@ describe('documents: list, delete, restore', () => {
     expect((await list('?linked_line_id=L-7')).body.data.map((d: { id: string }) => d.id)).toEqual([third.id, first.id]);
     expect((await list('?linked_line_id=L-8')).body.data.map((d: { id: string }) => d.id)).toEqual([third.id]);
     expect((await list(`?content_type=${encodeURIComponent('image/png')}`)).body.data.map((d: { id: string }) => d.id)).toEqual([second.id]);
+    // A filtered page reads on past DynamoDB's Limit: full, and has_more only when a match follows.
+    const sparse = await list(`?content_type=${encodeURIComponent('image/png')}&page_size=1`);
+    expect(sparse.body.data.map((d: { id: string }) => d.id)).toEqual([second.id]);
+    expect(sparse.body.pagination).toEqual({ next_cursor: null, has_more: false });
+    const linked = await list('?linked_line_id=L-7&page_size=1');
+    expect(linked.body.data.map((d: { id: string }) => d.id)).toEqual([third.id]);
+    expect(linked.body.pagination.has_more).toBe(true);
+    const rest = await list(`?linked_line_id=L-7&page_size=1&cursor=${encodeURIComponent(linked.body.pagination.next_cursor)}`);
+    expect(rest.body.data.map((d: { id: string }) => d.id)).toEqual([first.id]);
+    expect(rest.body.pagination).toEqual({ next_cursor: null, has_more: false });
     // The days of the uploads themselves (UTC dates), not today's: the test may run across midnight.
     const dayOf = (document: { [field: string]: unknown }) => String(document.createdAt).slice(0, 10);
     const dayAfter = (day: string) => new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
