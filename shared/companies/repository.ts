@@ -36,8 +36,12 @@ export type CompanyChanges = Partial<Pick<CompanyRecord, 'name' | 'organizationN
 const notDeleted = 'attribute_exists(PK) AND attribute_not_exists(deletion)';
 
 export const companyRepository = {
+  /**
+   * Read strongly: every company-scoped request reads its company here (reach, status), often right
+   * after the caller changed it (disable then enable, delete then restore, delete then read).
+   */
   async get(id: string): Promise<CompanyRecord | undefined> {
-    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: companyKeys(id) }));
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: companyKeys(id), ConsistentRead: true }));
     return Item ? toRecord(Item) : undefined;
   },
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { companyRepository } from '../../shared/companies/repository';
 import { documentRepository } from '../../shared/documents/repository';
 import { jobRepository } from '../../shared/jobs/repository';
 import { dynamo } from '../../shared/platform/aws';
@@ -28,8 +29,9 @@ const consistentReadsOf = async (run: () => Promise<unknown>): Promise<unknown[]
 };
 
 describe('reads after the caller\'s own write', () => {
-  it('a job (polled right after the 202 that created it), a document and its declaration (completion, restore) are read strongly', async () => {
+  it('a company (every company-scoped request reads it, often right after changing it), a job (polled right after the 202 that created it), a document and its declaration are read strongly', async () => {
     testStack();
+    expect(await consistentReadsOf(() => companyRepository.get(randomUUID()))).toEqual([true]);
     expect(await consistentReadsOf(() => jobRepository.get(randomUUID()))).toEqual([true]);
     expect(await consistentReadsOf(() => documentRepository.get(randomUUID()))).toEqual([true]);
     expect(await consistentReadsOf(() => documentRepository.getDeclaration(randomUUID()))).toEqual([true]);
