@@ -14,6 +14,7 @@ import { readOnlyScopes } from '../../shared/identity/scopes';
 import { localS3Client } from '../../infra/local/s3';
 import { api, expectProblem, tokenFor, type ApiResponse } from '../support/api';
 import { eventually, queueWaitMs } from '../support/poll';
+import { observingCalls } from '../support/sdk-calls';
 import { seededClient, testStack } from '../support/stack';
 
 /**
@@ -285,17 +286,16 @@ describe('documents: two-step signed upload', () => {
     const declaration = { ...(await documentRepository.getDeclaration(declared.body.documentId))!, completeBy: new Date(Date.now() + 60_000).toISOString() };
     // DynamoDB cancels both of two racing completions with TransactionConflict now and then; here the first commit of this one.
     let cancelled = 0;
-    const name = `conflict-${randomUUID()}`;
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        const writes = (args.input as { TransactItems?: object[] }).TransactItems ?? [];
-        if (context.commandName !== 'TransactWriteItemsCommand' || cancelled > 0 || !writes.some((write) => JSON.stringify(write).includes(declared.body.documentId))) return next(args);
+    const completed = await observingCalls(
+      dynamo(),
+      (commandName, input) => {
+        const writes = (input.TransactItems as object[] | undefined) ?? [];
+        if (commandName !== 'TransactWriteItemsCommand' || cancelled > 0 || !writes.some((write) => JSON.stringify(write).includes(declared.body.documentId))) return;
         cancelled++;
         throw new TransactionCanceledException({ message: 'Transaction cancelled [TransactionConflict]', $metadata: {}, CancellationReasons: writes.map(() => ({ Code: 'TransactionConflict' })) });
       },
-      { step: 'initialize', name },
+      () => completeUpload(declaration),
     );
-    const completed = await completeUpload(declaration).finally(() => dynamo().middlewareStack.remove(name));
     expect(cancelled).toBe(1);
     expect(completed.id).toBe(declared.body.documentId);
     expect((await api('GET', `/v1/documents/${declared.body.documentId}`, { token: systemToken })).status).toBe(200);

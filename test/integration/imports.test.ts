@@ -21,6 +21,7 @@ import { logger } from '../../shared/platform/logger';
 import { api, expectProblem } from '../support/api';
 import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/ledger';
 import { waitForPostFetch } from '../support/bank';
+import { observingCalls } from '../support/sdk-calls';
 import { testStack } from '../support/stack';
 
 const glLines = (year: number, lines: { id: string; accountCode: string; amount: string | number; period: number }[]) => ({
@@ -139,24 +140,21 @@ describe('imports: acceptance rules (synchronous part)', () => {
     const body = chartOf(2025, ['1920']);
     const winner = randomUUID();
     // DynamoDB cancels the loser with TransactionConflict on the lane lock while the winner commits (DynamoDB Local serializes them).
-    const name = `conflict-${randomUUID()}`;
-    dynamo().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
-        const writes = (args.input as { TransactItems: object[] }).TransactItems;
-        if (!writes.some((write) => JSON.stringify(write).includes(`LANE#${companyId}`))) return next(args);
+    const onLane = (write: object) => JSON.stringify(write).includes(`LANE#${companyId}`);
+    const refused = await observingCalls(
+      dynamo(),
+      async (commandName, input) => {
+        const writes = (input.TransactItems as object[] | undefined) ?? [];
+        if (commandName !== 'TransactWriteItemsCommand' || !writes.some(onLane)) return;
         await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...laneLockKeys(companyId, kind.lane), jobId: winner, importId: randomUUID(), leaseExpiresAt: Date.now() + 60_000 } }));
         throw new TransactionCanceledException({
           message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]',
           $metadata: {},
-          CancellationReasons: writes.map((write) => ({ Code: JSON.stringify(write).includes(`LANE#${companyId}`) ? 'TransactionConflict' : 'None' })),
+          CancellationReasons: writes.map((write) => ({ Code: onLane(write) ? 'TransactionConflict' : 'None' })),
         });
       },
-      { step: 'initialize', name },
+      () => acceptImport(companyId, company, kind, kind.bodySchema.parse(parseLosslessJson(JSON.stringify(body))), body, { enqueue: false }).then(() => undefined, (error: unknown) => error),
     );
-    const refused = await acceptImport(companyId, company, kind, kind.bodySchema.parse(parseLosslessJson(JSON.stringify(body))), body, { enqueue: false })
-      .then(() => undefined, (error: unknown) => error)
-      .finally(() => dynamo().middlewareStack.remove(name));
     expect(refused).toBeInstanceOf(ProblemError);
     expect((refused as ProblemError).problem).toMatchObject({ status: 409, error: 'conflict', reason: 'job_in_flight', jobId: winner });
   });

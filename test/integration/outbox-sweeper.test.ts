@@ -14,6 +14,7 @@ import { queues } from '../../shared/queues';
 import { relayHandler, sweepPendingEvents, type SweepResult } from '../../shared/webhooks/relay';
 import { outboxEventKeys } from '../../shared/outbox/keys';
 import { eventually, queueWaitMs } from '../support/poll';
+import { observingCalls } from '../support/sdk-calls';
 import { api } from '../support/api';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import { newFirm } from '../support/people';
@@ -105,37 +106,6 @@ describe('outbox sweeper', () => {
 const insertRecord = async (eventId: string, sequenceNumber: number): Promise<DynamoDBStreamEvent['Records'][number]> => {
   const { Item } = await dynamo().send(new GetCommand({ TableName: outboxTableName(), Key: outboxEventKeys(eventId), ConsistentRead: true }));
   return { eventName: 'INSERT', dynamodb: { SequenceNumber: String(sequenceNumber), NewImage: marshall(Item!) } } as DynamoDBStreamEvent['Records'][number];
-};
-
-/**
- * Runs `run` while `onCall` sees each call (command name and input) of one of the service's own
- * SDK clients before it is sent; the observer is on the client's middleware stack only meanwhile.
- */
-interface ObservableClient {
-  middlewareStack: {
-    add(middleware: (next: (args: { input: object }) => Promise<unknown>, context: { commandName?: string }) => (args: { input: object }) => Promise<unknown>, options: { step: 'initialize'; name: string }): void;
-    remove(name: string): boolean;
-  };
-}
-
-const observingCalls = async (
-  client: ObservableClient,
-  onCall: (commandName: string, input: Record<string, unknown>) => unknown,
-  run: () => Promise<unknown>,
-): Promise<void> => {
-  const name = `observe-${randomUUID()}`;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      await onCall(context.commandName ?? '', args.input as Record<string, unknown>);
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await run();
-  } finally {
-    client.middlewareStack.remove(name);
-  }
 };
 
 /** The reads (GetItem, Query) of the service's DynamoDB client while `run` runs, by the first part of the key read (COMPANY, EVENTFEED, ...). */

@@ -4,6 +4,7 @@ import { companyRepository } from '../../shared/companies/repository';
 import { documentRepository } from '../../shared/documents/repository';
 import { jobRepository } from '../../shared/jobs/repository';
 import { dynamo } from '../../shared/platform/aws';
+import { observingCalls } from '../support/sdk-calls';
 import { testStack } from '../support/stack';
 
 /**
@@ -12,19 +13,7 @@ import { testStack } from '../support/stack';
  */
 const consistentReadsOf = async (run: () => Promise<unknown>): Promise<unknown[]> => {
   const seen: unknown[] = [];
-  const name = `observe-${randomUUID()}`;
-  dynamo().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'GetItemCommand') seen.push((args.input as { ConsistentRead?: boolean }).ConsistentRead);
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await run();
-  } finally {
-    dynamo().middlewareStack.remove(name);
-  }
+  await observingCalls(dynamo(), (commandName, input) => commandName === 'GetItemCommand' && seen.push(input.ConsistentRead), run);
   return seen;
 };
 
