@@ -652,14 +652,16 @@ describe('auto-reconciliation', () => {
     const companyId = await newApiCompany();
     await importAndWait(companyId, 'accounts', chartOf(year - 1, ['1920']));
     await importAndWait(companyId, 'accounts', chartOf(year, ['1920']));
-    await importAndWait(companyId, 'general-ledger-lines', { year: year - 1, lines: [{ id: 'dec', accountCode: '1920', amount: '-700.00', period: 12, transactionDate: '2025-12-31' }] });
-    await importAndWait(companyId, 'general-ledger-lines', {
+    const lastYear = await importAndWait(companyId, 'general-ledger-lines', { year: year - 1, lines: [{ id: 'dec', accountCode: '1920', amount: '-700.00', period: 12, transactionDate: '2025-12-31' }] });
+    const thisYear = await importAndWait(companyId, 'general-ledger-lines', {
       year,
       lines: [
         { id: 'mar', accountCode: '1920', amount: '-500.00', period: 3, transactionDate: '2026-03-10' },
         { id: 'jan', accountCode: '1920', amount: '-700.00', period: 1, transactionDate: '2026-01-02' },
       ],
     });
+    // The imports' own auto-reconciliation runs first: run between the two statements, it would pair A1 with the one -500 line.
+    for (const done of [lastYear, thisYear]) await waitForPostFetch(companyId, done.body.id);
     // Two bank accounts on 1920: each has a -500 within the window of the one -500 line.
     const a = (await ingestOk(companyId, statementXml(validAccountNumber('1503246900'), 'ST-EDGE-A', [entry('A1', '2026-03-11', '-500.00'), entry('A2', '2026-01-01', '-700.00')]), '--gl-account', '1920')).statements[0]!.bankAccountId;
     const b = (await ingestOk(companyId, statementXml(validAccountNumber('1503247000'), 'ST-EDGE-B', [entry('B1', '2026-03-10', '-500.00')]), '--gl-account', '1920')).statements[0]!.bankAccountId;
