@@ -1,7 +1,7 @@
 import { lazySchema } from '../../shared/platform/lazy-schema';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { createOperationRunner, type OperationResponse } from '../../shared/api/runner';
+import { createOperationRunner } from '../../shared/api/runner';
 import { mcpOnlyContracts } from '../../shared/composition/mcp-contracts';
 import { defineMcpOnlyOperations } from '../../shared/composition/operations';
 import { owners } from '../../shared/composition/owners';
@@ -13,6 +13,7 @@ import type { Scope } from '../../shared/identity/scopes';
 import { ProblemError, problems } from '../../shared/platform/problem';
 import { mcpOnlyOperations, type McpOnlyOperationId } from '../../shared/routes';
 import type { JsonSchema } from './tool-schemas';
+import { toolError, toolResult } from './tool-result';
 
 /** A tool over the context service (no REST twin). */
 export interface ContextTool {
@@ -80,16 +81,6 @@ const jsonSchemaOf = (schema: z.ZodType) => {
   return rest as JsonSchema & { type: 'object' };
 };
 
-const error = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
-
-/** A problem as a tool error the model can act on: its code (not_found as "not found") and detail. */
-const problemText = (response: OperationResponse): string => {
-  const problem = JSON.parse(response.body) as { error: string; detail: string; errors?: { field: string; message: string }[] };
-  const label = problem.error === 'not_found' ? 'not found' : problem.error;
-  const fields = problem.errors?.length ? ` ${problem.errors.map((entry) => `${entry.field}: ${entry.message}`).join('; ')}` : '';
-  return `${label}: ${problem.detail}${fields}`;
-};
-
 const contextTool = <I extends z.ZodType>(
   definition: Omit<ContextTool, 'scope' | 'inputJsonSchema' | 'outputJsonSchema' | 'call'> & { operationId: McpOnlyOperationId; input: I; output: z.ZodType },
   toCall: (input: z.infer<I>) => { params: Record<string, string>; query: Record<string, string> },
@@ -110,10 +101,9 @@ const contextTool = <I extends z.ZodType>(
     },
     call: async (args, principal, requestId) => {
       const parsed = definition.input.safeParse(args);
-      if (!parsed.success) return error(`validation_failed: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ')}`);
+      if (!parsed.success) return toolError(`validation_failed: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ')}`);
       const response = await run({ operationId: definition.operationId, authentication: { authenticated: true, principal }, ...toCall(parsed.data), requestId });
-      if (response.statusCode !== 200) return error(problemText(response));
-      return { content: [{ type: 'text', text: response.body }], structuredContent: JSON.parse(response.body) as Record<string, unknown> };
+      return toolResult(response);
     },
   };
 };

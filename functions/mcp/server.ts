@@ -10,12 +10,13 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createOperationRunner, type OperationResponse } from '../../shared/api/runner';
+import { createOperationRunner } from '../../shared/api/runner';
 import { owners } from '../../shared/composition/owners';
 import type { Principal } from '../../shared/identity/principal';
 import type { Scope } from '../../shared/identity/scopes';
 import type { OperationId } from '../../shared/routes';
 import { contextTools, type ContextTool } from './context-tools';
+import { toolError, toolResult } from './tool-result';
 import { twinSchemas } from './tool-schemas';
 import { scopeOfOperation, twinOperations, twinTools, type TwinTool } from './tools';
 
@@ -75,16 +76,6 @@ export const toolList = (): Tool[] =>
     ),
   ]);
 
-/** A tool error the model can act on: the problem's code and words, and the fields at fault. */
-export const toolError = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
-
-const problemText = (response: OperationResponse): string => {
-  const problem = JSON.parse(response.body) as { error: string; detail: string; errors?: { field: string; message: string }[] };
-  const label = problem.error === 'not_found' ? 'not found' : problem.error;
-  const fields = problem.errors?.length ? ` ${problem.errors.map((error) => `${error.field}: ${error.message}`).join('; ')}` : '';
-  return `${label}: ${problem.detail}${fields}`;
-};
-
 /** Tool arguments as the REST call's path and query parameters: the runner validates them with the REST contract's schemas. */
 const restCall = (operationId: OperationId, args: Record<string, unknown>) => {
   const { pathParameters } = twinSchemas(operationId);
@@ -108,8 +99,7 @@ const callTwin = async (tool: TwinTool, args: Record<string, unknown>, principal
     );
   }
   const response = await runTwin({ operationId: tool.operationId, authentication: { authenticated: true, principal }, params, query, requestId });
-  if (response.statusCode !== 200) return toolError(problemText(response));
-  return { content: [{ type: 'text', text: response.body }], structuredContent: JSON.parse(response.body) as Record<string, unknown> };
+  return toolResult(response);
 };
 
 /** The requests this server answers, by method, with the SDK's schema of each. */

@@ -30,3 +30,19 @@ export const stringifyJson = (value: unknown): string =>
 /** Fixed-point text of an amount with at least `minimumScale` decimals, exact: decimal.js, never floats. */
 export const formatAmount = (amount: Decimal, minimumScale = amountScale): string =>
   amount.toFixed(Math.max(minimumScale, amount.decimalPlaces()));
+
+/** JSON.rawJSON (Node.js 21 and later): a value that JSON.stringify writes as exactly the text it was given. */
+const { rawJSON } = JSON as unknown as { rawJSON?: (text: string) => object };
+
+/**
+ * Parses JSON and keeps every number as it was written: each becomes a raw JSON value that
+ * JSON.stringify writes back verbatim (999999999999999.99 and 1250.00 stay so, where a JS number
+ * would give 1000000000000000 and 1250). For answers passed on as objects to a serializer that is
+ * not ours (the MCP SDK's structuredContent). The numbers are opaque objects until written.
+ */
+export const parseJsonKeepingNumbers = (text: string): unknown => {
+  if (!rawJSON) throw new Error(`JSON.rawJSON is missing (Node.js ${process.version}): amounts would lose digits; run on Node.js 22`);
+  return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined ? rawJSON(context.source) : value,
+  );
+};

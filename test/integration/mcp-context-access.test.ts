@@ -4,7 +4,6 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { contextTools } from '../../functions/mcp/context-tools';
 import { companyContextKeys } from '../../shared/context/keys';
 import { contextRepository } from '../../shared/context/repository';
 import { refreshPendingSeconds } from '../../shared/context/service';
@@ -17,6 +16,7 @@ import { ingestOk, statementXml, validAccountNumber, waitForPostFetch } from '..
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { createPerson, signIn } from '../support/sign-in';
 import { testStack } from '../support/stack';
+import { contextTool } from '../support/context-tools';
 import { eventually, queueWaitMs } from '../support/poll';
 
 /**
@@ -187,13 +187,12 @@ describe('MCP context tools: what each part needs', () => {
 });
 
 describe('MCP context tools: catching up with the books', () => {
-  const tool = (name: string) => contextTools.find((candidate) => candidate.name === name)!;
   const principal = () => {
     const { id } = testStack().organizations[0]!;
     return administratorOf({ id, path: id }, 'context-freshness-test', [...allScopes]);
   };
-  const accountContext = (companyId: string, accountNumber: string, year: number) => tool('get_account_context').call({ companyId, accountNumber, year }, principal(), 'test');
-  const companyContext = (companyId: string) => tool('get_company_context').call({ companyId }, principal(), 'test');
+  const accountContext = (companyId: string, accountNumber: string, year: number) => contextTool('get_account_context').call({ companyId, accountNumber, year }, principal(), 'test');
+  const companyContext = (companyId: string) => contextTool('get_company_context').call({ companyId }, principal(), 'test');
   const setMarker = (companyId: string, requestedAt: string) =>
     dynamo().send(new UpdateCommand({ TableName: tableName(), Key: companyContextKeys(companyId), UpdateExpression: 'SET refreshRequestedAt = :at', ExpressionAttributeValues: { ':at': requestedAt } }));
   const setLedgerUpdatedAt = (companyId: string, at: string) =>

@@ -3,7 +3,6 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { contextTools } from '../../functions/mcp/context-tools';
 import { reconciliationQueueWorker } from '../../shared/composition/reconciliation-queue-worker';
 import { contextRepository } from '../../shared/context/repository';
 import { refreshContext } from '../../shared/context/service';
@@ -16,12 +15,12 @@ import { eventually, queueWaitMs } from '../support/poll';
 import { waitForPostFetch } from '../support/bank';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { testStack } from '../support/stack';
+import { contextTool } from '../support/context-tools';
 
 /**
  * The context tools as the MCP server runs them, in-process with a principal holding context:read
  * (over HTTP only interactive sessions hold it: test/integration/mcp-sign-in.test.ts).
  */
-const tool = (name: string) => contextTools.find((candidate) => candidate.name === name)!;
 const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 const organization = (index: number) => {
   const { id } = testStack().organizations[index]!;
@@ -33,8 +32,8 @@ describe('MCP context tools and the context service', () => {
   it('answer service_unavailable until the context service caught up with the ledger, then the picture; not found outside the reach', async () => {
     const companyId = await newApiCompany();
     const principal = principalOf(0);
-    const companyContext = () => tool('get_company_context').call({ companyId }, principal, 'test');
-    const accountContext = (accountNumber: string) => tool('get_account_context').call({ companyId, accountNumber, year: 2026 }, principal, 'test');
+    const companyContext = () => contextTool('get_company_context').call({ companyId }, principal, 'test');
+    const accountContext = (accountNumber: string) => contextTool('get_account_context').call({ companyId, accountNumber, year: 2026 }, principal, 'test');
 
     // Nothing built yet: retry, never not found.
     const before = await companyContext();
@@ -109,10 +108,10 @@ describe('MCP context tools and the context service', () => {
     expect(caughtUp.isError).toBeFalsy();
 
     // Outside the reach (organization B): not found, whatever the context service holds.
-    const other = await tool('get_company_context').call({ companyId }, principalOf(2), 'test');
+    const other = await contextTool('get_company_context').call({ companyId }, principalOf(2), 'test');
     expect(text(other)).toMatch(/^not found: /);
     // Invalid input: a tool error naming the field.
-    expect(text(await tool('get_company_context').call({ companyId: 'x' }, principal, 'test'))).toMatch(/^validation_failed: companyId/);
+    expect(text(await contextTool('get_company_context').call({ companyId: 'x' }, principal, 'test'))).toMatch(/^validation_failed: companyId/);
     // The REST read of the same company still answers from the books.
     expect((await api('GET', `/v1/companies/${companyId}/trial-balance?year=2026`, { as: 'a-system' })).body.totals.closingBalance).toBe(0);
   });

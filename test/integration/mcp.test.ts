@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, tokenFor, tokenOf } from '../support/api';
 import { admin } from '../support/bank';
+import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { testStack } from '../support/stack';
 
 /** The SDK's own client over streamable HTTP against the local gateway. */
@@ -136,6 +137,35 @@ describe('MCP endpoint', () => {
       expect(wrong.isError, `${name} with ${JSON.stringify(invalid)}: ${JSON.stringify(wrong)}`).toBe(true);
       expect(text(wrong), name).toMatch(/validation_failed|invalid_cursor/);
     }
+  });
+
+  it('writes every amount of structuredContent as the REST body writes it: 22 significant digits and trailing zeros kept', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2026, ['1920', '3000']));
+    const big = '123456789012345678.1234'; // 18 integer digits and 4 decimals: no JS number holds it
+    await importAndWait(companyId, 'general-ledger-lines', {
+      year: 2026,
+      lines: [
+        { id: 'big', accountCode: '1920', amount: big, period: 1, transactionId: 'V-1' },
+        { id: 'big-contra', accountCode: '3000', amount: `-${big}`, period: 1, transactionId: 'V-1' },
+        { id: 'round', accountCode: '1920', amount: '1250', period: 2, transactionId: 'V-2' },
+        { id: 'round-contra', accountCode: '3000', amount: '-1250', period: 2, transactionId: 'V-2' },
+      ],
+    });
+    const raw = await api('POST', '/mcp', {
+      as: 'a-system',
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'list_general_ledger_lines', arguments: { companyId, year: 2026, account: '1920' } } },
+    });
+    expect(raw.status).toBe(200);
+    // Each number's own text, read from the answer as sent (a plain JSON.parse would round them).
+    const structured = JSON.parse(raw.text, (_key: string, item: unknown, context?: { source?: string }) =>
+      typeof item === 'number' ? { number: context!.source } : item,
+    ) as { result: { structuredContent: { data: { amount: { number: string } }[] }; content: { text: string }[] } };
+    expect(structured.result.structuredContent.data.map((line) => line.amount.number).sort()).toEqual([big, '1250.00']);
+    const rest = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2026&account=1920`, { as: 'a-system' });
+    expect(structured.result.content[0]!.text).toBe(rest.text);
+    expect(rest.text).toContain(`"amount":${big}`);
   });
 
   it('outside the reach a tool answers a tool error that says not found, as REST answers 404', async () => {

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { formatAmount, stringifyJson } from '../../shared/platform/json';
+import { formatAmount, parseJsonKeepingNumbers, stringifyJson } from '../../shared/platform/json';
 
 describe('response JSON with decimal amounts', () => {
   it('writes amounts as JSON numbers with explicit decimals', () => {
@@ -36,5 +36,14 @@ describe('response JSON with decimal amounts', () => {
   it('leaves ordinary values and strings that look like markers alone', () => {
     const value = { n: 1, s: 'decimal:5', nested: { list: [true, null, 'x'] } };
     expect(stringifyJson(value)).toBe(JSON.stringify(value));
+  });
+
+  it('parses JSON keeping each number as written, for a serializer that is not ours (MCP structuredContent)', () => {
+    const text = stringifyJson({ amount: new Decimal('123456789012345678.1234'), total: new Decimal('1250'), count: 3, rate: -0.5, text: '1.10', items: [new Decimal('0.10'), null, true] });
+    expect(text).toBe('{"amount":123456789012345678.1234,"total":1250.00,"count":3,"rate":-0.5,"text":"1.10","items":[0.10,null,true]}');
+    const parsed = parseJsonKeepingNumbers(text) as Record<string, unknown>;
+    expect(JSON.stringify(parsed)).toBe(text);
+    expect(JSON.stringify(JSON.parse(text))).not.toBe(text); // what a plain parse gives: 123456789012345680, 1250, 0.1
+    expect(parsed.text).toBe('1.10');
   });
 });
