@@ -103,7 +103,11 @@ export const createCompany = async (principal: Principal, input: CreateCompanyIn
     createdAt: now,
     updatedAt: now,
   };
-  await commitWithEvent(companyRepository.createWrite(record), 'company.created', record.id, now);
+  // The organization may be deleted meanwhile: its deletion marks it first, then deletes the companies it lists.
+  await commitWithEvent(companyRepository.createWrite(record), 'company.created', record.id, now, { organization: organizationRepository.activeCheck(organization.id) }).catch((error: unknown) => {
+    if (error instanceof ConditionsFailed && error.names.includes('organization')) throw problems.notFound('organization');
+    throw error;
+  });
   return toCompany(record);
 };
 

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { companyRepository } from '../../shared/companies/repository';
-import { setCompanyStatus } from '../../shared/companies/service';
+import { createCompany, setCompanyStatus } from '../../shared/companies/service';
+import { organizationRepository } from '../../shared/identity/organization-repository';
+import { administratorOf } from '../../shared/identity/principal';
+import { dynamo } from '../../shared/platform/aws';
+import { ProblemError } from '../../shared/platform/problem';
+import { observingCalls } from '../support/sdk-calls';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { api, expectProblem, listAll } from '../support/api';
 import { newFirm } from '../support/people';
@@ -152,6 +157,22 @@ describe('POST /v1/companies', () => {
     expectProblem(response, 400, 'validation_failed');
     expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     expect(response.body.detail).toContain(field);
+  });
+
+  it('answers 404 and writes nothing when its organization is deleted between the reach check and the commit (the deletion lists the companies after marking the organization)', async () => {
+    testStack();
+    const organization = await createOrganization({ name: `Closing ${randomUUID().slice(0, 6)}` });
+    const principal = administratorOf(organization, 'test', ['companies:write']);
+    const refused = await observingCalls(
+      dynamo(),
+      async (commandName) => {
+        if (commandName === 'TransactWriteItemsCommand') await organizationRepository.markDeleted(organization.id, new Date().toISOString());
+      },
+      () => createCompany(principal, { displayName: 'Late AS', accountingSystem: 'Api' }).then(() => undefined, (error: unknown) => error),
+    );
+    expect(refused).toBeInstanceOf(ProblemError);
+    expect((refused as ProblemError).problem).toMatchObject({ status: 404, error: 'not_found' });
+    expect(await companyRepository.allInSubtree(organization.rootId, organization.path)).toEqual([]);
   });
 
   it('answers malformed JSON, a wrong content type, a non-object and a missing body with problems', async () => {
