@@ -127,16 +127,27 @@ export const contextRepository = {
   saveAccounts: (companyId: string, accounts: { year: number; accountCode: string; stored: StoredPicture }[]) =>
     batchPut(accounts.map(({ year, accountCode, stored }) => ({ ...accountContextKeys(companyId, year, accountCode), ...stored }))),
 
-  /** The company's picture, beside whatever request is pending on its item. */
-  saveCompany: (companyId: string, stored: StoredPicture) =>
-    dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: companyContextKeys(companyId),
-        UpdateExpression: 'SET picture = :picture, builtAt = :builtAt, ledgerUpdatedAt = :ledgerUpdatedAt',
-        ExpressionAttributeValues: { ':picture': stored.picture, ':builtAt': stored.builtAt, ':ledgerUpdatedAt': stored.ledgerUpdatedAt },
-      }),
-    ),
+  /**
+   * The company's picture, beside whatever request is pending on its item, unless a rebuild that
+   * started later saved its own already (false: the newer picture stays).
+   */
+  async saveCompany(companyId: string, stored: StoredPicture): Promise<boolean> {
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: companyContextKeys(companyId),
+          UpdateExpression: 'SET picture = :picture, builtAt = :builtAt, ledgerUpdatedAt = :ledgerUpdatedAt',
+          ConditionExpression: 'attribute_not_exists(builtAt) OR builtAt <= :builtAt',
+          ExpressionAttributeValues: { ':picture': stored.picture, ':builtAt': stored.builtAt, ':ledgerUpdatedAt': stored.ledgerUpdatedAt },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return false;
+    }
+  },
 
   /**
    * When the company's books last changed as the pictures see them: the ledger's last fetch, the

@@ -228,10 +228,17 @@ export const refreshContext = async (companyId: string, options: RefreshOptions 
     const openTermStatus = current ? (openVatTerm?.status ?? null) : ((await vatTermOf(company, year))?.status ?? null);
     accounts.push(...(await accountPictures(companyId, year, { banks, openTermStatus, ledgerUpdatedAt, builtAt, ...(current && { trialBalance }) })));
   }
+  // A rebuild that started later (it read newer books) may have saved already: this one leaves its pictures be.
+  const saved = (await contextRepository.refreshState(companyId)).builtAt;
+  if (saved && saved > builtAt) {
+    await contextRepository.releaseRefresh(companyId, options.requests ?? []);
+    return `context not saved: a rebuild started at ${saved} saved newer pictures`;
+  }
   // The request ends only once every picture it asked for is saved.
   await contextRepository.saveAccounts(companyId, accounts);
-  await contextRepository.saveCompany(companyId, { picture: stringifyJson(companyPicture), builtAt, ledgerUpdatedAt });
+  const kept = await contextRepository.saveCompany(companyId, { picture: stringifyJson(companyPicture), builtAt, ledgerUpdatedAt });
   await contextRepository.releaseRefresh(companyId, options.requests ?? []);
+  if (!kept) return 'context of the accounts saved; the company picture of a rebuild that started later kept';
   countMetric('contextRebuilds', {}, 1, { companyId });
   // The lag: from the books' last change to pictures that include it.
   if (ledgerUpdatedAt) countMetric('contextRebuildLag', {}, Math.max(0, Date.now() - Date.parse(ledgerUpdatedAt)), { companyId });

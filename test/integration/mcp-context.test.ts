@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { reconciliationQueueWorker } from '../../shared/composition/reconciliation-queue-worker';
+import { contextPartition } from '../../shared/context/keys';
 import { contextRepository } from '../../shared/context/repository';
 import { refreshContext } from '../../shared/context/service';
 import { importKeys, ledgerStateKeys } from '../../shared/imports/keys';
@@ -14,6 +15,7 @@ import { api } from '../support/api';
 import { eventually, queueWaitMs } from '../support/poll';
 import { waitForPostFetch } from '../support/bank';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
+import { observingCalls } from '../support/sdk-calls';
 import { testStack } from '../support/stack';
 import { contextTool } from '../support/context-tools';
 
@@ -164,5 +166,39 @@ describe('MCP context tools and the context service', () => {
     expect(await rebuiltBy([{ changedBy: relayedBefore }, {}])).toBe(true);
     expect(await refreshContext(companyId, { changedBy: relayedBefore, years: [2024] })).toMatch(/\(2024, \d{4}\) built$/);
   });
-});
 
+  it('a rebuild that started before another keeps out of its way: the later one\'s company picture stays, whichever saves first', async () => {
+    const companyId = await newApiCompany();
+    const done = await importAndWait(companyId, 'accounts', chartOf(2026, ['1920', '3000']));
+    expect(done.body.status).toBe('succeeded');
+    await refreshContext(companyId);
+    const isCompanyPicture = (input: Record<string, unknown>) => JSON.stringify(input.Key ?? {}).includes(contextPartition(companyId)) && JSON.stringify(input.Key).includes('"COMPANY"');
+    /** Runs a rebuild that meets another, started after it and saved in full, at its n-th call that `at` picks. */
+    const overtaken = async (at: (commandName: string, input: Record<string, unknown>) => boolean, n: number) => {
+      let seen = 0;
+      let later: string | undefined;
+      let inner = false;
+      const outcome = await observingCalls(
+        dynamo(),
+        async (commandName, input) => {
+          if (inner || !at(commandName, input) || ++seen !== n) return;
+          inner = true;
+          await new Promise((resolve) => setTimeout(resolve, 5)); // the later rebuild's builtAt is later
+          await refreshContext(companyId);
+          later = (await contextRepository.company(companyId))!.builtAt;
+          inner = false;
+        },
+        () => refreshContext(companyId),
+      );
+      return { outcome, later: later!, stored: (await contextRepository.company(companyId))!.builtAt };
+    };
+    // The later one saved before the earlier one looked before saving: nothing saved.
+    const beforeSaving = await overtaken((commandName, input) => commandName === 'GetItemCommand' && isCompanyPicture(input), 2);
+    expect(beforeSaving.outcome).toMatch(/^context not saved: a rebuild started at .* saved newer pictures$/);
+    expect(beforeSaving.stored).toBe(beforeSaving.later);
+    // The later one saved while the earlier one saved its account pictures: its company picture stays.
+    const whileSaving = await overtaken((commandName) => commandName === 'BatchWriteItemCommand', 1);
+    expect(whileSaving.outcome).toMatch(/company picture of a rebuild that started later kept$/);
+    expect(whileSaving.stored).toBe(whileSaving.later);
+  });
+});
