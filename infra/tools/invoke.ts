@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { contracts } from '../../shared/openapi/document';
+import { parseJsonKeepingNumbers } from '../../shared/platform/json';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, type RouteDefinition } from '../../shared/routes';
 import type { StackInfo } from '../local/stack';
 import { lambdaContext, loadHandler } from '../local/gateway';
@@ -317,7 +318,7 @@ const printHttpResult = (result: LambdaResult, io: ToolIo): void => {
   let pretty = body;
   if (/json/i.test(contentType) || /^\s*[{[]/.test(body)) {
     try {
-      pretty = JSON.stringify(JSON.parse(body), null, 2);
+      pretty = JSON.stringify(parseJsonKeepingNumbers(body), null, 2); // amounts as answered: 1250.00, every digit
     } catch {
       // not JSON after all: print as is
     }

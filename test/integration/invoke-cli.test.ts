@@ -495,6 +495,8 @@ describe('npm run invoke: every sample event', { shuffle: false }, () => {
         openingBalance: 250000,
         closingBalance: 252500,
       });
+      // Printed as answered: amounts keep their two decimals (a JS number would print 252500).
+      expect(trialBalance.stdout.join('\n')).toMatch(/"closingBalance": 252500\.00\b/);
     });
 
     it('ledger/listDimensions.json and listSubLedgers.json answer 200', async () => {
