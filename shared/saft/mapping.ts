@@ -12,6 +12,8 @@ export const maxReportList = 100;
 export const otherElements = '(other elements)';
 
 const zero = new Decimal(0);
+/** A GL line's tax code holds at most this many characters (GeneralLedgerLineInputSchema). */
+const maxTaxCodeLength = 50;
 /** xs:decimal: an optional sign, digits and an optional point (decimal.js alone would also take 1e5, 0x1f or Infinity). */
 const decimalText = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 /** An amount of the file; one that is no decimal number refuses the file (the XSD would, for files it checks). */
@@ -54,6 +56,7 @@ const mappedChildren: Record<string, Set<string>> = {
   Customer: new Set(['CustomerID', 'Name', 'AccountID', 'BalanceAccount', 'OpeningDebitBalance', 'OpeningCreditBalance', 'ClosingDebitBalance', 'ClosingCreditBalance']),
   Supplier: new Set(['SupplierID', 'Name', 'AccountID', 'BalanceAccount', 'OpeningDebitBalance', 'OpeningCreditBalance', 'ClosingDebitBalance', 'ClosingCreditBalance']),
   AnalysisTypeTableEntry: new Set(['AnalysisType', 'AnalysisTypeDescription', 'AnalysisID', 'AnalysisIDDescription']),
+  TaxTableEntry: new Set(['TaxType', 'Description', 'TaxCodeDetails']),
 };
 
 interface AccountFigures {
@@ -88,6 +91,8 @@ export class SaftMapping implements SaftSink {
   private readonly customerIds = new Set<string>();
   private analysisIds = 0;
   private readonly analysisTypes = new Set<string>();
+  /** The file's own VAT codes (a line's TaxCode) and the standard codes they stand for (TaxTable's StandardTaxCode). */
+  private readonly standardTaxCodes = new Map<string, string>();
   transactions = 0;
   lines = 0;
   private totalDebit = zero;
@@ -150,6 +155,15 @@ export class SaftMapping implements SaftSink {
     return this.customerIds.has(id) ? `supplier/${id}` : id;
   }
 
+  /** A line's tax code as VAT reads it: the standard code its own code stands for. Empty is none; one too long for a GL line is dropped, not the line. */
+  private taxCodeOf(own: string | undefined, lineId: string): string | null {
+    if (!own) return null;
+    const code = this.standardTaxCodes.get(own) ?? own;
+    if (code.length <= maxTaxCodeLength) return code;
+    this.skip('taxCodes', `line ${lineId}: tax code ${clip(code, 60)} is longer than ${maxTaxCodeLength} characters: the line is imported without it`);
+    return null;
+  }
+
   private party(fields: Fields, type: 'customer' | 'supplier', key: string | undefined): void {
     const row = { key: key ?? '', value: field(fields, 'Name') || (key ?? ''), type };
     if (!this.valid('subLedgers', SubLedgerImportLineSchema, row, `${type} ${key}`)) return;
@@ -182,6 +196,26 @@ export class SaftMapping implements SaftSink {
     if (!this.valid('dimensions', DimensionImportLineSchema, row, `analysis ${key}`)) return;
     if (!this.dimensions.has(key)) this.analysisIds++;
     this.dimensions.set(key, row);
+  }
+
+  /**
+   * A line's TaxCode is the accounting system's own code; the tax table maps each to the standard
+   * SAF-T code (StandardTaxCode), which VAT reads. A code the file maps to "NA", or not at all,
+   * stays as the file writes it. Codes and standard codes pair up within each TaxCodeDetails.
+   */
+  taxTableEntry(fields: Fields): void {
+    const codes = fields.get('TaxCodeDetails/TaxCode') ?? [];
+    const standards = fields.get('TaxCodeDetails/StandardTaxCode') ?? [];
+    if (codes.length !== standards.length) {
+      return this.skip('taxCodes', `tax table entry ${clip(field(fields, 'TaxType') ?? '', 40)}: ${codes.length} TaxCode and ${standards.length} StandardTaxCode in its TaxCodeDetails (each needs both): its codes are kept as written`);
+    }
+    codes.forEach((code, index) => {
+      const standard = standards[index]!;
+      if (!code || !standard || standard.toUpperCase() === 'NA') return;
+      const mapped = this.standardTaxCodes.get(code);
+      if (mapped !== undefined && mapped !== standard) return this.skip('taxCodes', `tax code ${clip(code, 50)}: mapped to ${clip(mapped, 50)} and to ${clip(standard, 50)} (the first applies)`);
+      this.standardTaxCodes.set(code, standard);
+    });
   }
 
   transaction(fields: Fields, lines: Fields[], journal: Fields): void {
@@ -228,7 +262,7 @@ export class SaftMapping implements SaftSink {
         transactionId: transactionId || null,
         description: field(line, 'Description') ?? field(fields, 'Description') ?? null,
         transactionDate: date ?? null,
-        taxCode: field(line, 'TaxInformation/TaxCode') ?? null,
+        taxCode: this.taxCodeOf(field(line, 'TaxInformation/TaxCode'), id),
         taxAmount: taxAmount ? taxAmount.toFixed() : null,
         taxPercentage: field(line, 'TaxInformation/TaxPercentage') ?? null,
         dimensionKeys: types.length ? [...new Set(types.map((type, i) => analysisKey(type, ids[i] ?? '')))] : null,

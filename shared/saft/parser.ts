@@ -41,26 +41,28 @@ export interface SaftSink {
   customer(fields: Fields): void;
   supplier(fields: Fields): void;
   analysisType(fields: Fields): void;
+  taxTableEntry(fields: Fields): void;
   transaction(fields: Fields, lines: Fields[], journal: Fields): void;
   controlTotals(fields: Fields): void;
-  /** An element outside the records the service reads (e.g. MasterFiles/TaxTable), once per occurrence. */
+  /** An element outside the records the service reads (e.g. MasterFiles/Owners), once per occurrence. */
   notRead(path: string): void;
   /** A child of a record that the mapping does not carry, once per occurrence. */
   recordChild(record: string, child: string): void;
 }
 
 /** Record elements by path below AuditFile; their children are collected as Fields. */
-const records: Record<string, 'header' | 'account' | 'customer' | 'supplier' | 'analysisType' | 'transaction' | 'journal'> = {
+const records: Record<string, 'header' | 'account' | 'customer' | 'supplier' | 'analysisType' | 'taxTableEntry' | 'transaction' | 'journal'> = {
   Header: 'header',
   'MasterFiles/GeneralLedgerAccounts/Account': 'account',
   'MasterFiles/Customers/Customer': 'customer',
   'MasterFiles/Suppliers/Supplier': 'supplier',
   'MasterFiles/AnalysisTypeTable/AnalysisTypeTableEntry': 'analysisType',
+  'MasterFiles/TaxTable/TaxTableEntry': 'taxTableEntry',
   'GeneralLedgerEntries/Journal': 'journal',
   'GeneralLedgerEntries/Journal/Transaction': 'transaction',
 };
 /** Containers passed through (not counted as not read). */
-const containers = new Set(['MasterFiles', 'MasterFiles/GeneralLedgerAccounts', 'MasterFiles/Customers', 'MasterFiles/Suppliers', 'MasterFiles/AnalysisTypeTable', 'GeneralLedgerEntries']);
+const containers = new Set(['MasterFiles', 'MasterFiles/GeneralLedgerAccounts', 'MasterFiles/Customers', 'MasterFiles/Suppliers', 'MasterFiles/AnalysisTypeTable', 'MasterFiles/TaxTable', 'GeneralLedgerEntries']);
 const controlTotalNames = new Set(['NumberOfEntries', 'TotalDebit', 'TotalCredit']);
 
 interface Open {
@@ -190,6 +192,7 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
         else if (done.kind === 'customer') sink.customer(done.fields);
         else if (done.kind === 'supplier') sink.supplier(done.fields);
         else if (done.kind === 'analysisType') sink.analysisType(done.fields);
+        else if (done.kind === 'taxTableEntry') sink.taxTableEntry(done.fields);
       } else {
         if (depth === record.depth + 1 && record.kind !== 'header') sink.recordChild(record.path.split('/').at(-1)!, open.name);
         if (!open.hasChild) add(record.fields, pathOf(record.depth), value);

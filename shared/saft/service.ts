@@ -114,6 +114,7 @@ const headerOnly = (): SaftSink => ({
   customer: () => undefined,
   supplier: () => undefined,
   analysisType: () => undefined,
+  taxTableEntry: () => undefined,
   transaction: () => undefined,
   controlTotals: () => undefined,
   notRead: () => undefined,

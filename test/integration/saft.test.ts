@@ -54,6 +54,24 @@ const waitForSaft = (companyId: string, id: string): Promise<ApiResponse> =>
     return (response.body.status === 'succeeded' || response.body.status === 'failed') && response;
   }, queueWaitMs * 3, `SAF-T import ${id}`);
 
+/** The file's tax table (own code -> StandardTaxCode) and each line's own tax code by GL line id (<JournalID>/<TransactionID>-<RecordID>), read independently of the service's parser. */
+const fileTaxCodes = (bytes: Buffer): { standard: Map<string, string>; lineCodes: Map<string, string> } => {
+  const arrays = new Set(['TaxTableEntry', 'TaxCodeDetails', 'Journal', 'Transaction', 'Line']);
+  const doc = new XMLParser({ removeNSPrefix: true, parseTagValue: false, isArray: (name) => arrays.has(name) }).parse(bytes.toString('utf8'));
+  const standard = new Map<string, string>();
+  for (const entry of doc.AuditFile.MasterFiles.TaxTable.TaxTableEntry) for (const details of entry.TaxCodeDetails) standard.set(String(details.TaxCode), String(details.StandardTaxCode));
+  const lineCodes = new Map<string, string>();
+  for (const journal of doc.AuditFile.GeneralLedgerEntries.Journal) {
+    for (const transaction of journal.Transaction ?? []) {
+      for (const line of transaction.Line ?? []) {
+        const code = line.TaxInformation?.TaxCode;
+        if (code !== undefined) lineCodes.set(`${journal.JournalID}/${transaction.TransactionID}-${line.RecordID}`, String(code));
+      }
+    }
+  }
+  return { standard, lineCodes };
+};
+
 /** Each account's opening and closing balance as the file states them (debit minus credit), read independently of the service's parser. */
 const fileBalances = (bytes: Buffer): Map<string, { opening: Decimal; closing: Decimal }> => {
   const doc = new XMLParser({ removeNSPrefix: true, parseTagValue: false, isArray: (name) => name === 'Account' }).parse(bytes.toString('utf8'));
@@ -182,6 +200,15 @@ describe('SAF-T Financial import of the published example files', () => {
     expect(taxed.some((line) => Number(String(line.amount)) < 0)).toBe(true);
     expect(taxed.some((line) => Number(String(line.amount)) > 0)).toBe(true);
     for (const line of taxed) expect(Math.sign(Number(String(line.taxAmount))), JSON.stringify(line)).toBe(Math.sign(Number(String(line.amount))));
+    // A line's TaxCode is the accounting system's own code: each GL line holds the standard code the tax table maps it to.
+    const { standard, lineCodes } = fileTaxCodes(bytes);
+    expect(standard.get('2')).toBe('3'); // this file's own code 2 is 25 % output VAT
+    const stored = new Map((lines as unknown as { sourceLineId: string; taxCode: string | null }[]).map((line) => [line.sourceLineId, line.taxCode]));
+    expect(lineCodes.size).toBeGreaterThan(0);
+    for (const [lineId, own] of lineCodes) expect(stored.get(lineId), `${lineId} (own code ${own})`).toBe(standard.get(own) ?? own);
+    // VAT reads the standard codes: term 1 has its 25 % output VAT (read as the own code 2, it counted in no total and the term read refundable).
+    const terms = (await api('GET', `/v1/companies/${companyId}/vat/terms?year=${year}`, { as })).body;
+    expect(terms.data[0]).toMatchObject({ term: 1, totals: { outputVat: 302708, inputVat: 44225.25, netVat: 258482.75, position: 'payable' } });
     const id = await upload(companyId, bytes);
     expect((await start(companyId, id)).status).toBe(202);
     const second = await waitForSaft(companyId, id);

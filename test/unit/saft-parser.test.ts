@@ -28,6 +28,34 @@ describe('SAF-T parser and mapping', () => {
     expect(report.skipped.find((s) => s.kind === 'openingBalances')?.samples[0]).toMatch(/account 1500/);
   });
 
+  it("gives each line the standard tax code its own code stands for (TaxTable); an empty code is none and one too long is dropped, never the line", async () => {
+    const example = readFileSync(new URL('../fixtures/saft/example-1.10-999999999.xml', import.meta.url), 'utf8');
+    const linesOf = async (text: string) => {
+      const lines: { taxCode: string | null; amount: string }[] = [];
+      const mapping = new SaftMapping((line) => lines.push(line.line as { taxCode: string | null; amount: string }));
+      await parseSaft([new TextEncoder().encode(text)], mapping);
+      return { lines, report: mapping.report(0, 'valid') };
+    };
+    const taxed = (lines: { taxCode: string | null; amount: string }[]) => lines.find((line) => line.amount === '10000');
+    const mapped = await linesOf(example);
+    expect(taxed(mapped.lines)?.taxCode).toBe('1'); // own code 14, StandardTaxCode 1
+    expect(mapped.report.notImported.map((entry) => entry.element)).not.toContain('MasterFiles/TaxTable');
+    expect(taxed((await linesOf(example.replace('<n1:StandardTaxCode>1</n1:StandardTaxCode>', '<n1:StandardTaxCode>NA</n1:StandardTaxCode>'))).lines)?.taxCode).toBe('14');
+    const unpaired = await linesOf(example.replace('<n1:StandardTaxCode>1</n1:StandardTaxCode>', ''));
+    expect(taxed(unpaired.lines)?.taxCode).toBe('14');
+    expect(unpaired.report.skipped.find((entry) => entry.kind === 'taxCodes')?.samples[0]).toMatch(/1 TaxCode and 0 StandardTaxCode/);
+    const lineCode = example.lastIndexOf('<n1:TaxCode>14</n1:TaxCode>'); // the line's (the first is the tax table's)
+    const withLineCode = (code: string) => `${example.slice(0, lineCode)}<n1:TaxCode>${code}</n1:TaxCode>${example.slice(lineCode + '<n1:TaxCode>14</n1:TaxCode>'.length)}`;
+    const empty = await linesOf(withLineCode(''));
+    expect(empty.lines).toHaveLength(mapped.lines.length);
+    expect(taxed(empty.lines)?.taxCode).toBeNull();
+    const long = 'K'.repeat(60);
+    const overlong = await linesOf(withLineCode(long));
+    expect(overlong.lines).toHaveLength(mapped.lines.length);
+    expect(taxed(overlong.lines)?.taxCode).toBeNull();
+    expect(overlong.report.skipped.find((entry) => entry.kind === 'taxCodes')?.samples[0]).toMatch(/is longer than 50 characters: the line is imported without it/);
+  });
+
   it('leaves the opening balance of a party whose row is refused with its account, and names the party (files over 32 MiB, which the XSD does not check)', async () => {
     const text = readFileSync(new URL('../fixtures/saft/example-1.10-999999999.xml', import.meta.url), 'utf8').replace(
       /(<n1:CustomerID>12000<\/n1:CustomerID>\s*)<n1:AccountID>1500<\/n1:AccountID>(\s*)<n1:OpeningDebitBalance>1234.56</,
