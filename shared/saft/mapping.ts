@@ -176,7 +176,8 @@ export class SaftMapping implements SaftSink {
     if (accountCode && hasBalance(fields, 'Opening', prefix)) {
       const amount = balance(fields, 'Opening', prefix);
       if (!this.accounts.has(accountCode)) this.skip('openingBalances', `${type} ${row.key}: opening balance on account ${accountCode}, which is not in the file's chart`);
-      else if (!amount.isZero()) this.partyOpenings.push({ accountCode, key: row.key, amount });
+      // A zero the file states is written too: it replaces what an earlier file of the year stored.
+      else this.partyOpenings.push({ accountCode, key: row.key, amount });
     }
   }
 
@@ -318,6 +319,7 @@ export class SaftMapping implements SaftSink {
   /**
    * Opening balances of the selection's first year: each party's that is a valid row, and each
    * account's less what those hold (a refused party row leaves its amount with its account).
+   * Zeros too: a corrected file of the year replaces each balance an earlier one stored.
    */
   openingBalances(): OpeningBalanceRow[] {
     const partyRows: OpeningBalanceRow[] = [];
@@ -332,7 +334,7 @@ export class SaftMapping implements SaftSink {
     for (const [accountCode, { figures }] of this.accounts) {
       const own = figures.opening.minus(parties.get(accountCode) ?? zero);
       const row = { id: `OB-${accountCode}`, accountCode, amount: own.toFixed() };
-      if (!own.isZero() && this.valid('openingBalances', OpeningBalanceInputSchema, row, `account ${accountCode}`)) rows.push(row);
+      if (this.valid('openingBalances', OpeningBalanceInputSchema, row, `account ${accountCode}`)) rows.push(row);
     }
     return [...rows, ...partyRows];
   }

@@ -150,6 +150,23 @@ describe('SAF-T Financial import of the published example files', () => {
     expect(list.body.data.map((s: { id: string }) => s.id)).toContain(record.id);
   });
 
+  it('a corrected file of the same year replaces every opening balance it states, a zero too', async () => {
+    const { companyId } = await importFile('example-1.10-999999999.xml', '999999999');
+    const corrected = Buffer.from(
+      fixture('example-1.10-999999999.xml')
+        .toString('utf8')
+        .replace('<n1:OpeningDebitBalance>1234.56</n1:OpeningDebitBalance>', '<n1:OpeningDebitBalance>0</n1:OpeningDebitBalance>') // 1925
+        .replace(/<n1:OpeningDebitBalance>0<\/n1:OpeningDebitBalance>(\s*<n1:ClosingDebitBalance>0<)/, '<n1:OpeningDebitBalance>1234.56</n1:OpeningDebitBalance>$1'), // 4000
+    );
+    const balances = fileBalances(corrected);
+    expect([balances.get('1925')!.opening.toFixed(2), balances.get('4000')!.opening.toFixed(2)]).toEqual(['0.00', '1234.56']);
+    const id = await upload(companyId, corrected);
+    expect((await start(companyId, id)).status).toBe(202);
+    const done = await waitForSaft(companyId, id);
+    expect(done.body.status, JSON.stringify(done.body)).toBe('succeeded');
+    await expectReproduced(companyId, 2015, corrected, done.body);
+  });
+
   it('two journals with the same voucher numbers keep every line: a line id is <JournalID>/<TransactionID>-<RecordID>', async () => {
     const original = fixture('example-1.10-999999999.xml').toString('utf8');
     const journal = original.slice(original.indexOf('<n1:Journal>'), original.indexOf('</n1:Journal>') + '</n1:Journal>'.length);
