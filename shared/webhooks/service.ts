@@ -98,7 +98,13 @@ export const createSubscription = async (principal: Principal, input: CreateSubs
     lastFailureAt: null,
   };
   await subscriptionRepository.create(record);
-  await queueHandshake(record);
+  try {
+    await queueHandshake(record);
+  } catch (error) {
+    // Nothing half-written: a retry (same Idempotency-Key, released by the 500) creates it afresh.
+    await subscriptionRepository.delete(record.id);
+    throw error;
+  }
   return { ...toSubscription(record), secret };
 };
 
@@ -112,6 +118,9 @@ export const updateSubscription = async (principal: Principal, current: Subscrip
   if (patch.url !== undefined) checkUrl(patch.url);
   if (patch.companyIds) await checkCompanies(principal, current.organizationPath, patch.companyIds);
   const urlChanged = patch.url !== undefined && patch.url !== current.url;
+  // The url sent again while its handshake is pending queues the handshake again (the change's own
+  // may have failed to queue: a retry of it finds the url already stored).
+  const handshakeDue = urlChanged || (patch.url !== undefined && current.status === 'pending_verification');
   const changes: Partial<SubscriptionRecord> = {
     ...(patch.url !== undefined && { url: patch.url }),
     ...(patch.eventTypes !== undefined && { eventTypes: [...new Set(patch.eventTypes)] }),
@@ -119,11 +128,14 @@ export const updateSubscription = async (principal: Principal, current: Subscrip
     ...(patch.description !== undefined && { description: patch.description }),
     ...(urlChanged && { status: 'pending_verification' as const, statusReason: awaitingHandshake, verifiedAt: null }),
   };
-  if (Object.keys(changes).length === 0) return toSubscription(current);
+  if (Object.keys(changes).length === 0) {
+    if (handshakeDue) await queueHandshake(current);
+    return toSubscription(current);
+  }
   changes.updatedAt = new Date().toISOString();
   if (!(await subscriptionRepository.update(current.id, changes, [], current.url))) throw problems.conflict('The subscription changed meanwhile; read it and try again.');
   const updated = { ...current, ...changes };
-  if (urlChanged) await queueHandshake(updated);
+  if (handshakeDue) await queueHandshake(updated);
   return toSubscription(updated);
 };
 
@@ -162,7 +174,13 @@ const requireActive = (subscription: SubscriptionRecord) => {
 
 const queueDelivery = async (record: DeliveryRecord) => {
   await deliveryRepository.create(record);
-  await sendMessage('webhooks', { deliveryId: record.id });
+  try {
+    await sendMessage('webhooks', { deliveryId: record.id });
+  } catch (error) {
+    // Never left pending with nothing to send it: the log says it failed, and a retry queues a new one.
+    await deliveryRepository.end(record.id, 'failed', 'The delivery could not be queued; nothing was sent.');
+    throw error;
+  }
   return toDelivery(record);
 };
 
