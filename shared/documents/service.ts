@@ -23,8 +23,8 @@ const seconds = (name: string, fallback: number): number => {
 export const uploadUrlSeconds = () => seconds('DOCUMENT_UPLOAD_URL_SECONDS', 15 * 60);
 export const declarationSeconds = () => seconds('DOCUMENT_DECLARATION_SECONDS', 24 * 3600);
 export const downloadUrlSeconds = () => seconds('DOCUMENT_DOWNLOAD_URL_SECONDS', 5 * 60);
-/** Commits of one completion before it gives up (a concurrent completion's transaction may cancel it without writing anything). */
-const completionAttempts = 3;
+/** Commits of one change of a document before it gives up (a concurrent transaction may cancel it without writing anything). */
+const changeAttempts = 3;
 
 const documentProblems = {
   uploadMissing: () =>
@@ -99,6 +99,22 @@ export const declareUpload = async (companyId: string, input: DeclareDocumentInp
 };
 
 /**
+ * Commits a change of a document; when the transaction is cancelled, reads the document again:
+ * `settled` answers what it is now if another request made the change meanwhile, undefined when
+ * not (both cancelled by a conflict, nothing written), and the change is committed again.
+ */
+const commitDocumentChange = async <T>(documentId: string, writes: Parameters<typeof commitUnlessCancelled>[0], done: () => T, settled: (current: DocumentRecord) => T | undefined): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    if (await commitUnlessCancelled(writes)) return done();
+    const current = await documentRepository.get(documentId);
+    const answer = current && settled(current);
+    if (answer !== undefined) return answer;
+    if (attempt >= changeAttempts) throw new Error(`A change of document ${documentId} lost its transaction ${attempt} times`);
+    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  }
+};
+
+/**
  * Step 2: checks the uploaded object (exists; size and SHA-256 equal the declaration; its first
  * bytes match the declared type), copies it to its permanent key and creates the document with
  * its outbox event in one transaction. Nothing is created on any failure. A second completion
@@ -148,16 +164,12 @@ export const completeUpload = async (declaration: DeclarationRecord): Promise<Do
   // The document, the declaration's removal and the outbox event in one transaction; cancelled when
   // another completion got there first, or when the two conflicted (then neither may have written:
   // look again, then commit again).
-  let result: DocumentRecord | undefined;
-  for (let attempt = 1; !result; attempt++) {
-    const created = await commitUnlessCancelled([
-      ...documentRepository.completeWrites(document),
-      outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt),
-    ]);
-    result = created ? document : await documentRepository.get(documentId);
-    if (!result && attempt >= completionAttempts) throw new Error(`Completion of document ${documentId} lost its transaction ${attempt} times and found no document`);
-    if (!result) await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-  }
+  const result = await commitDocumentChange(
+    documentId,
+    [...documentRepository.completeWrites(document), outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt)],
+    () => document,
+    (current) => current,
+  );
   // The verified copy is the document; the pending object would otherwise wait for the lifecycle rule.
   await deleteObject(pendingKey).catch((error: unknown) => logger.warn('Could not remove a completed pending upload', { key: pendingKey, error: String(error) }));
   return result;
@@ -208,20 +220,22 @@ export const downloadDocument = async (document: DocumentRecord) => {
 export const deleteDocument = async (document: DocumentRecord, deletedBy: string) => {
   if (document.deletedAt) return { id: document.id, deleted: true as const, deletedAt: document.deletedAt };
   const deletedAt = new Date().toISOString();
-  const deleted = await commitUnlessCancelled([
-    documentRepository.softDeleteWrite(document, deletedAt, deletedBy),
-    outboxEventWrite('document.deleted', document.companyId, { documentId: document.id }, deletedAt),
-  ]);
-  if (deleted) return { id: document.id, deleted: true as const, deletedAt };
-  const current = await documentRepository.get(document.id);
-  return { id: document.id, deleted: true as const, deletedAt: current?.deletedAt ?? deletedAt };
+  return commitDocumentChange(
+    document.id,
+    [documentRepository.softDeleteWrite(document, deletedAt, deletedBy), outboxEventWrite('document.deleted', document.companyId, { documentId: document.id }, deletedAt)],
+    () => ({ id: document.id, deleted: true as const, deletedAt }),
+    (current) => (current.deletedAt ? { id: document.id, deleted: true as const, deletedAt: current.deletedAt } : undefined),
+  );
 };
 
 /** Restore, idempotent: a document that is not deleted is answered unchanged. */
 export const restoreDocument = async (document: DocumentRecord): Promise<Document> => {
   if (!document.deletedAt) return toDocument(document);
   const restoredAt = new Date().toISOString();
-  await commitUnlessCancelled([documentRepository.restoreWrite(document), outboxEventWrite('document.restored', document.companyId, { documentId: document.id }, restoredAt)]);
-  const current = await documentRepository.get(document.id);
-  return toDocument(current ?? { ...document, deletedAt: null });
+  return commitDocumentChange(
+    document.id,
+    [documentRepository.restoreWrite(document), outboxEventWrite('document.restored', document.companyId, { documentId: document.id }, restoredAt)],
+    () => toDocument({ ...document, deletedAt: null }),
+    (current) => (current.deletedAt ? undefined : toDocument(current)),
+  );
 };

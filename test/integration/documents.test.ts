@@ -5,7 +5,7 @@ import { createTestClient } from '../support/clients';
 import { documentDeclarationKeys, documentObjectKey, pendingUploadObjectKey } from '../../shared/documents/keys';
 import { commitUnlessCancelled } from '../../shared/db/unit-of-work';
 import { documentRepository } from '../../shared/documents/repository';
-import { completeUpload, declareUpload } from '../../shared/documents/service';
+import { completeUpload, declareUpload, deleteDocument, restoreDocument } from '../../shared/documents/service';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -370,6 +370,36 @@ describe('documents: list, delete, restore', () => {
     const reversed = await list('?from=2026-03-20&to=2026-03-01');
     expectProblem(reversed, 400, 'validation_failed');
     expect(JSON.stringify(reversed.body)).toContain('must not be before from');
+  });
+
+  it('a delete or restore whose transaction a conflict cancelled without writing commits again: done once, with one event', async () => {
+    const companyId = await newCompany(systemToken);
+    const { id } = await upload(companyId, pdfBytes());
+    /** The change with its first transaction cancelled as DynamoDB cancels two racing ones (TransactionConflict, nothing written). */
+    const firstCancelled = async <T>(change: () => Promise<T>) => {
+      let cancelled = 0;
+      const answer = await observingCalls(
+        dynamo(),
+        (commandName, input) => {
+          const writes = (input.TransactItems as object[] | undefined) ?? [];
+          if (commandName !== 'TransactWriteItemsCommand' || cancelled > 0 || !writes.some((write) => JSON.stringify(write).includes(id))) return;
+          cancelled++;
+          throw new TransactionCanceledException({ message: 'Transaction cancelled [TransactionConflict]', $metadata: {}, CancellationReasons: writes.map(() => ({ Code: 'TransactionConflict' })) });
+        },
+        change,
+      );
+      expect(cancelled).toBe(1);
+      return answer;
+    };
+    const deleted = await firstCancelled(async () => deleteDocument((await documentRepository.get(id))!, 'test'));
+    expect(deleted).toEqual({ id, deleted: true, deletedAt: expect.any(String) });
+    expect((await documentRepository.get(id))?.deletedAt).toBe(deleted.deletedAt);
+    expectProblem(await api('GET', `/v1/documents/${id}`, { token: systemToken }), 404, 'not_found');
+    const restored = await firstCancelled(async () => restoreDocument((await documentRepository.get(id))!));
+    expect(restored).toMatchObject({ id, status: 'available', deletedAt: null });
+    expect((await api('GET', `/v1/documents/${id}`, { token: systemToken })).status).toBe(200);
+    const types = (await eventsOfCompany(companyId)).map((event) => event.type).filter((type) => type.startsWith('document.'));
+    expect(types).toEqual(['document.created', 'document.deleted', 'document.restored']);
   });
 
   it('delete: 404 everywhere afterwards, the bytes stay; idempotent; restore brings it back, idempotent', async () => {
