@@ -1173,7 +1173,7 @@ export interface paths {
         put?: never;
         /**
          * Run the handshake now (re-enables a disabled subscription when it passes)
-         * @description Runs the handshake now and answers the outcome: `active` when it passed, else `pending_verification` (or still `disabled`) with the reason in `statusReason`. The way to enable a disabled subscription again.
+         * @description Runs the handshake now and answers the outcome: `active` when it passed, else `pending_verification` (or still `disabled`) with the reason in `statusReason`. The way to enable a disabled subscription again. When the subscription changed while the handshake ran (a new url, or disabled after a 410 from its receiver), the outcome is not stored: **409** `subscription_changed`; one deleted meanwhile answers 404.
          */
         post: operations["verifyWebhookSubscription"];
         delete?: never;
@@ -15397,7 +15397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            /** @description conflict: reason subscription_changed (its url or status changed while the handshake ran; nothing stored) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

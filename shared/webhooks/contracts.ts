@@ -64,10 +64,10 @@ export const webhookContracts = {
     problems: { ...systemOnly, 404: subscriptionNotFound },
   },
   verifyWebhookSubscription: {
-    description: 'Runs the handshake now and answers the outcome: `active` when it passed, else `pending_verification` (or still `disabled`) with the reason in `statusReason`. The way to enable a disabled subscription again.',
+    description: 'Runs the handshake now and answers the outcome: `active` when it passed, else `pending_verification` (or still `disabled`) with the reason in `statusReason`. The way to enable a disabled subscription again. When the subscription changed while the handshake ran (a new url, or disabled after a 410 from its receiver), the outcome is not stored: **409** `subscription_changed`; one deleted meanwhile answers 404.',
     params: SubscriptionParamsSchema,
     responses: { 200: { description: 'The handshake ran now: active when it passed, else pending_verification (or disabled) with the reason in statusReason', schema: SubscriptionSchema } },
-    problems: { ...systemOnly, 404: subscriptionNotFound },
+    problems: { ...systemOnly, 404: subscriptionNotFound, 409: 'conflict: reason subscription_changed (its url or status changed while the handshake ran; nothing stored)' },
   },
   rotateWebhookSecret: {
     description: 'A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery. Of two rotations at the same time one stores its secret; the other answers **409** `concurrent_rotation` and stores nothing.',

@@ -176,13 +176,17 @@ const disable = async (subscription: SubscriptionRecord, reason: string): Promis
 };
 
 /** Runs the handshake and records its outcome on the subscription (unless its url changed meanwhile). */
-export const verifySubscription = async (subscription: SubscriptionRecord): Promise<SubscriptionRecord> => {
+/**
+ * The handshake to the subscription's url; its outcome is stored only if the url and status are still
+ * the ones it was run for (a change, a deletion or an automatic disable meanwhile wins): undefined then.
+ */
+export const verifySubscription = async (subscription: SubscriptionRecord): Promise<SubscriptionRecord | undefined> => {
   const failure = await handshake(subscription.url, subscription.organizationId, await signingSecrets(subscription));
   const at = new Date().toISOString();
   const changes: Partial<SubscriptionRecord> = failure
     ? { status: subscription.status === 'disabled' ? 'disabled' : 'pending_verification', statusReason: failure, updatedAt: at }
     : { status: 'active', statusReason: null, verifiedAt: at, failingSince: null, lastFailureAt: null, updatedAt: at };
-  await subscriptionRepository.update(subscription.id, changes, [], subscription.url);
+  if (!(await subscriptionRepository.update(subscription.id, changes, [], subscription.url, subscription.status))) return undefined;
   return { ...subscription, ...changes };
 };
 

@@ -153,14 +153,19 @@ export const subscriptionRepository = {
   },
 
   /** Sets (and removes) fields of an existing subscription; `expectedUrl` guards against a concurrent url change. False when it is gone or the url moved. */
-  update(id: string, set: Partial<SubscriptionRecord>, remove: string[] = [], expectedUrl?: string): Promise<boolean> {
+  update(id: string, set: Partial<SubscriptionRecord>, remove: string[] = [], expectedUrl?: string, expectedStatus?: SubscriptionRecord['status']): Promise<boolean> {
+    const url = expectedUrl === undefined ? undefined : { expression: '#url = :url', names: { '#url': 'url' }, values: { ':url': expectedUrl } };
+    const status = expectedStatus === undefined ? undefined : { expression: '#status = :expectedStatus', names: { '#status': 'status' }, values: { ':expectedStatus': expectedStatus } };
+    const guards = [url, status].filter((guard) => guard !== undefined);
     return updateItem(
       subscriptionKeys(id),
       Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined)),
       remove,
-      expectedUrl === undefined
-        ? { expression: 'attribute_exists(PK)' }
-        : { expression: 'attribute_exists(PK) AND #url = :url', names: { '#url': 'url' }, values: { ':url': expectedUrl } },
+      {
+        expression: ['attribute_exists(PK)', ...guards.map((guard) => guard.expression)].join(' AND '),
+        names: Object.assign({}, ...guards.map((guard) => guard.names)) as Record<string, string>,
+        values: Object.assign({}, ...guards.map((guard) => guard.values)) as Record<string, unknown>,
+      },
     );
   },
 

@@ -145,7 +145,12 @@ export const deleteSubscription = async (subscription: SubscriptionRecord) => {
 };
 
 /** The handshake, now; passing it makes the subscription active (also a disabled one). */
-export const verifyNow = async (subscription: SubscriptionRecord): Promise<Subscription> => toSubscription(await verifySubscription(subscription));
+export const verifyNow = async (subscription: SubscriptionRecord): Promise<Subscription> => {
+  const verified = await verifySubscription(subscription);
+  if (verified) return toSubscription(verified);
+  if (!(await subscriptionRepository.get(subscription.id))) throw problems.notFound('subscription');
+  throw problems.conflict('The subscription changed while its handshake ran (its url or status); read it and verify again.', { reason: 'subscription_changed' });
+};
 
 export const rotateSecret = async (subscription: SubscriptionRecord) => {
   const now = Date.now();

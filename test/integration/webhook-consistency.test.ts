@@ -3,7 +3,9 @@ import { administratorOf } from '../../shared/identity/principal';
 import { allScopes } from '../../shared/identity/scopes';
 import { sqs } from '../../shared/platform/aws';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
-import { createSubscription, sendTestEvent, updateSubscription } from '../../shared/webhooks/service';
+import { createSubscription, sendTestEvent, updateSubscription, verifyNow } from '../../shared/webhooks/service';
+import { dynamo } from '../../shared/platform/aws';
+import { ProblemError } from '../../shared/platform/problem';
 import { api, listAll } from '../support/api';
 import { newApiCompany } from '../support/ledger';
 import { eventually, queueWaitMs } from '../support/poll';
@@ -94,5 +96,46 @@ describe('webhook changes whose message cannot be queued', () => {
     expect(deliveries.filter((delivery) => delivery.eventType === 'webhook.test')).toEqual([
       expect.objectContaining({ status: 'failed', notice: 'The delivery could not be queued; nothing was sent.' }),
     ]);
+  });
+});
+
+describe('a handshake run by POST .../verify while the subscription changes', () => {
+  /** verifyNow, with `change` made just before it stores its outcome (as a request or the delivery worker would, meanwhile). */
+  const verifyMeanwhile = async (id: string, change: () => Promise<unknown>) => {
+    const current = (await subscriptionRepository.get(id))!;
+    let changed = false;
+    return observingCalls(
+      dynamo(),
+      async (commandName, input) => {
+        if (changed || commandName !== 'UpdateItemCommand' || !JSON.stringify(input.Key).includes(id)) return;
+        changed = true;
+        await change();
+      },
+      () => verifyNow(current).then(() => undefined, (error: unknown) => error),
+    );
+  };
+
+  it('stores nothing and answers 409 subscription_changed when the url moved: the new url keeps its pending handshake', async () => {
+    const { id } = await activeSubscription();
+    const moved = await receiver();
+    const refused = await verifyMeanwhile(id, async () => {
+      const before = (await subscriptionRepository.get(id))!;
+      await subscriptionRepository.update(id, { url: moved.url, status: 'pending_verification', statusReason: 'moved', updatedAt: new Date().toISOString() }, [], before.url);
+    });
+    expect(refused).toBeInstanceOf(ProblemError);
+    expect((refused as ProblemError).problem).toMatchObject({ status: 409, reason: 'subscription_changed' });
+    expect(await subscriptionRepository.get(id)).toMatchObject({ url: moved.url, status: 'pending_verification', statusReason: 'moved' });
+  });
+
+  it('a failed handshake leaves disabled a subscription its receiver\'s 410 disabled meanwhile; one deleted meanwhile answers 404', async () => {
+    const { id, receiver: target } = await activeSubscription();
+    target.state.secrets = []; // it now refuses the genuine verification too: the handshake fails
+    const refused = await verifyMeanwhile(id, () => subscriptionRepository.disable(id, 'The receiver answered 410 Gone: the subscription was disabled.', new Date().toISOString()));
+    expect((refused as ProblemError).problem).toMatchObject({ status: 409, reason: 'subscription_changed' });
+    expect(await subscriptionRepository.get(id)).toMatchObject({ status: 'disabled', statusReason: 'The receiver answered 410 Gone: the subscription was disabled.' });
+
+    const { id: other } = await activeSubscription();
+    const gone = await verifyMeanwhile(other, () => subscriptionRepository.delete(other));
+    expect((gone as ProblemError).problem).toMatchObject({ status: 404, error: 'not_found' });
   });
 });
