@@ -29,6 +29,19 @@ const maxReceives = 5;
 /** A per-kind import of the SAF-T import failed: the SAF-T import fails (the imports before it stay applied). */
 class StepFailed extends Error {}
 /** Lines that deleteMissing would delete are reconciled: nothing is imported. */
+type LineInUse = { id: string; reconciliationGroupId: string };
+
+/** A lines_in_use failure's problems: what happened, then the ids (at most 100) in messages of at most 2,000 characters. */
+const linesInUseProblems = (lead: string, inUse: readonly LineInUse[]): SaftImport['problems'] => {
+  const messages = [`${lead} In use (id: group):`];
+  for (const { id, reconciliationGroupId } of inUse.slice(0, 100)) {
+    const entry = ` ${id}: ${reconciliationGroupId};`;
+    if (messages.at(-1)!.length + entry.length > 2000) messages.push('In use (id: group):');
+    messages[messages.length - 1] += entry;
+  }
+  return messages.map((message) => ({ line: null, message }));
+};
+
 class LinesInUse extends Error {
   readonly problems: SaftImport['problems'];
 
@@ -150,7 +163,7 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     }
     const openingBalances = mapping.openingBalances();
     const report = mapping.report(openingBalances.length, schemaValidation);
-    const missing = item.deleteMissing ? await missingLines(item.companyId, [...mapping.years].sort(), fileLineIds) : new Map<number, string[]>();
+    const missing = item.deleteMissing ? await missingLines(item.companyId, [...mapping.years].sort(), fileLineIds, (item.importIds?.length ?? 0) > 0) : new Map<number, string[]>();
     // On a redelivery some may be deleted already: the first count stands.
     report.counts.linesDeleted = item.report?.counts.linesDeleted ?? [...missing.values()].reduce((sum, ids) => sum + ids.length, 0);
     const importIds: string[] = [];
@@ -162,10 +175,19 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
       if (!existing) {
         const importKind = kind(name);
         try {
-          await acceptImport(item.companyId, item, importKind, importKind.bodySchema.parse(body), body, { importId, enqueue: false });
+          const parsed = importKind.bodySchema.parse(body);
+          // The kind's own check, as a submission over the API runs it (a deletion: none of its lines reconciled meanwhile).
+          await importKind.precheck?.(item.companyId, parsed);
+          await acceptImport(item.companyId, item, importKind, parsed, body, { importId, enqueue: false });
         } catch (error) {
-          if (error instanceof ProblemError) throw new Error(`Step ${key}: ${error.message}`); // a busy lane: retried on redelivery
-          throw error;
+          if (!(error instanceof ProblemError)) throw error;
+          if (error.problem.reason === 'job_in_flight') throw new Error(`Step ${key}: ${error.message}`); // a busy lane: retried on redelivery
+          if (error.problem.reason === 'lines_in_use') {
+            // Reconciled after the check before the first write: the file's imports are applied, these lines stay.
+            const inUse = (error.problem.inUse ?? []) as LineInUse[];
+            throw new LinesInUse(linesInUseProblems(`${inUse.length} GL line${inUse.length === 1 ? '' : 's'} the file no longer holds ${inUse.length === 1 ? 'was' : 'were'} put in reconciliation groups while the file was imported: ${inUse.length === 1 ? 'it stays' : 'they stay'}; the file's imports before the deletion are applied. Delete the groups and start the file again to delete them.`, inUse));
+          }
+          throw new StepFailed(`Step ${key}: ${error.message}; the imports before it are applied.`);
         }
         existing = await importRepository.get(importId);
       }
@@ -232,9 +254,9 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
    * deleteMissing: per year of the file, the company's live GL lines whose id the file does not
    * hold. All or nothing: when any is reconciled, LinesInUse (the first 100, as the deletion import names them).
    */
-  async function missingLines(companyId: string, years: number[], fileLineIds: Map<number, Set<string>>): Promise<Map<number, string[]>> {
+  async function missingLines(companyId: string, years: number[], fileLineIds: Map<number, Set<string>>, resumed: boolean): Promise<Map<number, string[]>> {
     const missing = new Map<number, string[]>();
-    const inUse: { id: string; reconciliationGroupId: string }[] = [];
+    const inUse: LineInUse[] = [];
     let inUseCount = 0;
     for (const year of years) {
       const inFile = fileLineIds.get(year) ?? new Set<string>();
@@ -246,20 +268,14 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
           await checkLinesNotInUse(companyId, year, ids.slice(i, i + maxImportRows));
         } catch (error) {
           if (!(error instanceof ProblemError) || error.problem.reason !== 'lines_in_use') throw error;
-          const named = (error.problem.inUse ?? []) as { id: string; reconciliationGroupId: string }[];
+          const named = (error.problem.inUse ?? []) as LineInUse[];
           inUseCount += named.length;
           inUse.push(...named.slice(0, 100 - inUse.length));
         }
       }
     }
     if (!inUse.length) return missing;
-    // The ids (at most 100) packed into messages of at most 2,000 characters.
-    const messages = [`${inUseCount} GL line${inUseCount === 1 ? '' : 's'} the file no longer holds ${inUseCount === 1 ? 'is' : 'are'} in reconciliation groups; nothing was imported. Delete the groups first, or start without deleteMissing. In use (id: group):`];
-    for (const { id, reconciliationGroupId } of inUse) {
-      const entry = ` ${id}: ${reconciliationGroupId};`;
-      if (messages.at(-1)!.length + entry.length > 2000) messages.push('In use (id: group):');
-      messages[messages.length - 1] += entry;
-    }
-    throw new LinesInUse(messages.map((message) => ({ line: null, message })));
+    const imported = resumed ? 'the imports of the file applied before this delivery stay, nothing more was imported' : 'nothing was imported';
+    throw new LinesInUse(linesInUseProblems(`${inUseCount} GL line${inUseCount === 1 ? '' : 's'} the file no longer holds ${inUseCount === 1 ? 'is' : 'are'} in reconciliation groups; ${imported}. Delete the groups first, or start without deleteMissing.`, inUse));
   }
 };

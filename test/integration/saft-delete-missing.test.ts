@@ -7,6 +7,18 @@ import { api, type ApiResponse } from '../support/api';
 import { ingestOk, statementXml, transactionsByReference, validAccountNumber } from '../support/bank';
 import { eventually, queueWaitMs } from '../support/poll';
 import { testStack } from '../support/stack';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { v5 as uuidv5 } from 'uuid';
+import { localSqsClient } from '../../infra/local/sqs';
+import { companyRepository } from '../../shared/companies/repository';
+import { importKinds } from '../../shared/composition/import-kinds';
+import { postFetchEngineNames } from '../../shared/composition/post-fetch-engines';
+import { glLineRepository, lineIdOf, markLineReconciled } from '../../shared/ledger/general-ledger/repository';
+import { dynamo } from '../../shared/platform/aws';
+import { queues } from '../../shared/queues';
+import { startSaftImport } from '../../shared/saft/service';
+import { createSaftProcessor } from '../../shared/saft/worker';
+import { observingCalls } from '../support/sdk-calls';
 
 /**
  * A re-upload with `{"deleteMissing": true}`: the company's GL lines of the file's years that the
@@ -167,5 +179,53 @@ describe('SAF-T re-import with deleteMissing', () => {
     expect(job.body).toMatchObject({ status: 'failed', error: { code: 'lines_in_use' } });
     expect(await glLines(companyId)).toEqual(linesBefore);
     expect(await trialLineSums(companyId)).toEqual(trialBefore);
+  });
+
+  it('a missing line reconciled after the check, before its deletion: the import fails lines_in_use saying what was applied, at once (not retried)', async () => {
+    const companyId = await newCompany();
+    expect((await importFile(companyId, original)).body.status).toBe('succeeded');
+    const smaller = without(['1001']);
+    const gone = linesOf(original).ids.filter((id) => !linesOf(smaller).ids.includes(id));
+    // The start as the imports function runs it, its message to a queue no worker reads: this process runs the import.
+    const sqsClient = localSqsClient(testStack().internal.sqsEndpoint);
+    const importsQueue = queues.find((queue) => queue.name === 'imports')!;
+    const id = await upload(companyId, smaller);
+    const company = (await companyRepository.get(companyId))!;
+    const queueUrl = process.env[importsQueue.urlEnv];
+    const unread = (await sqsClient.send(new CreateQueueCommand({ QueueName: `saft-race-${randomUUID()}` }))).QueueUrl!;
+    process.env[importsQueue.urlEnv] = unread; // after the last testStack() (it sets the stack's environment again)
+    try {
+      await startSaftImport(company, id, { deleteMissing: true });
+    } finally {
+      process.env[importsQueue.urlEnv] = queueUrl;
+    }
+    // The deletion step's import id (derived from the SAF-T import and the ids it deletes), looked up first when the step starts.
+    const rows = (await glLineRepository.liveSourceLineIds(companyId, year)).filter((lineId) => gone.includes(lineId));
+    const deletionImportId = uuidv5(`general-ledger-line-deletions:${year}:${createHash('sha256').update(rows.join('\n')).digest('hex')}`, id);
+    let reconciled = false;
+    await observingCalls(
+      dynamo(),
+      async (_commandName, input) => {
+        if (reconciled || !JSON.stringify(input).includes(deletionImportId)) return;
+        reconciled = await markLineReconciled(companyId, year, lineIdOf(companyId, year, gone[0]!), randomUUID());
+      },
+      async () => {
+        // As SQS redelivers: a lane still held by the first file's runs (its post-fetch) is waited out.
+        for (let delivery = 1; ; delivery++) {
+          try {
+            return await createSaftProcessor(importKinds, postFetchEngineNames)(id, 1);
+          } catch (error) {
+            if (delivery >= 40 || !/is already running for the company/.test(String(error))) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+        }
+      },
+    );
+    expect(reconciled).toBe(true);
+    const failed = await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as });
+    expect(failed.body).toMatchObject({ status: 'failed', failureReason: 'lines_in_use' });
+    expect(failed.body.problems[0].message).toMatch(/^1 GL line the file no longer holds was put in reconciliation groups while the file was imported: it stays; the file's imports before the deletion are applied\./);
+    expect(failed.body.problems.map((p: { message: string }) => p.message).join(' ')).toContain(gone[0]);
+    expect([...(await glLines(companyId)).keys()].sort()).toEqual([...linesOf(original).ids].sort());
   });
 });
