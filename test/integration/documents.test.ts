@@ -8,13 +8,12 @@ import { documentRepository } from '../../shared/documents/repository';
 import { completeUpload, declareUpload, deleteDocument, restoreDocument } from '../../shared/documents/service';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { readOnlyScopes } from '../../shared/identity/scopes';
 import { localS3Client } from '../../infra/local/s3';
 import { api, expectProblem, tokenFor, type ApiResponse } from '../support/api';
 import { eventually, queueWaitMs } from '../support/poll';
-import { observingCalls } from '../support/sdk-calls';
+import { firstTransactionConflicted } from '../support/sdk-calls';
 import { seededClient, testStack } from '../support/stack';
 
 /**
@@ -285,17 +284,7 @@ describe('documents: two-step signed upload', () => {
     expect((await put(declared.body.upload, bytes)).status).toBe(200);
     const declaration = { ...(await documentRepository.getDeclaration(declared.body.documentId))!, completeBy: new Date(Date.now() + 60_000).toISOString() };
     // DynamoDB cancels both of two racing completions with TransactionConflict now and then; here the first commit of this one.
-    let cancelled = 0;
-    const completed = await observingCalls(
-      dynamo(),
-      (commandName, input) => {
-        const writes = (input.TransactItems as object[] | undefined) ?? [];
-        if (commandName !== 'TransactWriteItemsCommand' || cancelled > 0 || !writes.some((write) => JSON.stringify(write).includes(declared.body.documentId))) return;
-        cancelled++;
-        throw new TransactionCanceledException({ message: 'Transaction cancelled [TransactionConflict]', $metadata: {}, CancellationReasons: writes.map(() => ({ Code: 'TransactionConflict' })) });
-      },
-      () => completeUpload(declaration),
-    );
+    const { answer: completed, cancelled } = await firstTransactionConflicted(dynamo(), declared.body.documentId, () => completeUpload(declaration));
     expect(cancelled).toBe(1);
     expect(completed.id).toBe(declared.body.documentId);
     expect((await api('GET', `/v1/documents/${declared.body.documentId}`, { token: systemToken })).status).toBe(200);
@@ -375,19 +364,8 @@ describe('documents: list, delete, restore', () => {
   it('a delete or restore whose transaction a conflict cancelled without writing commits again: done once, with one event', async () => {
     const companyId = await newCompany(systemToken);
     const { id } = await upload(companyId, pdfBytes());
-    /** The change with its first transaction cancelled as DynamoDB cancels two racing ones (TransactionConflict, nothing written). */
     const firstCancelled = async <T>(change: () => Promise<T>) => {
-      let cancelled = 0;
-      const answer = await observingCalls(
-        dynamo(),
-        (commandName, input) => {
-          const writes = (input.TransactItems as object[] | undefined) ?? [];
-          if (commandName !== 'TransactWriteItemsCommand' || cancelled > 0 || !writes.some((write) => JSON.stringify(write).includes(id))) return;
-          cancelled++;
-          throw new TransactionCanceledException({ message: 'Transaction cancelled [TransactionConflict]', $metadata: {}, CancellationReasons: writes.map(() => ({ Code: 'TransactionConflict' })) });
-        },
-        change,
-      );
+      const { answer, cancelled } = await firstTransactionConflicted(dynamo(), id, change);
       expect(cancelled).toBe(1);
       return answer;
     };

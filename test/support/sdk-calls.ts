@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
 /** An AWS SDK v3 client (or document client) whose middleware stack can be added to. */
 export interface ObservableClient {
@@ -31,4 +32,24 @@ export const observingCalls = async <T>(
   } finally {
     client.middlewareStack.remove(name);
   }
+};
+
+/**
+ * Runs `run` with the first transaction whose writes mention `marker` cancelled as DynamoDB cancels
+ * two racing ones now and then: TransactionConflict on every write, nothing written. Answers what
+ * `run` answers and how many were cancelled (one, when such a transaction was made).
+ */
+export const firstTransactionConflicted = async <T>(client: ObservableClient, marker: string, run: () => Promise<T>): Promise<{ answer: T; cancelled: number }> => {
+  let cancelled = 0;
+  const answer = await observingCalls(
+    client,
+    (commandName, input) => {
+      const writes = (input.TransactItems as object[] | undefined) ?? [];
+      if (commandName !== 'TransactWriteItemsCommand' || cancelled > 0 || !writes.some((write) => JSON.stringify(write).includes(marker))) return;
+      cancelled++;
+      throw new TransactionCanceledException({ message: 'Transaction cancelled [TransactionConflict]', $metadata: {}, CancellationReasons: writes.map(() => ({ Code: 'TransactionConflict' })) });
+    },
+    run,
+  );
+  return { answer, cancelled };
 };
