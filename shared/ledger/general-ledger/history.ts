@@ -115,11 +115,12 @@ const versionMeta = (row: Row) => ({
 // GL lines
 // ---------------------------------------------------------------------------------------------
 
-/** The years in which the company has (or had) GL lines: the GL lane's year summaries. */
+/** The years in which the company has (or had) GL lines: the GL lane's year summaries (read strongly: the versions of a line of a year's first import, read right after it). */
 const generalLedgerYears = async (companyId: string): Promise<number[]> => {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': ledgerPartition(companyId), ':prefix': ledgerYearPrefix },
+    ConsistentRead: true,
   });
   return items
     .map((item) => String(item.SK).split('#'))

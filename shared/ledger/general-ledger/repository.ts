@@ -168,13 +168,17 @@ export interface LedgerYearSummary {
   lastImportAt: string | null;
 }
 
-/** Every lane's summary of every year of the company: one Query of a few small items. */
+/**
+ * Every lane's summary of every year of the company: one Query of a few small items, read strongly
+ * (readiness reads them beside the chart, which it reads strongly: one answer, one moment).
+ */
 export const ledgerYearSummaries = async (companyId: string): Promise<LedgerYearSummary[]> => {
   const { Items = [] } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': ledgerPartition(companyId), ':prefix': ledgerYearPrefix },
+      ConsistentRead: true,
     }),
   );
   return Items.map((item) => {
