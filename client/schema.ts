@@ -576,7 +576,7 @@ export interface paths {
         post?: never;
         /**
          * Dissolve a reconciliation group
-         * @description Dissolves a reconciliation group and releases its members. Deleting it again answers the same result.
+         * @description Dissolves a reconciliation group and releases its members. Deleting it again answers the same result. A dissolution that a concurrent change of its members cancels is made again from a fresh read (up to three times, then **409** `members_changed`).
          */
         delete: operations["deleteReconciliation"];
         options?: never;
@@ -9199,7 +9199,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            /** @description conflict: members_changed (its members kept changing while it was dissolved; retry) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -73,9 +73,9 @@ export const bankContracts = {
     problems: { 404: 'not_found: no such group, dissolved, or outside your reach' },
   },
   deleteReconciliation: {
-    description: 'Dissolves a reconciliation group and releases its members. Deleting it again answers the same result.',
+    description: 'Dissolves a reconciliation group and releases its members. Deleting it again answers the same result. A dissolution that a concurrent change of its members cancels is made again from a fresh read (up to three times, then **409** `members_changed`).',
     params: ReconciliationParamsSchema,
     responses: { 200: { description: 'The group is dissolved and its members are unreconciled (the same answer when it already was)', schema: ReconciliationDeletionSchema } },
-    problems: { 404: 'not_found: no such group, or outside your reach' },
+    problems: { 404: 'not_found: no such group, or outside your reach', 409: 'conflict: members_changed (its members kept changing while it was dissolved; retry)' },
   },
 } satisfies Record<string, OperationContract>;

@@ -389,39 +389,36 @@ const deletionOf = (group: StoredGroup, deletedAt: string): ReconciliationDeleti
  * tombstone (it leaves the lists and answers 404 on reads). Deleting it again answers the same.
  */
 export const deleteReconciliation = async (companyId: string, groupId: string): Promise<ReconciliationDeletion> => {
-  const item = await bankRepository.getGroup(companyId, groupId);
-  if (!item) throw problems.notFound('reconciliation group');
-  const group = fromItem(item);
-  if (group.deletedAt) return deletionOf(group, group.deletedAt);
-  const deletedAt = new Date().toISOString();
-  const transactionRefs = group.transactions.map((t) => ({ companyId, bankAccountId: group.bankAccountId, id: t.id }));
-  const lineRefs = group.lines.map((l) => ({ companyId, year: group.year, lineId: l.lineId }));
-  const [transactionHolder, lineHolder] = await Promise.all([
-    bankRepository.transactions(transactionRefs, ['reconciliationGroupId']),
-    glLineRepository.many(lineRefs, ['reconciliationGroupId']),
-  ]);
-  const work = unitOfWork()
-    .add('group', bankRepository.dissolveGroupWrite(companyId, groupId, deletedAt))
-    .add('event', reconciliationEvent('reconciliation.deleted', group, deletedAt));
-  for (const ref of transactionRefs) {
-    if (transactionHolder(ref)?.reconciliationGroupId === groupId) work.add('member', bankRepository.releaseMemberWrite(ref, groupId));
+  // As create: a transaction cancelled by a concurrent one (or a member changed meanwhile) is made again from a fresh read.
+  for (let attempt = 1; ; attempt++) {
+    const item = await bankRepository.getGroup(companyId, groupId);
+    if (!item) throw problems.notFound('reconciliation group');
+    const group = fromItem(item);
+    if (group.deletedAt) return deletionOf(group, group.deletedAt); // deleted before, or by a concurrent delete
+    const deletedAt = new Date().toISOString();
+    const transactionRefs = group.transactions.map((t) => ({ companyId, bankAccountId: group.bankAccountId, id: t.id }));
+    const lineRefs = group.lines.map((l) => ({ companyId, year: group.year, lineId: l.lineId }));
+    const [transactionHolder, lineHolder] = await Promise.all([
+      bankRepository.transactions(transactionRefs, ['reconciliationGroupId']),
+      glLineRepository.many(lineRefs, ['reconciliationGroupId']),
+    ]);
+    const work = unitOfWork()
+      .add('group', bankRepository.dissolveGroupWrite(companyId, groupId, deletedAt))
+      .add('event', reconciliationEvent('reconciliation.deleted', group, deletedAt));
+    for (const ref of transactionRefs) {
+      if (transactionHolder(ref)?.reconciliationGroupId === groupId) work.add('member', bankRepository.releaseMemberWrite(ref, groupId));
+    }
+    for (const ref of lineRefs) {
+      if (lineHolder(ref)?.reconciliationGroupId === groupId) work.add('member', glLineRepository.releaseReconciledWrite(ref, groupId));
+    }
+    try {
+      await work.commit();
+      return deletionOf(group, deletedAt);
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+    }
+    if (attempt >= 3) throw problems.conflict('The group changed while it was being dissolved; retry.', { error: 'members_changed' });
   }
-  for (const ref of lineRefs) {
-    if (lineHolder(ref)?.reconciliationGroupId === groupId) work.add('member', glLineRepository.releaseReconciledWrite(ref, groupId));
-  }
-  const committed = await work.commit().then(
-    () => true,
-    (error: unknown) => {
-      if (error instanceof ConditionsFailed) return false;
-      throw error;
-    },
-  );
-  if (!committed) {
-    const now = await bankRepository.getGroup(companyId, groupId);
-    if (now?.deletedAt) return deletionOf(group, String(now.deletedAt)); // a concurrent delete won
-    throw problems.conflict('The group changed while it was being dissolved; retry.', { error: 'members_changed' });
-  }
-  return deletionOf(group, deletedAt);
 };
 
 /** The automatic engine's group id: derived from its members, so a redelivery finds the same group. */

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { bankRepository } from '../../shared/bank/repository';
+import { deleteReconciliation } from '../../shared/bank/reconciliation';
+import { dynamo } from '../../shared/platform/aws';
+import { firstTransactionConflicted } from '../support/sdk-calls';
 import { api, expectProblem } from '../support/api';
 import { admin, ingest, ingestOk, lineIdsOf, statementXml, transactionsByReference, validAccountNumber, waitForPostFetch } from '../support/bank';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
@@ -232,6 +235,17 @@ describe('reconciliation groups', () => {
     expect(lineEntry.description).toBe(`${description.slice(0, 499)}…`);
     const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=${year}`, { as: 'a-system' });
     expect(lines.body.data[0].description).toBe(description);
+  });
+
+  it('a dissolution whose transaction a concurrent one cancelled (TransactionConflict, nothing written) is made again: dissolved once, one event', async () => {
+    const { companyId, bankAccountId, tx, line } = await books([{ id: 'c1', amount: '410.00', period: 5 }], [entry('C1', '2026-05-10', '410.00')]);
+    const created = await create(companyId, { bankAccountId, year, period: 5, bankTransactionIds: [tx('C1')], lineIds: [line('c1')] });
+    expect(created.status).toBe(200);
+    const { answer, cancelled } = await firstTransactionConflicted(dynamo(), created.body.id, () => deleteReconciliation(companyId, created.body.id));
+    expect(cancelled).toBe(1);
+    expect(answer).toMatchObject({ id: created.body.id, deleted: true, released: { bankTransactionIds: [tx('C1')], lineIds: [line('c1')] } });
+    expect(await statusOf(companyId, bankAccountId, 'C1')).toBe('unreconciled');
+    expect((await eventsOfCompany(companyId)).filter((event) => event.type === 'reconciliation.deleted')).toHaveLength(1);
   });
 
   it('creates a group (members reconciled), reads it and lists it by year and period; DELETE dissolves it', async () => {
