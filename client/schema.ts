@@ -841,7 +841,7 @@ export interface paths {
         put?: never;
         /**
          * Delete imported GL lines (all or nothing)
-         * @description Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled; nothing is deleted then. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
+         * @description Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled; nothing is deleted then. A line reconciled after the deletion was accepted fails it when it is applied: the import ends `failed` with `failureReason` `lines_in_use` (the lines in `sampleErrors`), nothing deleted. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
          *
          *     All or nothing: reconciled lines answer 409 lines_in_use; unknown ids are listed under result.unknown.
          *
@@ -867,7 +867,7 @@ export interface paths {
         put?: never;
         /**
          * Delete imported opening balances (all or nothing)
-         * @description Deletes imported opening balances by the integrator's ids, all or nothing (**409** `opening_balances_in_use`); unknown ids are listed under `result.unknown` (the first 1,000; `result.unknownCount` counts them all). Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
+         * @description Deletes imported opening balances by the integrator's ids, all or nothing (**409** `opening_balances_in_use`; one reconciled after the deletion was accepted fails the import when it is applied, `failureReason` `opening_balances_in_use`, nothing deleted); unknown ids are listed under `result.unknown` (the first 1,000; `result.unknownCount` counts them all). Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
          *
          *     All or nothing: reconciled opening balances answer 409 opening_balances_in_use; unknown ids are listed under result.unknown.
          *
@@ -3329,7 +3329,7 @@ export interface components {
             sampleErrors: string[];
             /** @description Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none */
             warnings: components["schemas"]["ImportWarning"][];
-            /** @description Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up). The job's error.message says more. */
+            /** @description Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), lines_in_use / opening_balances_in_use (a deletion: rows put in reconciliation groups after it was accepted; nothing deleted, see sampleErrors), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up). The job's error.message says more. */
             failureReason: string | null;
             /** @description Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error) */
             result?: {

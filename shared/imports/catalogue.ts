@@ -113,7 +113,7 @@ export const importSubmissions = [
     about: 'All or nothing: reconciled lines answer 409 lines_in_use; unknown ids are listed under result.unknown.',
     withAmounts: false,
     description:
-      "Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled; nothing is deleted then. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history.",
+      "Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled; nothing is deleted then. A line reconciled after the deletion was accepted fails it when it is applied: the import ends `failed` with `failureReason` `lines_in_use` (the lines in `sampleErrors`), nothing deleted. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history.",
     requestExample: { year: 2026, ids: ['GL-1', 'GL-2'] },
   },
   {
@@ -123,7 +123,7 @@ export const importSubmissions = [
     kind: 'opening_balance_deletions',
     about: 'All or nothing: reconciled opening balances answer 409 opening_balances_in_use; unknown ids are listed under result.unknown.',
     withAmounts: false,
-    description: "Deletes imported opening balances by the integrator's ids, all or nothing (**409** `opening_balances_in_use`); unknown ids are listed under `result.unknown` (the first 1,000; `result.unknownCount` counts them all).",
+    description: "Deletes imported opening balances by the integrator's ids, all or nothing (**409** `opening_balances_in_use`; one reconciled after the deletion was accepted fails the import when it is applied, `failureReason` `opening_balances_in_use`, nothing deleted); unknown ids are listed under `result.unknown` (the first 1,000; `result.unknownCount` counts them all).",
     requestExample: { year: 2026, ids: ['OB-1920', 'OB-2050'] },
   },
 ] as const satisfies readonly ImportSubmission[];

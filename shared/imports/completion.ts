@@ -66,6 +66,8 @@ export const failImport = (item: ImportItem, failureReason: string, failureDetai
 const failureMessage = (reason: string | undefined): string =>
   ({
     invalid_rows: 'At least one row is invalid; nothing was applied (see sampleErrors).',
+    lines_in_use: 'GL lines to delete were put in reconciliation groups after the deletion was accepted; nothing was deleted (see sampleErrors).',
+    opening_balances_in_use: 'Opening balances to delete were put in reconciliation groups after the deletion was accepted; nothing was deleted (see sampleErrors).',
     internal_error: 'The import failed on the service side; submit it again.',
     rejected_by_database: 'The database refused to store a row of the import; it was not retried (the same write fails every time).',
     invalid_payload: 'The stored request of the import does not pass validation any more; it was not retried. Submit it again.',

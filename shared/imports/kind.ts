@@ -86,6 +86,8 @@ export interface ImportKind<Body = any, Row = any> {
   applyChunk(context: ImportContext, rows: Row[], chunk: ChunkPosition): Promise<RowOutcome[]>;
   /** All-or-nothing kinds (open items): every row is checked first; one failure fails the import. */
   validateRows?(context: ImportContext, rows: Row[]): Promise<{ index: number; message: string }[]>;
+  /** The failed import's failureReason when validateRows finds rows (default invalid_rows). */
+  invalidRowsReason?: string;
   /** After the last chunk, e.g. snapshot modes retiring what was absent; returns rows deleted. */
   finish?(context: ImportContext, rows: Row[]): Promise<{ rowsDeleted: number }>;
   /** Deletion kinds and snapshot modes report rowsDeleted; others report null. */

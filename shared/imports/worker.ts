@@ -129,7 +129,7 @@ export const processImport = async (importId: string, kinds: ReadonlyMap<string,
       const rowsFailed = new Set(invalid.map((e) => e.index)).size;
       await finishImport(item, {
         status: 'failed',
-        failureReason: 'invalid_rows',
+        failureReason: kind.invalidRowsReason ?? 'invalid_rows',
         progress: {
           ...progress,
           rowsFailed,

@@ -284,6 +284,25 @@ describe('imports: the asynchronous part', () => {
     expect(lines.body.data).toHaveLength(2);
   });
 
+  it('a GL-line deletion whose line is reconciled after it was accepted fails whole when applied: lines_in_use, nothing deleted', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920']));
+    const imported = await importAndWait(companyId, 'general-ledger-lines', glLines(2025, [{ id: 'k1', accountCode: '1920', amount: '5.00', period: 3 }, { id: 'k2', accountCode: '1920', amount: '7.00', period: 3 }]));
+    await waitForPostFetch(companyId, imported.body.id);
+    const kind = importKind('general_ledger_line_deletions');
+    const body = { year: 2025, ids: ['k1', 'k2'] };
+    // Accepted (its check passed), then k2 is reconciled before the worker applies it; the worker runs here.
+    const accepted = await acceptImport(companyId, (await companyRepository.get(companyId))!, kind, kind.bodySchema.parse(parseLosslessJson(JSON.stringify(body))), body, { enqueue: false });
+    const groupId = randomUUID();
+    expect(await markLineReconciled(companyId, 2025, lineIdOf(companyId, 2025, 'k2'), groupId)).toBe(true);
+    await processImport(accepted.id, new Map(importKinds.map((k) => [k.name, k])), postFetchEngineNames);
+    const record = await api('GET', `/v1/companies/${companyId}/imports/${accepted.id}`, { as: 'a-system' });
+    expect(record.body).toMatchObject({ status: 'failed', failureReason: 'lines_in_use', rowsFailed: 1, rowsDeleted: 0 });
+    expect(record.body.sampleErrors).toEqual([`line 2: line k2 is in reconciliation group ${groupId}: nothing was deleted`]);
+    const lines = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=2025`, { as: 'a-system' });
+    expect(lines.body.data.map((line: { sourceLineId: string }) => line.sourceLineId).sort()).toEqual(['k1', 'k2']);
+  });
+
   it('opening-balance deletions naming a reconciled balance answer 409 opening_balances_in_use; the others are deleted', async () => {
     const companyId = await newApiCompany();
     await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '2050']));

@@ -16,6 +16,8 @@ import {
   applyOpeningBalances,
   checkAccountCodes,
   checkLinesNotInUse,
+  reconciledLines,
+  reconciledOpeningBalances,
   checkOpeningBalancesNotInUse,
   deleteGeneralLedgerLines,
   deleteOpeningBalances,
@@ -68,6 +70,9 @@ export const generalLedgerLineDeletions = defineDeletionKind<LedgerDeletion>({
   bodySchema: LedgerDeletionSchema,
   year: (body) => body.year,
   precheck: (companyId, body) => checkLinesNotInUse(companyId, body.year, body.ids),
+  // Again when applied (reconciled since it was accepted): all or nothing, rule 11.
+  validateRows: reconciledLines,
+  invalidRowsReason: 'lines_in_use',
   chunkSize,
   applyChunk: deleteGeneralLedgerLines,
 });
@@ -78,6 +83,8 @@ export const openingBalanceDeletions = defineDeletionKind<LedgerDeletion>({
   bodySchema: LedgerDeletionSchema,
   year: (body) => body.year,
   precheck: (companyId, body) => checkOpeningBalancesNotInUse(companyId, body.year, body.ids),
+  validateRows: reconciledOpeningBalances,
+  invalidRowsReason: 'opening_balances_in_use',
   chunkSize,
   applyChunk: deleteOpeningBalances,
 });

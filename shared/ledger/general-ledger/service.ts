@@ -550,6 +550,32 @@ export const checkAccountCodes = async (companyId: string, year: number, rows: {
   throw new ProblemError(problem);
 };
 
+/** The named rows that are live and in a reconciliation group, with their group. */
+const rowsInUse = async <Row extends { id: string; accountCode: string }>(book: Book<Row>, companyId: string, year: number, ids: readonly string[]) => {
+  const items = await batchGet(
+    ids.map((id) => book.currentKey(companyId, year, id)),
+    ['reconciliationGroupId', 'deleted'],
+  );
+  return ids.flatMap((id) => {
+    const item = items.get(keyId(book.currentKey(companyId, year, id)));
+    return item && item.deleted !== true && typeof item.reconciliationGroupId === 'string'
+      ? [{ id, reconciliationGroupId: item.reconciliationGroupId }]
+      : [];
+  });
+};
+
+/**
+ * Rule 11 when a deletion import is applied: the rows reconciled since it was accepted, each a row
+ * error, so the import fails whole (`reason`) with nothing deleted.
+ */
+const reconciledRows = (book: Book<{ id: string; accountCode: string }>) => async (context: ImportContext, ids: string[]) =>
+  (await rowsInUse(book, context.companyId, yearOf(context), ids)).map(({ id, reconciliationGroupId }) => ({
+    index: ids.indexOf(id),
+    message: `${book.noun} ${id} is in reconciliation group ${reconciliationGroupId}: nothing was deleted`,
+  }));
+export const reconciledLines = reconciledRows(glLineBook);
+export const reconciledOpeningBalances = reconciledRows(openingBalanceBook);
+
 /** Rule 11: a deletion naming a reconciled row is refused as a whole (409, inUse lists at most 100). */
 const checkNotInUse = async <Row extends { id: string; accountCode: string }>(
   book: Book<Row>,
@@ -558,16 +584,7 @@ const checkNotInUse = async <Row extends { id: string; accountCode: string }>(
   year: number,
   ids: string[],
 ): Promise<void> => {
-  const items = await batchGet(
-    ids.map((id) => book.currentKey(companyId, year, id)),
-    ['reconciliationGroupId', 'deleted'],
-  );
-  const inUse = ids.flatMap((id) => {
-    const item = items.get(keyId(book.currentKey(companyId, year, id)));
-    return item && item.deleted !== true && typeof item.reconciliationGroupId === 'string'
-      ? [{ id, reconciliationGroupId: item.reconciliationGroupId }]
-      : [];
-  });
+  const inUse = await rowsInUse(book, companyId, year, ids);
   if (inUse.length === 0) return;
   throw problems.conflict(
     `${inUse.length} of the named ${book.noun}s ${inUse.length === 1 ? 'is' : 'are'} reconciled; nothing was deleted. Delete the reconciliation groups first.`,
