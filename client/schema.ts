@@ -934,7 +934,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an imported dimension (202, poll the import)
-         * @description Deletes an imported dimension, as an import: Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). Errors: **409** `dimension_in_use` when live lines name it or it is the parent of another.
+         * @description Deletes an imported dimension, as an import: Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). Errors: **409** `dimension_in_use` when live lines name it or it is the parent of another, or `job_in_flight` while an import of GL lines, opening balances or open items is in flight (it may name it).
          */
         delete: operations["deleteDimension"];
         options?: never;
@@ -954,7 +954,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an imported sub-ledger (202, poll the import)
-         * @description Deletes an imported sub-ledger, as an import: Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). Errors: **409** `sub_ledger_in_use` when lines, opening balances or open items name it.
+         * @description Deletes an imported sub-ledger, as an import: Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). Errors: **409** `sub_ledger_in_use` when lines, opening balances or open items name it, or `job_in_flight` while an import of those is in flight (it may name it).
          */
         delete: operations["deleteSubLedger"];
         options?: never;

@@ -86,11 +86,11 @@ export const importContracts = {
   },
   deleteDimension: {
     ...deletionByPath(/* @__PURE__ */ lazySchema(() => companyParams.extend({ key: identifier({ max: limits.integratorId }) }))),
-    description: `Deletes an imported dimension, as an import: ${pollImport} Errors: **409** \`dimension_in_use\` when live lines name it or it is the parent of another.`,
+    description: `Deletes an imported dimension, as an import: ${pollImport} Errors: **409** \`dimension_in_use\` when live lines name it or it is the parent of another, or \`job_in_flight\` while an import of GL lines, opening balances or open items is in flight (it may name it).`,
   },
   deleteSubLedger: {
     ...deletionByPath(/* @__PURE__ */ lazySchema(() => companyParams.extend({ key: identifier({ max: limits.integratorId }) }))),
-    description: `Deletes an imported sub-ledger, as an import: ${pollImport} Errors: **409** \`sub_ledger_in_use\` when lines, opening balances or open items name it.`,
+    description: `Deletes an imported sub-ledger, as an import: ${pollImport} Errors: **409** \`sub_ledger_in_use\` when lines, opening balances or open items name it, or \`job_in_flight\` while an import of those is in flight (it may name it).`,
   },
   listFetchRuns: {
     description: 'Completed GL-line and opening-balance imports (fetch runs), newest first, each with the outcome of its post-fetch engines (e.g. auto-reconciliation).',

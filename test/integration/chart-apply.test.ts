@@ -551,6 +551,36 @@ describe('deletions', () => {
     expect(await countDimensions(companyId)).toBe(3);
   });
 
+  it('dimension and sub-ledger: not deleted while an import that may name them is in flight (it may have read them already)', async () => {
+    const { laneLockItem } = await import('../../shared/jobs/repository');
+    const { laneLockKeys } = await import('../../shared/jobs/keys');
+    const companyId = await newCompany();
+    await runKind(dimensionsImportKind, companyId, JSON.stringify({ dimensions: [{ key: 'K1', value: 'One', type: 'department' }] }));
+    await runKind(subLedgersImportKind, companyId, JSON.stringify({ subLedgers: [{ key: 'S1', value: 'One', type: 'customer' }] }));
+    const context = (lane: 'dimensions' | 'sub_ledgers'): ImportContext => ({ companyId, importId: randomUUID(), datasetId: randomUUID(), year: null, mode: 'merge', lane, appliedAt: new Date().toISOString() });
+    for (const lane of ['general_ledger_lines', 'open_items'] as const) {
+      const jobId = randomUUID();
+      await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, lane, jobId, randomUUID(), Date.now()) }));
+      const noun = lane === 'open_items' ? 'open items' : 'GL lines';
+      // accepted meanwhile: 409 job_in_flight naming the job to wait for
+      expect((await expectProblem(runKind(dimensionDeletionKind, companyId, '{"ids": ["K1"]}'), 409, { error: 'conflict', reason: 'job_in_flight' })).jobId).toBe(jobId);
+      expect((await expectProblem(runKind(subLedgerDeletionKind, companyId, '{"ids": ["S1"]}'), 409, { error: 'conflict', reason: 'job_in_flight' })).jobId).toBe(jobId);
+      // accepted before the import: the row fails at apply time, nothing deleted
+      expect(await dimensionDeletionKind.applyChunk(context('dimensions'), ['K1'], { index: 0, firstRow: 0 })).toEqual([
+        { outcome: 'failed', message: `dimension K1 was not deleted: an import of ${noun} (job ${jobId}) is in flight; retry once it has finished` },
+      ]);
+      expect(await subLedgerDeletionKind.applyChunk(context('sub_ledgers'), ['S1'], { index: 0, firstRow: 0 })).toEqual([
+        { outcome: 'failed', message: `sub-ledger S1 was not deleted: an import of ${noun} (job ${jobId}) is in flight; retry once it has finished` },
+      ]);
+      // the deletion's transaction checks the lock itself (a lock taken after the row's own check)
+      expect(await commitUnlessCancelled(chartRepository.deleteDimensionWrites(companyId, 'K1', [], randomUUID(), 0))).toBe(false);
+      expect(await commitUnlessCancelled(chartRepository.deleteSubLedgerWrites(companyId, 'S1', [], randomUUID(), 0))).toBe(false);
+      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, lane) }));
+    }
+    expect(outcomesOf(await runKind(dimensionDeletionKind, companyId, '{"ids": ["K1"]}'))).toEqual(['deleted']);
+    expect(outcomesOf(await runKind(subLedgerDeletionKind, companyId, '{"ids": ["S1"]}'))).toEqual(['deleted']);
+  });
+
   it('sub-ledger: unknown, deleted, 409 sub_ledger_in_use', async () => {
     const companyId = await newCompany();
     await runKind(

@@ -504,6 +504,8 @@ export const chartRepository = {
     return [
       { Delete: { TableName: tableName(), Key: dimensionKeys(companyId, key), ConditionExpression: 'attribute_exists(PK)' } },
       ...usageKeysToCheck.map((usageKey) => zeroCountCheck(usageKey, usageCountAttributes)),
+      // No import that may name it may be in flight (it may have read it already).
+      ...usageLanes.map((lane) => jobRepository.laneFreeCheck(companyId, lane, Date.now())),
       { Put: { TableName: tableName(), Item: receiptItem(companyId, importId, row, key, {}), ConditionExpression: 'attribute_not_exists(PK)' } },
     ];
   },
@@ -560,6 +562,8 @@ export const chartRepository = {
     return [
       { Delete: { TableName: tableName(), Key: subLedgerKeys(companyId, key), ConditionExpression: 'attribute_exists(PK)' } },
       ...usageKeysToCheck.map((usageKey) => zeroCountCheck(usageKey, usageCountAttributes)),
+      // No import that may name it may be in flight (it may have read it already).
+      ...usageLanes.map((lane) => jobRepository.laneFreeCheck(companyId, lane, Date.now())),
       { Put: { TableName: tableName(), Item: receiptItem(companyId, importId, row, key, {}), ConditionExpression: 'attribute_not_exists(PK)' } },
     ];
   },

@@ -365,21 +365,27 @@ const inUseOfAll = async (ids: string[], check: (id: string) => Promise<InUse | 
  * account it is about to write rows on, so no account is deleted meanwhile. The deletion's
  * transaction checks the same lane locks, which closes the race with one accepted later.
  */
-const accountWriterInFlight = async (companyId: string) => {
-  const holders = await Promise.all(accountWritingLanes.map(async (lane) => ({ lane, holder: await jobRepository.laneHolder(companyId, lane) })));
+const writerInFlight = async (companyId: string, lanes: readonly string[]) => {
+  const holders = await Promise.all(lanes.map(async (lane) => ({ lane, holder: await jobRepository.laneHolder(companyId, lane) })));
   return holders.find(({ holder }) => holder !== undefined && holder.leaseExpiresAt > Date.now());
 };
+const accountWriterInFlight = (companyId: string) => writerInFlight(companyId, accountWritingLanes);
+/** The same for dimensions and sub-ledgers: an import of rows that may name them (the lanes that count their usage). */
+const keyWriterInFlight = (companyId: string) => writerInFlight(companyId, usageLanes);
 
-const writerNoun = (lane: string) => (lane === 'opening_balances' ? 'opening balances' : 'GL lines');
+const writerNoun = (lane: string) => ({ opening_balances: 'opening balances', open_items: 'open items' })[lane] ?? 'GL lines';
+
+/** 409 job_in_flight while such an import is in flight: `what` is not deleted meanwhile. */
+const refuseWhileWriting = async (writer: Awaited<ReturnType<typeof writerInFlight>>, what: string): Promise<void> => {
+  if (!writer) return;
+  throw problems.conflict(
+    `An import of ${writerNoun(writer.lane)} (job ${writer.holder!.jobId}) is in flight for this company; ${what} are not deleted meanwhile. Retry once it has finished.`,
+    { reason: 'job_in_flight', jobId: writer.holder!.jobId },
+  );
+};
 
 export const precheckAccountDeletion = async (companyId: string, body: { year: number; ids: string[] }): Promise<void> => {
-  const writer = await accountWriterInFlight(companyId);
-  if (writer) {
-    throw problems.conflict(
-      `An import of ${writerNoun(writer.lane)} (job ${writer.holder!.jobId}) is in flight for this company; accounts are not deleted meanwhile. Retry once it has finished.`,
-      { reason: 'job_in_flight', jobId: writer.holder!.jobId },
-    );
-  }
+  await refuseWhileWriting(await accountWriterInFlight(companyId), 'accounts');
   return refuse(
     await inUseOfAll(body.ids, (code) => accountInUse(companyId, body.year, code)),
     'account_in_use',
@@ -388,15 +394,19 @@ export const precheckAccountDeletion = async (companyId: string, body: { year: n
   );
 };
 
-export const precheckDimensionDeletion = async (companyId: string, body: { ids: string[] }): Promise<void> =>
-  refuse(await inUseOfAll(body.ids, (key) => dimensionInUse(companyId, key)), 'dimension_in_use', (ids, many) =>
+export const precheckDimensionDeletion = async (companyId: string, body: { ids: string[] }): Promise<void> => {
+  await refuseWhileWriting(await keyWriterInFlight(companyId), 'dimensions');
+  return refuse(await inUseOfAll(body.ids, (key) => dimensionInUse(companyId, key)), 'dimension_in_use', (ids, many) =>
     many ? `Dimensions ${ids} are` : `Dimension ${ids} is`,
   );
+};
 
-export const precheckSubLedgerDeletion = async (companyId: string, body: { ids: string[] }): Promise<void> =>
-  refuse(await inUseOfAll(body.ids, (key) => subLedgerInUse(companyId, key)), 'sub_ledger_in_use', (ids, many) =>
+export const precheckSubLedgerDeletion = async (companyId: string, body: { ids: string[] }): Promise<void> => {
+  await refuseWhileWriting(await keyWriterInFlight(companyId), 'sub-ledgers');
+  return refuse(await inUseOfAll(body.ids, (key) => subLedgerInUse(companyId, key)), 'sub_ledger_in_use', (ids, many) =>
     many ? `Sub-ledgers ${ids} are` : `Sub-ledger ${ids} is`,
   );
+};
 
 /** At apply time (something came to depend on it after the import was accepted): the row fails, nothing is deleted. */
 const inUseFailure = (what: string, entry: InUse) => {
@@ -506,6 +516,8 @@ const deleteKeyRow = async (
     if (!(await target.exists())) return { outcome: 'unknown' };
     const inUse = await target.inUse();
     if (inUse) return inUseFailure(target.what, inUse);
+    const writer = await keyWriterInFlight(context.companyId);
+    if (writer) return failed(`${target.what} was not deleted: an import of ${writerNoun(writer.lane)} (job ${writer.holder!.jobId}) is in flight; retry once it has finished`);
     if (await target.remove()) return { outcome: 'deleted' };
   }
   throw stillChanging(target.what);
