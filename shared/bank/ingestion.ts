@@ -7,7 +7,7 @@ import { ProblemError } from '../platform/problem';
 import { normalizeIban, normalizeNorwegianAccountNumber, norwegianAccountNumberOfIban } from './account-number';
 import { Camt053Error, parseCamt053, type BankStatement, type StatementEntry } from './camt053';
 import { batchGet } from '../db/batch';
-import { unitOfWork } from '../db/unit-of-work';
+import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { outboxEventWrite } from '../outbox/repository';
 import { bankRepository, keyId, type Item } from './repository';
 import { defaultBankGlAccount } from './defaults';
@@ -177,6 +177,9 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
       at,
     );
 
+    // When the bank created the message (GrpHdr/CreDtTm): an entry last written from a later message keeps that content.
+    const createdMs = statement.createdAt === null ? Number.NaN : Date.parse(statement.createdAt);
+    const sourceCreatedAt = Number.isFinite(createdMs) ? new Date(createdMs).toISOString() : undefined;
     const keys = booked.map(({ id }) => bankRepository.transactionKeys(companyId, bankAccountId, id));
     const current = await batchGet(keys);
     let inserted = 0;
@@ -199,6 +202,7 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
             companyId,
             bankAccountId,
             ...defined,
+            ...(sourceCreatedAt && { sourceCreatedAt }),
             version: 1,
             createdAt: at,
             updatedAt: at,
@@ -207,11 +211,13 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
           continue;
         }
         if (amendableFields.every((field) => comparable(item[field]) === comparable(content[field]))) return void unchanged++;
+        // An older message (a statement ingested again after its correction): the correction stays.
+        if (sourceCreatedAt && typeof item.sourceCreatedAt === 'string' && sourceCreatedAt < item.sourceCreatedAt) return void unchanged++;
         const set = Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined));
         const remove = Object.keys(content).filter((field) => content[field] === undefined);
         const ok = await bankRepository.amendTransaction(
           key,
-          { ...set, ...bankRepository.transactionIndexKeys(companyId, bankAccountId, entry.bookingDate, id), version: storedInteger(item.version) + 1, updatedAt: at },
+          { ...set, ...bankRepository.transactionIndexKeys(companyId, bankAccountId, entry.bookingDate, id), ...(sourceCreatedAt && { sourceCreatedAt }), version: storedInteger(item.version) + 1, updatedAt: at },
           remove,
           item.version,
         );
@@ -234,11 +240,16 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
       entries: statement.entries.length,
       source: options.source,
       ingestedAt: at,
+      sourceCreatedAt,
     });
+    // An older message than the one recorded (ingested again after its correction) changes no record and announces nothing.
     await unitOfWork()
       .add('statement', statementWrite)
       .add('event', outboxEventWrite('bank.statement.ingested', companyId, { bankAccountId, statementId: statement.statementId }, at))
-      .commit();
+      .commit()
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionsFailed && error.names.includes('statement'))) throw error;
+      });
 
     result.statements.push({
       statementId: statement.statementId,

@@ -75,8 +75,16 @@ export const bankRepository = {
   },
 
   /** The statement record as a write of a unit of work (ingestion commits it with its bank.statement.ingested event). */
+  /** The statement's record; with `sourceCreatedAt`, only over a record of a message created no later (false condition: an older message). */
   statementWrite: (companyId: string, bankAccountId: string, statementKey: string, statement: Item): TransactionWrite => ({
-    Put: { TableName: tableName(), Item: { ...bankStatementKeys(companyId, bankAccountId, statementKey), entity: 'bankStatement', ...statement } },
+    Put: {
+      TableName: tableName(),
+      Item: { ...bankStatementKeys(companyId, bankAccountId, statementKey), entity: 'bankStatement', ...statement },
+      ...(typeof statement.sourceCreatedAt === 'string' && {
+        ConditionExpression: 'attribute_not_exists(sourceCreatedAt) OR sourceCreatedAt <= :sourceCreatedAt',
+        ExpressionAttributeValues: { ':sourceCreatedAt': statement.sourceCreatedAt },
+      }),
+    },
   }),
 
   /** Inserts a transaction unless it exists; false when it already did. */

@@ -85,6 +85,14 @@ describe('camt.053 ingestion (admin import-bank-statement)', () => {
     expect(changed).toHaveLength(1);
     expect(changed[0].amount).toBe(8152.5);
     expect(changed[0].id).toBe([...before.values()].find((t) => t.bankReference === changed[0].bankReference).id);
+
+    // The original again (an older message than the correction: GrpHdr/CreDtTm): the correction stays, nothing is announced.
+    const events = (await eventsOfCompany(companyId)).filter((event) => event.type === 'bank.statement.ingested').length;
+    const older = await ingestOk(companyId, xml);
+    expect(older.statements[0]).toMatchObject({ inserted: 0, amended: 0, unchanged: 8 });
+    const kept = [...(await transactionsByReference(companyId, account.id)).values()].find((t) => t.id === changed[0].id);
+    expect(kept).toMatchObject({ amount: 8152.5, version: 2 });
+    expect((await eventsOfCompany(companyId)).filter((event) => event.type === 'bank.statement.ingested')).toHaveLength(events);
   });
 
   it('two statements amending one entry at once: the later writes its content on top of the other, none is lost or miscounted', async () => {
