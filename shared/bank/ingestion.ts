@@ -142,6 +142,19 @@ const comparable = (value: unknown): string => {
 /** Fields whose change is an amendment (statementId alone changes when a later statement repeats an entry). */
 const amendableFields = ['bookingDate', 'valueDate', 'amount', 'currency', 'description', 'reference', 'counterpartyName', 'counterpartyAccount', 'bankTransactionCode'];
 
+/**
+ * A write of an entry; false (read it again and retry) when DynamoDB refused it because a
+ * transaction holds the item (a reconciliation made or dissolved meanwhile: TransactionConflict).
+ */
+const whileNoTransaction = async (write: () => Promise<boolean>): Promise<boolean> => {
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as { name?: string } | null)?.name === 'TransactionConflictException') return false;
+    throw error;
+  }
+};
+
 /** Attempts at writing one entry that other ingestions keep changing meanwhile. */
 const maxWriteAttempts = 5;
 
@@ -194,7 +207,7 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
         const item = attempt === 0 ? current.get(keyId(key)) : await bankRepository.getTransaction(key);
         if (!item) {
           const defined = Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined));
-          const wrote = await bankRepository.insertTransaction({
+          const wrote = await whileNoTransaction(() => bankRepository.insertTransaction({
             ...key,
             ...bankRepository.transactionIndexKeys(companyId, bankAccountId, entry.bookingDate, id),
             entity: 'bankTransaction',
@@ -206,7 +219,7 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
             version: 1,
             createdAt: at,
             updatedAt: at,
-          });
+          }));
           if (wrote) return void inserted++;
           continue;
         }
@@ -215,12 +228,12 @@ export const ingestBankStatement = async (companyId: string, xml: string | Buffe
         if (sourceCreatedAt && typeof item.sourceCreatedAt === 'string' && sourceCreatedAt < item.sourceCreatedAt) return void unchanged++;
         const set = Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined));
         const remove = Object.keys(content).filter((field) => content[field] === undefined);
-        const ok = await bankRepository.amendTransaction(
+        const ok = await whileNoTransaction(() => bankRepository.amendTransaction(
           key,
           { ...set, ...bankRepository.transactionIndexKeys(companyId, bankAccountId, entry.bookingDate, id), ...(sourceCreatedAt && { sourceCreatedAt }), version: storedInteger(item.version) + 1, updatedAt: at },
           remove,
           item.version,
-        );
+        ));
         if (ok) return void amended++;
       }
       throw new Error(`Bank transaction ${id} changed under ${maxWriteAttempts} attempts to write it; ingest the statement again.`);

@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { bankRepository } from '../../shared/bank/repository';
 import { deleteReconciliation } from '../../shared/bank/reconciliation';
+import { ingestBankStatement } from '../../shared/bank/ingestion';
+import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../../shared/platform/aws';
-import { firstTransactionConflicted } from '../support/sdk-calls';
+import { firstTransactionConflicted, observingCalls } from '../support/sdk-calls';
 import { api, expectProblem } from '../support/api';
 import { admin, ingest, ingestOk, lineIdsOf, statementXml, transactionsByReference, validAccountNumber, waitForPostFetch } from '../support/bank';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
@@ -93,6 +95,27 @@ describe('camt.053 ingestion (admin import-bank-statement)', () => {
     const kept = [...(await transactionsByReference(companyId, account.id)).values()].find((t) => t.id === changed[0].id);
     expect(kept).toMatchObject({ amount: 8152.5, version: 2 });
     expect((await eventsOfCompany(companyId)).filter((event) => event.type === 'bank.statement.ingested')).toHaveLength(events);
+  });
+
+  it('an entry a reconciliation transaction holds at the moment of its write (TransactionConflict) is read and written again: the statement is ingested whole', async () => {
+    const companyId = await newApiCompany();
+    const accountNumber = validAccountNumber('1503248200');
+    const statement = (id: string, description: string) => statementXml(accountNumber, id, [entry('Q1', '2026-02-04', '100.00', description), entry('Q2', '2026-02-05', '200.00', description)]);
+    const bankAccountId = (await ingestOk(companyId, statement('ST-HELD-0', 'Original'))).statements[0]!.bankAccountId;
+    let refused = 0;
+    const result = await observingCalls(
+      dynamo(),
+      (commandName, input) => {
+        if (commandName !== 'UpdateItemCommand' || refused > 0 || !JSON.stringify(input.Key).includes('TX#')) return;
+        refused++;
+        throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
+      },
+      () => ingestBankStatement(companyId, statement('ST-HELD-1', 'Amended')),
+    );
+    expect(refused).toBe(1);
+    expect(result.statements[0]).toMatchObject({ inserted: 0, amended: 2, unchanged: 0 });
+    const stored = await transactionsByReference(companyId, bankAccountId);
+    expect([stored.get('Q1').description, stored.get('Q2').description]).toEqual(['Amended', 'Amended']);
   });
 
   it('two statements amending one entry at once: the later writes its content on top of the other, none is lost or miscounted', async () => {
