@@ -84,12 +84,17 @@ const nearEdge = (transactions: Item[], edge: string) =>
 const openLinesOf = async (companyId: string, year: number, glAccountCode: string) =>
   (await glLineRepository.linesOfAccount(companyId, year, glAccountCode)).filter((item) => typeof item.reconciliationGroupId !== 'string' && item.deleted !== true);
 
+/** The currency of GL line amounts. */
+const ledgerCurrency = 'NOK';
+
 export const autoReconcile = async (companyId: string, year: number): Promise<AutoReconciliationReport> => {
   const started = Date.now();
   const report: AutoReconciliationReport = { year, bankAccounts: 0, unreconciledTransactions: 0, unreconciledLines: 0, linesNotRead: 0, matched: 0, ambiguous: 0, durationMs: 0 };
   const byGlAccount = new Map<string, Item[]>();
   for (const account of await bankRepository.listAccounts(companyId)) {
     report.bankAccounts++;
+    // GL amounts are in the ledger's currency (NOK): an account in another currency has no amount to match on.
+    if ((account.currency ?? ledgerCurrency) !== ledgerCurrency) continue;
     byGlAccount.set(String(account.glAccountCode), [...(byGlAccount.get(String(account.glAccountCode)) ?? []), account]);
   }
   for (const [glAccountCode, accounts] of byGlAccount) {

@@ -719,6 +719,22 @@ describe('auto-reconciliation', () => {
     for (const [account, reference] of [[a, 'A1'], [a, 'A2'], [b, 'B1']] as const) expect(await statusOf(companyId, account, reference), reference).toBe('unreconciled');
   });
 
+  it('leaves the transactions of a bank account in another currency than NOK to a person: GL amounts are in NOK', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(year, ['1920']));
+    const done = await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 'eur', accountCode: '1920', amount: '-500.00', period: 3, transactionDate: '2026-03-10' }] });
+    await waitForPostFetch(companyId, done.body.id);
+    const accountNumber = validAccountNumber('1503249900');
+    const euro = statementXml(accountNumber, 'ST-EUR', [entry('E1', '2026-03-10', '-500.00')]).replaceAll('Ccy="NOK"', 'Ccy="EUR"').replace('<Ccy>NOK</Ccy>', '<Ccy>EUR</Ccy>');
+    expect(euro).toContain('EUR');
+    const bankAccountId = (await ingestOk(companyId, euro, '--gl-account', '1920')).statements[0]!.bankAccountId;
+    expect((await api('GET', `/v1/companies/${companyId}/bank/accounts`, { as: 'a-system' })).body.data[0]).toMatchObject({ currency: 'EUR' });
+    const run = await admin('auto-reconcile', '--company', companyId, '--year', String(year), '--json');
+    expect(run.code, run.err).toBe(0);
+    expect(JSON.parse(run.out)).toMatchObject({ bankAccounts: 1, matched: 0, unreconciledTransactions: 0 });
+    expect(await statusOf(companyId, bankAccountId, 'E1')).toBe('unreconciled');
+  });
+
   it('is idempotent: a redelivered post-fetch message creates no second group', async () => {
     const { createPostFetchWorker } = await import('../../shared/imports/post-fetch');
     const { autoReconciliationEngine } = await import('../../shared/bank/auto-reconciliation');
