@@ -30,6 +30,8 @@ export interface AutoReconciliationReport {
   linesNotRead: number;
   matched: number;
   ambiguous: number;
+  /** Pairs whose automatic group a person dissolved before: left to the person (its id, derived from the pair, stays taken). */
+  dissolvedLeft: number;
   durationMs: number;
 }
 
@@ -89,7 +91,7 @@ const ledgerCurrency = 'NOK';
 
 export const autoReconcile = async (companyId: string, year: number): Promise<AutoReconciliationReport> => {
   const started = Date.now();
-  const report: AutoReconciliationReport = { year, bankAccounts: 0, unreconciledTransactions: 0, unreconciledLines: 0, linesNotRead: 0, matched: 0, ambiguous: 0, durationMs: 0 };
+  const report: AutoReconciliationReport = { year, bankAccounts: 0, unreconciledTransactions: 0, unreconciledLines: 0, linesNotRead: 0, matched: 0, ambiguous: 0, dissolvedLeft: 0, durationMs: 0 };
   const byGlAccount = new Map<string, Item[]>();
   for (const account of await bankRepository.listAccounts(companyId)) {
     report.bankAccounts++;
@@ -138,6 +140,8 @@ export const autoReconcile = async (companyId: string, year: number): Promise<Au
         } catch (error) {
           // A person reconciled one of the pair meanwhile, or it changed: leave it.
           if (!(error instanceof ProblemError) || error.problem.status >= 500) throw error;
+          // 404: the pair's group exists as a tombstone (a person dissolved it): theirs to decide, not made again.
+          if (error.problem.status === 404) report.dissolvedLeft++;
           logger.info('Auto-reconciliation skipped a pair', { transactionId: transaction.id, lineId: line.lineId, error: error.problem.error });
         }
       },
@@ -150,6 +154,7 @@ export const autoReconcile = async (companyId: string, year: number): Promise<Au
 export const describeReport = (report: AutoReconciliationReport): string =>
   `matched ${report.matched} of ${report.unreconciledTransactions} unreconciled bank transactions in ${report.year} ` +
   `(${report.bankAccounts} bank account${report.bankAccounts === 1 ? '' : 's'}, ${report.unreconciledLines} open GL lines, ${report.ambiguous} ambiguous left` +
+  `${report.dissolvedLeft ? `; ${report.dissolvedLeft} pair${report.dissolvedLeft === 1 ? '' : 's'} a person had dissolved left alone` : ''}` +
   `${report.linesNotRead ? `; ${report.linesNotRead} without open transactions, their GL lines not read` : ''}) in ${report.durationMs} ms`;
 
 /** The post-fetch engine: runs after every GL-line or opening-balance fetch of a company's year. */

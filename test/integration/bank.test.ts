@@ -719,6 +719,18 @@ describe('auto-reconciliation', () => {
     for (const [account, reference] of [[a, 'A1'], [a, 'A2'], [b, 'B1']] as const) expect(await statusOf(companyId, account, reference), reference).toBe('unreconciled');
   });
 
+  it('a pair whose automatic group a person dissolved is left to the person, and counted', async () => {
+    const { companyId, bankAccountId } = await books([{ id: 'p1', amount: '321.00', period: 6, transactionDate: '2026-06-10' }], [entry('P1', '2026-06-11', '321.00')]);
+    const first = await admin('auto-reconcile', '--company', companyId, '--year', String(year), '--json');
+    expect(JSON.parse(first.out)).toMatchObject({ matched: 1, dissolvedLeft: 0 });
+    const groupId = (await transactionsByReference(companyId, bankAccountId)).get('P1').reconciliationId;
+    expect((await api('DELETE', `/v1/companies/${companyId}/reconciliations/${groupId}`, { as: 'a-system' })).status).toBe(200);
+    const again = await admin('auto-reconcile', '--company', companyId, '--year', String(year), '--json');
+    expect(again.code, again.err).toBe(0);
+    expect(JSON.parse(again.out)).toMatchObject({ unreconciledTransactions: 1, matched: 0, ambiguous: 0, dissolvedLeft: 1 });
+    expect(await statusOf(companyId, bankAccountId, 'P1')).toBe('unreconciled');
+  });
+
   it('leaves the transactions of a bank account in another currency than NOK to a person: GL amounts are in NOK', async () => {
     const companyId = await newApiCompany();
     await importAndWait(companyId, 'accounts', chartOf(year, ['1920']));
