@@ -2819,7 +2819,7 @@ export interface components {
             year: number;
             /**
              * Format: int32
-             * @description Accounting period of the GL lines and the bank transactions' booking dates
+             * @description Accounting period of the group: every GL line must be in it (the bank transactions may be booked in any month, e.g. a payment of December lines booked in January)
              */
             period: number;
             /** @description Bank transactions of the bank account (at least one) */

@@ -140,7 +140,7 @@ export const CreateReconciliationSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     bankAccountId: UuidSchema.openapi({ description: 'The bank account whose transactions are reconciled' }),
     year: YearSchema.openapi({ description: 'Accounting year of the GL lines' }),
-    period: PeriodSchema.openapi({ description: 'Accounting period of the GL lines and the bank transactions\' booking dates' }),
+    period: PeriodSchema.openapi({ description: 'Accounting period of the group: every GL line must be in it (the bank transactions may be booked in any month, e.g. a payment of December lines booked in January)' }),
     bankTransactionIds: z.array(UuidSchema).min(1).max(maxGroupMembers).openapi({ description: 'Bank transactions of the bank account (at least one)' }),
     lineIds: z.array(identifier({ max: 64 })).max(maxGroupMembers).default([]).openapi({ description: 'GL lines (lineId) on the mapped GL account in this year and period' }),
     note: text({ max: limits.note, multiline: true, blank: true }).optional().openapi({ description: 'Free-text note, at most 500 characters' }),
