@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CursorBinding } from '../platform/cursor';
 import type { Page } from '../db/query-page';
+import { backoff } from '../db/retry';
 import { commitUnlessCancelled } from '../db/unit-of-work';
 import { outboxEventWrite } from '../outbox/repository';
 import { logger } from '../platform/logger';
@@ -110,7 +111,7 @@ const commitDocumentChange = async <T>(documentId: string, writes: Parameters<ty
     const answer = current && settled(current);
     if (answer !== undefined) return answer;
     if (attempt >= changeAttempts) throw new Error(`A change of document ${documentId} lost its transaction ${attempt} times`);
-    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    await backoff(attempt);
   }
 };
 
