@@ -16,7 +16,7 @@ import { stringifyJson } from '../platform/json';
 import { publicBaseUrl } from '../platform/config';
 import { logger } from '../platform/logger';
 import { countMetric } from '../platform/metrics';
-import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
+import { parseJson, parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import type { Operation, OperationResult } from './operation';
 import { ProblemError, problemBody, problems } from '../platform/problem';
 import { consumeRateLimit, rateLimitOf } from '../platform/rate-limit';
@@ -325,7 +325,7 @@ const parseBody = (contract: Operation['contract'], body: OperationCall['body'])
   if (contract.bodyParsing === 'text') return text;
   let parsed: unknown;
   try {
-    parsed = contract.bodyParsing === 'lossless-json' ? parseLossless(text) : JSON.parse(text);
+    parsed = contract.bodyParsing === 'lossless-json' ? parseLossless(text) : parseJson(text);
   } catch (error) {
     throw problems.malformedJson(`The request body is not valid JSON: ${(error as Error).message}`);
   }

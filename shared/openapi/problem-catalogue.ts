@@ -32,7 +32,7 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
   malformed_json: {
     status: 400,
     title: 'Malformed JSON body',
-    condition: 'The body is not valid JSON (or, with `Content-Encoding: gzip`, not gzip data).',
+    condition: 'The body is not valid JSON, names one key twice in an object with different values, or (with `Content-Encoding: gzip`) is not gzip data.',
     action: 'Send a valid JSON document; check the encoding and compression of the body.',
   },
   invalid_encoding: {

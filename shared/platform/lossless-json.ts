@@ -16,9 +16,19 @@ const whitespace = /[ \t\n\r]*/y;
 const stringLiteral = /"[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*"/y;
 const numberLiteral = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
-type JsonValue = string | LosslessNumber | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+type JsonValue = string | LosslessNumber | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-export const parseLosslessJson = (text: string): unknown => {
+/** Numbers as LosslessNumber (their source text kept); the other results and refusals are JSON.parse's. */
+export const parseLosslessJson = (text: string): unknown => parseRefusingRepeatedKeys(text, (literal) => new LosslessNumber(literal));
+
+/**
+ * JSON.parse's result (numbers as JS numbers), but a key repeated in an object with a different
+ * value is refused, as parseLosslessJson refuses it: JSON.parse keeps the last one silently, so a
+ * body would mean one thing to a proxy that reads the first and another to the service.
+ */
+export const parseJson = (text: string): unknown => parseRefusingRepeatedKeys(text, Number);
+
+const parseRefusingRepeatedKeys = (text: string, toNumber: (literal: string) => LosslessNumber | number): unknown => {
   let i = 0;
 
   const fail = (expected: string): never => {
@@ -53,7 +63,7 @@ export const parseLosslessJson = (text: string): unknown => {
     else if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
       const literal = match(numberLiteral);
       if (literal === undefined) return fail('a number');
-      value = new LosslessNumber(literal);
+      value = toNumber(literal);
     } else if (text.startsWith('true', i)) {
       i += 4;
       value = true;

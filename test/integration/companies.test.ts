@@ -181,6 +181,20 @@ describe('POST /v1/companies', () => {
     expectProblem(await api('POST', '/v1/companies', { as: 'a-system', body: [1, 2] }), 400, 'validation_failed');
     expectProblem(await api('POST', '/v1/companies', { as: 'a-system' }), 400, 'validation_failed');
   });
+
+  it('refuses a body that names a field twice with different values, and writes nothing', async () => {
+    const [first, second] = [`Dup ${randomUUID()}`, `Dup ${randomUUID()}`];
+    const json = { 'content-type': 'application/json' };
+    const created = await api('POST', '/v1/companies', { as: 'a-system', rawBody: `{"displayName":"${first}","displayName":"${second}","accountingSystem":"Api"}`, headers: json });
+    expectProblem(created, 400, 'malformed_json');
+    expect(created.body.detail).toMatch(/Duplicate key 'displayName'/);
+    const company = await newCompany('a-system');
+    const patched = await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', rawBody: `{"displayName":"${first}","displayName":"${second}"}`, headers: json });
+    expectProblem(patched, 400, 'malformed_json');
+    const names = (await listAll<{ name: string }>('/v1/companies', { as: 'a-system' })).map((listed) => listed.name);
+    expect(names).toContain(company.name);
+    expect(names.filter((name) => name === first || name === second)).toEqual([]);
+  });
 });
 
 describe('PATCH /v1/companies/{id}', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
-import { parseLosslessJson } from '../../shared/platform/lossless-json';
+import { parseJson, parseLosslessJson } from '../../shared/platform/lossless-json';
 
 /** Either the parsed value or that it threw: the fast parser must agree with lossless-json on both. */
 const outcome = (parse: (text: string) => unknown, text: string) => {
@@ -54,5 +54,30 @@ describe('parseLosslessJson (the fast lossless parse of request bodies)', () => 
     const parsed = parseLosslessJson(text) as { lines: { description: string }[] };
     expect(parsed.lines).toHaveLength(10_000);
     expect(parsed.lines[9_999]!.description).toBe(description);
+  });
+});
+
+describe('parseJson (request bodies checked against a schema)', () => {
+  it("answers JSON.parse's value, and refuses what JSON.parse refuses", () => {
+    fc.assert(fc.property(fc.json({ maxDepth: 4 }), (text) => {
+      expect(parseJson(text)).toEqual(JSON.parse(text));
+    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(almostJson, (text) => {
+        const expected = outcome(JSON.parse, text);
+        const actual = outcome(parseJson, text);
+        if ('refused' in expected) expect(actual, text).toEqual(expected);
+        else if ('value' in actual) expect(actual.value, text).toEqual(expected.value);
+        else expect(text, 'refused only for a repeated key').toMatch(/"k"\s*:[^]*"k"\s*:/);
+      }),
+      { numRuns: 20000 },
+    );
+  });
+
+  it('refuses a key repeated with another value, where JSON.parse keeps the last', () => {
+    expect(() => parseJson('{"displayName":"A AS","displayName":"B AS"}')).toThrow(/Duplicate key 'displayName'/);
+    expect(() => parseJson('{"a":{"b":1,"b":2}}')).toThrow(/Duplicate key 'b'/);
+    expect(parseJson('{"a":1,"a":1.0}')).toEqual({ a: 1 });
+    expect(Object.getPrototypeOf(parseJson('{"__proto__":{"polluted":1}}'))).toBe(Object.prototype);
   });
 });
