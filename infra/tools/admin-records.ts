@@ -47,12 +47,14 @@ export interface Target {
 }
 
 /** Points shared/ at the local stack (DynamoDB Local, local identity provider) or at AWS. */
-export const selectTarget = (values: Values): Target => {
+export const selectTarget = (values: Values, command: { writesEvents: boolean } = { writesEvents: false }): Target => {
   if (values['resource-prefix'] !== undefined) throw new UsageError('--resource-prefix only applies to the dlq-* commands');
   const aws = values.table !== undefined || values['user-pool-id'] !== undefined;
   if (aws) {
     if (!values.table || !values['user-pool-id']) throw new UsageError('AWS needs both --table and --user-pool-id');
     if (values.stack) throw new UsageError('--stack targets the local stack; do not combine it with --table / --user-pool-id');
+    // Refused before anything is written: the events are written last (a cascade would stop half done).
+    if (command.writesEvents && !values['outbox-table']) throw new UsageError('On AWS this command writes events: pass --outbox-table (the stack output OutboxTableName)');
     const userPoolId = values['user-pool-id'];
     const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? userPoolId.split('_')[0];
     if (!region) throw new UsageError('Cannot tell the AWS region: pass --region');

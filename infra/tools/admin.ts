@@ -24,6 +24,8 @@ interface CommandSpec {
   description: string;
   /** Works on the service's queues (local stack or --resource-prefix), not on its table. */
   queues?: true;
+  /** Writes events: on AWS it needs --outbox-table. */
+  writesEvents?: true;
 }
 
 const commands: Record<string, CommandSpec> = {
@@ -38,12 +40,14 @@ const commands: Record<string, CommandSpec> = {
     optional: [],
     args: '--id ORG_ID',
     description: 'Delete an organization; its companies (and its sub-organizations\') are cascade-deleted',
+    writesEvents: true,
   },
   'create-company': {
     required: ['organization', 'name'],
     optional: ['accounting-system', 'organization-number'],
     args: '--organization ORG_ID --name NAME [--accounting-system SYSTEM] [--organization-number NNNNNNNNN]',
     description: `Create a company in an organization; SYSTEM is one of ${accountingSystems.join('|')} (default Api)`,
+    writesEvents: true,
   },
   'create-client': {
     required: ['name'],
@@ -80,7 +84,7 @@ const commands: Record<string, CommandSpec> = {
     required: ['client-id'],
     optional: [],
     args: '--client-id CLIENT_ID',
-    description: 'Give a client a new secret (printed once); the old secret stops working at once',
+    description: 'Give an active client a new secret (printed once); the old secret stops working at once, its tokens within the authorizer cache TTL',
   },
   'list-clients': {
     required: ['organization'],
@@ -93,12 +97,14 @@ const commands: Record<string, CommandSpec> = {
     optional: ['gl-account'],
     args: '--company COMPANY_ID --file STATEMENT.xml [--gl-account CODE]',
     description: `Ingest an ISO 20022 camt.053 bank statement; a new bank account maps to GL account --gl-account (default ${defaultBankGlAccount})`,
+    writesEvents: true,
   },
   'auto-reconcile': {
     required: ['company', 'year'],
     optional: [],
     args: '--company COMPANY_ID --year YYYY',
     description: 'Run auto-reconciliation for a company and year now (it also runs after every GL import)',
+    writesEvents: true,
   },
   'backfill-webhook-index': {
     required: [],
@@ -153,6 +159,8 @@ const commands: Record<string, CommandSpec> = {
 
 const commandFlags = new Set<string>(Object.values(commands).flatMap((spec) => [...spec.required, ...spec.optional]));
 
+const eventWritingCommands = () => Object.keys(commands).filter((name) => commands[name]!.writesEvents);
+
 export const adminUsage = (): string => {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));
   return [
@@ -167,7 +175,7 @@ export const adminUsage = (): string => {
     '                                AWS: the service table and Cognito user pool; AWS credentials come from',
     '                                the environment; the region defaults to the user pool\'s. The outbox table',
     '                                (stack output OutboxTableName) is needed by the commands that write events:',
-    '                                create-company, delete-organization, import-bank-statement, auto-reconcile',
+    `                                ${eventWritingCommands().join(', ')}`,
     '  --resource-prefix PREFIX [--region REGION]',
     '                                AWS, for the dlq-* commands: the queues <PREFIX>-<NAME> and <PREFIX>-<NAME>-dlq',
     '                                (the stacks\' resource prefix); the region defaults to AWS_REGION',
@@ -338,7 +346,7 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
     } else {
       // The domain services load only for the commands on records (the dlq-* commands and --help start without them).
       const { recordRun, selectTarget } = await import('./admin-records');
-      const target = selectTarget(values);
+      const target = selectTarget(values, { writesEvents: spec.writesEvents === true });
       reach = target.dynamodb;
       await recordRun[command]!(values, target, print);
     }
