@@ -101,10 +101,11 @@ export const startIdentityProvider = async (options: {
     if (grantType !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
 
     const allowed = client.scopes.map((scope) => `${options.scopePrefix}${scope}`);
-    const requested = form.get('scope')?.split(' ').filter(Boolean);
-    if (requested?.some((scope) => !allowed.includes(scope))) return oauthError(400, 'invalid_scope', 'A requested scope is not allowed for this client');
+    // An empty scope parameter is as none: the client's granted scopes.
+    const requested = form.get('scope')?.split(' ').filter(Boolean) ?? [];
+    if (requested.some((scope) => !allowed.includes(scope))) return oauthError(400, 'invalid_scope', 'A requested scope is not allowed for this client');
 
-    const accessToken = await issueToken(client.clientId, requested ?? allowed);
+    const accessToken = await issueToken(client.clientId, requested.length ? requested : allowed);
     return send(response, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: accessTokenLifetimeSeconds });
   };
 
@@ -164,7 +165,11 @@ const parseBasic = (header: string | undefined): { id: string; secret: string } 
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   // RFC 6749 2.3.1: id and secret are form-urlencoded before Basic encoding.
-  return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  } catch {
+    return { id: '', secret: '' }; // not percent-decodable: Basic credentials that fail (401 invalid_client)
+  }
 };
 
 const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {

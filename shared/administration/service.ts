@@ -131,11 +131,28 @@ export const createApiClient = async (
   return { client, clientSecret: credentials.clientSecret };
 };
 
+/**
+ * A new secret for an active client. The rotation is recorded only if the client is still active
+ * and was not rotated meanwhile: a revoked client gets no secret, and of two overlapping rotations
+ * one fails rather than print a secret the other replaced (the local issuer, whose secret is the
+ * recorded hash; Cognito replaces its secrets in issuer.rotate, before this record).
+ */
 export const rotateApiClient = async (clientId: string, issuer: CredentialIssuer): Promise<{ clientSecret: string }> => {
   const client = await apiClientRepository.get(clientId);
   if (!client) throw new AdministrationError(`Client ${clientId} not found`);
-  const { clientSecret, secretHash } = await issuer.rotate(clientId);
-  await apiClientRepository.recordRotation(clientId, new Date().toISOString(), secretHash);
+  if (client.status !== 'active') throw new AdministrationError(`Client ${clientId} is revoked`);
+  const { clientSecret, secretHash, rotatedAt } = await issuer.rotate(clientId);
+  const recorded = await apiClientRepository.recordRotation(clientId, {
+    rotatedAt,
+    previousRotatedAt: client.rotatedAt,
+    ...(secretHash && { secretHash }),
+  });
+  if (!recorded) {
+    const now = await apiClientRepository.get(clientId);
+    if (!now) throw new AdministrationError(`Client ${clientId} not found`);
+    if (now.status !== 'active') throw new AdministrationError(`Client ${clientId} is revoked`);
+    throw new AdministrationError(`Client ${clientId} was rotated meanwhile; rotate again`);
+  }
   return { clientSecret };
 };
 

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
@@ -50,16 +51,34 @@ export const apiClientRepository = {
     );
   },
 
-  async recordRotation(clientId: string, rotatedAt: string, secretHash?: string): Promise<void> {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: apiClientKeys(clientId),
-        UpdateExpression: secretHash ? 'SET rotatedAt = :at, secretHash = :hash' : 'SET rotatedAt = :at',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':at': rotatedAt, ...(secretHash && { ':hash': secretHash }) },
-      }),
-    );
+  /**
+   * Records a rotation (and, for the local issuer, the new secret's hash) if the client is still
+   * active and not rotated since `previousRotatedAt` (undefined: never rotated). False otherwise:
+   * a revoked client keeps no secret hash, and of two overlapping rotations only one is recorded.
+   */
+  async recordRotation(clientId: string, rotation: { rotatedAt: string; previousRotatedAt: string | undefined; secretHash?: string }): Promise<boolean> {
+    const { rotatedAt, previousRotatedAt, secretHash } = rotation;
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: apiClientKeys(clientId),
+          UpdateExpression: secretHash ? 'SET rotatedAt = :at, secretHash = :hash' : 'SET rotatedAt = :at',
+          ConditionExpression: `#status = :active AND ${previousRotatedAt ? 'rotatedAt = :previous' : 'attribute_not_exists(rotatedAt)'}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':at': rotatedAt,
+            ':active': 'active',
+            ...(previousRotatedAt && { ':previous': previousRotatedAt }),
+            ...(secretHash && { ':hash': secretHash }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   },
 
   async revoke(clientId: string, revokedAt: string): Promise<void> {

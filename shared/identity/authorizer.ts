@@ -147,13 +147,17 @@ const decide = async (authorization: string | undefined, path: string): Promise<
 };
 
 /**
- * An API client's token: the client must be active in the registry, and so its organization. A
+ * An API client's token: the client must be active in the registry, and so its organization, and
+ * the token issued no earlier than the second of the client's last rotation. A
  * per-user client runs as its person, who must be active and still a member of the client's
  * organization (deleting the person or the membership ends the client's access within the cache TTL).
  */
 const authenticateClient = async (payload: Record<string, unknown>): Promise<AuthorizerContext> => {
   const client = await timed('authorizer: client read', () => apiClientRepository.get(payload.client_id as string));
   if (!client || client.status !== 'active') return failure('unknown or revoked client');
+  // A rotation ends the tokens of the old secret too (iat is in whole seconds: one minted in the
+  // rotation's second is kept, so the new secret's first tokens work).
+  if (client.rotatedAt && !(Number(payload.iat) >= Math.floor(Date.parse(client.rotatedAt) / 1000))) return failure('token issued before the client was rotated');
   // An active client implies an active organization: deleting one revokes its clients first.
   const organization = client.organizationPath
     ? { id: client.organizationId, path: client.organizationPath, status: 'active' }

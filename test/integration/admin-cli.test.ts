@@ -12,6 +12,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../infra/local/dynamodb-local';
 import { dynamo, tableName } from '../../shared/platform/aws';
+import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { subscriptionKeys } from '../../shared/webhooks/keys';
 import type { Json } from '../support/json';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -158,6 +159,10 @@ describe('admin CLI: organizations, companies, clients', () => {
       clientsRevoked: 1,
     });
     expect((await fetchToken(clientId, secondSecret)).status).toBe(401);
+
+    // rotate-client refuses a revoked client: no secret is printed or stored
+    expectFailure(await admin('rotate-client', '--client-id', clientId, '--stack', stackFile), new RegExp(`^error: Client ${clientId} is revoked$`));
+    expect((await apiClientRepository.get(clientId))?.secretHash).toBeUndefined();
   });
 
   it('rejects a company with a bad organization number in one clear line (exit 1)', async () => {
@@ -208,12 +213,19 @@ describe('admin CLI: organizations, companies, clients', () => {
     ['a stray argument', ['list-clients', 'extra', '--organization', 'x']],
     ['--table without --user-pool-id', ['list-clients', '--organization', 'x', '--table', 'ledger']],
     ['--outbox-table without --table', ['list-clients', '--organization', 'x', '--outbox-table', 'ledger-outbox']],
+    ...[
+      ['delete-organization', '--id', 'x'],
+      ['create-company', '--organization', 'x', '--name', 'X AS'],
+      ['import-bank-statement', '--company', 'x', '--file', 'statement.xml'],
+      ['auto-reconcile', '--company', 'x', '--year', '2025'],
+    ].map((command): [string, string[]] => [`${command[0]} on AWS without --outbox-table (it writes events)`, [...command, '--table', 'ledger', '--user-pool-id', 'eu-north-1_x']]),
   ])('prints the usage and exits 2 for %s', async (_case, argv) => {
     const run = await admin(...argv);
     expect(run.code).toBe(2);
     expect(run.stderr[0]).toMatch(/^error: /);
     expect(run.err).toContain('Usage: npm run admin -- <command> [flags]');
     expect(run.out).toBe('');
+    if (argv.includes('--user-pool-id') && argv.includes('--table')) expect(run.stderr[0]).toBe('error: On AWS this command writes events: pass --outbox-table (the stack output OutboxTableName)');
   });
 
   it('create-client --rate-limit gives the client a custom limit its answers state', async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { deleteOrganization, createOrganization, rotateApiClient } from '../../shared/administration/service';
+import { AdministrationError, deleteOrganization, createOrganization, rotateApiClient } from '../../shared/administration/service';
 import { createTestClient } from '../support/clients';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
-import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
 import { api, expectProblem, fetchToken, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
 
@@ -61,6 +61,23 @@ describe('token endpoint (local Cognito stand-in)', () => {
     }
   });
 
+  it('answers Basic credentials that do not percent-decode with 401 invalid_client and a Basic challenge', async () => {
+    const client = seededClient('b-system');
+    const basic = Buffer.from(`${client.clientId}:%zz`).toString('base64');
+    const response = await tokenRequest({ body: 'grant_type=client_credentials', headers: { authorization: `Basic ${basic}` } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Basic\b/);
+    expect(((await response.json()) as { error: string }).error).toBe('invalid_client');
+  });
+
+  it('treats an empty scope parameter as none: the token carries the client\'s granted scopes', async () => {
+    const client = seededClient('a-readonly');
+    const response = await tokenRequest({ body: `grant_type=client_credentials&scope=&client_id=${client.clientId}&client_secret=${encodeURIComponent(client.clientSecret)}` });
+    expect(response.status).toBe(200);
+    const token = ((await response.json()) as { access_token: string }).access_token;
+    expect((await api('GET', '/v1/companies', { token })).status).toBe(200);
+  });
+
   it('narrows a token to requested scopes the client holds', async () => {
     const client = seededClient('a-system');
     const response = await tokenRequest({
@@ -90,6 +107,61 @@ describe('token endpoint (local Cognito stand-in)', () => {
     const { clientSecret: rotated } = await rotateApiClient(client.clientId, localCredentialIssuer);
     expect((await fetchToken(client.clientId, clientSecret)).status).toBe(401);
     expect((await fetchToken(client.clientId, rotated)).status).toBe(200);
+  });
+});
+
+describe('client rotation', () => {
+  /** Waits until the clock passes into the next whole second (token iat is in whole seconds). */
+  const nextSecond = () => new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000) + 20));
+
+  it('ends the tokens of the old secret too, within the authorizer cache TTL; the new secret\'s tokens work', async () => {
+    testStack();
+    const { client, clientSecret } = await createTestClient({ name: 'leaked', organizationId: seededClient('b-system').organizationId });
+    const leaked = await tokenFor(client.clientId, clientSecret);
+    expect((await api('GET', '/v1/whoami', { token: leaked })).status).toBe(200);
+    await nextSecond();
+    const { clientSecret: rotated } = await rotateApiClient(client.clientId, localCredentialIssuer);
+    const fresh = await tokenFor(client.clientId, rotated);
+    expect((await api('GET', '/v1/whoami', { token: fresh })).status).toBe(200);
+    await authorizerCacheExpired();
+    expectProblem(await api('GET', '/v1/whoami', { token: leaked }), 401, 'invalid_token');
+    expect((await api('GET', '/v1/whoami', { token: fresh })).status).toBe(200);
+  });
+
+  it('refuses a revoked client, also one revoked during the rotation: no secret is stored', async () => {
+    const { client, clientSecret } = await createTestClient({ name: 'revoked-meanwhile', organizationId: seededClient('b-system').organizationId });
+    const revokedMeanwhile: CredentialIssuer = {
+      ...localCredentialIssuer,
+      rotate: async (clientId) => {
+        await apiClientRepository.revoke(clientId, new Date().toISOString());
+        return localCredentialIssuer.rotate(clientId);
+      },
+    };
+    await expect(rotateApiClient(client.clientId, revokedMeanwhile)).rejects.toThrow(new AdministrationError(`Client ${client.clientId} is revoked`));
+    expect((await apiClientRepository.get(client.clientId))?.secretHash).toBeUndefined();
+    await expect(rotateApiClient(client.clientId, localCredentialIssuer)).rejects.toThrow(new AdministrationError(`Client ${client.clientId} is revoked`));
+    expect((await apiClientRepository.get(client.clientId))?.secretHash).toBeUndefined();
+    expect((await fetchToken(client.clientId, clientSecret)).status).toBe(401);
+  });
+
+  it('of two overlapping rotations one fails ("rotated meanwhile"), and the secret of the other works', async () => {
+    const { client } = await createTestClient({ name: 'rotated-twice', organizationId: seededClient('b-system').organizationId });
+    for (let round = 0; round < 2; round++) {
+      // Round 0: never rotated before; round 1: rotated before (the condition compares rotatedAt).
+      let other: Promise<{ clientSecret: string }> | undefined;
+      const overlapped: CredentialIssuer = {
+        ...localCredentialIssuer,
+        rotate: async (clientId) => {
+          const mine = await localCredentialIssuer.rotate(clientId);
+          other = rotateApiClient(clientId, localCredentialIssuer);
+          await other;
+          return mine;
+        },
+      };
+      await expect(rotateApiClient(client.clientId, overlapped)).rejects.toThrow(new AdministrationError(`Client ${client.clientId} was rotated meanwhile; rotate again`));
+      const { clientSecret } = await other!;
+      expect((await fetchToken(client.clientId, clientSecret)).status).toBe(200);
+    }
   });
 });
 
