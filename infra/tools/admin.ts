@@ -54,7 +54,7 @@ const commands: Record<string, CommandSpec> = {
     optional: ['organization', 'user', 'scopes', 'plan', 'rate-limit'],
     args: '--organization ORG_ID --name NAME [--user USER_ID] [--scopes a,b,c] [--plan standard|premium] [--rate-limit PER_MINUTE/BURST]',
     description:
-      'Create an API client (default: every scope its mode may hold, plan standard); prints its secret once. --rate-limit sets a custom limit in place of the plan\'s (e.g. 3000/600). With --user: a per-user (USER) client acting for that person, never seeing more than the person may (--organization defaults to the person\'s first organization)',
+      'Create an API client (default: every scope its mode may hold, plan standard); prints its secret once. NAME: up to 128 of A-Z a-z 0-9 space _ + = , . @ - (as Cognito takes it). --rate-limit sets a custom limit in place of the plan\'s (e.g. 3000/600). With --user: a per-user (USER) client acting for that person, never seeing more than the person may (--organization defaults to the person\'s first organization)',
   },
   'create-user': {
     required: ['organization', 'email', 'name'],

@@ -5,6 +5,7 @@ import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository, type Organization } from '../identity/organization-repository';
 import type { PrincipalMode, RateLimit, RatePlan } from '../identity/principal';
 import { customRateLimitBounds } from '../platform/rate-limit';
+import { limits, textRuleProblem } from '../platform/schemas';
 import { systemClientScopes, userClientScopes, type Scope } from '../identity/scopes';
 import { personRepository } from '../identity/person-repository';
 
@@ -14,13 +15,27 @@ import { personRepository } from '../identity/person-repository';
  */
 export class AdministrationError extends Error {}
 
+/** A name as the API's schemas take one: trimmed, not blank, at most 200 characters, the text rule. */
+export const checkedName = (value: string, what: string, max: number = limits.name): string => {
+  const name = value.trim();
+  if (!name) throw new AdministrationError(`The ${what} name must not be blank`);
+  if (name.length > max) throw new AdministrationError(`The ${what} name must be at most ${max} characters, not ${name.length}`);
+  const problem = textRuleProblem(name);
+  if (problem) throw new AdministrationError(`The ${what} name ${problem}`);
+  return name;
+};
+
+/** Cognito's rule for an app client's name (ClientName), held everywhere so a name that works locally works on AWS. */
+const clientNameRule = { max: 128, pattern: /^[A-Za-z0-9_ +=,.@-]+$/ };
+
 export const createOrganization = async (input: { name: string; parentId?: string }): Promise<Organization> => {
+  const name = checkedName(input.name, 'organization');
   const parent = input.parentId ? await organizationRepository.get(input.parentId) : undefined;
   if (input.parentId && (!parent || parent.status !== 'active')) throw new AdministrationError(`Parent organization ${input.parentId} not found`);
   const id = randomUUID();
   const organization: Organization = {
     id,
-    name: input.name,
+    name,
     parentId: parent?.id ?? null,
     path: parent ? `${parent.path}/${id}` : id,
     rootId: parent?.rootId ?? id,
@@ -87,6 +102,8 @@ export const createApiClient = async (
   input: CreateClientInput,
   issuer: CredentialIssuer,
 ): Promise<{ client: ApiClient; clientSecret: string }> => {
+  const name = checkedName(input.name, 'client', clientNameRule.max);
+  if (!clientNameRule.pattern.test(name)) throw new AdministrationError('The client name may hold only letters A-Z, digits, spaces and _ + = , . @ - (as Cognito takes it)');
   const organization = await organizationRepository.get(input.organizationId);
   if (!organization || organization.status !== 'active') throw new AdministrationError(`Organization ${input.organizationId} not found`);
   const mode = input.mode ?? (input.userId ? 'USER' : 'SYSTEM');
@@ -104,10 +121,10 @@ export const createApiClient = async (
   const scopes = [...(input.scopes ?? allowed)];
   const notAllowed = scopes.filter((scope) => !allowed.includes(scope));
   if (notAllowed.length) throw new AdministrationError(`A ${mode === 'USER' ? 'per-user' : 'system'} client cannot hold: ${notAllowed.join(', ')}`);
-  const credentials = await issuer.create(input.name, scopes);
+  const credentials = await issuer.create(name, scopes);
   const client: ApiClient = {
     clientId: credentials.clientId,
-    name: input.name,
+    name,
     organizationId: organization.id,
     organizationPath: organization.path,
     mode,

@@ -179,6 +179,17 @@ describe('admin CLI: organizations, companies, clients', () => {
     await adminJson('delete-organization', '--id', organization.id);
   });
 
+  it('refuses organization and client names the API could not answer (length, control characters; client names as Cognito takes them)', async () => {
+    expectFailure(await admin('create-organization', '--name', 'N'.repeat(201), '--stack', stackFile), /^error: The organization name must be at most 200 characters, not 201$/);
+    expectFailure(await admin('create-organization', '--name', 'Evil\u001b[31m AS', '--stack', stackFile), /^error: The organization name must not contain control characters/);
+    const organization = await adminJson('create-organization', '--name', `  CLI Names ${randomUUID().slice(0, 8)}  `);
+    expect(organization.name).toBe(organization.name.trim());
+    expectFailure(await admin('create-client', '--organization', organization.id, '--name', 'c'.repeat(129), '--stack', stackFile), /^error: The client name must be at most 128 characters, not 129$/);
+    expectFailure(await admin('create-client', '--organization', organization.id, '--name', 'Integrasjon for Bø', '--stack', stackFile), /^error: The client name may hold only letters A-Z/);
+    expect((await adminJson('list-clients', '--organization', organization.id))).toEqual([]);
+    await adminJson('delete-organization', '--id', organization.id);
+  });
+
   it('reports administration errors in one line (exit 1)', async () => {
     const organization = await adminJson('create-organization', '--name', `CLI Errors ${randomUUID().slice(0, 8)}`);
     expectFailure(await admin('create-organization', '--name', 'Orphan', '--parent', randomUUID(), '--stack', stackFile), /Parent organization .* not found/);
