@@ -1331,7 +1331,7 @@ export interface paths {
         };
         /**
          * The people of your organization subtree (filters organization_id, email)
-         * @description The people who are members of an organization of your subtree, with those memberships, sorted by e-mail, in **one page** (`next_cursor` always null: the spec counts users among the small bounded lists). Filters `organization_id` (members of that organization only) and `email`. System clients only: per-user and interactive principals get **403** `system_client_required`.
+         * @description The people who are members of an organization of your subtree, with those memberships, sorted by e-mail, in **one page** (`next_cursor` always null: the spec counts users among the small bounded lists). Deleted organizations are not part of the subtree. Filters `organization_id` (members of that organization only; each still shows all memberships within your reach) and `email`. System clients only: per-user and interactive principals get **403** `system_client_required`.
          */
         get: operations["listUsers"];
         put?: never;
@@ -1351,7 +1351,7 @@ export interface paths {
         };
         /**
          * One person with their memberships
-         * @description One person with their memberships within your reach. **404** when no organization of the person is within your reach. System clients only (**403** `system_client_required`).
+         * @description One person with their memberships within your reach (memberships in deleted organizations are not shown). **404** when no organization of the person is within your reach. System clients only (**403** `system_client_required`).
          */
         get: operations["getUser"];
         put?: never;
@@ -1411,13 +1411,13 @@ export interface paths {
         };
         /**
          * Access policies of your organization subtree
-         * @description The access policies owned by organizations of your subtree, paginated by cursor.
+         * @description The access policies owned by organizations of your subtree, paginated by cursor. Policies of deleted organizations are left out (a page may then hold fewer than `page_size`).
          */
         get: operations["listAccessPolicies"];
         put?: never;
         /**
          * Create an access policy
-         * @description Creates an access policy owned by your organization (or by `organizationId`, an organization of your subtree). Each rule allows or denies `actions` (scope names, or `resource:*` such as `ledger:*`) on `resources`: `organizations` (each with its whole subtree, companies created later included) and/or single `companies`. **A deny wins** over any allow for the same company and action. Rules may only name resources inside the owning organization's subtree: **422** `resource_outside_organization` names each offending rule and resource. A policy does nothing until assigned.
+         * @description Creates an access policy owned by your organization (or by `organizationId`, an organization of your subtree). Each rule allows or denies `actions` (scope names, or `resource:*` such as `ledger:*`; only what a person can hold: `users:read`, `access:manage`, `webhooks:manage`, `imports:write` and their `resource:*` are for system clients only and answer **400** `validation_failed` naming the action) on `resources`: `organizations` (each with its whole subtree, companies created later included) and/or single `companies`. **A deny wins** over any allow for the same company and action. Rules may only name resources inside the owning organization's subtree: **422** `resource_outside_organization` names each offending rule and resource. A policy does nothing until assigned.
          */
         post: operations["createAccessPolicy"];
         delete?: never;
@@ -1435,7 +1435,7 @@ export interface paths {
         };
         /**
          * One access policy
-         * @description One access policy with its `version` (also in `ETag`): send that version in `If-Match` to replace it.
+         * @description One access policy with its `version` (also in `ETag`): send that version in `If-Match` to replace it. A policy of a deleted organization answers **404**, here and on replace, delete and assignment.
          */
         get: operations["getAccessPolicy"];
         /**
@@ -1469,7 +1469,7 @@ export interface paths {
         put?: never;
         /**
          * Assign a policy to a person
-         * @description Assigns a policy to a person; both must be within your reach (else **404**). The person's effective access is recomputed in the same transaction: their next request is decided with the policy. **409** `conflict` (`reason` `already_assigned`) when the person holds the policy already.
+         * @description Assigns a policy to a person; both must be within your reach (else **404**; also when the person is deleted while the assignment is made). The person's effective access is recomputed in the same transaction: their next request is decided with the policy. **409** `conflict` (`reason` `already_assigned`) when the person holds the policy already.
          */
         post: operations["createAccessAssignment"];
         delete?: never;
@@ -4290,13 +4290,13 @@ export interface components {
              */
             companyId: string;
             /**
-             * @description The scopes the person holds on the company
+             * @description The scopes the person holds on the company (never a system-only scope)
              * @example [
              *       "companies:read",
              *       "ledger:read"
              *     ]
              */
-            actions: ("companies:read" | "companies:write" | "ledger:read" | "vat:read" | "bank:read" | "reconciliation:read" | "reconciliation:write" | "documents:read" | "documents:write" | "imports:write" | "users:read" | "access:manage" | "webhooks:manage" | "context:read")[];
+            actions: ("companies:read" | "companies:write" | "ledger:read" | "vat:read" | "bank:read" | "reconciliation:read" | "reconciliation:write" | "documents:read" | "documents:write" | "context:read")[];
         };
         /** @description The decision for one company and action, and what decided it */
         AccessExplanation: {
@@ -4350,13 +4350,13 @@ export interface components {
              */
             effect: "allow" | "deny";
             /**
-             * @description Scope names, or "resource:*" for every action of a resource
+             * @description Scope names, or "resource:*" for every action of a resource. Only what a person can hold: users:read, access:manage, webhooks:manage, imports:write (and their "resource:*") are for system clients only and answer 400 validation_failed naming the action
              * @example [
              *       "ledger:read",
              *       "bank:*"
              *     ]
              */
-            actions: ("companies:read" | "companies:write" | "ledger:read" | "vat:read" | "bank:read" | "reconciliation:read" | "reconciliation:write" | "documents:read" | "documents:write" | "imports:write" | "users:read" | "access:manage" | "webhooks:manage" | "context:read" | "companies:*" | "ledger:*" | "vat:*" | "bank:*" | "reconciliation:*" | "documents:*" | "imports:*" | "users:*" | "access:*" | "webhooks:*" | "context:*")[];
+            actions: ("companies:read" | "companies:write" | "ledger:read" | "vat:read" | "bank:read" | "reconciliation:read" | "reconciliation:write" | "documents:read" | "documents:write" | "context:read" | "companies:*" | "ledger:*" | "vat:*" | "bank:*" | "reconciliation:*" | "documents:*" | "context:*")[];
             /** @description Inside the subtree of the organization that owns the policy (else 422 resource_outside_organization) */
             resources: {
                 /**
@@ -17233,7 +17233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields; an action a policy cannot grant, a system-only scope, is named in its message), malformed_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17271,7 +17271,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description not_found: organizationId names no organization within your reach */
+            /** @description not_found: organizationId names no organization within your reach (a deleted one included) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17594,7 +17594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields; an action a policy cannot grant, a system-only scope, is named in its message), malformed_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18112,7 +18112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description not_found: the policy or the person is not within your reach */
+            /** @description not_found: the policy or the person is not within your reach (deleted, or the policy's organization deleted) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -28,12 +28,12 @@ const policyParams = /* @__PURE__ */ lazySchema(() => z.object({ policyId: UuidS
 export const userContracts = {
   listUsers: {
     description:
-      'The people who are members of an organization of your subtree, with those memberships, sorted by e-mail, in **one page** (`next_cursor` always null: the spec counts users among the small bounded lists). Filters `organization_id` (members of that organization only) and `email`. System clients only: per-user and interactive principals get **403** `system_client_required`.',
+      'The people who are members of an organization of your subtree, with those memberships, sorted by e-mail, in **one page** (`next_cursor` always null: the spec counts users among the small bounded lists). Deleted organizations are not part of the subtree. Filters `organization_id` (members of that organization only; each still shows all memberships within your reach) and `email`. System clients only: per-user and interactive principals get **403** `system_client_required`.',
     query: UserListQuerySchema,
     responses: { 200: { description: 'The people who are members of your organization subtree, in one page (next_cursor is always null)', schema: UserPageSchema } },
   },
   getUser: {
-    description: 'One person with their memberships within your reach. **404** when no organization of the person is within your reach. System clients only (**403** `system_client_required`).',
+    description: 'One person with their memberships within your reach (memberships in deleted organizations are not shown). **404** when no organization of the person is within your reach. System clients only (**403** `system_client_required`).',
     params: userParams,
     responses: { 200: { description: 'The person with their memberships within your reach', schema: UserSchema } },
   },
@@ -56,7 +56,7 @@ export const userContracts = {
 export const accessContracts = {
   createAccessPolicy: {
     description:
-      'Creates an access policy owned by your organization (or by `organizationId`, an organization of your subtree). Each rule allows or denies `actions` (scope names, or `resource:*` such as `ledger:*`) on `resources`: `organizations` (each with its whole subtree, companies created later included) and/or single `companies`. **A deny wins** over any allow for the same company and action. Rules may only name resources inside the owning organization\'s subtree: **422** `resource_outside_organization` names each offending rule and resource. A policy does nothing until assigned.',
+      'Creates an access policy owned by your organization (or by `organizationId`, an organization of your subtree). Each rule allows or denies `actions` (scope names, or `resource:*` such as `ledger:*`; only what a person can hold: `users:read`, `access:manage`, `webhooks:manage`, `imports:write` and their `resource:*` are for system clients only and answer **400** `validation_failed` naming the action) on `resources`: `organizations` (each with its whole subtree, companies created later included) and/or single `companies`. **A deny wins** over any allow for the same company and action. Rules may only name resources inside the owning organization\'s subtree: **422** `resource_outside_organization` names each offending rule and resource. A policy does nothing until assigned.',
     requestExample: {
       name: 'Accountant: full access to two clients',
       description: 'Bookkeeping of Bakeriet Solsiden and Havbris Fiskeri',
@@ -67,15 +67,15 @@ export const accessContracts = {
     },
     body: CreatePolicySchema,
     responses: { 201: { description: 'The policy, at version 1', schema: PolicySchema } },
-    problems: { 404: 'not_found: organizationId names no organization within your reach', 422: 'resource_outside_organization: a rule names an organization or company outside the owning organization\'s subtree (errors[] names each)' },
+    problems: { 400: 'validation_failed (detail and errors name the fields; an action a policy cannot grant, a system-only scope, is named in its message), malformed_json', 404: 'not_found: organizationId names no organization within your reach (a deleted one included)', 422: 'resource_outside_organization: a rule names an organization or company outside the owning organization\'s subtree (errors[] names each)' },
   },
   listAccessPolicies: {
-    description: 'The access policies owned by organizations of your subtree, paginated by cursor.',
+    description: 'The access policies owned by organizations of your subtree, paginated by cursor. Policies of deleted organizations are left out (a page may then hold fewer than `page_size`).',
     query: /* @__PURE__ */ lazySchema(() => z.strictObject({ ...PageQuerySchema.shape })),
     responses: { 200: { description: 'A page of the policies owned by organizations of your subtree', schema: PolicyPageSchema } },
   },
   getAccessPolicy: {
-    description: 'One access policy with its `version` (also in `ETag`): send that version in `If-Match` to replace it.',
+    description: 'One access policy with its `version` (also in `ETag`): send that version in `If-Match` to replace it. A policy of a deleted organization answers **404**, here and on replace, delete and assignment.',
     params: policyParams,
     responses: { 200: { description: 'The policy', schema: PolicySchema } },
   },
@@ -92,6 +92,7 @@ export const accessContracts = {
     body: ReplacePolicySchema,
     responses: { 200: { description: 'The policy with its new version; everyone it is assigned to holds the new rules from their next request', schema: PolicySchema } },
     problems: {
+      400: 'validation_failed (detail and errors name the fields; an action a policy cannot grant, a system-only scope, is named in its message), malformed_json',
       409: "conflict (reason access_too_large): a person it is assigned to would hold more effective access than one person's access may (300 KB); nothing is replaced",
       412: 'version_mismatch: If-Match is missing or names another version than the current one (read the policy again)',
       422: 'resource_outside_organization: a rule names an organization or company outside the owning organization\'s subtree',
@@ -105,12 +106,12 @@ export const accessContracts = {
   },
   createAccessAssignment: {
     description:
-      'Assigns a policy to a person; both must be within your reach (else **404**). The person\'s effective access is recomputed in the same transaction: their next request is decided with the policy. **409** `conflict` (`reason` `already_assigned`) when the person holds the policy already.',
+      'Assigns a policy to a person; both must be within your reach (else **404**; also when the person is deleted while the assignment is made). The person\'s effective access is recomputed in the same transaction: their next request is decided with the policy. **409** `conflict` (`reason` `already_assigned`) when the person holds the policy already.',
     requestExample: { policyId: '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e', userId: '0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b' },
     body: CreateAssignmentSchema,
     responses: { 201: { description: 'The assignment; the person holds the policy\'s rules from their next request', schema: AssignmentSchema } },
     problems: {
-      404: 'not_found: the policy or the person is not within your reach',
+      404: 'not_found: the policy or the person is not within your reach (deleted, or the policy\'s organization deleted)',
       409: "conflict (reason already_assigned): the person holds this policy already; (reason access_too_large): with it the person would hold more effective access than one person's access may (300 KB)",
     },
   },

@@ -14,7 +14,7 @@ import { limits } from '../platform/schemas';
 import { personRepository } from '../identity/person-repository';
 import { allowedActions, decide, noAccess, type EffectiveAccess, type GrantedRule } from '../identity/access-evaluator';
 import { accessRepository, accessWrites, type AssignmentRecord, type Placement, type PolicyRecord } from '../identity/access-repository';
-import type { Assignment, CreatePolicyInput, Policy, PolicyDocument } from '../identity/access-schemas';
+import { policyActions, policyScopes, type Assignment, type CreatePolicyInput, type Policy, type PolicyDocument } from '../identity/access-schemas';
 
 /**
  * Access policies, their assignments and each person's materialized effective access. Every
@@ -133,7 +133,15 @@ const checkResources = async (owner: { path: string }, document: PolicyDocument)
   }
 };
 
-export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, assignmentCount: _count, ...policy }: PolicyRecord): Policy => policy;
+/**
+ * The policy as answered. An action no policy can grant (a policy stored before that rule) is left
+ * out, and so a rule left without actions: they were never held.
+ */
+export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, assignmentCount: _count, ...policy }: PolicyRecord): Policy => ({
+  ...policy,
+  rules: policy.rules.map((rule) => ({ ...rule, actions: rule.actions.filter((action) => grantableActions.has(action)) })).filter((rule) => rule.actions.length > 0),
+});
+const grantableActions = new Set<string>(policyActions);
 export const toAssignment = ({ rootOrganizationId: _root, organizationPath: _path, ...assignment }: AssignmentRecord): Assignment => assignment;
 
 export const createPolicy = async (principal: Principal, input: CreatePolicyInput): Promise<Policy> => {
@@ -236,12 +244,26 @@ export const deletePolicy = async (policy: PolicyRecord): Promise<void> => {
   }
 };
 
-export const listPolicies = async (principal: Principal, page: { pageSize: number; cursor?: string }): Promise<Page<Policy>> => {
-  const result = await accessRepository.listPolicies(placementOf(principal), { ...page, binding: { ...cursorCaller(principal, 'listAccessPolicies'), filters: {} } });
-  return { ...result, data: result.data.map(toPolicy) };
+/** The ids among these whose organization is active (a deleted organization's policies are gone, as its companies are). */
+const activeOrganizations = async (organizationIds: readonly string[]): Promise<Set<string>> => {
+  const organizations = await organizationRepository.placements([...new Set(organizationIds)]);
+  return new Set([...organizations.values()].filter((organization) => organization.status === 'active').map((organization) => organization.id));
 };
 
-/** A person is within a system client's reach when one of their organizations is. */
+/** A policy within reach whose owning organization is not deleted; undefined answers 404. */
+export const reachablePolicy = async (principal: Principal, policyId: string): Promise<PolicyRecord | undefined> => {
+  const policy = reachable.placed(principal, await accessRepository.policy(policyId));
+  return policy && (await activeOrganizations([policy.organizationId])).has(policy.organizationId) ? policy : undefined;
+};
+
+/** A page of the policies within reach; those of deleted organizations are left out (the page may be short). */
+export const listPolicies = async (principal: Principal, page: { pageSize: number; cursor?: string }): Promise<Page<Policy>> => {
+  const result = await accessRepository.listPolicies(placementOf(principal), { ...page, binding: { ...cursorCaller(principal, 'listAccessPolicies'), filters: {} } });
+  const active = await activeOrganizations(result.data.map((policy) => policy.organizationId));
+  return { ...result, data: result.data.filter((policy) => active.has(policy.organizationId)).map(toPolicy) };
+};
+
+/** A person is within a system client's reach when one of their organizations is (deleted organizations count for nothing). */
 export const personWithinReach = async (principal: Principal, userId: string) => {
   const person = await personRepository.get(userId);
   if (!person || person.status !== 'active') return undefined;
@@ -249,13 +271,14 @@ export const personWithinReach = async (principal: Principal, userId: string) =>
   const organizations = await organizationRepository.placements(memberships.map((membership) => membership.organizationId));
   const reached = memberships.filter((membership) => {
     const organization = organizations.get(membership.organizationId);
-    return organization && reachable.placed(principal, { organizationPath: organization.path });
+    return organization?.status === 'active' && reachable.placed(principal, { organizationPath: organization.path });
   });
   return reached.length ? { person, memberships: reached } : undefined;
 };
 
+/** The transaction holds only while the person is active (a concurrent delete-user answers 404). */
 export const createAssignment = async (principal: Principal, input: { policyId: string; userId: string }): Promise<Assignment> => {
-  const policy = reachable.placed(principal, await accessRepository.policy(input.policyId));
+  const policy = await reachablePolicy(principal, input.policyId);
   if (!policy) throw problems.notFound('policy');
   if (!(await personWithinReach(principal, input.userId))) throw problems.notFound('user');
   const assignment: AssignmentRecord = {
@@ -279,9 +302,10 @@ export const createAssignment = async (principal: Principal, input: { policyId: 
       return unitOfWork()
         .add('assignment', accessWrites.putAssignment(assignment))
         .add('policy', accessWrites.countAssignment(current, 1))
-        .add('access', accessWrites.putEffectiveAccess(storable(access)));
+        .add('access', accessWrites.putEffectiveAccess(storable(access)))
+        .add('person', personRepository.activeCheck(input.userId));
     },
-    () => undefined,
+    (failed) => (failed.includes('person') ? problems.notFound('user') : undefined),
   );
   return toAssignment(assignment);
 };
@@ -312,6 +336,9 @@ export const listAssignments = async (principal: Principal, query: { user_id?: s
 };
 
 
+/** What a policy can grant; a system-only action a policy stored before that rule names is never held. */
+const grantable = (action: Scope): boolean => policyScopes.includes(action);
+
 /** GET /v1/users/{userId}/access: what the person holds, company by company, within the caller's reach. */
 export const userAccess = async (
   principal: Principal,
@@ -319,7 +346,7 @@ export const userAccess = async (
   query: { company_id?: string; page_size: number; cursor?: string },
 ): Promise<Page<{ companyId: string; actions: Scope[] }>> => {
   const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
-  const entry = (company: CompanyRecord) => ({ companyId: company.id, actions: allowedActions(access, target(company)) });
+  const entry = (company: CompanyRecord) => ({ companyId: company.id, actions: allowedActions(access, target(company)).filter(grantable) });
   if (query.company_id) {
     const company = await reachable.company(principal, query.company_id);
     const held = company ? entry(company) : undefined;
@@ -338,10 +365,10 @@ export const explainAccess = async (principal: Principal, userId: string, compan
   const company = await reachable.company(principal, companyId);
   if (!company) throw problems.notFound('company');
   const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
-  const decision = decide(access, target(company), action);
+  const decision = grantable(action) ? decide(access, target(company), action) : ({ decision: 'deny', reason: 'no_matching_rule' } as const);
   const decidingRule = 'rule' in decision ? decision.rule : undefined;
   // The deciding policy is shown only where the caller could read it (GET /v1/access/policies/{id}).
-  const rule = decidingRule && reachable.placed(principal, await accessRepository.policy(decidingRule.policyId)) ? decidingRule : undefined;
+  const rule = decidingRule && (await reachablePolicy(principal, decidingRule.policyId)) ? decidingRule : undefined;
   return {
     userId,
     companyId,

@@ -1,5 +1,5 @@
 import { accessRepository, type AssignmentRecord, type PolicyRecord } from '../identity/access-repository';
-import { personWithinReach } from '../access/service';
+import { personWithinReach, reachablePolicy } from '../access/service';
 import type { CompanyRecord } from '../companies/repository';
 import { reachable } from '../companies/reachable';
 import { documentRepository, type DeclarationRecord, type DocumentRecord } from '../documents/repository';
@@ -73,10 +73,10 @@ export const owners = {
     noun: 'user',
     resolve: (id, principal) => personWithinReach(principal, id),
   },
-  /** A policy (and an assignment, which sits with its policy) is within reach where its owning organization is. */
+  /** A policy (and an assignment, which sits with its policy) is within reach where its owning organization is; a deleted organization's policies are not found. */
   policyId: {
     noun: 'policy',
-    resolve: async (id, principal): Promise<PolicyRecord | undefined> => reachable.placed(principal, await accessRepository.policy(id)),
+    resolve: (id, principal): Promise<PolicyRecord | undefined> => reachablePolicy(principal, id),
   },
   assignmentId: {
     noun: 'assignment',

@@ -1,5 +1,7 @@
 import { lazySchema } from '../platform/lazy-schema';
-import { allScopes } from './scopes';
+import { clip } from '../platform/text';
+import { actionMatches } from './access-evaluator';
+import { allScopes, interactiveScopes, systemOnlyScopes, type Scope } from './scopes';
 import { identifier, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 
@@ -7,9 +9,20 @@ const instant = TimestampSchema;
 const exampleOrganization = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const exampleCompany = '3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f';
 
-/** "resource:*" for every resource of the scope names ("ledger:*", "companies:*"). */
-export const actionWildcards = [...new Set(allScopes.map((scope) => `${scope.split(':')[0]}:*`))];
-export const policyActions = [...allScopes, ...actionWildcards] as const;
+/**
+ * The scopes a policy may grant: what a person can hold (spec, Authentication 5 and 6). Users,
+ * access management, webhooks and imports are for system clients only, so no policy grants them.
+ */
+export const policyScopes = interactiveScopes;
+/** "resource:*" for every resource of the grantable scopes ("ledger:*", "companies:*"; not "imports:*"). */
+export const actionWildcards = [...new Set(policyScopes.map((scope) => `${scope.split(':')[0]}:*`))];
+export const policyActions = [...policyScopes, ...actionWildcards] as const;
+
+/** The message of an action a policy cannot grant, naming it. */
+const refusedAction = (input: unknown): string =>
+  typeof input === 'string' && systemOnlyScopes.some((scope) => actionMatches(input, scope))
+    ? `${JSON.stringify(input)} is for system clients only: a policy cannot grant it`
+    : `${clip(JSON.stringify(input) ?? String(input), limits.code)} is not an action: a scope name or "resource:*"`;
 
 /** Rules of one policy. */
 const maxRules = 50;
@@ -21,10 +34,13 @@ export const PolicyRuleSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     effect: z.enum(['allow', 'deny']).openapi({ description: 'deny wins over any allow that matches the same company and action' }),
     actions: z
-      .array(z.enum(policyActions as unknown as [string, ...string[]]))
+      .array(z.enum(policyActions as unknown as [string, ...string[]], { error: (issue) => (issue.input === undefined ? undefined : refusedAction(issue.input)) }))
       .min(1)
       .max(30)
-      .openapi({ description: 'Scope names, or "resource:*" for every action of a resource', example: ['ledger:read', 'bank:*'] }),
+      .openapi({
+        description: `Scope names, or "resource:*" for every action of a resource. Only what a person can hold: ${systemOnlyScopes.join(', ')} (and their "resource:*") are for system clients only and answer 400 validation_failed naming the action`,
+        example: ['ledger:read', 'bank:*'],
+      }),
     resources: z
       .strictObject({
         organizations: z.array(UuidSchema).max(100).optional().openapi({ description: 'Organizations: each covers its whole subtree, companies added later included', example: [exampleOrganization] }),
@@ -117,7 +133,7 @@ export const UserListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObje
 export const UserAccessSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     companyId: UuidSchema,
-    actions: z.array(z.enum(allScopes)).max(allScopes.length).openapi({ description: 'The scopes the person holds on the company', example: ['companies:read', 'ledger:read'] }),
+    actions: z.array(z.enum(policyScopes as unknown as [Scope, ...Scope[]])).max(policyScopes.length).openapi({ description: 'The scopes the person holds on the company (never a system-only scope)', example: ['companies:read', 'ledger:read'] }),
   })
   .openapi('UserAccess', { description: 'What the person holds on one company' }));
 

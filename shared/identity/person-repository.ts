@@ -25,6 +25,19 @@ export interface Membership {
 }
 
 export const personRepository = {
+  /** A check for a unit of work: the person exists and is not deleted (nothing is written). */
+  activeCheck(userId: string): TransactionWrite {
+    return {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: personKeys(userId),
+        ConditionExpression: '#status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':active': 'active' },
+      },
+    };
+  },
+
   async get(userId: string): Promise<Person | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: personKeys(userId) }));
     return Item ? toPerson(Item) : undefined;

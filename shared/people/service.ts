@@ -7,12 +7,13 @@ import { computeEffectiveAccess, effectiveAccessWrite, personWithinReach } from 
 import type { User } from '../identity/access-schemas';
 import type { Page } from '../db/query-page';
 import type { Principal } from '../identity/principal';
-import { AdministrationError } from '../administration/service';
+import { AdministrationError, checkedName } from '../administration/service';
 import { apiClientRepository } from '../identity/api-client-repository';
 import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository } from '../identity/organization-repository';
 import type { PersonDirectory } from '../identity/person-directories';
 import { normalizeEmail, personRepository, personWrites, type Membership, type Person } from '../identity/person-repository';
+import { limits, textRuleProblem } from '../platform/schemas';
 import { compareCodeUnits } from '../platform/text';
 
 /**
@@ -48,9 +49,8 @@ export const createUser = async (
 ): Promise<{ person: Person; password: string; generated: boolean }> => {
   const organization = await activeOrganization(input.organizationId);
   const email = normalizeEmail(input.email);
-  if (!emailPattern.test(email) || email.length > 320) throw new AdministrationError(`${input.email} is not an e-mail address`);
-  const name = input.name.trim();
-  if (!name) throw new AdministrationError('The name must not be blank');
+  if (!emailPattern.test(email) || email.length > limits.email || textRuleProblem(email)) throw new AdministrationError(`${JSON.stringify(input.email)} is not an e-mail address`);
+  const name = checkedName(input.name, 'user');
   if (input.password !== undefined && input.password.length < 8) throw new AdministrationError('A password has at least 8 characters');
   if (await personRepository.findByEmail(email)) throw new AdministrationError(`A user with e-mail ${email} exists already`);
   const password = input.password ?? generatePassword();
@@ -174,10 +174,12 @@ export const listUsers = async (principal: Principal, query: { organization_id?:
   }
   const own = principal.organizationId ? await organizationRepository.get(principal.organizationId) : undefined;
   if (!own) return page([]);
-  const organizations = (await organizationRepository.subtree(own)).filter((organization) => !query.organization_id || organization.id === query.organization_id);
+  // A deleted organization is not part of the subtree. The filter chooses people; each keeps all memberships within reach.
+  const organizations = (await organizationRepository.subtree(own)).filter((organization) => organization.status === 'active');
   const memberships = (await Promise.all(organizations.map((organization) => personRepository.membersOf(organization.id)))).flat();
   const byUser = new Map<string, Membership[]>();
   for (const membership of memberships) byUser.set(membership.userId, [...(byUser.get(membership.userId) ?? []), membership]);
-  const people = await personRepository.many([...byUser.keys()]);
+  const chosen = [...byUser.entries()].filter(([, held]) => !query.organization_id || held.some((membership) => membership.organizationId === query.organization_id));
+  const people = await personRepository.many(chosen.map(([userId]) => userId));
   return page(people.filter((person) => person.status === 'active').map((person) => toUser({ person, memberships: byUser.get(person.userId)! })));
 };

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../shared/administration/service';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAssignment } from '../../shared/access/service';
+import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { unitOfWork } from '../../shared/db/unit-of-work';
+import { accessRepository, accessWrites, type PolicyRecord } from '../../shared/identity/access-repository';
+import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { personWrites } from '../../shared/identity/person-repository';
-import { addMembership, removeMembership } from '../../shared/people/service';
+import { administratorOf } from '../../shared/identity/principal';
+import { addMembership, deleteUser, removeMembership } from '../../shared/people/service';
 import { api, expectProblem, tokenFor } from '../support/api';
 import { createTestClient } from '../support/clients';
 import { newFirm, newPerson } from '../support/people';
@@ -297,5 +302,107 @@ describe('the demo people of .local/stack.json', () => {
     expect(auditor.body.data).toEqual([{ companyId: stack.companies[0]!.id, actions: ['companies:read', 'ledger:read', 'vat:read', 'bank:read', 'reconciliation:read', 'documents:read'] }]);
     expectProblem(await api('GET', `/v1/users/${stack.people[2]!.userId}`, { as: 'a-system' }), 404, 'not_found');
     expect((await api('GET', `/v1/users/${stack.people[2]!.userId}/access`, { as: 'b-system' })).body.data).toEqual([]);
+  });
+});
+
+describe('actions a policy cannot grant', () => {
+  it('system-only actions (users, access management, webhooks, imports) are 400 naming each, on create and replace; "imports:*" too', async () => {
+    const systemOnly = ['imports:*', 'access:manage', 'users:read', 'webhooks:manage', 'imports:write', 'access:*'];
+    const refused = await api('POST', '/v1/access/policies', { ...as(), body: { name: 'System only', rules: [{ effect: 'allow', actions: ['ledger:read', ...systemOnly], resources: { companies: [companies.a] } }] } });
+    expectProblem(refused, 400, 'validation_failed');
+    expect(refused.body.errors.map((e: { field: string; message: string }) => [e.field, e.message])).toEqual(
+      systemOnly.map((action, index) => [`rules.0.actions.${index + 1}`, `"${action}" is for system clients only: a policy cannot grant it`]),
+    );
+    const policy = await createPolicy([{ effect: 'allow', actions: ['ledger:*', 'context:read'], resources: { companies: [companies.a] } }], 'Person actions');
+    const replaced = await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), headers: { 'if-match': '1' }, body: { name: 'x', rules: [{ effect: 'allow', actions: ['webhooks:*'], resources: { companies: [companies.a] } }] } });
+    expectProblem(replaced, 400, 'validation_failed');
+    expect(replaced.body.errors).toEqual([{ field: 'rules.0.actions.0', message: '"webhooks:*" is for system clients only: a policy cannot grant it' }]);
+    expect((await api('GET', `/v1/access/policies/${policy.id}`, as())).body.version).toBe(1);
+    await api('DELETE', `/v1/access/policies/${policy.id}`, as());
+  });
+
+  it('effective access never reports a system-only action, even from a policy stored before the rule', async () => {
+    const firm = await newFirm('Stored actions');
+    const company = await firm.company();
+    const who = await newPerson(firm.root.id);
+    const now = new Date().toISOString();
+    const stored: PolicyRecord = {
+      id: randomUUID(),
+      organizationId: firm.root.id,
+      name: 'Stored before the rule',
+      description: '',
+      rules: [{ effect: 'allow', actions: ['imports:*', 'access:manage', 'users:read', 'webhooks:manage', 'ledger:read'], resources: { companies: [company] } }],
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+      rootOrganizationId: firm.root.rootId,
+      organizationPath: firm.root.path,
+      assignmentCount: 0,
+    };
+    await unitOfWork().add('policy', accessWrites.putPolicy(stored, null)).commit();
+    const assigned = await api('POST', '/v1/access/assignments', { token: firm.systemToken, body: { policyId: stored.id, userId: who.person.userId } });
+    expect(assigned.status).toBe(201);
+    expect((await api('GET', `/v1/users/${who.person.userId}/access?company_id=${company}`, { token: firm.systemToken })).body.data).toEqual([{ companyId: company, actions: ['ledger:read'] }]);
+    expect((await api('GET', `/v1/users/${who.person.userId}/access?page_size=200`, { token: firm.systemToken })).body.data).toEqual([{ companyId: company, actions: ['ledger:read'] }]);
+    const explain = await api('GET', `/v1/users/${who.person.userId}/access/explain?company_id=${company}&action=users:read`, { token: firm.systemToken });
+    expect(explain.body).toMatchObject({ decision: 'deny', reason: 'no_matching_rule', policy: null, rule: null });
+    // Read, it shows what it grants (Policy's schema holds): the actions no policy can grant are left out.
+    expect((await api('GET', `/v1/access/policies/${stored.id}`, { token: firm.systemToken })).body.rules).toEqual([{ effect: 'allow', actions: ['ledger:read'], resources: { companies: [company] } }]);
+  });
+});
+
+describe('a deleted organization', () => {
+  it('its policies are not found: read, list, replace, delete and assignment answer 404, as creating one there does', async () => {
+    const doomed = await createOrganization({ name: 'Access doomed', parentId: firm.root.id });
+    const created = await api('POST', '/v1/access/policies', { ...as(), body: { name: 'Doomed', organizationId: doomed.id, rules: [allowAll({ organizations: [doomed.id] })] } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const policyId = created.body.id as string;
+    const listed = async () => ((await api('GET', '/v1/access/policies?page_size=200', as())).body.data as { id: string }[]).map((p) => p.id);
+    expect(await listed()).toContain(policyId);
+    await deleteOrganization(doomed.id, 'test', localCredentialIssuer);
+
+    expectProblem(await api('GET', `/v1/access/policies/${policyId}`, as()), 404, 'not_found');
+    expect(await listed()).not.toContain(policyId);
+    const document = { name: 'Doomed v2', rules: [allowAll({ organizations: [doomed.id] })] };
+    expectProblem(await api('PUT', `/v1/access/policies/${policyId}`, { ...as(), body: document, headers: { 'if-match': '1' } }), 404, 'not_found');
+    expectProblem(await api('DELETE', `/v1/access/policies/${policyId}`, as()), 404, 'not_found');
+    expectProblem(await api('POST', '/v1/access/assignments', { ...as(), body: { policyId, userId: person.person.userId } }), 404, 'not_found');
+    expectProblem(await api('POST', '/v1/access/policies', { ...as(), body: { ...document, organizationId: doomed.id } }), 404, 'not_found');
+  });
+});
+
+describe('an assignment racing a deletion', () => {
+  const principal = () => administratorOf(firm.root, 'test', ['access:manage']);
+
+  /** Runs `during` once, after createAssignment has found the person within reach, as it computes the person's access for its transaction. */
+  const racing = async <T>(userId: string, during: () => Promise<unknown>, run: () => Promise<T>): Promise<T> => {
+    const effectiveAccess = accessRepository.effectiveAccess.bind(accessRepository);
+    let raced = false;
+    const spy = vi.spyOn(accessRepository, 'effectiveAccess').mockImplementation(async (id) => {
+      if (!raced && id === userId) {
+        raced = true;
+        await during();
+      }
+      return effectiveAccess(id);
+    });
+    try {
+      return await run();
+    } finally {
+      spy.mockRestore();
+      expect(raced).toBe(true);
+    }
+  };
+
+  it('with delete-user: 404 and no assignment, so the policy is not left in use', async () => {
+    const who = await newPerson(firm.root.id);
+    const policy = await createPolicy([allowAll({ companies: [companies.a] })], 'Raced by delete-user');
+    const attempt = racing(
+      who.person.userId,
+      () => deleteUser(who.person.userId, localPersonDirectory, localCredentialIssuer),
+      () => createAssignment(principal(), { policyId: policy.id, userId: who.person.userId }),
+    );
+    await expect(attempt).rejects.toMatchObject({ problem: expect.objectContaining({ status: 404 }) });
+    expect((await api('GET', `/v1/access/assignments?policy_id=${policy.id}`, as())).body.data).toEqual([]);
+    expect((await api('DELETE', `/v1/access/policies/${policy.id}`, as())).status).toBe(200);
   });
 });
