@@ -1440,7 +1440,7 @@ export interface paths {
         get: operations["getAccessPolicy"];
         /**
          * Replace an access policy's document (If-Match: its version)
-         * @description Replaces the policy's document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **412** `version_mismatch` otherwise (read it again). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people), so the new rules decide their very next request.
+         * @description Replaces the policy's document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **412** `version_mismatch` otherwise (read it again). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people, the rest right after it), so the new rules decide their very next request. If some of the rest could not be recomputed, the answer is **503** `recomputation_incomplete` (the policy is stored): send the same request again, with the same `If-Match` and document, and it finishes the recomputation and answers 200.
          */
         put: operations["replaceAccessPolicy"];
         post?: never;
@@ -17646,7 +17646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description conflict (reason access_too_large): a person it is assigned to would hold more effective access than one person's access may (300 KB); nothing is replaced */
+            /** @description conflict (reason access_too_large): a person it is assigned to would hold more effective access than one person's access may (300 KB); or the policy's assignments are changing (send it again); nothing is replaced */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17733,6 +17733,20 @@ export interface operations {
             };
             /** @description internal_error: nothing about the request was wrong; retrying is safe */
             500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recomputation_incomplete: the policy is stored, but the effective access of some people it is assigned to is not yet recomputed; the same request again finishes it (Retry-After) */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

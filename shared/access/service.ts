@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Page } from '../db/query-page';
+import { inParallel } from '../db/batch';
 import { commitWithRetry } from '../db/retry';
 import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-of-work';
 import { companyRepository, type CompanyRecord } from '../companies/repository';
@@ -10,6 +12,7 @@ import { within } from '../identity/reach';
 import { personCompanies, reachTargetOf as target } from '../companies/person-companies';
 import type { Scope } from '../identity/scopes';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
+import { logger } from '../platform/logger';
 import { limits } from '../platform/schemas';
 import { personRepository } from '../identity/person-repository';
 import { allowedActions, decide, noAccess, type EffectiveAccess, type GrantedRule } from '../identity/access-evaluator';
@@ -137,7 +140,7 @@ const checkResources = async (owner: { path: string }, document: PolicyDocument)
  * The policy as answered. An action no policy can grant (a policy stored before that rule) is left
  * out, and so a rule left without actions: they were never held.
  */
-export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, assignmentCount: _count, ...policy }: PolicyRecord): Policy => ({
+export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, assignmentCount: _count, recomputePending: _pending, ...policy }: PolicyRecord): Policy => ({
   ...policy,
   rules: policy.rules.map((rule) => ({ ...rule, actions: rule.actions.filter((action) => grantableActions.has(action)) })).filter((rule) => rule.actions.length > 0),
 });
@@ -172,14 +175,24 @@ export const parseIfMatch = (header: string | undefined): number | undefined => 
   return match ? Number(match[1]) : undefined;
 };
 
+/** Persons whose effective access is computed or recomputed at once while a policy is replaced. */
+const recomputeInFlight = 8;
+
 /**
  * Replaces a policy's document (If-Match: its current version) and recomputes the effective
- * access of everyone it is assigned to.
+ * access of everyone it is assigned to: the first ones in the policy's own transaction, the rest
+ * right after it. If any of the rest could not be recomputed, the policy stays marked
+ * `recomputePending` and the answer is 503 `recomputation_incomplete`: the same request again (same
+ * If-Match and document) finishes the recomputation instead of answering 412.
  */
 export const replacePolicy = async (current: PolicyRecord, ifMatch: string | undefined, document: PolicyDocument): Promise<Policy> => {
   const expected = parseIfMatch(ifMatch);
   if (expected === undefined) throw versionMismatch(`Send If-Match with the policy's current version (${current.version}) to replace it.`);
   await checkResources({ path: current.organizationPath }, document);
+  const stored = await accessRepository.policy(current.id);
+  if (stored?.recomputePending && stored.version === expected + 1 && sameDocument(stored, document)) {
+    return finishRecomputation(stored, [...new Set((await assignmentsToRecompute(stored)).map((assignment) => assignment.userId))]);
+  }
   let replaced: PolicyRecord | undefined;
   let later: string[] = [];
   await commitWithRetry(
@@ -187,47 +200,91 @@ export const replacePolicy = async (current: PolicyRecord, ifMatch: string | und
       const policy = await accessRepository.policy(current.id);
       if (!policy) throw problems.notFound('policy');
       if (policy.version !== expected) throw versionMismatch(`If-Match names version ${expected}; the policy is at version ${policy.version}.`);
-      const assignments = await settledAssignments(policy);
-      replaced = { ...policy, ...document, version: policy.version + 1, updatedAt: new Date().toISOString() };
+      const assignments = await assignmentsToRecompute(policy);
+      const next: PolicyRecord = { ...policy, ...document, version: policy.version + 1, updatedAt: new Date().toISOString() };
+      delete next.recomputePending;
       const persons = [...new Set(assignments.map((assignment) => assignment.userId))];
       // Everyone's new access is computed (and its size checked) before anything is written; the
       // transaction takes as many as its item count and size allow, the rest follow it.
-      const accesses = [];
-      for (const userId of persons) accesses.push(storable(await computeEffectiveAccess(userId, { policy: replaced })));
-      const work = unitOfWork().add('policy', accessWrites.putPolicy(replaced, policy.version));
+      const accesses = await inParallel(persons, recomputeInFlight, async (userId) => storable(await computeEffectiveAccess(userId, { policy: next })));
       let bytes = 0;
       let taken = 0;
       for (const access of accesses) {
         bytes += accessBytes(access);
         if (taken === personsPerTransaction || bytes > accessBytesPerTransaction) break;
-        work.add(`access ${access.userId}`, accessWrites.putEffectiveAccess(access));
         taken++;
       }
       later = persons.slice(taken);
+      replaced = later.length ? { ...next, recomputePending: true } : next;
+      const work = unitOfWork().add('policy', accessWrites.putPolicy(replaced, policy.version));
+      for (const access of accesses.slice(0, taken)) work.add(`access ${access.userId}`, accessWrites.putEffectiveAccess(access));
       return work;
     },
     () => undefined,
   );
-  for (const userId of later) await recompute(userId);
-  return toPolicy(replaced!);
+  return later.length ? finishRecomputation(replaced!, later) : toPolicy(replaced!);
+};
+
+/** The same name, description and rules (a stored map's keys come back in any order). */
+const sameDocument = (policy: PolicyRecord, document: PolicyDocument): boolean =>
+  isDeepStrictEqual({ name: policy.name, description: policy.description, rules: policy.rules }, { name: document.name, description: document.description, rules: document.rules });
+
+/** Recomputes these assignees of a replaced policy from what is stored, then clears its mark; 503 if any could not be. */
+const finishRecomputation = async (policy: PolicyRecord, persons: readonly string[]): Promise<Policy> => {
+  const recomputed = await inParallel(persons, recomputeInFlight, async (userId) => {
+    try {
+      await recompute(userId);
+      return true;
+    } catch (error) {
+      logger.warn('Effective access not recomputed', { userId, policyId: policy.id, error });
+      return false;
+    }
+  });
+  const failed = recomputed.filter((done) => !done).length;
+  if (failed > 0) {
+    throw new ProblemError(
+      {
+        status: 503,
+        error: 'recomputation_incomplete',
+        title: 'Access not yet recomputed',
+        detail: `The policy is stored as version ${policy.version}, but the effective access of ${failed} of the ${persons.length} people recomputed after its transaction could not be recomputed yet. Send the same request again (If-Match ${policy.version - 1}, the same document): it finishes the recomputation.`,
+      },
+      { 'Retry-After': '1' },
+    );
+  }
+  try {
+    await unitOfWork().add('policy', accessWrites.policyRecomputed(policy)).commit();
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed)) throw error; // replaced again meanwhile: that replacement recomputes everyone
+  }
+  const { recomputePending: _done, ...settled } = policy;
+  return toPolicy(settled);
 };
 
 /** Recomputes one person's effective access from what is stored now. */
 export const recompute = (userId: string): Promise<void> =>
   commitWithRetry(async () => unitOfWork().add('access', await effectiveAccessWrite(userId)), () => undefined);
 
-/** The policy's assignments, once the index shows as many as the policy counts (GSI reads are eventually consistent). */
-const settledAssignments = async (policy: PolicyRecord): Promise<AssignmentRecord[]> => {
-  for (let attempt = 0; ; attempt++) {
+/** The policy's assignments, once the index shows as many as the policy counts (GSI reads are eventually consistent); undefined if it does not soon. */
+const settledAssignments = async (policy: PolicyRecord): Promise<AssignmentRecord[] | undefined> => {
+  for (let attempt = 0; attempt <= 20; attempt++) {
     const assignments = await accessRepository.assignmentsOfPolicy(policy);
-    if (assignments.length === policy.assignmentCount || attempt >= 20) return assignments;
+    if (assignments.length === policy.assignmentCount) return assignments;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  return undefined;
+};
+
+/** Every assignment of the policy, or 409 before anything is written: recomputing from a partial list would leave someone on the old rules. */
+const assignmentsToRecompute = async (policy: PolicyRecord): Promise<AssignmentRecord[]> => {
+  const assignments = await settledAssignments(policy);
+  if (!assignments) throw problems.conflict("The policy's assignments are changing; send the request again.");
+  return assignments;
 };
 
 export const deletePolicy = async (policy: PolicyRecord): Promise<void> => {
   if (policy.assignmentCount > 0) {
-    const assignments = await settledAssignments(policy);
+    const assignments = (await settledAssignments(policy)) ?? (await accessRepository.assignmentsOfPolicy(policy));
     throw new ProblemError({
       status: 409,
       error: 'policy_in_use',

@@ -25,7 +25,8 @@ export interface Placement {
   organizationPath: string;
 }
 
-export type PolicyRecord = Policy & Placement & { assignmentCount: number };
+/** recomputePending: replaced, and the effective access of some assignees not yet recomputed (shared/access/service.ts). */
+export type PolicyRecord = Policy & Placement & { assignmentCount: number; recomputePending?: true };
 export type AssignmentRecord = Assignment & Placement;
 
 const get = async (key: Record<string, string>, consistent = true) =>
@@ -97,6 +98,16 @@ export const accessWrites = {
         : { ConditionExpression: 'version = :version AND assignmentCount = :count', ExpressionAttributeValues: { ':version': expectedVersion, ':count': policy.assignmentCount } }),
     },
   }),
+  /** The recomputation of a replaced policy's assignees is done (a later replacement makes this a no-op: its condition fails). */
+  policyRecomputed: (policy: PolicyRecord): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: policyKeys(policy.id),
+      UpdateExpression: 'REMOVE recomputePending',
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': policy.version },
+    },
+  }),
   deletePolicy: (policy: PolicyRecord): TransactionWrite => ({
     Delete: { TableName: tableName(), Key: policyKeys(policy.id), ConditionExpression: 'version = :version AND assignmentCount = :zero', ExpressionAttributeValues: { ':version': policy.version, ':zero': 0 } },
   }),
@@ -156,6 +167,7 @@ const toPolicy = (item: Record<string, unknown>): PolicyRecord => ({
   rootOrganizationId: item.rootOrganizationId as string,
   organizationPath: item.organizationPath as string,
   assignmentCount: storedInteger(item.assignmentCount),
+  ...(item.recomputePending === true && { recomputePending: true }),
 });
 
 const toAssignment = (item: Record<string, unknown>): AssignmentRecord => ({

@@ -85,6 +85,13 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     condition: 'An access policy that is assigned to people cannot be deleted; `inUse` lists the assignments (`id`, `userId`).',
     action: 'Delete the assignments listed in `inUse` (DELETE /v1/access/assignments/{assignmentId}), then delete the policy.',
   },
+  recomputation_incomplete: {
+    status: 503,
+    title: 'Access not yet recomputed',
+    condition:
+      'An access policy was replaced and stored, but the effective access of some of the people it is assigned to (those past the first 98, recomputed after its transaction) could not be recomputed yet. Until then they hold what the previous version gave them.',
+    action: 'Send the same request again (the same `If-Match` and document; after `Retry-After`): it finishes the recomputation and answers 200 with the stored version, instead of 412.',
+  },
   resource_outside_organization: {
     status: 422,
     title: 'Resource outside the organization',

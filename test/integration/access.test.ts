@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAssignment } from '../../shared/access/service';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { createAssignment, replacePolicy } from '../../shared/access/service';
+import { inParallel } from '../../shared/db/batch';
+import { PolicyDocumentSchema } from '../../shared/identity/access-schemas';
+import { dynamo } from '../../shared/platform/aws';
+import { ProblemError } from '../../shared/platform/problem';
+import { observingCalls } from '../support/sdk-calls';
 import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { unitOfWork } from '../../shared/db/unit-of-work';
 import { accessRepository, accessWrites, type PolicyRecord } from '../../shared/identity/access-repository';
@@ -8,7 +14,7 @@ import { localCredentialIssuer } from '../../shared/identity/credential-issuers'
 import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { personWrites } from '../../shared/identity/person-repository';
 import { administratorOf } from '../../shared/identity/principal';
-import { addMembership, deleteUser, removeMembership } from '../../shared/people/service';
+import { addMembership, createUser, deleteUser, removeMembership } from '../../shared/people/service';
 import { api, expectProblem, tokenFor } from '../support/api';
 import { createTestClient } from '../support/clients';
 import { newFirm, newPerson } from '../support/people';
@@ -404,5 +410,72 @@ describe('an assignment racing a deletion', () => {
     await expect(attempt).rejects.toMatchObject({ problem: expect.objectContaining({ status: 404 }) });
     expect((await api('GET', `/v1/access/assignments?policy_id=${policy.id}`, as())).body.data).toEqual([]);
     expect((await api('DELETE', `/v1/access/policies/${policy.id}`, as())).status).toBe(200);
+  });
+});
+
+describe('a policy assigned to more people than its transaction holds', () => {
+  let big: Awaited<ReturnType<typeof newFirm>>;
+  let shown: string;
+  let hidden: string;
+  let people: string[];
+  let policyId: string;
+  const document = (companyIds: string[], name: string) => ({ name, rules: [{ effect: 'allow', actions: ['companies:read'], resources: { companies: companyIds } }] });
+  const held = async (userId: string) => (await accessRepository.effectiveAccess(userId))!.rules.flatMap((rule) => rule.resources.companies ?? []).sort();
+
+  beforeAll(async () => {
+    big = await newFirm('Many assignees');
+    [shown, hidden] = [await big.company(), await big.company()];
+    const administrator = administratorOf(big.root, 'test', ['access:manage']);
+    // 100 people: the policy's own transaction takes 98 of them, the other two are recomputed after it.
+    people = (await inParallel(Array.from({ length: 100 }, (_, index) => index), 4, async (index) =>
+      (await createUser({ organizationId: big.root.id, email: `many-${index}-${randomUUID().slice(0, 8)}@example.test`, name: `Person ${index}` }, localPersonDirectory)).person.userId));
+    const created = await api('POST', '/v1/access/policies', { token: big.systemToken, body: document([shown, hidden], 'Both') });
+    policyId = created.body.id;
+    await inParallel(people, 4, (userId) => createAssignment(administrator, { policyId, userId }));
+  });
+
+  it('recomputes everyone before it answers, those past its transaction too', async () => {
+    const replaced = await api('PUT', `/v1/access/policies/${policyId}`, { token: big.systemToken, body: document([shown], 'Shown only'), headers: { 'if-match': '1' } });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect(replaced.body).toMatchObject({ version: 2, name: 'Shown only' });
+    expect(replaced.body.recomputePending).toBeUndefined();
+    for (const userId of people) expect(await held(userId), userId).toEqual([shown]);
+    const last = people.at(-1)!;
+    expect((await api('GET', `/v1/users/${last}/access?company_id=${hidden}`, { token: big.systemToken })).body.data).toEqual([]);
+  });
+
+  it('answers 503 when some could not be recomputed, and the same request again finishes it (not 412)', async () => {
+    const current = (await accessRepository.policy(policyId))!;
+    // Every recomputation after the policy's transaction (one write each) fails, as under a storm of conflicts.
+    const failing = () =>
+      observingCalls(
+        dynamo(),
+        (commandName, input) => {
+          const writes = (input.TransactItems as { Put?: { Item?: Record<string, unknown> } }[] | undefined) ?? [];
+          if (commandName === 'TransactWriteItemsCommand' && writes.length === 1 && writes[0]!.Put?.Item?.entity === 'effectiveAccess') {
+            throw new TransactionCanceledException({ message: 'Transaction cancelled [ConditionalCheckFailed]', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] });
+          }
+        },
+        () => replacePolicy(current, '2', PolicyDocumentSchema.parse(document([hidden], 'Hidden only'))).then(() => undefined, (error: unknown) => error),
+      );
+    const refused = await failing();
+    expect(refused).toBeInstanceOf(ProblemError);
+    expect((refused as ProblemError).problem).toMatchObject({ status: 503, error: 'recomputation_incomplete' });
+    expect((refused as ProblemError).headers).toEqual({ 'Retry-After': '1' });
+    const stored = await api('GET', `/v1/access/policies/${policyId}`, { token: big.systemToken });
+    expect(stored.body).toMatchObject({ version: 3, name: 'Hidden only' });
+    const behind = [];
+    for (const userId of people) if ((await held(userId)).includes(shown)) behind.push(userId);
+    expect(behind).toHaveLength(2);
+
+    // Another document with the old If-Match is a conflicting edit: 412, as always.
+    expectProblem(await api('PUT', `/v1/access/policies/${policyId}`, { token: big.systemToken, body: document([shown], 'Other'), headers: { 'if-match': '2' } }), 412, 'version_mismatch');
+    const again = await api('PUT', `/v1/access/policies/${policyId}`, { token: big.systemToken, body: document([hidden], 'Hidden only'), headers: { 'if-match': '2' } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toMatchObject({ version: 3, name: 'Hidden only' });
+    for (const userId of behind) expect(await held(userId), userId).toEqual([hidden]);
+    expect((await accessRepository.policy(policyId))!.recomputePending).toBeUndefined();
+    // Finished, the same request is a conflicting edit again.
+    expectProblem(await api('PUT', `/v1/access/policies/${policyId}`, { token: big.systemToken, body: document([hidden], 'Hidden only'), headers: { 'if-match': '2' } }), 412, 'version_mismatch');
   });
 });
