@@ -12,6 +12,7 @@ import { formatAmount } from '../platform/json';
 import { outboxEventWrite } from '../outbox/repository';
 import { reconciliationIndexKeys } from './keys';
 import { glLineRepository } from '../ledger/general-ledger/repository';
+import { backoff } from '../db/retry';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { bankRepository, type Item } from './repository';
 import type {
@@ -367,6 +368,7 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
     }
     if (attempt >= 3) throw problems.conflict('The members changed while the group was being made; retry.', { error: 'members_changed' });
     // Cancelled: a member was reconciled or changed meanwhile; the next pass answers which.
+    await backoff(attempt);
   }
 };
 
@@ -418,6 +420,7 @@ export const deleteReconciliation = async (companyId: string, groupId: string): 
       if (!(error instanceof ConditionsFailed)) throw error;
     }
     if (attempt >= 3) throw problems.conflict('The group changed while it was being dissolved; retry.', { error: 'members_changed' });
+    await backoff(attempt);
   }
 };
 
