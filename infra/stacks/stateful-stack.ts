@@ -22,6 +22,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { controlTableDefinition, outboxTableDefinition, tableDefinition, type TableDefinition } from '../../shared/db/table-definition';
+import { passwordPolicy } from '../../shared/identity/password-policy';
 import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues, type QueueDefinition } from '../../shared/queues';
 
@@ -207,14 +208,8 @@ export class StatefulStack extends Stack {
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.NONE,
-      passwordPolicy: {
-        minLength: 16,
-        requireLowercase: true,
-        requireUppercase: true,
-        requireDigits: true,
-        requireSymbols: true,
-        tempPasswordValidity: Duration.days(1),
-      },
+      // The policy create-user checks a given password against (one source).
+      passwordPolicy: { ...passwordPolicy, tempPasswordValidity: Duration.days(1) },
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -230,7 +230,7 @@ export const recordRun: Record<string, Run> = {
     const result = await deleteUser(userId, target.directory, target.issuer);
     print.json({ userId, deleted: true, ...result });
     print.lines(
-      `Deleted user ${userId}: their access ended at once`,
+      result.resumed ? `User ${userId} was marked deleted already (an earlier run); the deletion is now complete` : `Deleted user ${userId}: their access ended at once`,
       `  ${result.assignmentsDeleted} assignment${result.assignmentsDeleted === 1 ? ' was' : 's were'} deleted`,
       `  ${result.clientsRevoked} per-user API client${result.clientsRevoked === 1 ? ' was' : 's were'} revoked`,
     );

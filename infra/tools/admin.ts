@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defaultBankGlAccount } from '../../shared/bank/defaults';
 import { accountingSystems } from '../../shared/companies/values';
+import { passwordPolicy } from '../../shared/identity/password-policy';
 import { ProblemError } from '../../shared/platform/problem';
 import { isConnectionRefused, ToolError } from './stack-env';
 import { awsQueues, countsOf, localQueues, peek, purge, queueName, queueNames, readableBody, redrive, type QueueLocator, type QueueName } from './dead-letter-queues';
@@ -60,7 +61,7 @@ const commands: Record<string, CommandSpec> = {
     required: ['organization', 'email', 'name'],
     optional: ['password'],
     args: '--organization ORG_ID --email EMAIL --name NAME [--password PASSWORD]',
-    description: 'Create a person (a member of the organization) with a login; prints the password when it was generated. On AWS also the Cognito user (username = user id)',
+    description: `Create a person (a member of the organization) with a login; prints the password when it was generated. On AWS also the Cognito user (username = user id). PASSWORD: at least ${passwordPolicy.minLength} characters with a lowercase and an uppercase letter, a digit and a symbol (the user pool's policy)`,
   },
   'add-membership': {
     required: ['user', 'organization'],
@@ -78,7 +79,8 @@ const commands: Record<string, CommandSpec> = {
     required: ['user'],
     optional: [],
     args: '--user USER_ID',
-    description: 'Delete a person: their access ends at once, assignments go, per-user clients are revoked, the login is removed',
+    description:
+      'Delete a person: their access ends at once, assignments go, per-user clients are revoked, the login is removed. A deletion that stopped half-way (e.g. Cognito throttled) is finished by running it again',
   },
   'rotate-client': {
     required: ['client-id'],

@@ -80,7 +80,11 @@ export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string,
       return { clientSecret: ClientSecretDescriptor!.ClientSecretValue!, rotatedAt: added.ClientSecretCreateDate!.toISOString() };
     },
     async revoke(clientId) {
-      await cognito.send(new DeleteUserPoolClientCommand({ UserPoolId: userPoolId, ClientId: clientId }));
+      try {
+        await cognito.send(new DeleteUserPoolClientCommand({ UserPoolId: userPoolId, ClientId: clientId }));
+      } catch (error) {
+        if (!(error instanceof ResourceNotFoundException)) throw error; // deleted already (a re-run): revoked
+      }
     },
   };
 };

@@ -12,6 +12,7 @@ import { hashSecret } from './client-secrets';
 export interface PersonDirectory {
   /** Registers the person's login; answers what to keep on the person (the local password hash). */
   create(person: { userId: string; email: string; name: string }, password: string): Promise<{ passwordHash?: string }>;
+  /** Removes the login; a login that is not there counts as removed. */
   remove(userId: string): Promise<void>;
 }
 
@@ -25,6 +26,14 @@ export const localPersonDirectory: PersonDirectory = {
 /** Cognito: the username is the userId (the authorizer maps the Cognito user to the person by it). */
 export const cognitoPersonDirectory = (userPoolId: string, region?: string): PersonDirectory => {
   const cognito = traced(new CognitoIdentityProviderClient({ region }));
+  // A user that is gone already counts as removed (a re-run of delete-user).
+  const remove = async (userId: string): Promise<void> => {
+    try {
+      await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: userId }));
+    } catch (error) {
+      if (!(error instanceof UserNotFoundException)) throw error;
+    }
+  };
   return {
     async create(person, password) {
       await cognito.send(
@@ -39,15 +48,15 @@ export const cognitoPersonDirectory = (userPoolId: string, region?: string): Per
           ],
         }),
       );
-      await cognito.send(new AdminSetUserPasswordCommand({ UserPoolId: userPoolId, Username: person.userId, Password: password, Permanent: true }));
+      try {
+        await cognito.send(new AdminSetUserPasswordCommand({ UserPoolId: userPoolId, Username: person.userId, Password: password, Permanent: true }));
+      } catch (error) {
+        // No user without the password is left behind: its e-mail alias would refuse a re-run.
+        await remove(person.userId);
+        throw error;
+      }
       return {};
     },
-    async remove(userId) {
-      try {
-        await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: userId }));
-      } catch (error) {
-        if (!(error instanceof UserNotFoundException)) throw error;
-      }
-    },
+    remove,
   };
 };

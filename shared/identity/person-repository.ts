@@ -109,9 +109,16 @@ export const personWrites = {
     };
   },
 
-  /** Frees the person's e-mail address for another person. */
-  releaseEmail(email: string): TransactionWrite {
-    return { Delete: { TableName: tableName(), Key: personEmailKeys(email) } };
+  /** Frees the person's e-mail address for another person (refused when another person holds the claim). */
+  releaseEmail(email: string, userId: string): TransactionWrite {
+    return {
+      Delete: {
+        TableName: tableName(),
+        Key: personEmailKeys(email),
+        ConditionExpression: 'attribute_not_exists(PK) OR userId = :user',
+        ExpressionAttributeValues: { ':user': userId },
+      },
+    };
   },
 };
 

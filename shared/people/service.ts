@@ -11,6 +11,7 @@ import { AdministrationError, checkedName } from '../administration/service';
 import { apiClientRepository } from '../identity/api-client-repository';
 import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository } from '../identity/organization-repository';
+import { passwordProblems } from '../identity/password-policy';
 import type { PersonDirectory } from '../identity/person-directories';
 import { normalizeEmail, personRepository, personWrites, type Membership, type Person } from '../identity/person-repository';
 import { limits, textRuleProblem } from '../platform/schemas';
@@ -25,7 +26,7 @@ import { compareCodeUnits } from '../platform/text';
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
- * A generated login password: 21 characters, with the classes Cognito's default policy asks for.
+ * A generated login password: 25 characters, with every class the login password policy asks for.
  * It starts with a letter: one starting with - reads as a flag where a person pastes it after
  * `--password` (Node's parseArgs refuses it).
  */
@@ -51,14 +52,16 @@ export const createUser = async (
   const email = normalizeEmail(input.email);
   if (!emailPattern.test(email) || email.length > limits.email || textRuleProblem(email)) throw new AdministrationError(`${JSON.stringify(input.email)} is not an e-mail address`);
   const name = checkedName(input.name, 'user');
-  if (input.password !== undefined && input.password.length < 8) throw new AdministrationError('A password has at least 8 characters');
+  const weak = input.password === undefined ? [] : passwordProblems(input.password);
+  if (weak.length) throw new AdministrationError(`The password does not meet the login password policy: it needs ${weak.join(', ')}`);
   if (await personRepository.findByEmail(email)) throw new AdministrationError(`A user with e-mail ${email} exists already`);
   const password = input.password ?? generatePassword();
   const userId = randomUUID();
-  const login = await directory.create({ userId, email, name }, password);
-  const person: Person = { userId, email, name, status: 'active', createdAt: new Date().toISOString(), ...login };
   const access = await computeEffectiveAccess(userId, { memberships: [organization.id] });
+  const login = await directory.create({ userId, email, name }, password);
+  // From here on a failure removes the login again: a re-run would find its e-mail address taken.
   try {
+    const person: Person = { userId, email, name, status: 'active', createdAt: new Date().toISOString(), ...login };
     const writes = personWrites.create(person, organization.id);
     await unitOfWork()
       .add('access', accessWrites.putEffectiveAccess(access))
@@ -66,12 +69,12 @@ export const createUser = async (
       .add('email', writes.email)
       .add('membership', writes.membership)
       .commit();
+    return { person, password, generated: input.password === undefined };
   } catch (error) {
     await directory.remove(userId);
     if (error instanceof ConditionsFailed) throw new AdministrationError(`A user with e-mail ${email} exists already`);
     throw error;
   }
-  return { person, password, generated: input.password === undefined };
 };
 
 export const addMembership = async (userId: string, organizationId: string): Promise<void> => {
@@ -107,22 +110,32 @@ export const removeMembership = async (userId: string, organizationId: string): 
 
 /**
  * Deletes a person: their access goes first (effective access, assignments), then their per-user
- * API clients are revoked, their login removed, memberships and e-mail claim deleted.
+ * API clients are revoked, their login removed, memberships and e-mail claim deleted. Each step
+ * takes "done already" as done, so a deletion that stopped half-way is finished by running it
+ * again (`resumed`: the person was marked deleted already); only a person never created is not found.
  */
-export const deleteUser = async (userId: string, directory: PersonDirectory, issuer: CredentialIssuer): Promise<{ assignmentsDeleted: number; clientsRevoked: number }> => {
-  const person = await activePerson(userId);
+export const deleteUser = async (
+  userId: string,
+  directory: PersonDirectory,
+  issuer: CredentialIssuer,
+): Promise<{ resumed: boolean; assignmentsDeleted: number; clientsRevoked: number }> => {
+  const person = await personRepository.get(userId);
+  if (!person) throw new AdministrationError(`User ${userId} not found`);
   const memberships = await personRepository.memberships(userId);
   const access = await accessRepository.effectiveAccess(userId);
-  // Access ends at once: one transaction drops the effective access and marks the person deleted.
+  // Access ends at once: one transaction drops the effective access and marks the person deleted
+  // (a re-run does it again, harmlessly).
   await unitOfWork()
     .add('access', accessWrites.deleteEffectiveAccess(userId))
     .add('person', personWrites.markDeleted(userId))
     .commit();
+  // The effective access lists the assignments; on a re-run it is gone, the person's assignment index (GSI2) has them.
+  const assignmentIds = new Set([...(access?.assignments ?? []).map(({ id }) => id), ...(await accessRepository.assignmentsOfUser(userId)).map(({ id }) => id)]);
   let assignmentsDeleted = 0;
-  for (const { id } of access?.assignments ?? []) {
+  for (const id of assignmentIds) {
     const assignment = await accessRepository.assignment(id);
-    const policy = assignment && (await accessRepository.policy(assignment.policyId));
     if (!assignment) continue;
+    const policy = await accessRepository.policy(assignment.policyId);
     const work = unitOfWork().add('assignment', accessWrites.deleteAssignment(assignment));
     if (policy) work.add('policy', accessWrites.countAssignment(policy, -1));
     await work.commit();
@@ -139,10 +152,13 @@ export const deleteUser = async (userId: string, directory: PersonDirectory, iss
     }
   }
   await directory.remove(userId);
-  const work = unitOfWork().add('email', personWrites.releaseEmail(person.email));
+  const work = unitOfWork();
+  // The claim is released only while it is this person's: once released, another person may hold it.
+  const claimed = (await personRepository.findByEmail(person.email))?.userId === userId;
+  if (claimed) work.add('email', personWrites.releaseEmail(person.email, userId));
   memberships.forEach((membership, index) => work.add(`membership ${index}`, personWrites.removeMembership(userId, membership.organizationId, false)));
-  await work.commit();
-  return { assignmentsDeleted, clientsRevoked };
+  if (claimed || memberships.length) await work.commit();
+  return { resumed: person.status === 'deleted', assignmentsDeleted, clientsRevoked };
 };
 
 /** A person as a system client sees them: with the memberships within its reach. */

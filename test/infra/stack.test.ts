@@ -15,6 +15,7 @@ import { assignmentKeys, effectiveAccessKeys, policyKeys } from '../../shared/id
 import { deliveryKeys, deliverySlotKeys, eventFeedCounterKeys, eventFeedEntryKeys, subscriptionKeys } from '../../shared/webhooks/keys';
 import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '../../shared/db/table-definition';
+import { passwordPolicy } from '../../shared/identity/password-policy';
 import { allScopes, systemOnlyScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { queues } from '../../shared/queues';
 import { functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
@@ -723,6 +724,20 @@ describe('stateful resources', () => {
       Properties: Match.objectLike({ AdminCreateUserConfig: { AllowAdminCreateUserOnly: true }, DeletionProtection: 'ACTIVE' }),
     });
     stateful.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
+  });
+
+  it('the user pool has the password policy create-user checks a given password against', () => {
+    stateful.hasResourceProperties('AWS::Cognito::UserPool', {
+      Policies: Match.objectLike({
+        PasswordPolicy: Match.objectLike({
+          MinimumLength: passwordPolicy.minLength,
+          RequireLowercase: passwordPolicy.requireLowercase,
+          RequireUppercase: passwordPolicy.requireUppercase,
+          RequireNumbers: passwordPolicy.requireDigits,
+          RequireSymbols: passwordPolicy.requireSymbols,
+        }),
+      }),
+    });
   });
 
   it('people sign in through managed login with a public app client: authorization code (PKCE), interactive scopes only', () => {

@@ -320,7 +320,11 @@ describe('admin CLI: people and per-user clients', () => {
     const userId = /user id\s+([0-9a-f-]{36})/.exec(human.out)![1]!;
     expect(/password\s+(\S{20,})/.exec(human.out)).not.toBeNull();
     expectFailure(await admin('create-user', '--organization', organization.id, '--email', email.toUpperCase(), '--name', 'Again', '--stack', stackFile, '--json'), /exists already/);
-    expect(await adminJson('create-user', '--organization', organization.id, '--email', `given-${email}`, '--name', 'Ola', '--password', 'correct-horse-1')).not.toHaveProperty('password');
+    expectFailure(
+      await admin('create-user', '--organization', organization.id, '--email', `weak-${email}`, '--name', 'Ola', '--password', 'correct-horse-1', '--stack', stackFile, '--json'),
+      /^error: The password does not meet the login password policy: it needs at least 16 characters \(it has 15\), an uppercase letter/,
+    );
+    expect(await adminJson('create-user', '--organization', organization.id, '--email', `given-${email}`, '--name', 'Ola', '--password', 'Correct-Horse-Battery-1')).not.toHaveProperty('password');
 
     expect(await adminJson('add-membership', '--user', userId, '--organization', other.id)).toEqual({ userId, organizationId: other.id, member: true });
     expect(await adminJson('remove-membership', '--user', userId, '--organization', other.id)).toEqual({ userId, organizationId: other.id, member: false });
@@ -333,10 +337,15 @@ describe('admin CLI: people and per-user clients', () => {
     const token = await tokenFor(client.clientId, client.clientSecret);
     expect((await api('GET', '/v1/whoami', { token })).body).toMatchObject({ mode: 'USER', userId, organizationId: organization.id });
 
-    expect(await adminJson('delete-user', '--user', userId)).toEqual({ userId, deleted: true, assignmentsDeleted: 0, clientsRevoked: 1 });
+    expect(await adminJson('delete-user', '--user', userId)).toEqual({ userId, deleted: true, resumed: false, assignmentsDeleted: 0, clientsRevoked: 1 });
     await new Promise((done) => setTimeout(done, testStack().authorizerCacheTtlSeconds * 1000 + 50)); // the authorizer's decision TTL
     expect((await api('GET', '/v1/whoami', { token })).status).toBe(401);
-    expectFailure(await admin('delete-user', '--user', userId, '--stack', stackFile, '--json'), /not found/);
+    // Running it again finishes a deletion that stopped half-way; here there is nothing left to do.
+    const again = await admin('delete-user', '--user', userId, '--stack', stackFile);
+    expect(again.code).toBe(0);
+    expect(again.out).toContain(`User ${userId} was marked deleted already (an earlier run); the deletion is now complete`);
+    expect(again.out).toContain('0 per-user API clients were revoked');
+    expectFailure(await admin('delete-user', '--user', randomUUID(), '--stack', stackFile, '--json'), /not found/);
   });
 
   it('--help lists the people commands', async () => {

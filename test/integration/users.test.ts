@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization, deleteOrganization } from '../../shared/administration/service';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { AdministrationError, createOrganization, deleteOrganization } from '../../shared/administration/service';
+import { accessRepository } from '../../shared/identity/access-repository';
+import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
-import { localPersonDirectory } from '../../shared/identity/person-directories';
-import { addMembership, createUser } from '../../shared/people/service';
+import { organizationRepository } from '../../shared/identity/organization-repository';
+import { localPersonDirectory, type PersonDirectory } from '../../shared/identity/person-directories';
+import { personRepository } from '../../shared/identity/person-repository';
+import { addMembership, createUser, deleteUser } from '../../shared/people/service';
 import { api, expectProblem } from '../support/api';
 import { newFirm, newPerson } from '../support/people';
 import { refusedOverHttp } from '../support/text-rule';
@@ -81,5 +85,119 @@ describe('create-user checks the name and e-mail address as User documents them'
     const name = `Kari ${'N'.repeat(195)}`;
     const { person } = await create({ name: `  ${name} ` });
     expect((await api('GET', `/v1/users/${person.userId}`, as())).body).toMatchObject({ id: person.userId, name });
+  });
+});
+
+/** The local directory, recording the logins it holds; `failRemoveOnce` makes the next remove throw (a throttled Cognito). */
+const recordingDirectory = () => {
+  const logins = new Set<string>();
+  const calls: string[] = [];
+  let failRemove = false;
+  const directory: PersonDirectory = {
+    async create(person, password) {
+      calls.push('create');
+      const login = await localPersonDirectory.create(person, password);
+      logins.add(person.userId);
+      return login;
+    },
+    async remove(userId) {
+      calls.push('remove');
+      if (failRemove) {
+        failRemove = false;
+        throw new Error('TooManyRequestsException: Rate exceeded');
+      }
+      logins.delete(userId);
+    },
+  };
+  return { directory, logins, calls, failRemoveOnce: () => (failRemove = true) };
+};
+
+describe('create-user checks a given password against the login password policy', () => {
+  it.each([
+    ['15 characters', 'Correct-Horse-1', /at least 16 characters \(it has 15\)/],
+    ['no uppercase letter', 'correct-horse-battery-1', /an uppercase letter/],
+    ['no symbol', 'CorrectHorseBattery1', /a symbol/],
+  ])('refuses one of %s before any login is made or anything written', async (_what, password, missing) => {
+    const { directory, calls } = recordingDirectory();
+    const email = `weak-${randomUUID().slice(0, 8)}@example.test`;
+    const attempt = createUser({ organizationId: firm.root.id, email, name: 'Kari Nordmann', password }, directory);
+    await expect(attempt).rejects.toBeInstanceOf(AdministrationError);
+    await expect(attempt).rejects.toThrow(missing);
+    expect(calls).toEqual([]);
+    expect(await personRepository.findByEmail(email)).toBeUndefined();
+  });
+
+  it('takes one that meets it', async () => {
+    const { directory, logins } = recordingDirectory();
+    const { person, generated } = await createUser({ organizationId: firm.root.id, email: `strong-${randomUUID().slice(0, 8)}@example.test`, name: 'Kari', password: 'Correct-Horse-Battery-1' }, directory);
+    expect(generated).toBe(false);
+    expect([...logins]).toEqual([person.userId]);
+  });
+
+  it('leaves no login behind when a step after the login fails, so a re-run with the e-mail address works', async () => {
+    const { directory, logins } = recordingDirectory();
+    const email = `rerun-${randomUUID().slice(0, 8)}@example.test`;
+    const create = () => createUser({ organizationId: firm.root.id, email, name: 'Kari', password: 'Correct-Horse-Battery-1' }, directory);
+    const spy = vi.spyOn(organizationRepository, 'placements').mockRejectedValueOnce(new Error('ProvisionedThroughputExceededException'));
+    try {
+      await expect(create()).rejects.toThrow(/ProvisionedThroughputExceeded/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(logins.size).toBe(0);
+    const { person } = await create();
+    expect([...logins]).toEqual([person.userId]);
+  });
+});
+
+describe('delete-user is finished by running it again', () => {
+  const policyFor = async () => {
+    const company = await firm.company();
+    const response = await api('POST', '/v1/access/policies', { ...as(), body: { name: `Doomed ${randomUUID().slice(0, 8)}`, rules: [{ effect: 'allow', actions: ['companies:read'], resources: { companies: [company] } }] } });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    return response.body.id as string;
+  };
+  const assign = async (policyId: string, userId: string) => expect((await api('POST', '/v1/access/assignments', { ...as(), body: { policyId, userId } })).status).toBe(201);
+
+  it('after the login removal failed: access ended at once, the re-run completes, the e-mail address is free again', async () => {
+    const { directory, failRemoveOnce } = recordingDirectory();
+    const who = await newPerson(firm.root.id);
+    const userId = who.person.userId;
+    failRemoveOnce();
+    await expect(deleteUser(userId, directory, localCredentialIssuer)).rejects.toThrow(/Rate exceeded/);
+    expectProblem(await api('GET', `/v1/users/${userId}`, as()), 404, 'not_found');
+    await expect(createUser({ organizationId: firm.root.id, email: who.person.email, name: 'Again' }, localPersonDirectory)).rejects.toThrow(/exists already/);
+
+    expect(await deleteUser(userId, directory, localCredentialIssuer)).toEqual({ resumed: true, assignmentsDeleted: 0, clientsRevoked: 0 });
+    expectProblem(await api('GET', `/v1/users/${userId}`, as()), 404, 'not_found');
+    expect(await personRepository.memberships(userId)).toEqual([]);
+    const successor = await createUser({ organizationId: firm.root.id, email: who.person.email, name: 'Successor' }, localPersonDirectory);
+
+    // Once more: nothing left to do, and the successor keeps the address.
+    expect(await deleteUser(userId, directory, localCredentialIssuer)).toEqual({ resumed: true, assignmentsDeleted: 0, clientsRevoked: 0 });
+    expect((await personRepository.findByEmail(who.person.email))?.userId).toBe(successor.person.userId);
+    await expect(createUser({ organizationId: firm.root.id, email: who.person.email, name: 'Third' }, localPersonDirectory)).rejects.toThrow(/exists already/);
+  });
+
+  it('after a failure among the assignments: the re-run finds the assignments and per-user clients left', async () => {
+    const who = await newPerson(firm.root.id);
+    const userId = who.person.userId;
+    const policyId = await policyFor();
+    await assign(policyId, userId);
+    const spy = vi.spyOn(accessRepository, 'assignment').mockRejectedValueOnce(new Error('ProvisionedThroughputExceededException'));
+    try {
+      await expect(deleteUser(userId, localPersonDirectory, localCredentialIssuer)).rejects.toThrow(/ProvisionedThroughputExceeded/);
+    } finally {
+      spy.mockRestore();
+    }
+    expectProblem(await api('GET', `/v1/users/${userId}`, as()), 404, 'not_found');
+
+    expect(await deleteUser(userId, localPersonDirectory, localCredentialIssuer)).toEqual({ resumed: true, assignmentsDeleted: 1, clientsRevoked: 1 });
+    expect((await apiClientRepository.listByOrganization(firm.root.id)).find((client) => client.clientId === who.client.clientId)?.status).toBe('revoked');
+    expect((await api('DELETE', `/v1/access/policies/${policyId}`, as())).status).toBe(200);
+  });
+
+  it('a user never created is not found', async () => {
+    await expect(deleteUser(randomUUID(), localPersonDirectory, localCredentialIssuer)).rejects.toThrow(/^User .* not found$/);
   });
 });

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AddUserPoolClientSecretCommand,
   CognitoIdentityProviderClient,
+  DeleteUserPoolClientCommand,
   DeleteUserPoolClientSecretCommand,
+  InternalErrorException,
   ListUserPoolClientSecretsCommand,
   ResourceNotFoundException,
   type ClientSecretDescriptorType,
@@ -54,5 +56,31 @@ describe('Cognito credential issuer: rotation', () => {
     const [first, second] = await Promise.all([issuer.rotate('client'), issuer.rotate('client')]);
     expect(first.clientSecret).not.toBe(second.clientSecret);
     expect(secrets.map((secret) => secret.ClientSecretValue)).toEqual([second.clientSecret]);
+  });
+});
+
+describe('Cognito credential issuer: revocation', () => {
+  /** Cognito's app clients, faked: deleting one that is not there is ResourceNotFoundException. */
+  const fakeClients = (clients: Set<string>) =>
+    vi.spyOn(CognitoIdentityProviderClient.prototype, 'send').mockImplementation((async (command: unknown) => {
+      if (!(command instanceof DeleteUserPoolClientCommand)) throw new Error('unexpected command');
+      if (command.input.ClientId === 'throttled') throw new InternalErrorException({ message: 'Try again', $metadata: {} });
+      if (!clients.delete(command.input.ClientId!)) throw new ResourceNotFoundException({ message: 'User pool client does not exist.', $metadata: {} });
+      return {};
+    }) as never);
+
+  it('takes a client deleted already (by a run that stopped at a later step) as revoked, so a re-run gets past it', async () => {
+    const clients = new Set(['client']);
+    const send = fakeClients(clients);
+    const issuer = cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1');
+    await issuer.revoke('client');
+    await expect(issuer.revoke('client')).resolves.toBeUndefined();
+    expect(clients.size).toBe(0);
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it('still fails on any other error', async () => {
+    fakeClients(new Set());
+    await expect(cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1').revoke('throttled')).rejects.toBeInstanceOf(InternalErrorException);
   });
 });
