@@ -130,13 +130,18 @@ export const recordRun: Record<string, Run> = {
 
   async 'delete-organization'(values, target, print) {
     const id = requireFlag(values, 'id');
-    const result = await deleteOrganization(id, actor, target.issuer);
+    const result = await deleteOrganization(id, actor, target);
     print.json({ organizationId: id, deleted: true, ...result });
-    const { companiesDeleted, organizationsDeleted, clientsRevoked } = result;
+    const { companiesDeleted, organizationsDeleted, clientsRevoked, subscriptionsDeleted, policiesDeleted, membershipsEnded, usersDeleted } = result;
+    const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
     print.lines(
-      `Deleted organization ${id} (${organizationsDeleted} organization${organizationsDeleted === 1 ? '' : 's'} with descendants)`,
-      `  ${companiesDeleted} ${companiesDeleted === 1 ? 'company was' : 'companies were'} cascade-deleted`,
-      `  ${clientsRevoked} API client${clientsRevoked === 1 ? ' was' : 's were'} revoked`,
+      `Deleted organization ${id} (${count(organizationsDeleted, 'organization', 'organizations')} with descendants)`,
+      `  ${count(companiesDeleted, 'company was', 'companies were')} cascade-deleted`,
+      `  ${count(clientsRevoked, 'API client was', 'API clients were')} revoked`,
+      `  ${count(subscriptionsDeleted, 'webhook subscription was', 'webhook subscriptions were')} deleted`,
+      `  ${count(policiesDeleted, 'access policy was', 'access policies were')} deleted with their assignments`,
+      `  ${count(membershipsEnded, 'membership', 'memberships')} of people who stay in other organizations ended`,
+      `  ${count(usersDeleted, 'user was', 'users were')} deleted (no other organization; their login removed)`,
     );
   },
 

@@ -40,7 +40,8 @@ const commands: Record<string, CommandSpec> = {
     required: ['id'],
     optional: [],
     args: '--id ORG_ID',
-    description: 'Delete an organization; its companies (and its sub-organizations\') are cascade-deleted',
+    description:
+      'Delete an organization and its sub-organizations, as offboarding: API clients revoked, webhook subscriptions and access policies deleted, memberships ended (a person left without an organization is deleted, login and all), companies cascade-deleted. A deletion that stopped half-way is finished by running it again',
     writesEvents: true,
   },
   'create-company': {

@@ -301,6 +301,33 @@ export const deletePolicy = async (policy: PolicyRecord): Promise<void> => {
   }
 };
 
+/**
+ * An organization cascade: every policy owned at this path or below goes, its assignments first
+ * (each person's effective access recomputed with it, as DELETE of the assignment does).
+ */
+export const deletePoliciesInSubtree = async (placement: Placement): Promise<number> => {
+  let deleted = 0;
+  for (const policy of await accessRepository.policiesInSubtree(placement)) {
+    for (const assignment of (await settledAssignments(policy)) ?? (await accessRepository.assignmentsOfPolicy(policy))) {
+      try {
+        await deleteAssignment(assignment);
+      } catch (error) {
+        if (!(error instanceof ProblemError && error.problem.status === 404)) throw error; // deleted meanwhile
+      }
+    }
+    const current = await accessRepository.policy(policy.id);
+    if (!current) continue;
+    try {
+      await unitOfWork().add('policy', accessWrites.deletePolicy(current)).commit();
+    } catch (error) {
+      if (error instanceof ConditionsFailed) throw new Error(`Policy ${policy.id} was changed or assigned meanwhile; run the deletion again`);
+      throw error;
+    }
+    deleted++;
+  }
+  return deleted;
+};
+
 /** The ids among these whose organization is active (a deleted organization's policies are gone, as its companies are). */
 const activeOrganizations = async (organizationIds: readonly string[]): Promise<Set<string>> => {
   const organizations = await organizationRepository.placements([...new Set(organizationIds)]);

@@ -2,28 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { deleteCompaniesOfOrganization } from '../companies/service';
 import { apiClientRepository, type ApiClient } from '../identity/api-client-repository';
 import type { CredentialIssuer } from '../identity/credential-issuers';
+import type { PersonDirectory } from '../identity/person-directories';
+import { deletePoliciesInSubtree } from '../access/service';
+import { leaveDeletedOrganizations } from '../people/service';
+import { deleteSubscriptionsOf } from '../webhooks/service';
 import { organizationRepository, type Organization } from '../identity/organization-repository';
 import type { PrincipalMode, RateLimit, RatePlan } from '../identity/principal';
 import { customRateLimitBounds } from '../platform/rate-limit';
-import { limits, textRuleProblem } from '../platform/schemas';
 import { systemClientScopes, userClientScopes, type Scope } from '../identity/scopes';
 import { personRepository } from '../identity/person-repository';
+import { AdministrationError, checkedName } from '../identity/administration-error';
 
 /**
  * What an organization administrator does in the application: organizations and API clients.
  * Used by the admin CLI and the demo seed; not exposed over the public API.
  */
-export class AdministrationError extends Error {}
-
-/** A name as the API's schemas take one: trimmed, not blank, at most 200 characters, the text rule. */
-export const checkedName = (value: string, what: string, max: number = limits.name): string => {
-  const name = value.trim();
-  if (!name) throw new AdministrationError(`The ${what} name must not be blank`);
-  if (name.length > max) throw new AdministrationError(`The ${what} name must be at most ${max} characters, not ${name.length}`);
-  const problem = textRuleProblem(name);
-  if (problem) throw new AdministrationError(`The ${what} name ${problem}`);
-  return name;
-};
+export { AdministrationError, checkedName } from '../identity/administration-error';
 
 /** Cognito's rule for an app client's name (ClientName), held everywhere so a name that works locally works on AWS. */
 const clientNameRule = { max: 128, pattern: /^[A-Za-z0-9_ +=,.@-]+$/ };
@@ -47,23 +41,28 @@ export const createOrganization = async (input: { name: string; parentId?: strin
 };
 
 /**
- * Deletes an organization and its descendants: their API clients are revoked, their companies
- * soft-deleted as an organization cascade (such companies cannot be restored on their own).
+ * Deletes an organization and its descendants, as offboarding: their API clients are revoked,
+ * their webhook subscriptions deleted (nothing more is delivered to them), their access policies
+ * deleted with their assignments, their members' memberships ended (a person left without an
+ * active organization is deleted, login and all), and their companies soft-deleted as an
+ * organization cascade (such companies cannot be restored on their own). Each step takes what is
+ * done already as done, so a deletion that stopped half-way is finished by running it again.
  */
 export const deleteOrganization = async (
   organizationId: string,
   deletedBy: string,
-  issuer: CredentialIssuer,
-): Promise<{ companiesDeleted: number; organizationsDeleted: number; clientsRevoked: number }> => {
+  accounts: { issuer: CredentialIssuer; directory: PersonDirectory },
+): Promise<OrganizationDeletion> => {
   const organization = await organizationRepository.get(organizationId);
   if (!organization) throw new AdministrationError(`Organization ${organizationId} not found`);
   const deletedAt = new Date().toISOString();
+  const subtree = await organizationRepository.subtree(organization);
   let organizationsDeleted = 0;
   let clientsRevoked = 0;
-  for (const member of await organizationRepository.subtree(organization)) {
+  for (const member of subtree) {
     for (const client of await apiClientRepository.listByOrganization(member.id)) {
       if (client.status === 'revoked') continue;
-      await issuer.revoke(client.clientId);
+      await accounts.issuer.revoke(client.clientId);
       await apiClientRepository.revoke(client.clientId, deletedAt);
       clientsRevoked++;
     }
@@ -72,9 +71,23 @@ export const deleteOrganization = async (
       organizationsDeleted++;
     }
   }
+  const organizationIds = subtree.map((member) => member.id);
+  const subscriptionsDeleted = await deleteSubscriptionsOf(organizationIds);
+  const policiesDeleted = await deletePoliciesInSubtree({ rootOrganizationId: organization.rootId, organizationPath: organization.path });
+  const { membershipsEnded, usersDeleted } = await leaveDeletedOrganizations(organizationIds, accounts.directory, accounts.issuer);
   const companiesDeleted = await deleteCompaniesOfOrganization(organization, deletedBy);
-  return { companiesDeleted, organizationsDeleted, clientsRevoked };
+  return { companiesDeleted, organizationsDeleted, clientsRevoked, subscriptionsDeleted, policiesDeleted, membershipsEnded, usersDeleted };
 };
+
+export interface OrganizationDeletion {
+  companiesDeleted: number;
+  organizationsDeleted: number;
+  clientsRevoked: number;
+  subscriptionsDeleted: number;
+  policiesDeleted: number;
+  membershipsEnded: number;
+  usersDeleted: number;
+}
 
 export interface CreateClientInput {
   name: string;

@@ -1,3 +1,4 @@
+import { organizationRepository } from '../identity/organization-repository';
 import { accessRepository, type AssignmentRecord, type PolicyRecord } from '../identity/access-repository';
 import { personWithinReach, reachablePolicy } from '../access/service';
 import type { CompanyRecord } from '../companies/repository';
@@ -24,9 +25,11 @@ export interface DeliveryOwner {
   subscription: SubscriptionRecord;
 }
 
-/** A subscription is visible within the reach of its organization. */
-const reachableSubscription = async (id: string, principal: ReachingPrincipal): Promise<SubscriptionRecord | undefined> =>
-  reachable.placed(principal, await subscriptionRepository.get(id));
+/** A subscription is visible within the reach of its organization, while that organization is not deleted. */
+const reachableSubscription = async (id: string, principal: ReachingPrincipal): Promise<SubscriptionRecord | undefined> => {
+  const subscription = reachable.placed(principal, await subscriptionRepository.get(id));
+  return subscription && (await organizationRepository.get(subscription.organizationId))?.status === 'active' ? subscription : undefined;
+};
 
 /**
  * What each owned path parameter names and how it is found, for the runner's reach step. Adding an

@@ -47,6 +47,11 @@ export const accessRepository = {
     return queryPage(subtreeQuery(policyTreePartition(placement.rootOrganizationId), placement.organizationPath), page, toPolicy);
   },
 
+  /** Every policy owned by the organization at this path or below it (an organization cascade). */
+  async policiesInSubtree(placement: Placement): Promise<PolicyRecord[]> {
+    return (await queryAll(subtreeQuery(policyTreePartition(placement.rootOrganizationId), placement.organizationPath))).map(toPolicy);
+  },
+
   async assignment(assignmentId: string): Promise<AssignmentRecord | undefined> {
     const item = await get(assignmentKeys(assignmentId));
     return item ? toAssignment(item) : undefined;

@@ -7,7 +7,7 @@ import { computeEffectiveAccess, effectiveAccessWrite, personWithinReach } from 
 import type { User } from '../identity/access-schemas';
 import type { Page } from '../db/query-page';
 import type { Principal } from '../identity/principal';
-import { AdministrationError, checkedName } from '../administration/service';
+import { AdministrationError, checkedName } from '../identity/administration-error';
 import { apiClientRepository } from '../identity/api-client-repository';
 import type { CredentialIssuer } from '../identity/credential-issuers';
 import { organizationRepository } from '../identity/organization-repository';
@@ -106,6 +106,39 @@ export const removeMembership = async (userId: string, organizationId: string): 
     },
     () => undefined,
   );
+};
+
+/**
+ * An organization cascade: the memberships in these (deleted) organizations end, and a person left
+ * without a membership in an active organization is deleted (login and per-user clients included),
+ * so nobody keeps a working sign-in to an organization that is gone. Run again, it finishes.
+ */
+export const leaveDeletedOrganizations = async (
+  organizationIds: readonly string[],
+  directory: PersonDirectory,
+  issuer: CredentialIssuer,
+): Promise<{ membershipsEnded: number; usersDeleted: number }> => {
+  const leaving = new Set(organizationIds);
+  const userIds = new Set((await Promise.all(organizationIds.map((id) => personRepository.membersOf(id)))).flat().map((membership) => membership.userId));
+  let membershipsEnded = 0;
+  let usersDeleted = 0;
+  for (const userId of userIds) {
+    const person = await personRepository.get(userId);
+    if (!person) continue;
+    const held = (await personRepository.memberships(userId)).map((membership) => membership.organizationId);
+    const others = held.filter((id) => !leaving.has(id));
+    const active = [...(await organizationRepository.placements(others)).values()].filter((organization) => organization.status === 'active');
+    if (person.status === 'deleted' || active.length === 0) {
+      await deleteUser(userId, directory, issuer);
+      usersDeleted++;
+      continue;
+    }
+    for (const organizationId of held.filter((id) => leaving.has(id))) {
+      await removeMembership(userId, organizationId);
+      membershipsEnded++;
+    }
+  }
+  return { membershipsEnded, usersDeleted };
 };
 
 /**

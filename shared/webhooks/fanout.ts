@@ -3,6 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { processQueueBatch } from '../platform/queue-worker';
 import { thinEvent } from './catalog';
 import { sendMessages } from './queue';
+import { organizationRepository } from '../identity/organization-repository';
 import { outboxEventOf } from '../outbox/repository';
 import { deliveryRepository, subscriptionRepository, type SubscriptionRecord } from './repository';
 
@@ -78,7 +79,11 @@ type SubscriptionsRead = Map<string, Promise<SubscriptionRecord[]>>;
 const subscriptionsOf = (organizationPath: string, known: SubscriptionsRead): Promise<SubscriptionRecord[]> => {
   let read = known.get(organizationPath);
   if (!read) {
-    read = subscriptionRepository.ofOrganizations(organizationPath.split('/'));
+    // A deleted organization's subscriptions hear nothing more (its deletion also deletes them).
+    const ids = organizationPath.split('/');
+    read = Promise.all([subscriptionRepository.ofOrganizations(ids), organizationRepository.placements(ids)]).then(([subscriptions, organizations]) =>
+      subscriptions.filter((subscription) => organizations.get(subscription.organizationId)?.status === 'active'),
+    );
     void read.catch(() => known.delete(organizationPath)); // a failed read is not reused by the next message
     known.set(organizationPath, read);
   }

@@ -139,6 +139,13 @@ export const updateSubscription = async (principal: Principal, current: Subscrip
   return toSubscription(updated);
 };
 
+/** An organization cascade: the subscriptions of these (deleted) organizations go, so nothing more is delivered to them. */
+export const deleteSubscriptionsOf = async (organizationIds: readonly string[]): Promise<number> => {
+  const subscriptions = await subscriptionRepository.ofOrganizations(organizationIds);
+  for (const subscription of subscriptions) await subscriptionRepository.delete(subscription.id);
+  return subscriptions.length;
+};
+
 export const deleteSubscription = async (subscription: SubscriptionRecord) => {
   await subscriptionRepository.delete(subscription.id);
   return { id: subscription.id, deleted: true as const };

@@ -365,7 +365,7 @@ describe('a deleted organization', () => {
     const policyId = created.body.id as string;
     const listed = async () => ((await api('GET', '/v1/access/policies?page_size=200', as())).body.data as { id: string }[]).map((p) => p.id);
     expect(await listed()).toContain(policyId);
-    await deleteOrganization(doomed.id, 'test', localCredentialIssuer);
+    await deleteOrganization(doomed.id, 'test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
 
     expectProblem(await api('GET', `/v1/access/policies/${policyId}`, as()), 404, 'not_found');
     expect(await listed()).not.toContain(policyId);

@@ -142,6 +142,10 @@ describe('admin CLI: organizations, companies, clients', () => {
       `Deleted organization ${child.id} (1 organization with descendants)`,
       '  1 company was cascade-deleted',
       '  0 API clients were revoked',
+      '  0 webhook subscriptions were deleted',
+      '  0 access policies were deleted with their assignments',
+      '  0 memberships of people who stay in other organizations ended',
+      '  0 users were deleted (no other organization; their login removed)',
     ]);
     const newToken = await tokenFor(clientId, secondSecret);
     const after = await api('GET', `/v1/companies/${company.id}`, { token: newToken });
@@ -157,6 +161,10 @@ describe('admin CLI: organizations, companies, clients', () => {
       companiesDeleted: 1,
       organizationsDeleted: 1,
       clientsRevoked: 1,
+      subscriptionsDeleted: 0,
+      policiesDeleted: 0,
+      membershipsEnded: 0,
+      usersDeleted: 0,
     });
     expect((await fetchToken(clientId, secondSecret)).status).toBe(401);
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { companyRepository } from '../../shared/companies/repository';
 import { createCompany, setCompanyStatus } from '../../shared/companies/service';
 import { organizationRepository } from '../../shared/identity/organization-repository';
@@ -316,7 +317,7 @@ describe('status transitions', () => {
     testStack();
     const organization = await createOrganization({ name: 'Short-lived branch', parentId: orgId('a-system') });
     const company = await newCompany('a-system', { organizationId: organization.id });
-    const { companiesDeleted } = await deleteOrganization(organization.id, 'test', localCredentialIssuer);
+    const { companiesDeleted } = await deleteOrganization(organization.id, 'test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
     expect(companiesDeleted).toBe(1);
     expectProblem(await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' }), 404, 'not_found');
     const deletion = await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system' });
@@ -331,7 +332,7 @@ describe('status transitions', () => {
     const organization = await createOrganization({ name: 'Closed branch', parentId: orgId('a-system') });
     const company = await newCompany('a-system', { organizationId: organization.id });
     expect((await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system' })).body.cause).toBe('direct');
-    await deleteOrganization(organization.id, 'test', localCredentialIssuer);
+    await deleteOrganization(organization.id, 'test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
     const response = await api('POST', `/v1/companies/${company.id}/restore`, { as: 'a-system' });
     expectProblem(response, 409, 'conflict');
     expect(response.body.reason).toBe('deleted_by_organization_cascade');

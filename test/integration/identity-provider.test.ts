@@ -4,6 +4,7 @@ import { AdministrationError, deleteOrganization, createOrganization, rotateApiC
 import { createTestClient } from '../support/clients';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
+import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { api, expectProblem, fetchToken, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
 
@@ -195,8 +196,8 @@ describe('token verification by the authorizer', () => {
     const company = await api('POST', '/v1/companies', { token, body: { displayName: 'Branch AS', accountingSystem: 'Api' } });
     expect(company.status).toBe(201);
 
-    const result = await deleteOrganization(parent.id, 'test', localCredentialIssuer);
-    expect(result).toEqual({ companiesDeleted: 1, organizationsDeleted: 2, clientsRevoked: 1 });
+    const result = await deleteOrganization(parent.id, 'test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
+    expect(result).toEqual({ companiesDeleted: 1, organizationsDeleted: 2, clientsRevoked: 1, subscriptionsDeleted: 0, policiesDeleted: 0, membershipsEnded: 0, usersDeleted: 0 });
     // The revocation bound: the authorizer may answer from its decision cache for one TTL at most.
     await authorizerCacheExpired();
     expectProblem(await api('GET', '/v1/whoami', { token }), 401, 'invalid_token');

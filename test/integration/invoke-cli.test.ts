@@ -69,7 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   await webhookReceiver?.stop();
-  if (organizationId) await deleteOrganization(organizationId, 'invoke-cli-test', localCredentialIssuer);
+  if (organizationId) await deleteOrganization(organizationId, 'invoke-cli-test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
 });
 
 interface Invocation {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { createTestClient } from '../support/clients';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { api, expectProblem, tokenFor, type ApiResponse } from '../support/api';
 import { chartOf, importAndWait, newApiCompany } from '../support/ledger';
 import { eventually, queueWaitMs } from '../support/poll';
@@ -110,7 +111,7 @@ describe('job list (GET /v1/jobs)', () => {
   });
 
   afterAll(async () => {
-    if (rootId) await deleteOrganization(rootId, 'jobs-test', localCredentialIssuer);
+    if (rootId) await deleteOrganization(rootId, 'jobs-test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
   });
 
   it('lists the jobs of the companies within reach, newest first: the root sees its whole tree, a child only its own', async () => {

@@ -31,7 +31,7 @@ describe('a deleted organization is not part of the subtree', () => {
     const both = await newPerson(firm.root.id);
     await addMembership(both.person.userId, doomed.id);
     expect(memberships((await api('GET', `/v1/users/${both.person.userId}`, as())).body)).toEqual([firm.root.id, doomed.id]);
-    await deleteOrganization(doomed.id, 'test', localCredentialIssuer);
+    await deleteOrganization(doomed.id, 'test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
 
     expectProblem(await api('GET', `/v1/users/${only.person.userId}`, as()), 404, 'not_found');
     expectProblem(await api('GET', `/v1/users/${only.person.userId}/access`, as()), 404, 'not_found');
