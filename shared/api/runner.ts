@@ -149,7 +149,7 @@ export const createOperationRunner = <Ops extends Operations>(operations: Ops, d
             return reach;
           });
         } catch (error) {
-          // A retried mutation that removed its own resource (a DELETE whose answer was lost) replays that answer.
+          // A retried mutation whose resource is gone since (a DELETE whose answer was lost, or a later deletion) replays its answer: a key's answer never changes.
           const replay = route.mutation && error instanceof ProblemError && error.problem.status === 404 ? await storedReplay(idempotency, callerKey(principal), route, call) : undefined;
           if (replay) return withHeaders(replay, rateHeaders);
           throw error;
