@@ -37,6 +37,20 @@ describe('Idempotency-Key', () => {
     expectProblem(await api('DELETE', `/v1/webhooks/subscriptions/${randomUUID()}`, { as: 'a-system', idempotencyKey: key }), 404, 'not_found');
   });
 
+  it("replays any mutation's answer when retried with its key after its resource was deleted (a key's answer never changes)", async () => {
+    const company = (await api('POST', '/v1/companies', { as: 'a-system', body: createBody() })).body;
+    const key = randomUUID();
+    const body = { displayName: `Renamed ${randomUUID().slice(0, 8)} AS` };
+    const patched = await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body, idempotencyKey: key });
+    expect(patched.status).toBe(200);
+    expect((await api('DELETE', `/v1/companies/${company.id}`, { as: 'a-system' })).status).toBe(200);
+    const retried = await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body, idempotencyKey: key });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotency-replayed')).toBe('true');
+    expect(retried.text).toBe(patched.text);
+    expectProblem(await api('PATCH', `/v1/companies/${company.id}`, { as: 'a-system', body, idempotencyKey: randomUUID() }), 404, 'not_found');
+  });
+
   it('answers 422 idempotency_key_reused for the same key with another body or path', async () => {
     const key = randomUUID();
     await api('POST', '/v1/companies', { as: 'a-system', body: createBody(), idempotencyKey: key });
