@@ -57,6 +57,9 @@ export const importPayloadsArn = (resourcePrefix: string): string =>
 export const importPayloadsNagResource = (resourcePrefix: string): string =>
   `arn:<AWS::Partition>:s3:::${resourcePrefix}-documents-<AWS::AccountId>-<AWS::Region>/${importPayloadPrefix}*`;
 
+/** The documents bucket (bucket-level actions: ListBucket under the prefixes a function reads). */
+export const documentsBucketArn = (resourcePrefix: string): string => `arn:${Aws.PARTITION}:s3:::${documentsBucketName(resourcePrefix)}`;
+
 /** Object ARN patterns of pending uploads and of documents (shared/documents/keys.ts), and their IAM5 finding ids. */
 const documentsPrefixes = { pending: pendingUploadsPrefix, documents: documentsObjectPrefix } as const;
 export const documentObjectsArn = (resourcePrefix: string, prefix: keyof typeof documentsPrefixes): string =>
@@ -227,7 +230,7 @@ export class ApiStack extends Stack {
       grantDynamo(fn, dynamoGrants(access));
       if (access.cursorSecret) props.cursorSecret.grantRead(fn);
       if (access.bucket) {
-        // Only the import payloads (claim checks), only object reads/writes: no List, no bucket-level actions.
+        // Only the import payloads (claim checks), object reads/writes (and listing under their prefix, below).
         fn.addToRolePolicy(
           new PolicyStatement({
             actions: access.bucket === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
@@ -237,6 +240,21 @@ export class ApiStack extends Stack {
       }
       for (const { actions, prefix } of documentsGrants(access)) {
         fn.addToRolePolicy(new PolicyStatement({ actions: [...actions], resources: [documentObjectsArn(props.resourcePrefix, prefix)] }));
+      }
+      // Without s3:ListBucket a GetObject of a missing key answers 403 AccessDenied, not 404 NoSuchKey
+      // (S3 GetObject, Permissions): listing under the prefixes it reads lets "not uploaded yet" read as missing.
+      const readPrefixes = [
+        ...(access.bucket ? [importPayloadPrefix] : []),
+        ...documentsGrants(access).flatMap(({ actions, prefix }) => (actions.includes('s3:GetObject') ? [documentsPrefixes[prefix]] : [])),
+      ];
+      if (readPrefixes.length) {
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['s3:ListBucket'],
+            resources: [documentsBucketArn(props.resourcePrefix)],
+            conditions: { StringLike: { 's3:prefix': readPrefixes.map((prefix) => `${prefix}*`) } },
+          }),
+        );
       }
       for (const name of access.sendTo ?? []) queueByName.get(name)?.grantSendMessages(fn);
       for (const name of access.sendToDeadLetter ?? []) deadLetterQueueByName.get(name)?.grantSendMessages(fn);

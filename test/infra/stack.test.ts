@@ -155,12 +155,13 @@ const allGrantsOfFunction = (fn: { node: { defaultChild?: unknown } }): string[]
       expect(statement.Effect).toBe('Allow');
       expect(statement.NotAction ?? statement.NotResource).toBeUndefined();
       const conditions = statement.Condition as Record<string, Json> | undefined;
-      if (conditions) expect(Object.keys(conditions)).toEqual(['ForAllValues:StringLike']);
+      // The only conditions: DynamoDB leading keys, and S3 listing prefixes.
       const leadingKeys = conditions?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
-      if (conditions) expect(Object.keys(conditions['ForAllValues:StringLike'])).toEqual(['dynamodb:LeadingKeys']);
-      const suffix = leadingKeys ? ` if ${asArray<string>(leadingKeys).join(',')}` : '';
+      const listedPrefixes = conditions?.StringLike?.['s3:prefix'];
+      if (conditions) expect(conditions).toEqual(leadingKeys ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeys } } : { StringLike: { 's3:prefix': listedPrefixes } });
+      const suffix = leadingKeys ? ` if ${asArray<string>(leadingKeys).join(',')}` : listedPrefixes ? ` under ${asArray<string>(listedPrefixes).join(',')}` : '';
       return asArray<string>(statement.Action).flatMap((action) =>
-        asArray(statement.Resource).map((resource) => `${action} ${nameOfResource(resource).replace(documentsPrefix, 'documents/')}${suffix}`),
+        asArray(statement.Resource).map((resource) => `${action} ${`${nameOfResource(resource)}/`.replace(documentsPrefix, 'documents/').slice(0, -1)}${suffix}`),
       );
     })
     .sort();
@@ -386,11 +387,11 @@ describe('least privilege', () => {
       expect(actions.filter((a) => a.startsWith('sqs:') || a.startsWith('s3:')), fn.node.id).toEqual([]);
     }
     const imports = actionsOfFunction(built.api.functions.imports);
-    expect(imports.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(imports.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(imports).toContain('sqs:SendMessage');
     const worker = actionsOfFunction(built.api.workers.imports!);
     // The SAF-T import writes each step's rows as an import payload (imports/*) for the six kinds' apply path.
-    expect(worker.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(worker.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(worker).toContain('sqs:SendMessage');
     expect(JSON.stringify(ofType(apiResources, 'AWS::IAM::Policy'))).toContain('/imports/*');
   });
@@ -418,6 +419,8 @@ describe('least privilege', () => {
   const cursorSecret = ['secretsmanager:DescribeSecret cursorSecret', 'secretsmanager:GetSecretValue cursorSecret'];
   const payloads = (...actions: string[]) => actions.map((a) => `s3:${a} documents/imports/*`);
   const pending = (...actions: string[]) => actions.map((a) => `s3:${a} documents/uploads/pending/*`);
+  /** Listing under the prefixes a function reads, so a missing object answers 404, not 403. */
+  const listing = (...prefixes: string[]) => [`s3:ListBucket documents under ${prefixes.join(',')}`];
   const documentObjects = (...actions: string[]) => actions.map((a) => `s3:${a} documents/companies/*`);
   const sendTo = (queue: string) => ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} queue:${queue}`);
   const sendToDlq = (queue: string) => ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'].map((a) => `sqs:${a} dlq:${queue}`);
@@ -441,6 +444,7 @@ describe('least privilege', () => {
       ...outboxWrite,
       ...cursorSecret,
       ...payloads('DeleteObject', 'GetObject', 'PutObject'),
+      ...listing('imports/*'),
       ...sendTo('imports'),
     ],
     jobs: [...tableRead, ...rateLimit, ...cursorSecret],
@@ -455,6 +459,7 @@ describe('least privilege', () => {
       ...outboxWrite,
       ...cursorSecret,
       ...pending('DeleteObject', 'GetObject', 'PutObject'),
+      ...listing('uploads/pending/*', 'companies/*'),
       ...documentObjects('GetObject', 'PutObject'),
     ],
     webhooks: [...tableRead, ...tableWriteIf('WEBHOOK#', 'DELIVERY#'), ...rateLimit, ...idempotency, ...cursorSecret, ...sendTo('webhooks'), 'kms:Decrypt secretsKey', 'kms:GenerateDataKey secretsKey'],
@@ -462,9 +467,9 @@ describe('least privilege', () => {
     fallback: [],
   };
   const expectedWorkerGrants: Record<string, string[]> = {
-    imports: [...consume('imports'), ...tableRead, ...tableWrite, ...outboxWrite, ...payloads('DeleteObject', 'GetObject', 'PutObject'), ...sendTo('reconciliation')],
+    imports: [...consume('imports'), ...tableRead, ...tableWrite, ...outboxWrite, ...payloads('DeleteObject', 'GetObject', 'PutObject'), ...listing('imports/*'), ...sendTo('reconciliation')],
     reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite, ...outboxWrite],
-    uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...outboxWrite, ...pending('DeleteObject', 'GetObject'), ...documentObjects('PutObject')],
+    uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...outboxWrite, ...pending('DeleteObject', 'GetObject'), ...listing('uploads/pending/*'), ...documentObjects('PutObject')],
     'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWriteIf('DELIVERY#'), ...outboxRead, ...sendTo('webhooks')],
     webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWriteIf('DELIVERY#', 'WEBHOOKSLOT#', 'WEBHOOK#'), ...sendTo('webhooks'), ...sendToDlq('webhooks'), 'kms:Decrypt secretsKey'])],
   };
