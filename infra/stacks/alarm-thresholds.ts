@@ -101,7 +101,7 @@ export const queueOldestMessageAgeSeconds = {
   imports: {
     value: 3600,
     unit: 's',
-    reason: 'One large import runs up to 15 minutes; an hour means imports are stuck or retried (5 receives of 15 minutes each).',
+    reason: "One import runs up to 12.5 minutes (the worker's timeout, a sixth under the queue's 15-minute visibility timeout); an hour means imports are stuck or retried (5 receives of 15 minutes each).",
   },
   reconciliation: { value: 1800, unit: 's', reason: 'Post-fetch runs take seconds to minutes; 30 minutes means they fail and are retried.' },
   uploads: { value: 600, unit: 's', reason: 'A person waits for the document to become available; 10 minutes means completion is failing.' },

@@ -367,8 +367,11 @@ export class ApiStack extends Stack {
         entry: definition.workerEntry,
         description: `Worker of the ${definition.name} queue: ${definition.description}`,
         memoryMb: 1024,
-        // Lambda requires the queue's visibility timeout to be at least the function timeout.
-        timeoutSeconds: Math.min(900, definition.visibilityTimeoutSeconds),
+        // Lambda requires the queue's visibility timeout to be at least the function timeout; a sixth
+        // of it is kept as margin, so a message does not reappear while an invocation that reached its
+        // timeout is still finishing (not the six times AWS suggests for throttling: the visibility
+        // timeout is also how long a failed message waits before its retry).
+        timeoutSeconds: Math.min(900, Math.floor((definition.visibilityTimeoutSeconds * 5) / 6)),
         environment: environmentOf(workerPermissions[definition.name], 'worker'),
       });
       worker.addEventSource(new SqsEventSource(queue, { batchSize: definition.batchSize ?? 1, reportBatchItemFailures: true }));

@@ -274,6 +274,14 @@ describe('functions', () => {
     for (const id of functionIds()) expect(apiResources[id]?.Properties?.TracingConfig, id).toEqual({ Mode: 'Active' });
   });
 
+  it("queue workers time out with a sixth of their queue's visibility timeout to spare (a message never reappears while its invocation may still run)", () => {
+    for (const queue of queues.filter((candidate) => candidate.workerEntry)) {
+      const timeout = apiResources[logicalId(built.api, built.api.workers[queue.name]!)]?.Properties?.Timeout as number;
+      expect(timeout * 6, queue.name).toBeLessThanOrEqual(queue.visibilityTimeoutSeconds * 5);
+      expect(timeout, queue.name).toBeGreaterThanOrEqual(60);
+    }
+  });
+
   it('take memory and timeout from functionGroups', () => {
     for (const group of groups) {
       const props = apiResources[logicalId(built.api, built.api.functions[group])]?.Properties ?? {};
