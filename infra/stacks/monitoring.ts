@@ -239,6 +239,8 @@ export class MonitoringStack extends Stack {
     });
 
     // ---- Tables: throttled requests and system errors.
+    /** The operations the service and its stream consumer make (at most 10: an alarm's metric math takes 10 metrics). */
+    const dynamoOperations = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems', 'GetRecords'] as const;
     facade.addLargeHeader('Tables');
     const tables: [name: string, table: ITable][] = [
       ['table', stateful.table],
@@ -253,7 +255,37 @@ export class MonitoringStack extends Stack {
         alarmFriendlyName: name,
         addReadThrottledEventsCountAlarm: throttles,
         addWriteThrottledEventsCountAlarm: throttles,
-        addSystemErrorCountAlarm: { Critical: { maxErrorCount: t.dynamoSystemErrors.value, ...runbook(runbooks.dynamoErrors, `${name}: DynamoDB system errors (HTTP 500).`) } },
+      });
+      // System errors, summed over the operations the service makes (the library's sum leaves out
+      // TransactWriteItems, which most writes go through); DynamoDB reports them only when they
+      // happen, so each term is FILLed with 0 or one silent operation would leave the sum empty.
+      const systemErrors = Object.fromEntries(
+        dynamoOperations.map((operation) => [
+          `systemErrors${operation}`,
+          metrics.adaptMetric(table.metric('SystemErrors', { dimensionsMap: { TableName: table.tableName, Operation: operation }, statistic: MetricStatistic.SUM })),
+        ]),
+      );
+      facade.monitorCustom({
+        humanReadableName: `${name} system errors`,
+        alarmFriendlyName: name,
+        metricGroups: [
+          {
+            title: `${name}: DynamoDB system errors`,
+            metrics: [
+              {
+                alarmFriendlyName: 'SystemError-Count',
+                metric: metrics.createMetricMath(Object.keys(systemErrors).map((id) => `FILL(${id}, 0)`).join(' + '), systemErrors, 'System errors'),
+                addAlarm: {
+                  Critical: {
+                    threshold: t.dynamoSystemErrors.value,
+                    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+                    ...runbook(runbooks.dynamoErrors, `${name}: DynamoDB system errors (HTTP 500).`),
+                  },
+                },
+              },
+            ],
+          },
+        ],
       });
     }
 
