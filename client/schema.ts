@@ -637,7 +637,7 @@ export interface paths {
         };
         /**
          * One SAF-T import with its report (poll until succeeded or failed)
-         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, reconciled lines the file no longer holds, named in `problems`; nothing imported), `import_failed`, `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
+         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, reconciled lines the file no longer holds, named in `problems`; nothing imported), `import_failed`, `company_deleted` (the company was deleted while it ran: nothing imported after that, the per-kind imports before it stay), `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
          */
         get: operations["getSaftImport"];
         put?: never;
@@ -1037,7 +1037,7 @@ export interface paths {
         put?: never;
         /**
          * Complete an upload: check the stored bytes and create the document
-         * @description Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field; nothing is created on any failure.
+         * @description Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field, **404** when the company was deleted (the automatic completion then creates nothing either); nothing is created on any failure.
          */
         post: operations["completeDocumentUpload"];
         delete?: never;
@@ -3180,7 +3180,7 @@ export interface components {
              * @description The job once started (GET /v1/jobs/{jobId})
              */
             jobId: string | null;
-            /** @description invalid_file, schema_invalid, lines_in_use, import_failed or internal_error when failed */
+            /** @description invalid_file, schema_invalid, lines_in_use, import_failed, company_deleted (the company was deleted while it ran; nothing imported after that) or internal_error when failed */
             failureReason: string | null;
             /** @description Why the file was refused (the first XSD errors with their line numbers; with lines_in_use, the reconciled lines that deleteMissing would delete, at most 100 ids); nothing was imported then */
             problems: {
@@ -3329,7 +3329,7 @@ export interface components {
             sampleErrors: string[];
             /** @description Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none */
             warnings: components["schemas"]["ImportWarning"][];
-            /** @description Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), lines_in_use / opening_balances_in_use (a deletion: rows put in reconciliation groups after it was accepted; nothing deleted, see sampleErrors), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up). The job's error.message says more. */
+            /** @description Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), lines_in_use / opening_balances_in_use (a deletion: rows put in reconciliation groups after it was accepted; nothing deleted, see sampleErrors), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up), company_deleted (the company was deleted before the import finished: nothing was applied after that, rows of earlier chunks stay; readable once the company is restored). The job's error.message says more. */
             failureReason: string | null;
             /** @description Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error) */
             result?: {
@@ -13544,7 +13544,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Step 1 of 2. The upload is declared; nothing exists yet. PUT the exact bytes to upload.url with upload.headers (the URL binds Content-Type, Content-Length and the SHA-256 checksum and expires after 15 minutes), then complete the upload (step 2). An S3 notification also completes it on its own shortly after the PUT. */
+            /** @description Step 1 of 2. The upload is declared; nothing exists yet. PUT the exact bytes to upload.url with upload.headers (the URL binds Content-Type, Content-Length and the SHA-256 checksum and expires after 15 minutes), then complete the upload (step 2). An S3 notification also completes it on its own shortly after the PUT, unless the company was deleted meanwhile (then nothing is created). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

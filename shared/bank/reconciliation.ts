@@ -10,6 +10,7 @@ import { clip } from '../platform/text';
 import { ProblemError, problems, type FieldError } from '../platform/problem';
 import { formatAmount } from '../platform/json';
 import { outboxEventWrite } from '../outbox/repository';
+import { companyRepository } from '../companies/repository';
 import { reconciliationIndexKeys } from './keys';
 import { glLineRepository } from '../ledger/general-ledger/repository';
 import { backoff } from '../db/retry';
@@ -359,11 +360,15 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
       .add('event', reconciliationEvent('reconciliation.created', group, createdAt));
     for (const item of transactions) work.add('member', bankRepository.markMemberWrite({ companyId, bankAccountId: body.bankAccountId, id: String(item.id) }, groupId, item.version));
     for (const item of lines) work.add('member', glLineRepository.markReconciledWrite({ companyId, year: body.year, lineId: String(item.lineId) }, groupId, item.version));
+    // The engine's groups (two members) check that the company is not deleted: it runs after a fetch,
+    // outside a request. A manual group may fill all 100 items of a transaction.
+    if (options.source === 'automatic') work.add('company', companyRepository.liveCheck(companyId));
     try {
       await work.commit();
       return toGroup(group, new Set());
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
+      if (error.names.includes('company')) throw new Error(`Company ${companyId} was deleted; no automatic group is made for it`);
       if (error.names.includes('group') && options.groupId) return getReconciliation(companyId, groupId);
     }
     if (attempt >= 3) throw problems.conflict('The members changed while the group was being made; retry.', { error: 'members_changed' });

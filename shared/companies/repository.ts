@@ -45,6 +45,12 @@ export const companyRepository = {
     return Item ? toRecord(Item) : undefined;
   },
 
+  /** The company when it exists and is not deleted (read strongly, as get). */
+  async getLive(id: string): Promise<CompanyRecord | undefined> {
+    const company = await companyRepository.get(id);
+    return company && !company.deletion ? company : undefined;
+  },
+
   /**
    * The writes of each change, for a unit of work that also writes the change's event to the
    * outbox (shared/companies/service.ts commits them together).
@@ -57,6 +63,14 @@ export const companyRepository = {
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     };
+  },
+
+  /**
+   * A check for a unit of work: the company exists and is not deleted (a disabled one is live);
+   * nothing is written. Work that ran while the company was deleted fails on it.
+   */
+  liveCheck(id: string): TransactionWrite {
+    return { ConditionCheck: { TableName: tableName(), Key: companyKeys(id), ConditionExpression: notDeleted } };
   },
 
   /** Applies changes to a live company (the condition fails when it does not exist or is deleted). */

@@ -23,14 +23,14 @@ export const documentContracts = {
     responses: {
       200: {
         description:
-          'Step 1 of 2. The upload is declared; nothing exists yet. PUT the exact bytes to upload.url with upload.headers (the URL binds Content-Type, Content-Length and the SHA-256 checksum and expires after 15 minutes), then complete the upload (step 2). An S3 notification also completes it on its own shortly after the PUT.',
+          'Step 1 of 2. The upload is declared; nothing exists yet. PUT the exact bytes to upload.url with upload.headers (the URL binds Content-Type, Content-Length and the SHA-256 checksum and expires after 15 minutes), then complete the upload (step 2). An S3 notification also completes it on its own shortly after the PUT, unless the company was deleted meanwhile (then nothing is created).',
         schema: DeclaredUploadSchema,
       },
     },
   },
   completeDocumentUpload: {
     description:
-      'Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field; nothing is created on any failure.',
+      'Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field, **404** when the company was deleted (the automatic completion then creates nothing either); nothing is created on any failure.',
     params: DocumentParamsSchema,
     responses: {
       200: {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { companyRepository } from '../companies/repository';
 import type { CursorBinding } from '../platform/cursor';
 import type { Page } from '../db/query-page';
 import { backoff } from '../db/retry';
 import { commitUnlessCancelled } from '../db/unit-of-work';
 import { outboxEventWrite } from '../outbox/repository';
 import { logger } from '../platform/logger';
-import { ProblemError } from '../platform/problem';
+import { ProblemError, problems } from '../platform/problem';
 import { matchesContentType } from './content-type';
 import { documentObjectKey, pendingUploadObjectKey } from './keys';
 import { documentRepository, type DeclarationRecord, type DocumentRecord } from './repository';
@@ -102,14 +103,23 @@ export const declareUpload = async (companyId: string, input: DeclareDocumentInp
 /**
  * Commits a change of a document; when the transaction is cancelled, reads the document again:
  * `settled` answers what it is now if another request made the change meanwhile, undefined when
- * not (both cancelled by a conflict, nothing written), and the change is committed again.
+ * not; then `refused` may name a condition that will not hold again (thrown), else (both cancelled
+ * by a conflict, nothing written) the change is committed again.
  */
-const commitDocumentChange = async <T>(documentId: string, writes: Parameters<typeof commitUnlessCancelled>[0], done: () => T, settled: (current: DocumentRecord) => T | undefined): Promise<T> => {
+const commitDocumentChange = async <T>(
+  documentId: string,
+  writes: Parameters<typeof commitUnlessCancelled>[0],
+  done: () => T,
+  settled: (current: DocumentRecord) => T | undefined,
+  refused: () => Promise<Error | undefined> = async () => undefined,
+): Promise<T> => {
   for (let attempt = 1; ; attempt++) {
     if (await commitUnlessCancelled(writes)) return done();
     const current = await documentRepository.get(documentId);
     const answer = current && settled(current);
     if (answer !== undefined) return answer;
+    const refusal = await refused();
+    if (refusal) throw refusal;
     if (attempt >= changeAttempts) throw new Error(`A change of document ${documentId} lost its transaction ${attempt} times`);
     await backoff(attempt);
   }
@@ -120,9 +130,12 @@ const commitDocumentChange = async <T>(documentId: string, writes: Parameters<ty
  * bytes match the declared type), copies it to its permanent key and creates the document with
  * its outbox event in one transaction. Nothing is created on any failure. A second completion
  * (the explicit call after the automatic one, or the other way round) answers the same document.
+ * The company must not be deleted (404; the automatic completion runs outside a request): read
+ * first, nothing copied, and checked again in the transaction.
  */
 export const completeUpload = async (declaration: DeclarationRecord): Promise<DocumentRecord> => {
   const { documentId, companyId } = declaration;
+  if (!(await companyRepository.getLive(companyId))) throw problems.notFound('company');
   if (Date.now() > Date.parse(declaration.completeBy)) throw documentProblems.uploadExpired(declaration.completeBy);
   const pendingKey = pendingUploadObjectKey(companyId, documentId);
   const upload = await readUpload(pendingKey, declaration.sizeBytes);
@@ -167,9 +180,15 @@ export const completeUpload = async (declaration: DeclarationRecord): Promise<Do
   // look again, then commit again).
   const result = await commitDocumentChange(
     documentId,
-    [...documentRepository.completeWrites(document), outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt)],
+    [...documentRepository.completeWrites(document), outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt), companyRepository.liveCheck(companyId)],
     () => document,
     (current) => current,
+    async () => {
+      if (await companyRepository.getLive(companyId)) return undefined;
+      // Deleted after the read above: the copy goes too (the pending object stays, as on any refusal).
+      await deleteObject(documentObjectKey(companyId, documentId)).catch((error: unknown) => logger.warn('Could not remove the copy of a refused upload', { documentId, error: String(error) }));
+      return problems.notFound('company');
+    },
   );
   // The verified copy is the document; the pending object would otherwise wait for the lifecycle rule.
   await deleteObject(pendingKey).catch((error: unknown) => logger.warn('Could not remove a completed pending upload', { key: pendingKey, error: String(error) }));

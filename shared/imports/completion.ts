@@ -1,3 +1,4 @@
+import { companyRepository } from '../companies/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { countMetric } from '../platform/metrics';
 import { jobRepository, type JobEnding } from '../jobs/repository';
@@ -9,10 +10,14 @@ type Terminal = ImportEnding & {
   failureDetail?: string;
 };
 
+/** The failureReason of an import whose company was deleted before it finished. */
+export const companyDeletedReason = 'company_deleted';
+
 /**
  * The one terminal step of an import: import, job, event and lane release in one unit of work,
- * so a job never ends without its event and never keeps its lane. Returns false when the import
- * was already terminal (a redelivered message).
+ * so a job never ends without its event and never keeps its lane. A success also checks that the
+ * company is not deleted: when it was deleted meanwhile the import fails company_deleted instead.
+ * Returns false when the import was already terminal (a redelivered message).
  */
 export const finishImport = async (item: ImportItem, terminal: Terminal): Promise<boolean> => {
   const at = new Date().toISOString();
@@ -27,16 +32,20 @@ export const finishImport = async (item: ImportItem, terminal: Terminal): Promis
       .add('import', importRepository.finishWrite(item.id, ending, at))
       .add('job', jobRepository.finishWrite(item.jobId, job, at))
       .add('event', outboxEventWrite(event, item.companyId, { jobId: item.jobId, importId: item.id, kind: item.kind, status: terminal.status }, at));
+    if (terminal.status === 'succeeded') writes.add('company', companyRepository.liveCheck(item.companyId));
     return releaseLane ? writes.add('laneLock', jobRepository.releaseLaneWrite(item.companyId, item.lane, item.jobId)) : writes;
   };
-  try {
-    await work(true).commit();
-  } catch (error) {
-    if (!(error instanceof ConditionsFailed)) throw error;
-    if (error.names.includes('import')) return false;
-    if (!error.names.includes('laneLock')) throw error;
-    // The lease ran out and another job holds the lane now: finish without touching its lock.
-    await work(false).commit();
+  for (let releaseLane = true; ; releaseLane = false) {
+    try {
+      await work(releaseLane).commit();
+      break;
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      if (error.names.includes('import')) return false;
+      if (error.names.includes('company')) return finishImport(item, { status: 'failed', failureReason: companyDeletedReason, ...(terminal.progress && { progress: terminal.progress }) });
+      // The lease ran out and another job holds the lane now: finish without touching its lock.
+      if (!releaseLane || !error.names.includes('laneLock')) throw error;
+    }
   }
   countImportEnd(item, terminal, at);
   return true;
@@ -69,6 +78,7 @@ const failureMessage = (reason: string | undefined): string =>
     lines_in_use: 'GL lines to delete were put in reconciliation groups after the deletion was accepted; nothing was deleted (see sampleErrors).',
     opening_balances_in_use: 'Opening balances to delete were put in reconciliation groups after the deletion was accepted; nothing was deleted (see sampleErrors).',
     internal_error: 'The import failed on the service side; submit it again.',
+    company_deleted: 'The company was deleted while the import waited or ran; nothing was applied after that, and the import did not succeed.',
     rejected_by_database: 'The database refused to store a row of the import; it was not retried (the same write fails every time).',
     invalid_payload: 'The stored request of the import does not pass validation any more; it was not retried. Submit it again.',
   })[reason ?? ''] ?? 'The job failed.';

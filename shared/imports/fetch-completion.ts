@@ -1,5 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { unitOfWork } from '../db/unit-of-work';
+import { companyRepository } from '../companies/repository';
+import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { sqs } from '../platform/aws';
 import { logger } from '../platform/logger';
 import { queues } from '../queues';
@@ -24,10 +25,11 @@ export const completeFetch = async (item: ImportItem, changedRows: number, engin
       recordedAt,
       engines: engineNames.map((name) => ({ name, status: 'queued', finishedAt: null, detail: null })),
     };
-    // The run and the ledger's last-updated instant move together.
+    // The run and the ledger's last-updated instant move together, for a company not deleted.
     await unitOfWork()
       .add('fetchRun', importRepository.fetchRunWrite(item.companyId, run))
       .add('ledgerState', importRepository.ledgerUpdatedWrite(item.companyId, run, recordedAt))
+      .add('company', companyRepository.liveCheck(item.companyId))
       .commit();
     const queue = queues.find((q) => q.name === 'reconciliation')!;
     await sqs().send(
@@ -38,6 +40,8 @@ export const completeFetch = async (item: ImportItem, changedRows: number, engin
     );
     return { status: 'completed', fetchRunId: run.id, recordedAt };
   } catch (error) {
+    // Deleted meanwhile: nothing recorded; the import's end fails it company_deleted.
+    if (error instanceof ConditionsFailed && error.names.includes('company')) return { status: 'error', failureType: 'recording_failed', fetchRunId: null, recordedAt, message: 'The company was deleted; no fetch was recorded.' };
     logger.error('Fetch completion failed', error as Error);
     return { status: 'error', failureType: 'recording_failed', fetchRunId: null, recordedAt, message: 'The fetch could not be recorded; the import itself succeeded.' };
   }

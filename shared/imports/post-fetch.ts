@@ -1,4 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
+import { companyRepository } from '../companies/repository';
 import { logger } from '../platform/logger';
 import { queueWorker } from '../platform/queue-worker';
 import { importRepository } from './repository';
@@ -44,7 +45,11 @@ const awaitImportEnd = async (importId: string): Promise<void> => {
   }
 };
 
-/** One fetch run's message through the engines (the worker's record handler); throws when an engine failed. */
+/**
+ * One fetch run's message through the engines (the worker's record handler); throws when an engine
+ * failed. A run of a deleted company is skipped: no engine runs, nothing is recorded; so when the
+ * company is deleted while the engines run (an engine may fail on it), nothing is recorded either.
+ */
 export const createPostFetchRun =
   (engines: readonly PostFetchEngine[]) =>
   async (record: SQSRecord): Promise<void> => {
@@ -52,6 +57,12 @@ export const createPostFetchRun =
     const run = await importRepository.findFetchRun(message.companyId, message.importId, message.completedAt);
     if (!run) return;
     await awaitImportEnd(message.importId);
+    const companyDeleted = async () => {
+      if (await companyRepository.getLive(message.companyId)) return false;
+      logger.info('Post-fetch run skipped: the company is deleted', { companyId: message.companyId, fetchRunId: run.id });
+      return true;
+    };
+    if (await companyDeleted()) return;
     const results: FetchRun['engines'] = [];
     let failed = false;
     for (const engine of engines) {
@@ -64,6 +75,7 @@ export const createPostFetchRun =
         failed = true;
       }
     }
+    if (await companyDeleted()) return;
     const at = new Date().toISOString();
     await importRepository.recordEngineResults(message.companyId, run, results, at);
     // The import's fetchCompletion tells the integrator when an engine failed after the fetch.

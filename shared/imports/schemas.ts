@@ -57,7 +57,7 @@ export const ImportRecordSchema = /* @__PURE__ */ lazySchema(() => z
     warnings: z.array(ImportWarningSchema).max(10).openapi({ description: 'Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none' }),
     failureReason: textOut(limits.code).nullable().openapi({
       description:
-        'Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), lines_in_use / opening_balances_in_use (a deletion: rows put in reconciliation groups after it was accepted; nothing deleted, see sampleErrors), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up). The job\'s error.message says more.',
+        'Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), lines_in_use / opening_balances_in_use (a deletion: rows put in reconciliation groups after it was accepted; nothing deleted, see sampleErrors), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up), company_deleted (the company was deleted before the import finished: nothing was applied after that, rows of earlier chunks stay; readable once the company is restored). The job\'s error.message says more.',
     }),
     result: z
       .object({

@@ -1,5 +1,6 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { companyRepository } from '../companies/repository';
 import { parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import { ZodError } from 'zod';
 import { jobRepository } from '../jobs/repository';
@@ -10,7 +11,7 @@ import { logger } from '../platform/logger';
 import { queueWorker } from '../platform/queue-worker';
 import { timed } from '../platform/stage-timing';
 import { queues } from '../queues';
-import { failImport, finishImport } from './completion';
+import { companyDeletedReason, failImport, finishImport } from './completion';
 import { completeFetch } from './fetch-completion';
 import type { ImportContext, ImportKind, RowOutcome } from './kind';
 import { maxUnknownListed } from './fields';
@@ -89,12 +90,24 @@ class ChunkFailure extends Error {
   }
 }
 
-/** Applies one accepted import to its end (resuming after its last recorded chunk); the worker's step, also run by a SAF-T import. */
+/**
+ * Applies one accepted import to its end (resuming after its last recorded chunk); the worker's
+ * step, also run by a SAF-T import. The company is read before anything is applied and before each
+ * chunk: once it is deleted the import fails company_deleted and writes nothing more (the chunks
+ * before stay, with the deleted company). The terminal step checks it again (finishImport).
+ */
 export const processImport = async (importId: string, kinds: ReadonlyMap<string, ImportKind>, postFetchEngineNames: readonly string[]): Promise<void> => {
   const item = await importRepository.get(importId);
   if (!item || item.status !== 'queued') return; // already finished: a redelivered message
   const kind = kinds.get(item.kind);
   if (!kind) throw new Error(`No import kind ${item.kind}`);
+  /** True when the company is deleted: the import has then failed company_deleted. */
+  const companyDeleted = async (): Promise<boolean> => {
+    if (await companyRepository.getLive(item.companyId)) return false;
+    await failImport(item, companyDeletedReason);
+    return true;
+  };
+  if (await companyDeleted()) return;
   if (!(await jobRepository.holdLane(item.companyId, item.lane, item.jobId, item.id, Date.now()))) {
     const applied = item.progress.nextChunk === 0 ? 'nothing was applied' : 'the rows it counts were applied';
     await failImport(item, 'lane_taken', `The import waited past its lease and another import of the same kind took its place; ${applied}. Submit it again.`);
@@ -144,6 +157,7 @@ export const processImport = async (importId: string, kinds: ReadonlyMap<string,
   const chunkCount = Math.ceil(rows.length / kind.chunkSize);
   const firstRowOfId = firstRowsOfIds(kind, rows);
   for (let index = progress.nextChunk; index < chunkCount; index++) {
+    if (await companyDeleted()) return;
     const firstRow = index * kind.chunkSize;
     const chunk = rows.slice(firstRow, firstRow + kind.chunkSize);
     const outcomes = await timed('import: apply chunks', () => kind.applyChunk(context, chunk, { index, firstRow, firstRowOfId, rows })).catch((error: unknown) => {
@@ -160,12 +174,14 @@ export const processImport = async (importId: string, kinds: ReadonlyMap<string,
   }
 
   if (kind.finish && progress.rowsRetired === null) {
+    if (await companyDeleted()) return;
     const { rowsDeleted } = await kind.finish(context, rows);
     const next = { ...progress, rowsRetired: rowsDeleted, nextChunk: chunkCount + 1 };
     if (!(await importRepository.recordChunk(item.id, chunkCount, next, new Date().toISOString()))) return;
     progress = next;
   }
 
+  if (await companyDeleted()) return; // before the fetch run and the post-fetch engines
   const changed = progress.rowsInserted + progress.rowsUpdated + progress.rowsDeletedFromRequest + (progress.rowsRetired ?? 0);
   const fetchCompletion = kind.postFetch ? await timed('import: fetch completion', () => completeFetch(item, changed, postFetchEngineNames)) : undefined;
   await timed('import: finish (import, job, event)', () => finishImport(item, { status: 'succeeded', progress, ...(fetchCompletion && { fetchCompletion }) }));

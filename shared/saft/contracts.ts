@@ -33,7 +33,7 @@ export const saftContracts = {
   },
   getSaftImport: {
     description:
-      "The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, reconciled lines the file no longer holds, named in `problems`; nothing imported), `import_failed`, `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.",
+      "The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, reconciled lines the file no longer holds, named in `problems`; nothing imported), `import_failed`, `company_deleted` (the company was deleted while it ran: nothing imported after that, the per-kind imports before it stay), `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.",
     params: SaftParamsSchema,
     responses: { 200: { description: 'The SAF-T import with its report', schema: SaftImportSchema } },
     problems: { 404: saftNotFound },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { CompanyRecord } from '../companies/repository';
+import { companyRepository, type CompanyRecord } from '../companies/repository';
 import type { Page } from '../db/query-page';
 import { ConditionsFailed, unitOfWork, type UnitOfWork } from '../db/unit-of-work';
 import { presignUpload, readUpload } from '../documents/storage';
@@ -204,14 +204,27 @@ export const startSaftImport = async (company: CompanyRecord, id: string, option
   return toSaftImport(await getSaftImport(company.id, id));
 };
 
-/** A SAF-T import ends, once: succeeded or failed, with its job, the job's event and its lane. */
+/** Why a SAF-T import whose company was deleted before it finished failed (failureReason company_deleted). */
+export const saftCompanyDeletedProblem = { line: null, message: 'The company was deleted while the import ran; nothing was imported after that, and the import did not succeed.' };
+
+/**
+ * A SAF-T import ends, once: succeeded or failed, with its job, the job's event and its lane. A
+ * success checks that the company is not deleted; when it was deleted meanwhile it fails company_deleted.
+ */
 export const finishSaftImport = async (
   item: SaftItem,
   ending: { status: 'succeeded' | 'failed'; failureReason: string | null; problems: SaftImport['problems']; report?: SaftReport },
 ): Promise<void> => {
   const at = new Date().toISOString();
   const jobError = ending.status === 'failed' ? { code: ending.failureReason ?? 'failed', message: (ending.problems[0]?.message ?? 'The SAF-T import failed.').slice(0, 2000) } : null;
-  await endSaftJob(unitOfWork().add('saft', saftRepository.finishWrite(item.id, ending, at)), { companyId: item.companyId, importId: item.id, jobId: item.jobId! }, { status: ending.status, error: jobError }, at).commit();
+  const work = endSaftJob(unitOfWork().add('saft', saftRepository.finishWrite(item.id, ending, at)), { companyId: item.companyId, importId: item.id, jobId: item.jobId! }, { status: ending.status, error: jobError }, at);
+  if (ending.status === 'succeeded') work.add('company', companyRepository.liveCheck(item.companyId));
+  try {
+    await work.commit();
+  } catch (error) {
+    if (!(error instanceof ConditionsFailed) || !error.names.includes('company')) throw error;
+    await finishSaftImport(item, { status: 'failed', failureReason: 'company_deleted', problems: [saftCompanyDeletedProblem], ...(ending.report && { report: ending.report }) });
+  }
 };
 
 /** The writes that end a SAF-T import's job: the job, its job.succeeded or job.failed event, and the SAF-T lane released. */

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { v5 as uuidv5 } from 'uuid';
 import { createRequire } from 'node:module';
 import type { validateXML as ValidateXml } from 'xmllint-wasm';
+import { companyRepository } from '../companies/repository';
+import { companyDeletedReason } from '../imports/completion';
 import { importRepository } from '../imports/repository';
 import type { ImportKind, ImportKindName } from '../imports/kind';
 import { acceptImport } from '../imports/pipeline';
@@ -20,7 +22,7 @@ import { SaftMapping, type SaftLine } from './mapping';
 import { parseSaft, SaftFileError, type SaftVersion } from './parser';
 import { saftRepository, type SaftItem } from './repository';
 import { maxSchemaValidatedBytes, type SaftImport, type SaftReport } from './schemas';
-import { finishSaftImport, readSaftObject, saftLane } from './service';
+import { finishSaftImport, readSaftObject, saftCompanyDeletedProblem, saftLane } from './service';
 
 const maxProblems = 20;
 /** Receives before a SAF-T import that keeps failing on the service side is failed (the imports queue's). */
@@ -28,6 +30,8 @@ const maxReceives = 5;
 
 /** A per-kind import of the SAF-T import failed: the SAF-T import fails (the imports before it stay applied). */
 class StepFailed extends Error {}
+/** The company was deleted: the SAF-T import fails and imports nothing more. */
+class CompanyDeleted extends Error {}
 /** Lines that deleteMissing would delete are reconciled: nothing is imported. */
 type LineInUse = { id: string; reconciliationGroupId: string };
 
@@ -123,6 +127,7 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     } catch (error) {
       if (error instanceof LinesInUse) return void (await finishSaftImport(item, { status: 'failed', failureReason: 'lines_in_use', problems: error.problems }));
       if (error instanceof FileRefused) return void (await finishSaftImport(item, { status: 'failed', failureReason: error.reason, problems: error.problems }));
+      if (error instanceof CompanyDeleted) return void (await finishSaftImport(item, { status: 'failed', failureReason: companyDeletedReason, problems: [saftCompanyDeletedProblem] }));
       if (error instanceof StepFailed) return void (await finishSaftImport(item, { status: 'failed', failureReason: 'import_failed', problems: [{ line: null, message: error.message }] }));
       if (receiveCount < maxReceives) throw error; // redelivered (e.g. a lane taken by another import meanwhile)
       logger.error('SAF-T import failed', { error: error as Error });
@@ -131,6 +136,10 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
   };
 
   async function run(item: SaftItem): Promise<SaftReport> {
+    const requireLiveCompany = async () => {
+      if (!(await companyRepository.getLive(item.companyId))) throw new CompanyDeleted();
+    };
+    await requireLiveCompany();
     await jobRepository.markRunning(item.jobId!, new Date().toISOString()).catch(() => undefined);
     // Pass 1: the whole file, nothing written (with deleteMissing, the ids of its lines per year).
     const fileLineIds = new Map<number, Set<string>>();
@@ -173,6 +182,7 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
       const importId = uuidv5(key, item.id);
       let existing = await importRepository.get(importId);
       if (!existing) {
+        await requireLiveCompany(); // no import (nor its import.requested) for a deleted company
         const importKind = kind(name);
         try {
           const parsed = importKind.bodySchema.parse(body);
@@ -197,6 +207,7 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
       }
       importIds.push(importId);
       await saftRepository.recordProgress(item.id, { importIds });
+      if (existing!.failureReason === companyDeletedReason) throw new CompanyDeleted();
       if (existing!.status === 'failed') throw new StepFailed(`The ${name} import ${importId} (${key}) failed: ${existing!.failureReason ?? 'see the import'}; the imports before it are applied.`);
       await jobRepository.extendLease(item.companyId, saftLane, item.jobId!, Date.now()).catch(() => undefined);
     };
