@@ -81,9 +81,11 @@ const subscriptionsOf = (organizationPath: string, known: SubscriptionsRead): Pr
   if (!read) {
     // A deleted organization's subscriptions hear nothing more (its deletion also deletes them).
     const ids = organizationPath.split('/');
-    read = Promise.all([subscriptionRepository.ofOrganizations(ids), organizationRepository.placements(ids)]).then(([subscriptions, organizations]) =>
-      subscriptions.filter((subscription) => organizations.get(subscription.organizationId)?.status === 'active'),
-    );
+    read = subscriptionRepository.ofOrganizations(ids).then(async (subscriptions) => {
+      if (subscriptions.length === 0) return subscriptions;
+      const organizations = await organizationRepository.placements([...new Set(subscriptions.map((subscription) => subscription.organizationId))]);
+      return subscriptions.filter((subscription) => organizations.get(subscription.organizationId)?.status === 'active');
+    });
     void read.catch(() => known.delete(organizationPath)); // a failed read is not reused by the next message
     known.set(organizationPath, read);
   }
