@@ -99,43 +99,48 @@ export const acceptImport = async (
 
   // The claim check is in place before anything can reference it.
   await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: payloadKey, Body: stringifyLossless(body) ?? '', ContentType: 'application/json' }));
-  try {
-    await unitOfWork()
-      .add('laneLock', jobRepository.takeLaneWrite(companyId, kind.lane, jobId, importId, now))
-      .add(
-        'job',
-        jobRepository.createWrite(
-          {
-            id: jobId,
-            type: importJobType(kind.lane),
-            scope: { companyId, lane: kind.lane },
-            status: 'queued',
-            createdAt: at,
-            startedAt: null,
-            finishedAt: null,
-            resultUrl: `/v1/companies/${companyId}/imports/${importId}`,
-            error: null,
-            companyId,
-          },
-          placement,
-        ),
-      )
-      .add('import', importRepository.createWrite(item))
-      .add('event', outboxEventWrite(kind.requestedEvent, companyId, { importId, jobId, kind: kind.name }, at))
-      .commit();
-  } catch (error) {
-    await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: payloadKey }));
-    // The lane is held, or a concurrent submission was taking it (the transactions conflicted): when
-    // the other one won, this one is in flight too late.
-    const laneContested = error instanceof ConditionsFailed && (error.names.includes('laneLock') || (error.names.length === 0 && error.conflicts.includes('laneLock')));
-    const holder = laneContested ? await jobRepository.laneHolder(companyId, kind.lane) : undefined;
-    if (laneContested && (holder || error.names.includes('laneLock'))) {
-      throw problems.conflict(`An import of this kind is already running for the company; wait for job ${holder?.jobId}.`, {
-        reason: 'job_in_flight',
-        ...(holder && { jobId: holder.jobId }),
-      });
+  // A lane held at the commit but free again at the look that follows (its import ended meanwhile) is taken on the next attempt.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await unitOfWork()
+        .add('laneLock', jobRepository.takeLaneWrite(companyId, kind.lane, jobId, importId, now))
+        .add(
+          'job',
+          jobRepository.createWrite(
+            {
+              id: jobId,
+              type: importJobType(kind.lane),
+              scope: { companyId, lane: kind.lane },
+              status: 'queued',
+              createdAt: at,
+              startedAt: null,
+              finishedAt: null,
+              resultUrl: `/v1/companies/${companyId}/imports/${importId}`,
+              error: null,
+              companyId,
+            },
+            placement,
+          ),
+        )
+        .add('import', importRepository.createWrite(item))
+        .add('event', outboxEventWrite(kind.requestedEvent, companyId, { importId, jobId, kind: kind.name }, at))
+        .commit();
+      break;
+    } catch (error) {
+      // The lane is held, or a concurrent submission was taking it (the transactions conflicted): when
+      // the other one won, this one is in flight too late.
+      const laneContested = error instanceof ConditionsFailed && (error.names.includes('laneLock') || (error.names.length === 0 && error.conflicts.includes('laneLock')));
+      const holder = laneContested ? await jobRepository.laneHolder(companyId, kind.lane) : undefined;
+      if (laneContested && !holder && attempt < 3) continue;
+      await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: payloadKey }));
+      if (laneContested && (holder || error.names.includes('laneLock'))) {
+        throw problems.conflict(`An import of this kind is already running for the company; wait for job ${holder?.jobId}.`, {
+          reason: 'job_in_flight',
+          ...(holder && { jobId: holder.jobId }),
+        });
+      }
+      throw error;
     }
-    throw error;
   }
 
   if (options.enqueue === false) return toImportRecord(item);

@@ -159,6 +159,33 @@ describe('imports: acceptance rules (synchronous part)', () => {
     expect((refused as ProblemError).problem).toMatchObject({ status: 409, error: 'conflict', reason: 'job_in_flight', jobId: winner });
   });
 
+  it('a lane held at the commit but free again at the look after it (its import ended meanwhile) is taken: the submission is accepted, not a 409 without jobId', async () => {
+    const companyId = await newApiCompany();
+    const company = (await companyRepository.get(companyId))!;
+    const kind = importKind('accounts');
+    const body = chartOf(2025, ['1920']);
+    const onLane = (write: object) => JSON.stringify(write).includes(`LANE#${companyId}`);
+    let refusals = 0;
+    const accepted = await observingCalls(
+      dynamo(),
+      (commandName, input) => {
+        const writes = (input.TransactItems as object[] | undefined) ?? [];
+        if (commandName !== 'TransactWriteItemsCommand' || !writes.some(onLane) || refusals > 0) return;
+        refusals++;
+        // The lane was held when the transaction ran; its holder releases it before this submission looks.
+        throw new TransactionCanceledException({
+          message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed, None]',
+          $metadata: {},
+          CancellationReasons: writes.map((write) => ({ Code: onLane(write) ? 'ConditionalCheckFailed' : 'None' })),
+        });
+      },
+      () => acceptImport(companyId, company, kind, kind.bodySchema.parse(parseLosslessJson(JSON.stringify(body))), body, { enqueue: false }),
+    );
+    expect(refusals).toBe(1);
+    expect(accepted).toMatchObject({ status: 'queued' });
+    expect((await jobRepository.laneHolder(companyId, kind.lane))?.jobId).toBe(accepted.jobId);
+  });
+
   it('a delivery holds its lane for a lease longer than all deliveries of its message; another live holder refuses it', async () => {
     const companyId = randomUUID();
     const [jobId, other] = [randomUUID(), randomUUID()];
