@@ -142,9 +142,12 @@ const checkResources = async (owner: { path: string }, document: PolicyDocument)
  */
 export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, assignmentCount: _count, recomputePending: _pending, ...policy }: PolicyRecord): Policy => ({
   ...policy,
-  rules: policy.rules.map((rule) => ({ ...rule, actions: rule.actions.filter((action) => grantableActions.has(action)) })).filter((rule) => rule.actions.length > 0),
+  rules: policy.rules.map((rule) => ({ ...rule, actions: grantableOf(rule.actions) })).filter((rule) => rule.actions.length > 0),
 });
 const grantableActions = new Set<string>(policyActions);
+const grantableOf = (actions: readonly string[]) => actions.filter((action) => grantableActions.has(action));
+/** A stored rule's index among the rules toPolicy answers (those left with an action). */
+const answeredRuleIndex = (rules: PolicyRecord['rules'], storedIndex: number): number => rules.slice(0, storedIndex).filter((rule) => grantableOf(rule.actions).length > 0).length;
 export const toAssignment = ({ rootOrganizationId: _root, organizationPath: _path, ...assignment }: AssignmentRecord): Assignment => assignment;
 
 export const createPolicy = async (principal: Principal, input: CreatePolicyInput): Promise<Policy> => {
@@ -452,7 +455,9 @@ export const explainAccess = async (principal: Principal, userId: string, compan
   const decision = grantable(action) ? decide(access, target(company), action) : ({ decision: 'deny', reason: 'no_matching_rule' } as const);
   const decidingRule = 'rule' in decision ? decision.rule : undefined;
   // The deciding policy is shown only where the caller could read it (GET /v1/access/policies/{id}).
-  const rule = decidingRule && (await reachablePolicy(principal, decidingRule.policyId)) ? decidingRule : undefined;
+  const policy = decidingRule && (await reachablePolicy(principal, decidingRule.policyId));
+  const rule = policy ? decidingRule : undefined;
+  // As GET of the policy answers it: its actions that a policy can grant, its index among the rules shown.
   return {
     userId,
     companyId,
@@ -460,7 +465,7 @@ export const explainAccess = async (principal: Principal, userId: string, compan
     decision: decision.decision,
     reason: decision.reason,
     policy: rule ? { id: rule.policyId, name: rule.policyName } : null,
-    ruleIndex: rule ? rule.ruleIndex : null,
-    rule: rule ? { effect: rule.effect, actions: rule.actions, resources: rule.resources } : null,
+    ruleIndex: rule && policy ? answeredRuleIndex(policy.rules, rule.ruleIndex) : null,
+    rule: rule ? { effect: rule.effect, actions: grantableOf(rule.actions), resources: rule.resources } : null,
   };
 };

@@ -337,7 +337,10 @@ describe('actions a policy cannot grant', () => {
       organizationId: firm.root.id,
       name: 'Stored before the rule',
       description: '',
-      rules: [{ effect: 'allow', actions: ['imports:*', 'access:manage', 'users:read', 'webhooks:manage', 'ledger:read'], resources: { companies: [company] } }],
+      rules: [
+        { effect: 'allow', actions: ['imports:*'], resources: { companies: [company] } },
+        { effect: 'allow', actions: ['imports:*', 'access:manage', 'users:read', 'webhooks:manage', 'ledger:read'], resources: { companies: [company] } },
+      ],
       version: 1,
       createdAt: now,
       updatedAt: now,
@@ -352,8 +355,11 @@ describe('actions a policy cannot grant', () => {
     expect((await api('GET', `/v1/users/${who.person.userId}/access?page_size=200`, { token: firm.systemToken })).body.data).toEqual([{ companyId: company, actions: ['ledger:read'] }]);
     const explain = await api('GET', `/v1/users/${who.person.userId}/access/explain?company_id=${company}&action=users:read`, { token: firm.systemToken });
     expect(explain.body).toMatchObject({ decision: 'deny', reason: 'no_matching_rule', policy: null, rule: null });
-    // Read, it shows what it grants (Policy's schema holds): the actions no policy can grant are left out.
+    // Read, it shows what it grants (Policy's schema holds): the actions no policy can grant are left out,
+    // and a rule left without one; explain names the deciding rule as the policy shows it.
     expect((await api('GET', `/v1/access/policies/${stored.id}`, { token: firm.systemToken })).body.rules).toEqual([{ effect: 'allow', actions: ['ledger:read'], resources: { companies: [company] } }]);
+    const decided = await api('GET', `/v1/users/${who.person.userId}/access/explain?company_id=${company}&action=ledger:read`, { token: firm.systemToken });
+    expect(decided.body).toMatchObject({ decision: 'allow', ruleIndex: 0, rule: { effect: 'allow', actions: ['ledger:read'], resources: { companies: [company] } } });
   });
 });
 
