@@ -241,21 +241,12 @@ export class ApiStack extends Stack {
       for (const { actions, prefix } of documentsGrants(access)) {
         fn.addToRolePolicy(new PolicyStatement({ actions: [...actions], resources: [documentObjectsArn(props.resourcePrefix, prefix)] }));
       }
-      // Without s3:ListBucket a GetObject of a missing key answers 403 AccessDenied, not 404 NoSuchKey
-      // (S3 GetObject, Permissions): listing under the prefixes it reads lets "not uploaded yet" read as missing.
-      const readPrefixes = [
-        ...(access.bucket ? [importPayloadPrefix] : []),
-        ...documentsGrants(access).flatMap(({ actions, prefix }) => (actions.includes('s3:GetObject') ? [documentsPrefixes[prefix]] : [])),
-      ];
-      if (readPrefixes.length) {
-        fn.addToRolePolicy(
-          new PolicyStatement({
-            actions: ['s3:ListBucket'],
-            resources: [documentsBucketArn(props.resourcePrefix)],
-            conditions: { StringLike: { 's3:prefix': readPrefixes.map((prefix) => `${prefix}*`) } },
-          }),
-        );
-      }
+      // Without s3:ListBucket on the bucket a GetObject of a missing key answers 403 AccessDenied, not
+      // 404 NoSuchKey (S3 GetObject, Permissions), so "not uploaded yet" would read as a failure. Not
+      // narrowed by s3:prefix: that check carries no prefix. It shows key names only (company and
+      // document ids), which these functions read from the table anyway.
+      const readsObjects = Boolean(access.bucket) || documentsGrants(access).some(({ actions }) => actions.includes('s3:GetObject'));
+      if (readsObjects) fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [documentsBucketArn(props.resourcePrefix)] }));
       for (const name of access.sendTo ?? []) queueByName.get(name)?.grantSendMessages(fn);
       for (const name of access.sendToDeadLetter ?? []) deadLetterQueueByName.get(name)?.grantSendMessages(fn);
       const kmsActions = secretsKeyActions(access);
