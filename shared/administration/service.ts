@@ -161,29 +161,39 @@ export const createApiClient = async (
   return { client, clientSecret: credentials.clientSecret };
 };
 
+/** How long a rotation holds its client: a rotation that crashed blocks the next one this long at most. */
+const rotationClaimMilliseconds = 5 * 60_000;
+
 /**
- * A new secret for an active client. The rotation is recorded only if the client is still active
- * and was not rotated meanwhile: a revoked client gets no secret, and of two overlapping rotations
- * one fails rather than print a secret the other replaced (the local issuer, whose secret is the
- * recorded hash; Cognito replaces its secrets in issuer.rotate, before this record).
+ * A new secret for an active client. Rotations of one client run one at a time (a claim on the
+ * client): an overlapping one is refused before it changes anything ("in progress"), so nobody is
+ * given a secret another rotation replaced (Cognito adds the new secret, then deletes the others).
+ * The rotation is recorded only if the client is still active: a revoked client gets no secret.
  */
 export const rotateApiClient = async (clientId: string, issuer: CredentialIssuer): Promise<{ clientSecret: string }> => {
   const client = await apiClientRepository.get(clientId);
   if (!client) throw new AdministrationError(`Client ${clientId} not found`);
   if (client.status !== 'active') throw new AdministrationError(`Client ${clientId} is revoked`);
-  const { clientSecret, secretHash, rotatedAt } = await issuer.rotate(clientId);
-  const recorded = await apiClientRepository.recordRotation(clientId, {
-    rotatedAt,
-    previousRotatedAt: client.rotatedAt,
-    ...(secretHash && { secretHash }),
-  });
-  if (!recorded) {
-    const now = await apiClientRepository.get(clientId);
-    if (!now) throw new AdministrationError(`Client ${clientId} not found`);
-    if (now.status !== 'active') throw new AdministrationError(`Client ${clientId} is revoked`);
-    throw new AdministrationError(`Client ${clientId} was rotated meanwhile; rotate again`);
+  const claim = randomUUID();
+  const now = Date.now();
+  if (!(await apiClientRepository.claimRotation(clientId, claim, now, now + rotationClaimMilliseconds))) throw await refusal(clientId, 'Another rotation of client CLIENT is in progress; try again when it has ended');
+  let recorded = false;
+  try {
+    const { clientSecret, secretHash, rotatedAt } = await issuer.rotate(clientId);
+    recorded = await apiClientRepository.recordRotation(clientId, { rotatedAt, previousRotatedAt: client.rotatedAt, claim, ...(secretHash && { secretHash }) });
+    if (!recorded) throw await refusal(clientId, 'Client CLIENT was rotated meanwhile; rotate again');
+    return { clientSecret };
+  } finally {
+    if (!recorded) await apiClientRepository.releaseRotation(clientId, claim);
   }
-  return { clientSecret };
+};
+
+/** Why a rotation was refused: the client is gone or revoked, else `otherwise` (CLIENT names it). */
+const refusal = async (clientId: string, otherwise: string): Promise<AdministrationError> => {
+  const now = await apiClientRepository.get(clientId);
+  if (!now) return new AdministrationError(`Client ${clientId} not found`);
+  if (now.status !== 'active') return new AdministrationError(`Client ${clientId} is revoked`);
+  return new AdministrationError(otherwise.replace('CLIENT', clientId));
 };
 
 export const listApiClients = (organizationId: string): Promise<ApiClient[]> => apiClientRepository.listByOrganization(organizationId);

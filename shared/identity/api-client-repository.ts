@@ -30,6 +30,17 @@ export interface ApiClient {
   secretHash?: string;
 }
 
+/** Sends an update; false when its condition failed. */
+const conditionally = async (command: UpdateCommand): Promise<boolean> => {
+  try {
+    await dynamo().send(command);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+};
+
 export const apiClientRepository = {
   async get(clientId: string): Promise<ApiClient | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: apiClientKeys(clientId) }));
@@ -52,33 +63,60 @@ export const apiClientRepository = {
   },
 
   /**
+   * Takes the client's rotation for one caller (`token`) until `until` (ms): false while another
+   * rotation holds it, or when the client is not active. Rotations of one client so run one at a
+   * time: Cognito's add-then-delete of secrets is not safe to overlap.
+   */
+  async claimRotation(clientId: string, token: string, now: number, until: number): Promise<boolean> {
+    return conditionally(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiClientKeys(clientId),
+        UpdateExpression: 'SET rotationClaim = :claim',
+        ConditionExpression: '#status = :active AND (attribute_not_exists(rotationClaim) OR rotationClaim.#until < :now)',
+        ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
+        ExpressionAttributeValues: { ':claim': { token, until }, ':active': 'active', ':now': now },
+      }),
+    );
+  },
+
+  /** Gives up a rotation claim (a rotation that failed); nothing if another holds it. */
+  async releaseRotation(clientId: string, token: string): Promise<void> {
+    await conditionally(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiClientKeys(clientId),
+        UpdateExpression: 'REMOVE rotationClaim',
+        ConditionExpression: 'rotationClaim.#token = :token',
+        ExpressionAttributeNames: { '#token': 'token' },
+        ExpressionAttributeValues: { ':token': token },
+      }),
+    );
+  },
+
+  /**
    * Records a rotation (and, for the local issuer, the new secret's hash) if the client is still
    * active and not rotated since `previousRotatedAt` (undefined: never rotated). False otherwise:
    * a revoked client keeps no secret hash, and of two overlapping rotations only one is recorded.
    */
-  async recordRotation(clientId: string, rotation: { rotatedAt: string; previousRotatedAt: string | undefined; secretHash?: string }): Promise<boolean> {
-    const { rotatedAt, previousRotatedAt, secretHash } = rotation;
-    try {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: apiClientKeys(clientId),
-          UpdateExpression: secretHash ? 'SET rotatedAt = :at, secretHash = :hash' : 'SET rotatedAt = :at',
-          ConditionExpression: `#status = :active AND ${previousRotatedAt ? 'rotatedAt = :previous' : 'attribute_not_exists(rotatedAt)'}`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':at': rotatedAt,
-            ':active': 'active',
-            ...(previousRotatedAt && { ':previous': previousRotatedAt }),
-            ...(secretHash && { ':hash': secretHash }),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+  async recordRotation(clientId: string, rotation: { rotatedAt: string; previousRotatedAt: string | undefined; claim: string; secretHash?: string }): Promise<boolean> {
+    const { rotatedAt, previousRotatedAt, claim, secretHash } = rotation;
+    return conditionally(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiClientKeys(clientId),
+        UpdateExpression: `SET rotatedAt = :at${secretHash ? ', secretHash = :hash' : ''} REMOVE rotationClaim`,
+        ConditionExpression: `#status = :active AND rotationClaim.#token = :claim AND ${previousRotatedAt ? 'rotatedAt = :previous' : 'attribute_not_exists(rotatedAt)'}`,
+        ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
+        ExpressionAttributeValues: {
+          ':at': rotatedAt,
+          ':active': 'active',
+          ':claim': claim,
+          ...(previousRotatedAt && { ':previous': previousRotatedAt }),
+          ...(secretHash && { ':hash': secretHash }),
+        },
+      }),
+    );
   },
 
   async revoke(clientId: string, revokedAt: string): Promise<void> {
