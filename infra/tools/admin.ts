@@ -87,7 +87,7 @@ const commands: Record<string, CommandSpec> = {
     required: ['client-id'],
     optional: [],
     args: '--client-id CLIENT_ID',
-    description: 'Give an active client a new secret (printed once); the old secret stops working at once, its tokens within the authorizer cache TTL',
+    description: 'Give an active client a new secret (printed once); the old secret stops working at once, its tokens within the authorizer cache TTL. One rotation of a client at a time: another one meanwhile is refused',
   },
   'list-clients': {
     required: ['organization'],
