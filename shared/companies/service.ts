@@ -103,8 +103,9 @@ export const createCompany = async (principal: Principal, input: CreateCompanyIn
     createdAt: now,
     updatedAt: now,
   };
-  // The organization may be deleted meanwhile: its deletion marks it first, then deletes the companies it lists.
-  await commitWithEvent(companyRepository.createWrite(record), 'company.created', record.id, now, { organization: organizationRepository.activeCheck(organization.id) }).catch((error: unknown) => {
+  // The organization may be deleted meanwhile: its deletion marks it first, then deletes the
+  // companies it lists, until it has listed as many as the organization counts.
+  await commitWithEvent(companyRepository.createWrite(record), 'company.created', record.id, now, { organization: organizationRepository.companiesListedWrite(organization.id, 1) }).catch((error: unknown) => {
     if (error instanceof ConditionsFailed && error.names.includes('organization')) throw problems.notFound('organization');
     throw error;
   });
@@ -149,7 +150,7 @@ export const deleteCompany = async (principal: Principal, current: CompanyRecord
     priorStatus: current.status,
     deletedBy: principal.clientId,
   };
-  if (await commitWithEvent(companyRepository.markDeletedWrite(companyId, deletion), 'company.deleted', companyId, deletion.deletedAt)) {
+  if (await commitWithEvent(companyRepository.markDeletedWrite(companyId, deletion), 'company.deleted', companyId, deletion.deletedAt, { organization: organizationRepository.companiesListedWrite(current.organizationId, -1) })) {
     return toDeletion({ ...current, deletion });
   }
   return toDeletion((await companyRepository.get(companyId))!); // a concurrent delete won
@@ -167,7 +168,7 @@ export const restoreCompany = async (current: CompanyRecord): Promise<Company> =
   const at = new Date().toISOString();
   // Its organization may have been deleted after it (the cascade passes over deleted companies).
   const restored = await commitWithEvent(companyRepository.restoreWrite(current, at), 'company.restored', current.id, at, {
-    organization: organizationRepository.activeCheck(current.organizationId),
+    organization: organizationRepository.companiesListedWrite(current.organizationId, 1),
   }).catch((error: unknown) => {
     if (error instanceof ConditionsFailed && error.names.includes('organization')) throw deletedWithOrganization();
     throw error;
@@ -183,12 +184,29 @@ export const restoreCompany = async (current: CompanyRecord): Promise<Company> =
 
 /** Part of deleting an organization: every live company of its subtree is deleted, marked as a cascade. */
 export const deleteCompaniesOfOrganization = async (organization: Organization, deletedBy: string): Promise<number> => {
-  const companies = await companyRepository.allInSubtree(organization.rootId, organization.path);
+  const companies = await everyCompanyOf(organization);
   const deletedAt = new Date().toISOString();
   let deleted = 0;
   for (const company of companies) {
     const deletion = { deletedAt, cause: 'organization_cascade' as const, reason: null, priorStatus: company.status, deletedBy };
-    if (await commitWithEvent(companyRepository.markDeletedWrite(company.id, deletion), 'company.deleted', company.id, deletedAt)) deleted++;
+    if (await commitWithEvent(companyRepository.markDeletedWrite(company.id, deletion), 'company.deleted', company.id, deletedAt, { organization: organizationRepository.companiesListedWrite(company.organizationId, -1) })) deleted++;
   }
   return deleted;
+};
+
+/**
+ * Every live company of the (deleted) organization's subtree: the company index is eventually
+ * consistent, so it is read until it shows as many per organization as each counts.
+ */
+const everyCompanyOf = async (organization: Organization): Promise<CompanyRecord[]> => {
+  const organizations = await organizationRepository.subtree(organization);
+  const counted = await organizationRepository.companiesListed(organizations.map((member) => member.id));
+  for (let attempt = 1; ; attempt++) {
+    const companies = await companyRepository.allInSubtree(organization.rootId, organization.path);
+    const listed = new Map<string, number>();
+    for (const company of companies) listed.set(company.organizationId, (listed.get(company.organizationId) ?? 0) + 1);
+    if ([...counted].every(([id, count]) => (listed.get(id) ?? 0) >= count)) return companies;
+    if (attempt >= 50) throw new Error(`The company index does not show every company of organization ${organization.id} yet; run the deletion again`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 };

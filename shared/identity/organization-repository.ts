@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { storedInteger } from '../db/attributes';
 import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
 import { dynamo, tableName } from '../platform/aws';
@@ -65,6 +66,31 @@ export const organizationRepository = {
         ExpressionAttributeValues: { ':active': 'active' },
       },
     };
+  },
+
+  /**
+   * A write for a change of the organization's listed (live) companies: +1 when one is created or
+   * restored (the organization must be active), -1 when one is deleted. Once the organization is
+   * marked deleted the count can only fall, so its deletion can tell when the (eventually
+   * consistent) company index shows every company it must delete.
+   */
+  companiesListedWrite(id: string, delta: 1 | -1): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: organizationKeys(id),
+        UpdateExpression: 'ADD companiesListed :delta',
+        ConditionExpression: delta > 0 ? '#status = :active' : 'attribute_exists(PK)',
+        ...(delta > 0 && { ExpressionAttributeNames: { '#status': 'status' } }),
+        ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 && { ':active': 'active' }) },
+      },
+    };
+  },
+
+  /** Live companies of each organization by its count (strongly consistent); organizations never counted are left out. */
+  async companiesListed(ids: readonly string[]): Promise<Map<string, number>> {
+    const found = await batchGet(ids.map(organizationKeys), ['id', 'companiesListed']);
+    return new Map([...found.values()].filter((item) => item.companiesListed !== undefined).map((item) => [String(item.id), storedInteger(item.companiesListed)]));
   },
 
   async markDeleted(id: string, deletedAt: string): Promise<void> {

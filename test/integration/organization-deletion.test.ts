@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAssignment } from '../../shared/access/service';
+import { companyRepository } from '../../shared/companies/repository';
 import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { accessRepository } from '../../shared/identity/access-repository';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
@@ -110,6 +111,32 @@ describe('deleting an organization offboards it', () => {
       membershipsEnded: 0,
       usersDeleted: 0,
     });
+  });
+
+  it('deletes a company the company index does not show yet (created just before): it reads the index until it shows as many as the organization counts', async () => {
+    const branch = await createOrganization({ name: 'Offboarding fresh branch', parentId: parent.id });
+    const branchToken = await systemTokenOf(branch.id, 'offboarding-fresh');
+    const created = await Promise.all(
+      ['Eldre AS', 'Nyeste AS'].map(async (displayName) => (await api('POST', '/v1/companies', { token: branchToken, body: { displayName, accountingSystem: 'Api' } })).body.id as string),
+    );
+    const directlyDeleted = (await api('POST', '/v1/companies', { token: branchToken, body: { displayName: 'Avviklet AS', accountingSystem: 'Api' } })).body.id as string;
+    expect((await api('DELETE', `/v1/companies/${directlyDeleted}`, { token: branchToken })).status).toBe(200);
+    // The index lags: its first read does not show the newest company yet.
+    const read = companyRepository.allInSubtree.bind(companyRepository);
+    let reads = 0;
+    const lagging = vi.spyOn(companyRepository, 'allInSubtree').mockImplementation(async (...args) => {
+      const companies = await read(...args);
+      return reads++ === 0 ? companies.filter((company) => company.id !== created[1]) : companies;
+    });
+    try {
+      const result = await deleteOrganization(branch.id, 'test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
+      expect(result.companiesDeleted).toBe(2);
+    } finally {
+      lagging.mockRestore();
+    }
+    expect(reads).toBeGreaterThan(1);
+    for (const id of created) expect((await companyRepository.get(id))?.deletion?.cause).toBe('organization_cascade');
+    expect((await companyRepository.get(directlyDeleted))?.deletion?.cause).toBe('direct');
   });
 
   it("a deleted organization's subscription that outlived the deletion hears nothing, and is not found", async () => {
