@@ -37,19 +37,21 @@ const resourceMetadataUrl = () => `${publicBaseUrl() ?? ''}${mcpResourceMetadata
 
 /**
  * A tools/call of a tool whose scope the token lacks: 403 insufficient_scope for the whole request,
- * the scope in WWW-Authenticate (as the authorization server names it), as the MCP authorization
+ * the scopes in WWW-Authenticate (as the authorization server names them), as the MCP authorization
  * rules (2025-11-25, scope challenge handling) say, so that a client can ask the person to consent
- * to it (step-up).
+ * to it (step-up): the token's scopes and the one the tool needs, since a client asks for exactly
+ * the challenge's scopes and would otherwise lose the ones it had. A notification (no id) is not
+ * answered, as the transport answers notifications: 202.
  */
 const checkToolScope = (message: Record<string, unknown>, scopes: readonly string[]): void => {
-  if (message.method !== 'tools/call') return;
+  if (message.method !== 'tools/call' || message.id === undefined) return;
   const name = (message.params as { name?: unknown } | undefined)?.name;
   const scope = typeof name === 'string' ? scopeOfTool(name) : null;
   if (!scope || scopes.includes(scope)) return;
   const base = problems.insufficientScope(scope);
   throw new ProblemError(
     { ...base.problem, detail: `The tool ${name as string} needs the scope ${scope}.` },
-    { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${config().scopePrefix}${scope}", resource_metadata="${resourceMetadataUrl()}"` },
+    { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${[...new Set([...scopes, scope])].map((held) => `${config().scopePrefix}${held}`).join(' ')}", resource_metadata="${resourceMetadataUrl()}"` },
   );
 };
 

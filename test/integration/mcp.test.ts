@@ -208,9 +208,18 @@ describe('MCP endpoint', () => {
     });
     expect(raw.status).toBe(403);
     expect(raw.body.error).toBe('insufficient_scope');
+    // The token's scopes and the one the tool needs: a client asks for exactly these, and keeps what it had.
     expect(raw.headers.get('www-authenticate')).toBe(
-      `Bearer error="insufficient_scope", scope="${testStack().internal.scopePrefix}vat:read", resource_metadata="${testStack().baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer error="insufficient_scope", scope="${testStack().internal.scopePrefix}companies:read ${testStack().internal.scopePrefix}vat:read", resource_metadata="${testStack().baseUrl}/.well-known/oauth-protected-resource/mcp"`,
     );
+    // Sent as a notification (no id) it is not answered, as every notification: 202.
+    const notification = await fetch(`${testStack().baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'list_vat_terms', arguments: { companyId: ids.companyId } } }),
+    });
+    expect(notification.status).toBe(202);
+    expect(await notification.text()).toBe('');
   });
 
   it('an unknown tool is a protocol error (invalid params)', async () => {
