@@ -329,7 +329,7 @@ export interface paths {
         };
         /**
          * GL lines, ordered by period then line id
-         * @description GL lines of a year, ordered by period then line id, filtered by `account` and `period`. Amounts are JSON numbers with two decimals: debit positive, credit negative; parse them losslessly. Each line carries the integrator's id (`sourceLineId`) and its `version` (a re-sent id updates the line in place).
+         * @description GL lines of a year, ordered by period then line id, filtered by `account` and `period`. Amounts are JSON numbers with at least two decimals (up to four, as imported): debit positive, credit negative; parse them losslessly. Each line carries the integrator's id (`sourceLineId`) and its `version` (a re-sent id updates the line in place).
          */
         get: operations["listGeneralLedgerLines"];
         put?: never;

@@ -246,7 +246,7 @@ export const refreshContext = async (companyId: string, options: RefreshOptions 
 };
 
 /** A picture the service has caught up with, or why not: none yet, or built before the books' last update. */
-export type ContextAnswer = { status: 'ready'; picture: string } | { status: 'unavailable'; reason: 'not_built' | 'behind_books' };
+export type ContextAnswer = { status: 'ready'; picture: string } | { status: 'unavailable'; reason: 'not_built' | 'behind_books' | 'built_before_today' };
 
 /**
  * Asks for a rebuild that builds the year: queued (a `context-refresh` message) only when no read's
@@ -269,8 +269,9 @@ export const requestRefresh = async (companyId: string, year: number | undefined
 
 /**
  * A picture is current when it was built after the books' latest change (a fetch, a reconciliation
- * group, a document, a statement). When it is not, a rebuild of its year is asked for and the caller
- * is told to retry.
+ * group, a document, a statement) and on today's date in Norway: parts follow the date too (items
+ * that fell due, a VAT term that ended, the current year). When it is not, a rebuild of its year is
+ * asked for and the caller is told to retry.
  */
 const judge = async (companyId: string, year: number | undefined, stored: StoredPicture | undefined): Promise<ContextAnswer> => {
   const latestChangeAt = stored ? await contextRepository.latestChangeAt(companyId) : null;
@@ -278,7 +279,9 @@ const judge = async (companyId: string, year: number | undefined, stored: Stored
     ? { status: 'unavailable', reason: 'not_built' }
     : latestChangeAt && latestChangeAt >= stored.builtAt
       ? { status: 'unavailable', reason: 'behind_books' }
-      : { status: 'ready', picture: stored.picture };
+      : norwegianDate(new Date(stored.builtAt)) !== norwegianDate()
+        ? { status: 'unavailable', reason: 'built_before_today' }
+        : { status: 'ready', picture: stored.picture };
   if (answer.status === 'unavailable') await requestRefresh(companyId, year);
   return answer;
 };

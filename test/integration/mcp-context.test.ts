@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { reconciliationQueueWorker } from '../../shared/composition/reconciliation-queue-worker';
 import { contextPartition } from '../../shared/context/keys';
 import { contextRepository } from '../../shared/context/repository';
@@ -116,6 +116,29 @@ describe('MCP context tools and the context service', () => {
     expect(text(await contextTool('get_company_context').call({ companyId: 'x' }, principal, 'test'))).toMatch(/^validation_failed: companyId/);
     // The REST read of the same company still answers from the books.
     expect((await api('GET', `/v1/companies/${companyId}/trial-balance?year=2026`, { as: 'a-system' })).body.totals.closingBalance).toBe(0);
+  });
+
+  it('a picture built on an earlier day is behind: items fall due, VAT terms end and years turn with the date alone', async () => {
+    const companyId = await newApiCompany();
+    const principal = principalOf(0);
+    const companyContext = () => contextTool('get_company_context').call({ companyId }, principal, 'test');
+    await importAndWait(companyId, 'accounts', chartOf(2026, ['1920', '3000']));
+    await eventually(async () => (await contextRepository.refreshRequest(companyId)) === undefined, queueWaitMs, 'queued rebuilds');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await refreshContext(companyId);
+    expect((await companyContext()).isError).toBeFalsy();
+    // The next day in Norway, nothing changed in the books: unavailable, and a rebuild is asked for.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 24 * 3600 * 1000);
+      expect(text(await companyContext())).toMatch(/^service_unavailable: /);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await contextRepository.refreshRequest(companyId)).toBeDefined();
+    // The rebuild it queued runs on the stack's queue; today the picture answers again.
+    await eventually(async () => (await contextRepository.refreshRequest(companyId)) === undefined, queueWaitMs, 'the queued rebuild');
+    expect((await companyContext()).isError).toBeFalsy();
   });
 
   it("a post-fetch run waits for its import's end: the picture's recent imports never keep an import queued that succeeded", async () => {

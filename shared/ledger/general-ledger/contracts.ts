@@ -17,7 +17,7 @@ import {
 export const generalLedgerContracts = {
   listGeneralLedgerLines: {
     description:
-      'GL lines of a year, ordered by period then line id, filtered by `account` and `period`. Amounts are JSON numbers with two decimals: debit positive, credit negative; parse them losslessly. Each line carries the integrator\'s id (`sourceLineId`) and its `version` (a re-sent id updates the line in place).',
+      'GL lines of a year, ordered by period then line id, filtered by `account` and `period`. Amounts are JSON numbers with at least two decimals (up to four, as imported): debit positive, credit negative; parse them losslessly. Each line carries the integrator\'s id (`sourceLineId`) and its `version` (a re-sent id updates the line in place).',
     params: CompanyParamsSchema,
     query: GeneralLedgerLineQuerySchema,
     responses: { 200: { description: 'A page of GL lines, ordered by period then line id (deleted lines excluded)', schema: GeneralLedgerLinePageSchema } },
