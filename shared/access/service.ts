@@ -17,7 +17,7 @@ import { limits } from '../platform/schemas';
 import { personRepository } from '../identity/person-repository';
 import { allowedActions, decide, noAccess, type EffectiveAccess, type GrantedRule } from '../identity/access-evaluator';
 import { accessRepository, accessWrites, type AssignmentRecord, type Placement, type PolicyRecord } from '../identity/access-repository';
-import { policyActions, policyScopes, type Assignment, type CreatePolicyInput, type Policy, type PolicyDocument } from '../identity/access-schemas';
+import { policyActions, type Assignment, type CreatePolicyInput, type Policy, type PolicyDocument } from '../identity/access-schemas';
 
 /**
  * Access policies, their assignments and each person's materialized effective access. Every
@@ -144,6 +144,7 @@ export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, a
   ...policy,
   rules: policy.rules.map((rule) => ({ ...rule, actions: grantableOf(rule.actions) })).filter((rule) => rule.actions.length > 0),
 });
+/** What a policy can grant; a system-only action a policy stored before that rule names is never held. */
 const grantableActions = new Set<string>(policyActions);
 const grantableOf = (actions: readonly string[]) => actions.filter((action) => grantableActions.has(action));
 /** A stored rule's index among the rules toPolicy answers (those left with an action). */
@@ -423,8 +424,6 @@ export const listAssignments = async (principal: Principal, query: { user_id?: s
 };
 
 
-/** What a policy can grant; a system-only action a policy stored before that rule names is never held. */
-const grantable = (action: Scope): boolean => policyScopes.includes(action);
 
 /** GET /v1/users/{userId}/access: what the person holds, company by company, within the caller's reach. */
 export const userAccess = async (
@@ -433,7 +432,7 @@ export const userAccess = async (
   query: { company_id?: string; page_size: number; cursor?: string },
 ): Promise<Page<{ companyId: string; actions: Scope[] }>> => {
   const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
-  const entry = (company: CompanyRecord) => ({ companyId: company.id, actions: allowedActions(access, target(company)).filter(grantable) });
+  const entry = (company: CompanyRecord) => ({ companyId: company.id, actions: allowedActions(access, target(company)).filter((action) => grantableActions.has(action)) });
   if (query.company_id) {
     const company = await reachable.company(principal, query.company_id);
     const held = company ? entry(company) : undefined;
@@ -452,7 +451,7 @@ export const explainAccess = async (principal: Principal, userId: string, compan
   const company = await reachable.company(principal, companyId);
   if (!company) throw problems.notFound('company');
   const access = (await accessRepository.effectiveAccess(userId)) ?? noAccess(userId);
-  const decision = grantable(action) ? decide(access, target(company), action) : ({ decision: 'deny', reason: 'no_matching_rule' } as const);
+  const decision = grantableActions.has(action) ? decide(access, target(company), action) : ({ decision: 'deny', reason: 'no_matching_rule' } as const);
   const decidingRule = 'rule' in decision ? decision.rule : undefined;
   // The deciding policy is shown only where the caller could read it (GET /v1/access/policies/{id}).
   const policy = decidingRule && (await reachablePolicy(principal, decidingRule.policyId));

@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
+import { updateItem } from '../db/update';
 import { dynamo, tableName } from '../platform/aws';
 import { apiClientKeys, apiClientListKeys, apiClientListPartition } from './keys';
 import type { PrincipalMode, RateLimit, RatePlan } from './principal';
@@ -30,17 +30,6 @@ export interface ApiClient {
   secretHash?: string;
 }
 
-/** Sends an update; false when its condition failed. */
-const conditionally = async (command: UpdateCommand): Promise<boolean> => {
-  try {
-    await dynamo().send(command);
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-};
-
 export const apiClientRepository = {
   async get(clientId: string): Promise<ApiClient | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: apiClientKeys(clientId) }));
@@ -68,55 +57,31 @@ export const apiClientRepository = {
    * time: Cognito's add-then-delete of secrets is not safe to overlap.
    */
   async claimRotation(clientId: string, token: string, now: number, until: number): Promise<boolean> {
-    return conditionally(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: apiClientKeys(clientId),
-        UpdateExpression: 'SET rotationClaim = :claim',
-        ConditionExpression: '#status = :active AND (attribute_not_exists(rotationClaim) OR rotationClaim.#until < :now)',
-        ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
-        ExpressionAttributeValues: { ':claim': { token, until }, ':active': 'active', ':now': now },
-      }),
-    );
+    return updateItem(apiClientKeys(clientId), { rotationClaim: { token, until } }, [], {
+      expression: '#status = :active AND (attribute_not_exists(rotationClaim) OR rotationClaim.#until < :now)',
+      names: { '#status': 'status', '#until': 'until' },
+      values: { ':active': 'active', ':now': now },
+    });
   },
 
   /** Gives up a rotation claim (a rotation that failed); nothing if another holds it. */
   async releaseRotation(clientId: string, token: string): Promise<void> {
-    await conditionally(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: apiClientKeys(clientId),
-        UpdateExpression: 'REMOVE rotationClaim',
-        ConditionExpression: 'rotationClaim.#token = :token',
-        ExpressionAttributeNames: { '#token': 'token' },
-        ExpressionAttributeValues: { ':token': token },
-      }),
-    );
+    await updateItem(apiClientKeys(clientId), {}, ['rotationClaim'], { expression: 'rotationClaim.#token = :token', names: { '#token': 'token' }, values: { ':token': token } });
   },
 
   /**
    * Records a rotation (and, for the local issuer, the new secret's hash) if the client is still
-   * active and not rotated since `previousRotatedAt` (undefined: never rotated). False otherwise:
-   * a revoked client keeps no secret hash, and of two overlapping rotations only one is recorded.
+   * active, its claim is this rotation's, and it was not rotated since `previousRotatedAt`
+   * (undefined: never rotated); the claim ends with it. False otherwise: a revoked client keeps no
+   * secret hash.
    */
   async recordRotation(clientId: string, rotation: { rotatedAt: string; previousRotatedAt: string | undefined; claim: string; secretHash?: string }): Promise<boolean> {
     const { rotatedAt, previousRotatedAt, claim, secretHash } = rotation;
-    return conditionally(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: apiClientKeys(clientId),
-        UpdateExpression: `SET rotatedAt = :at${secretHash ? ', secretHash = :hash' : ''} REMOVE rotationClaim`,
-        ConditionExpression: `#status = :active AND rotationClaim.#token = :claim AND ${previousRotatedAt ? 'rotatedAt = :previous' : 'attribute_not_exists(rotatedAt)'}`,
-        ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
-        ExpressionAttributeValues: {
-          ':at': rotatedAt,
-          ':active': 'active',
-          ':claim': claim,
-          ...(previousRotatedAt && { ':previous': previousRotatedAt }),
-          ...(secretHash && { ':hash': secretHash }),
-        },
-      }),
-    );
+    return updateItem(apiClientKeys(clientId), { rotatedAt, ...(secretHash && { secretHash }) }, ['rotationClaim'], {
+      expression: `#status = :active AND rotationClaim.#token = :claim AND ${previousRotatedAt ? 'rotatedAt = :previous' : 'attribute_not_exists(rotatedAt)'}`,
+      names: { '#status': 'status', '#token': 'token' },
+      values: { ':active': 'active', ':claim': claim, ...(previousRotatedAt && { ':previous': previousRotatedAt }) },
+    });
   },
 
   async revoke(clientId: string, revokedAt: string): Promise<void> {

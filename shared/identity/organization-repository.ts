@@ -55,19 +55,6 @@ export const organizationRepository = {
     return items.map(toOrganization);
   },
 
-  /** A check for a unit of work: the organization exists and is not deleted; nothing is written. */
-  activeCheck(id: string): TransactionWrite {
-    return {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: organizationKeys(id),
-        ConditionExpression: '#status = :active',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':active': 'active' },
-      },
-    };
-  },
-
   /**
    * A write for a change of the organization's listed (live) companies: +1 when one is created or
    * restored (the organization must be active), -1 when one is deleted. Once the organization is
