@@ -1,6 +1,6 @@
 import { lazySchema } from '../platform/lazy-schema';
 import { Decimal } from '../platform/money';
-import { CountSchema, DateSchema, identifier, limits, pageOf, PageQuerySchema, PeriodSchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
+import { CountSchema, DateSchema, identifier, limits, pageOf, PageQuerySchema, PeriodSchema, queryInteger, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
 import * as z from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals (shared/platform/json.ts). */
@@ -211,13 +211,9 @@ export const BankTransactionQuerySchema = /* @__PURE__ */ lazySchema(() => z
 
 export const ReconciliationListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQueryParam('Only groups of this year. Omitted with `period` given: the current accounting year; omitted without `period`: groups of every year').optional(),
-  period: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(12)
+  period: queryInteger(1, 12)
     .optional()
-    .openapi({ type: 'integer', minimum: 1, maximum: 12, example: 3, description: 'Only groups of this period of `year`; without `year`, of the current accounting year (the year containing today when it has a chart of accounts, else the latest year before today that has one, else this calendar year)' }),
+    .openapi({ example: 3, description: 'Only groups of this period of `year`; without `year`, of the current accounting year (the year containing today when it has a chart of accounts, else the latest year before today that has one, else this calendar year)' }),
   ...PageQuerySchema.shape,
 }));
 

@@ -135,11 +135,8 @@ export const DownloadSchema = /* @__PURE__ */ lazySchema(() => z
   })
   .openapi('DocumentDownload', { description: 'A presigned GET URL of the document\'s bytes and when it expires' }));
 
-const date = /* @__PURE__ */ lazySchema(() => z
-  .string()
-  .max(limits.date)
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .openapi({ format: 'date' }));
+/** A calendar date (2026-02-31 is refused). */
+const date = /* @__PURE__ */ lazySchema(() => z.iso.date().max(limits.date).openapi({ format: 'date' }));
 
 export const DocumentListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   ...PageQuerySchema.shape,

@@ -6,7 +6,8 @@ import type { z } from 'zod';
  */
 type Issue = z.core.$ZodRawIssue;
 
-const fieldOf = (issue: Issue): string => {
+/** The field an issue names, as the messages name it (within an array of rows: what follows the index). */
+export const fieldOf = (issue: Issue): string => {
   const path = (issue.path ?? []).map(String);
   // Within an array of rows the index is reported beside the message; the field is what follows it.
   const last = [...path].reverse().findIndex((segment) => /^\d+$/.test(segment));

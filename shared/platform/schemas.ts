@@ -1,4 +1,5 @@
 import { lazySchema } from './lazy-schema';
+import { fieldOf } from './messages';
 import { isWellFormed } from './text';
 import * as z from './zod';
 
@@ -183,6 +184,18 @@ export const PaginationSchema = /* @__PURE__ */ lazySchema(() => z
 export const pageOf = <T extends z.ZodType>(item: T, name: string, maxItems: number | null = limits.pageItems) =>
   z.object({ data: maxItems === null ? z.array(item) : z.array(item).max(maxItems), pagination: PaginationSchema }).openapi(name);
 
+/**
+ * An integer query parameter (a string on the wire) in plain decimal digits: Number() would also
+ * take `1e2`, `007`, `0x10`, `+7`, ` 5 ` and `5.0`, which are refused here naming the parameter.
+ */
+export const queryInteger = (minimum: number, maximum: number) =>
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,15})$/, { error: (issue) => `${fieldOf(issue)} must be a whole number from ${minimum} to ${maximum} in plain digits (no sign, spaces, exponent or leading zeros).` })
+    .transform(Number)
+    .pipe(z.number().int().min(minimum).max(maximum))
+    .openapi({ type: 'integer', minimum, maximum });
+
 export const PageQuerySchema = /* @__PURE__ */ lazySchema(() => z.object({
   cursor: z
     .string()
@@ -190,13 +203,7 @@ export const PageQuerySchema = /* @__PURE__ */ lazySchema(() => z.object({
     .max(limits.cursor)
     .optional()
     .openapi({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', description: 'Opaque cursor from pagination.next_cursor of the previous page' }),
-  page_size: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(limits.pageItems)
-    .default(50)
-    .openapi({ type: 'integer', minimum: 1, maximum: limits.pageItems, default: 50 }),
+  page_size: queryInteger(1, limits.pageItems).default(50).openapi({ type: 'integer', minimum: 1, maximum: limits.pageItems, default: 50 }),
 }));
 
 /** What an omitted `year` means on the reads of a year's books. */
@@ -205,4 +212,4 @@ export const currentYearNote =
 
 /** A `year` query parameter (a string on the wire): an integer year, described per use. */
 export const yearQueryParam = (description: string) =>
-  z.coerce.number().int().min(1900).max(2999).openapi({ type: 'integer', minimum: 1900, maximum: 2999, description });
+  queryInteger(1900, 2999).openapi({ description });

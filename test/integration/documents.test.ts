@@ -356,6 +356,12 @@ describe('documents: list, delete, restore', () => {
     expect((await list(`?to=${dayBefore(dayOf(first))}`)).body.data).toEqual([]);
     expectProblem(await list('?content_type=application/zip'), 400, 'validation_failed');
     expectProblem(await list('?from=14.03.2026'), 400, 'validation_failed');
+    for (const impossible of ['?from=2026-02-31', '?to=2026-99-99', '?from=2025-02-29']) {
+      const refused = await list(impossible);
+      expectProblem(refused, 400, 'validation_failed');
+      expect(refused.body.errors).toEqual([{ field: impossible.slice(1, impossible.indexOf('=')), message: expect.stringMatching(/must be a date in ISO 8601/) }]);
+    }
+    expect((await list('?from=2024-02-29')).status).toBe(200);
     const reversed = await list('?from=2026-03-20&to=2026-03-01');
     expectProblem(reversed, 400, 'validation_failed');
     expect(JSON.stringify(reversed.body)).toContain('must not be before from');

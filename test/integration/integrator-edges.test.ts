@@ -72,6 +72,25 @@ describe('validation messages are sentences naming the field', () => {
   });
 });
 
+describe('integer query parameters', () => {
+  it('take plain decimal digits only: an exponent, a sign, spaces, leading zeros, hex or a fraction answer 400 naming the parameter', async () => {
+    const companyId = await newApiCompany();
+    const lines = `/v1/companies/${companyId}/general-ledger/lines`;
+    for (const [name, value] of [
+      ['page_size', '1e2'], ['page_size', '007'], ['page_size', '0x10'], ['page_size', '%2B7'], ['page_size', '%205'], ['page_size', '5.0'], ['page_size', ''],
+      ['year', '2e3'], ['year', '02025'], ['year', '2025.0'], ['year', '0x7E9'],
+      ['period', '01'], ['period', '1e0'], ['period', '-1'],
+    ]) {
+      const refused = await api('GET', `${lines}?${name}=${value}`, { as: 'a-system' });
+      expectProblem(refused, 400, 'validation_failed');
+      expect(refused.body.errors, `${name}=${value}`).toEqual([{ field: name, message: expect.stringMatching(new RegExp(`^${name} must be`)) }]);
+    }
+    const page = await api('GET', `${lines}?page_size=7&year=2025&period=1`, { as: 'a-system' });
+    expect(page.status).toBe(200);
+    expect((await api('GET', '/v1/companies?page_size=200', { as: 'a-system' })).status).toBe(200);
+  });
+});
+
 describe('405 Allow lists only the methods of that exact path', () => {
   it('PUT on imports/accounts allows POST only (not GET of imports/{importId}); PUT on an account allows GET and DELETE', async () => {
     const companyId = await newApiCompany();

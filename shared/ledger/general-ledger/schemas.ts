@@ -15,7 +15,7 @@ import {
   yearSchema,
 } from '../../imports/fields';
 import { Decimal, maxImportDecimals } from '../../platform/money';
-import { CountSchema, currentYearNote, DateSchema, limits, pageOf, PageQuerySchema, PeriodSchema, text, textOut, textPattern, textRuleProblem, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
+import { CountSchema, currentYearNote, DateSchema, limits, pageOf, PageQuerySchema, PeriodSchema, queryInteger, text, textOut, textPattern, textRuleProblem, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
 import * as z from '../../platform/zod';
 
 /*
@@ -286,7 +286,7 @@ const yearQuery = /* @__PURE__ */ lazySchema(() => yearQueryParam(`Accounting ye
 export const GeneralLedgerLineQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQuery,
   account: accountCodeSchema.optional().openapi({ description: 'Only lines on this account number' }),
-  period: z.coerce.number().int().min(1).max(12).optional().openapi({ type: 'integer', minimum: 1, maximum: 12, description: 'Only lines of this period' }),
+  period: queryInteger(1, 12).optional().openapi({ description: 'Only lines of this period' }),
   ...PageQuerySchema.shape,
 }));
 
