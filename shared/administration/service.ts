@@ -12,6 +12,7 @@ import { customRateLimitBounds } from '../platform/rate-limit';
 import { systemClientScopes, userClientScopes, type Scope } from '../identity/scopes';
 import { personRepository } from '../identity/person-repository';
 import { AdministrationError, checkedName } from '../identity/administration-error';
+import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 
 /**
  * What an organization administrator does in the application: organizations and API clients.
@@ -36,7 +37,13 @@ export const createOrganization = async (input: { name: string; parentId?: strin
     status: 'active',
     createdAt: new Date().toISOString(),
   };
-  await organizationRepository.create(organization);
+  const work = unitOfWork().add('organization', organizationRepository.createWrite(organization));
+  if (parent) work.add('parent', organizationRepository.childAddedWrite(parent.id));
+  await work.commit().catch((error: unknown) => {
+    // Deleted after it was read: its deletion marks it before it reads the tree.
+    if (error instanceof ConditionsFailed && error.names.includes('parent')) throw new AdministrationError(`Parent organization ${input.parentId} not found`);
+    throw error;
+  });
   return organization;
 };
 
@@ -56,8 +63,21 @@ export const deleteOrganization = async (
   const organization = await organizationRepository.get(organizationId);
   if (!organization) throw new AdministrationError(`Organization ${organizationId} not found`);
   const deletedAt = new Date().toISOString();
-  const subtree = await organizationRepository.subtree(organization);
+  // Marked from the top down before anything else, each re-read of the tree after marking: no child
+  // can be created under a marked organization, and every child created before is in the next read.
   let organizationsDeleted = 0;
+  let subtree: Organization[] = [{ ...organization }];
+  for (let marked = true; marked; ) {
+    marked = false;
+    for (const member of [...subtree].sort((a, b) => a.path.length - b.path.length)) {
+      if (member.status === 'deleted') continue;
+      await organizationRepository.markDeleted(member.id, deletedAt);
+      organizationsDeleted++;
+      marked = true;
+    }
+    subtree = await organizationRepository.settledSubtree(organization);
+    if (subtree.some((member) => member.status !== 'deleted')) marked = true;
+  }
   let clientsRevoked = 0;
   for (const member of subtree) {
     for (const client of await apiClientRepository.listByOrganization(member.id)) {
@@ -65,10 +85,6 @@ export const deleteOrganization = async (
       await accounts.issuer.revoke(client.clientId);
       await apiClientRepository.revoke(client.clientId, deletedAt);
       clientsRevoked++;
-    }
-    if (member.status !== 'deleted') {
-      await organizationRepository.markDeleted(member.id, deletedAt);
-      organizationsDeleted++;
     }
   }
   const organizationIds = subtree.map((member) => member.id);

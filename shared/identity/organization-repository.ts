@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storedInteger } from '../db/attributes';
 import { batchGet } from '../db/batch';
 import { queryAll } from '../db/query-all';
@@ -30,9 +30,10 @@ export const organizationRepository = {
     return new Map([...found.values()].map((item) => [String(item.id), { id: String(item.id), path: String(item.path), status: item.status as Organization['status'] }]));
   },
 
-  async create(organization: Organization): Promise<void> {
-    await dynamo().send(
-      new PutCommand({
+  /** A new organization (a unit of work with its parent's childAddedWrite, when it has a parent). */
+  createWrite(organization: Organization): TransactionWrite {
+    return {
+      Put: {
         TableName: tableName(),
         Item: {
           ...organizationKeys(organization.id),
@@ -41,11 +42,28 @@ export const organizationRepository = {
           ...organization,
         },
         ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+      },
+    };
   },
 
-  /** The organization and every descendant (paths are fixed-length ids joined by '/'). */
+  /**
+   * A child organization is created under this one, which must be active: the count lets a deletion
+   * (which marks the organization first) tell when the eventually consistent tree index shows every child.
+   */
+  childAddedWrite(parentId: string): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: organizationKeys(parentId),
+        UpdateExpression: 'ADD childrenListed :one',
+        ConditionExpression: '#status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':one': 1, ':active': 'active' },
+      },
+    };
+  },
+
+  /** The organization and every descendant (paths are fixed-length ids joined by '/'), as the eventually consistent tree index shows them. */
   async subtree(organization: Organization): Promise<Organization[]> {
     const items = await queryAll({
       IndexName: 'GSI2',
@@ -53,6 +71,23 @@ export const organizationRepository = {
       ExpressionAttributeValues: { ':pk': organizationTreePartition(organization.rootId), ':path': organization.path },
     });
     return items.map(toOrganization);
+  },
+
+  /**
+   * The subtree with every child its members count (strongly consistent counts): the tree index is
+   * read until it shows them all. Organizations counted before the count existed count no children.
+   */
+  async settledSubtree(organization: Organization): Promise<Organization[]> {
+    for (let attempt = 1; ; attempt++) {
+      const members = await organizationRepository.subtree(organization);
+      const counted = await batchGet(members.map((member) => organizationKeys(member.id)), ['id', 'childrenListed']);
+      const shown = new Map<string, number>();
+      for (const member of members) if (member.parentId) shown.set(member.parentId, (shown.get(member.parentId) ?? 0) + 1);
+      const behind = [...counted.values()].some((item) => item.childrenListed !== undefined && storedInteger(item.childrenListed) > (shown.get(String(item.id)) ?? 0));
+      if (!behind) return members;
+      if (attempt >= 50) throw new Error(`The organization index does not show every child of organization ${organization.id} yet; run the deletion again`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   },
 
   /**

@@ -139,6 +139,41 @@ describe('deleting an organization offboards it', () => {
     expect((await companyRepository.get(directlyDeleted))?.deletion?.cause).toBe('direct');
   });
 
+  it('deletes a child organization the tree index does not show yet (created just before): it reads the index until it shows as many children as each organization counts', async () => {
+    const branch = await createOrganization({ name: 'Offboarding tree branch', parentId: parent.id });
+    const twig = await createOrganization({ name: 'Offboarding newest twig', parentId: branch.id });
+    const read = organizationRepository.subtree.bind(organizationRepository);
+    let reads = 0;
+    const lagging = vi.spyOn(organizationRepository, 'subtree').mockImplementation(async (...args) => {
+      const members = await read(...args);
+      return reads++ === 0 ? members.filter((member) => member.id !== twig.id) : members;
+    });
+    try {
+      const result = await deleteOrganization(branch.id, 'test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
+      expect(result.organizationsDeleted).toBe(2);
+    } finally {
+      lagging.mockRestore();
+    }
+    expect(reads).toBeGreaterThan(1);
+    expect((await organizationRepository.get(twig.id))?.status).toBe('deleted');
+  });
+
+  it('refuses a child organization whose parent is deleted after it was read, and creates nothing', async () => {
+    const branch = await createOrganization({ name: 'Offboarding closing branch', parentId: parent.id });
+    const get = organizationRepository.get.bind(organizationRepository);
+    const stale = vi.spyOn(organizationRepository, 'get').mockImplementationOnce(async (id) => {
+      const read = await get(id); // read while active, then deleted before the child is written
+      await deleteOrganization(branch.id, 'test', { issuer: localCredentialIssuer, directory: localPersonDirectory });
+      return read;
+    });
+    try {
+      await expect(createOrganization({ name: 'Offboarding orphan', parentId: branch.id })).rejects.toThrow(`Parent organization ${branch.id} not found`);
+    } finally {
+      stale.mockRestore();
+    }
+    expect((await organizationRepository.subtree(branch)).map((member) => member.id)).toEqual([branch.id]);
+  });
+
   it("a deleted organization's subscription that outlived the deletion hears nothing, and is not found", async () => {
     const branch = await createOrganization({ name: 'Offboarding late branch', parentId: parent.id });
     const branchToken = await systemTokenOf(branch.id, 'offboarding-late');
