@@ -78,6 +78,35 @@ export interface Printer {
 
 export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The id flags and the ids the service gives: UUIDs (randomUUID), and client ids as Cognito
+ * takes them ([\w+]{1,128}; the local issuer's are 26 of a-z0-9). Checked before any lookup, so
+ * a malformed one is a one-line refusal, not a DynamoDB or Cognito error.
+ */
+const idFlags: { flag: Flag; what: string; format: RegExp }[] = [
+  { flag: 'id', what: 'an organization id (a UUID)', format: uuid },
+  { flag: 'parent', what: 'an organization id (a UUID)', format: uuid },
+  { flag: 'organization', what: 'an organization id (a UUID)', format: uuid },
+  { flag: 'company', what: 'a company id (a UUID)', format: uuid },
+  { flag: 'user', what: 'a user id (a UUID)', format: uuid },
+  { flag: 'client-id', what: 'a client id (up to 128 letters, digits, _ and +)', format: /^[\w+]{1,128}$/ },
+];
+
+/** A flag value in a message: quoted, at most 40 characters, control and format characters escaped. */
+const shownValue = (value: string): string => {
+  const quoted = JSON.stringify(value.length > 40 ? `${value.slice(0, 39)}…` : value).replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+  return value.length > 40 ? `${quoted} (${value.length} characters)` : quoted;
+};
+
+export const checkIdFlags = (values: Values): void => {
+  for (const { flag, what, format } of idFlags) {
+    const value = values[flag];
+    if (typeof value === 'string' && !format.test(value)) throw new ToolError(`--${flag} must be ${what}, not ${shownValue(value)}`);
+  }
+};
+
 export const integerFlag = (values: Values, flag: Flag, min: number, max: number): number => {
   const text = requireFlag(values, flag);
   const value = Number(text);

@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { autoReconcile, describeReport } from '../../shared/bank/auto-reconciliation';
+import { maxCamt053Bytes } from '../../shared/bank/camt053';
 import { ingestBankStatement } from '../../shared/bank/ingestion';
 import { setPeriodApproval } from '../../shared/bank/reconciliation';
 import { companyRepository } from '../../shared/companies/repository';
@@ -8,6 +9,7 @@ import { createCompany } from '../../shared/companies/service';
 import { CreateCompanySchema } from '../../shared/companies/schemas';
 import {
   AdministrationError,
+  checkedName,
   createApiClient,
   createOrganization,
   deleteOrganization,
@@ -281,8 +283,12 @@ export const recordRun: Record<string, Run> = {
     if (glAccountCode !== undefined && !accountCodePattern.test(glAccountCode)) throw new ToolError(`--gl-account ${glAccountCode} is not an account code`);
     let xml: Buffer;
     try {
+      // Refused before it is read: the file is read whole.
+      const { size } = await stat(file);
+      if (size > maxCamt053Bytes) throw new ToolError(`${file} is ${size} bytes; a camt.053 file may be at most ${maxCamt053Bytes} (16 MiB)`);
       xml = await readFile(file);
     } catch (error) {
+      if (error instanceof ToolError) throw error;
       throw new ToolError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     const result = await ingestBankStatement(company.id, xml, { ...(glAccountCode && { glAccountCode }), source: basename(file) });
@@ -342,6 +348,8 @@ export const recordRun: Record<string, Run> = {
   },
 
   async 'set-period-approval'(values, _target, print) {
+    // Stored as approvedBy and served: a name as the API's schemas take one (at most 200 characters, the text rule).
+    const by = values.by === undefined ? actor : checkedName(values.by, 'approver');
     const company = await existingCompany(requireFlag(values, 'company'));
     const glAccountCode = requireFlag(values, 'gl-account');
     if (!accountCodePattern.test(glAccountCode)) throw new ToolError(`--gl-account ${glAccountCode} is not an account code`);
@@ -349,7 +357,6 @@ export const recordRun: Record<string, Run> = {
     const period = integerFlag(values, 'period', 1, 12);
     const status = requireFlag(values, 'status');
     if (status !== 'approved' && status !== 'not_approved') throw new ToolError(`--status must be approved or not_approved, not ${status}`);
-    const by = values.by?.trim() || actor;
     await setPeriodApproval(company.id, { glAccountCode, year, period, status, by });
     print.json({ companyId: company.id, glAccountCode, year, period, status, by });
     print.lines(`Period ${year}-${String(period).padStart(2, '0')} on GL account ${glAccountCode} of "${company.name}" is now ${status.replace('_', ' ')} (by ${by})`);

@@ -1,13 +1,13 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { defaultBankGlAccount } from '../../shared/bank/defaults';
+import { defaultBankGlAccount, maxCamt053Bytes, maxCamt053Entries } from '../../shared/bank/defaults';
 import { accountingSystems } from '../../shared/companies/values';
 import { passwordPolicy } from '../../shared/identity/password-policy';
 import { ProblemError } from '../../shared/platform/problem';
 import { isConnectionRefused, ToolError } from './stack-env';
 import { awsQueues, countsOf, localQueues, peek, purge, queueName, queueNames, readableBody, redrive, type QueueLocator, type QueueName } from './dead-letter-queues';
-import { integerFlag, options, plural, requireFlag, shortTime, table, UsageError, useLocalStack, type Flag, type Printer, type Values } from './admin-cli';
+import { checkIdFlags, integerFlag, options, plural, requireFlag, shortTime, table, UsageError, useLocalStack, type Flag, type Printer, type Values } from './admin-cli';
 
 /**
  * `npm run admin -- <command> [flags]`: what an organization administrator does outside the
@@ -99,7 +99,7 @@ const commands: Record<string, CommandSpec> = {
     required: ['company', 'file'],
     optional: ['gl-account'],
     args: '--company COMPANY_ID --file STATEMENT.xml [--gl-account CODE]',
-    description: `Ingest an ISO 20022 camt.053 bank statement; a new bank account maps to GL account --gl-account (default ${defaultBankGlAccount})`,
+    description: `Ingest an ISO 20022 camt.053 bank statement; a new bank account maps to GL account --gl-account (default ${defaultBankGlAccount}). At most ${maxCamt053Bytes / 1024 / 1024} MiB and ${maxCamt053Entries.toLocaleString('en')} entries, no DOCTYPE; every text it reads within its ISO 20022 length (Stmt/Id, MsgId, NtryRef, AcctSvcrRef 35) and without control or bidi characters, or the whole file is refused`,
     writesEvents: true,
   },
   'auto-reconcile': {
@@ -119,7 +119,7 @@ const commands: Record<string, CommandSpec> = {
     required: ['company', 'gl-account', 'year', 'period', 'status'],
     optional: ['by'],
     args: '--company COMPANY_ID --gl-account CODE --year YYYY --period 1-12 --status approved|not_approved [--by NAME]',
-    description: "Record the firm's approval of a period on a GL account (shown in the reconciliation summary)",
+    description: "Record the firm's approval of a period on a GL account (shown in the reconciliation summary). NAME (default admin-cli): at most 200 characters, no control or bidi characters",
   },
   'outbox-sweep': {
     required: [],
@@ -186,6 +186,8 @@ export const adminUsage = (): string => {
     'Output:',
     '  --json                        machine-readable JSON on stdout',
     '  --help                        this text',
+    '',
+    'Ids (ORG_ID, COMPANY_ID, USER_ID) are UUIDs, CLIENT_ID up to 128 of A-Z a-z 0-9 _ +; another value is refused (exit 1).',
     '',
     'Exit codes: 0 done, 1 failed (one line on stderr), 2 usage error.',
   ].join('\n');
@@ -351,6 +353,7 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
       const { recordRun, selectTarget } = await import('./admin-records');
       const target = selectTarget(values, { writesEvents: spec.writesEvents === true });
       reach = target.dynamodb;
+      checkIdFlags(values);
       await recordRun[command]!(values, target, print);
     }
     return 0;

@@ -1,12 +1,18 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Decimal } from '../platform/money';
+import { textRuleProblem } from '../platform/schemas';
 import { clip } from '../platform/text';
+import { maxCamt053Bytes, maxCamt053Entries } from './defaults';
 import { maxStatementText } from './schemas';
+
+export { maxCamt053Bytes, maxCamt053Entries };
 
 /**
  * ISO 20022 camt.053 (bank-to-customer statement) parser: pure, no I/O. Accepts any
  * camt.053.001.xx namespace and matches elements on their local names, so .02 and .08 (and a
  * prefixed Document) read the same way. Amounts stay decimal text until they become Decimal.
+ * Every text read is held to its ISO 20022 type (length, pattern) and the API's text rule, so
+ * nothing unbounded reaches a key or a stored record.
  */
 
 /** Anything malformed; the message says what is wrong and where (e.g. 'Stmt 2 Ntry 5: ...'). */
@@ -58,7 +64,7 @@ export interface StatementEntry {
 export interface BankStatement {
   /** GrpHdr/MsgId */
   messageId: string;
-  /** GrpHdr/CreDtTm as given */
+  /** GrpHdr/CreDtTm as given (a checked ISO date-time) */
   createdAt: string | null;
   /** Stmt/Id */
   statementId: string;
@@ -121,13 +127,53 @@ const child = (node: unknown, ...path: string[]): unknown => {
   return current;
 };
 
-/** The trimmed text of an element (or of the element down a path), cut to maxStatementText; null when absent or empty. */
+/** The trimmed text of an element (or of the element down a path); null when absent or empty. Unchecked: see `field`. */
 const text = (node: unknown, ...path: string[]): string | null => {
   const element = path.length === 0 ? node : child(node, ...path);
   const value = isElement(element) ? element['#text'] : element;
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
-  return trimmed === '' ? null : clip(trimmed, maxStatementText);
+  return trimmed === '' ? null : trimmed;
+};
+
+/** A value in an error message: quoted, at most 40 characters, control and format characters escaped. */
+const shown = (value: string): string =>
+  `"${clip(value, 40).replace(/[\p{Cc}\p{Cf}\p{Cs}]/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`)}"`;
+
+/** An ISO 20022 simple type: MaxNNText (length in characters), optionally a pattern. */
+interface TextType {
+  max: number;
+  /** Line breaks and tabs allowed (free text). */
+  multiline?: boolean;
+  pattern?: { test: RegExp; is: string };
+}
+const max4: TextType = { max: 4 };
+const max34: TextType = { max: 34 };
+const max35: TextType = { max: 35 };
+const max70: TextType = { max: 70 };
+const max140: TextType = { max: 140 };
+const max140Free: TextType = { max: 140, multiline: true };
+const max500Free: TextType = { max: 500, multiline: true };
+const currencyCode: TextType = { max: 3, pattern: { test: /^[A-Z]{3}$/, is: 'a currency code (three capital letters)' } };
+/** camt.053.001.02 BICIdentifier and .08 BICFIDec2014Identifier. */
+const bic: TextType = { max: 11, pattern: { test: /^[A-Z]{6}[A-Z2-9][A-NP-Z0-9]([A-Z0-9]{3})?$/, is: 'a BIC' } };
+const bicfi: TextType = { max: 11, pattern: { test: /^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/, is: 'a BIC' } };
+/** Number (fractionDigits 0, totalDigits 18). */
+const sequenceNumber: TextType = { max: 18, pattern: { test: /^\d{1,18}$/, is: 'a whole number of at most 18 digits' } };
+
+const checked = (value: string, type: TextType, where: string, label: string): string => {
+  const length = [...value].length;
+  if (length > type.max) throw new Camt053Error(`${where}: ${label} has ${length} characters; ISO 20022 allows at most ${type.max}`);
+  const problem = textRuleProblem(value, type.multiline);
+  if (problem) throw new Camt053Error(`${where}: ${label} ${problem}`);
+  if (type.pattern && !type.pattern.test.test(value)) throw new Camt053Error(`${where}: ${label} is not ${type.pattern.is}: ${shown(value)}`);
+  return value;
+};
+
+/** The text down a path (as `text`), checked against its ISO 20022 type and the text rule; the message names the path. */
+const field = (type: TextType, where: string, node: unknown, ...path: string[]): string | null => {
+  const value = text(node, ...path);
+  return value === null ? null : checked(value, type, where, path.join('/'));
 };
 
 const attribute = (node: unknown, name: string): string | null => {
@@ -137,7 +183,7 @@ const attribute = (node: unknown, name: string): string | null => {
 };
 
 const isoDate = /^(\d{4})-(\d{2})-(\d{2})$/;
-const isoDateTime = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
+const isoDateTime = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
 
 const isCalendarDate = (value: string): boolean => {
   const match = isoDate.exec(value);
@@ -148,14 +194,14 @@ const isCalendarDate = (value: string): boolean => {
 };
 
 const dateOf = (value: string, where: string, label: string): string => {
-  if (!isCalendarDate(value)) throw new Camt053Error(`${where}: ${label} is not a valid ISO date: "${value}"`);
+  if (!isCalendarDate(value)) throw new Camt053Error(`${where}: ${label} is not a valid ISO date: ${shown(value)}`);
   return value;
 };
 
 const dateOfDateTime = (value: string, where: string, label: string): string => {
   const match = isoDateTime.exec(value);
   const valid = match !== null && isCalendarDate(match[1]!) && Number(match[2]) <= 23 && Number(match[3]) <= 59 && Number(match[4]) <= 59;
-  if (!valid) throw new Camt053Error(`${where}: ${label} is not a valid ISO date-time: "${value}"`);
+  if (!valid) throw new Camt053Error(`${where}: ${label} is not a valid ISO date-time: ${shown(value)}`);
   return match[1]!;
 };
 
@@ -175,11 +221,11 @@ const optionalDateTime = (value: string | null, where: string, label: string): s
 /** ISO 20022 amounts: unsigned, at most 5 decimals and 18 digits (the XSD's ActiveOrHistoricCurrencyAndAmount). */
 const parseAmountText = (value: string | null, where: string, label: string): Decimal => {
   if (value === null) throw new Camt053Error(`${where}: ${label} is empty`);
-  if (value.startsWith('-')) throw new Camt053Error(`${where}: ${label} is negative ("${value}"); the sign belongs in CdtDbtInd`);
+  if (value.startsWith('-')) throw new Camt053Error(`${where}: ${label} is negative (${shown(value)}); the sign belongs in CdtDbtInd`);
   const match = /^\d+(?:\.(\d+))?$/.exec(value);
-  if (!match) throw new Camt053Error(`${where}: ${label} is not a decimal: "${value}"`);
-  if ((match[1]?.length ?? 0) > 5) throw new Camt053Error(`${where}: ${label} has more than 5 decimals: "${value}"`);
-  if (value.replace('.', '').replace(/^0+(?=\d)/, '').length > 18) throw new Camt053Error(`${where}: ${label} has more than 18 digits: "${value}"`);
+  if (!match) throw new Camt053Error(`${where}: ${label} is not a decimal: ${shown(value)}`);
+  if ((match[1]?.length ?? 0) > 5) throw new Camt053Error(`${where}: ${label} has more than 5 decimals: ${shown(value)}`);
+  if (value.replace('.', '').replace(/^0+(?=\d)/, '').length > 18) throw new Camt053Error(`${where}: ${label} has more than 18 digits: ${shown(value)}`);
   return new Decimal(value);
 };
 
@@ -190,10 +236,10 @@ const signedAmount = (node: unknown, where: string): { amount: Decimal; currency
   const amount = parseAmountText(text(amountElement), where, 'Amt');
   const currency = attribute(amountElement, 'Ccy');
   if (currency === null) throw new Camt053Error(`${where}: Amt has no Ccy attribute`);
-  if (!/^[A-Z]{3}$/.test(currency)) throw new Camt053Error(`${where}: Amt Ccy is not a currency code: "${currency}"`);
+  if (!/^[A-Z]{3}$/.test(currency)) throw new Camt053Error(`${where}: Amt Ccy is not a currency code: ${shown(currency)}`);
   const indicator = text(node, 'CdtDbtInd');
   if (indicator === null) throw new Camt053Error(`${where}: CdtDbtInd is missing`);
-  if (indicator !== 'CRDT' && indicator !== 'DBIT') throw new Camt053Error(`${where}: CdtDbtInd must be CRDT or DBIT, not "${indicator}"`);
+  if (indicator !== 'CRDT' && indicator !== 'DBIT') throw new Camt053Error(`${where}: CdtDbtInd must be CRDT or DBIT, not ${shown(indicator)}`);
   const credit = indicator === 'CRDT';
   return { amount: credit || amount.isZero() ? amount : amount.neg(), currency, credit };
 };
@@ -214,33 +260,36 @@ const parseStatus = (entry: unknown, where: string): EntryStatus => {
   // .02: <Sts>BOOK</Sts>; .08: <Sts><Cd>BOOK</Cd></Sts>
   const code = text(element, 'Cd') ?? text(element);
   if (code === null) throw new Camt053Error(`${where}: Sts has no status code`);
-  if (!(statuses as readonly string[]).includes(code)) throw new Camt053Error(`${where}: Sts must be BOOK, PDNG, INFO or FUTR, not "${code}"`);
+  if (!(statuses as readonly string[]).includes(code)) throw new Camt053Error(`${where}: Sts must be BOOK, PDNG, INFO or FUTR, not ${shown(code)}`);
   return code as EntryStatus;
 };
 
-const bankTransactionCode = (entry: unknown): string | null => {
+const bankTransactionCode = (entry: unknown, where: string): string | null => {
   const code = child(entry, 'BkTxCd');
   const domain = child(code, 'Domn');
   if (domain !== undefined) {
-    const parts = [text(domain, 'Cd'), text(domain, 'Fmly', 'Cd'), text(domain, 'Fmly', 'SubFmlyCd')].filter((part) => part !== null);
+    const at = `${where} BkTxCd/Domn`;
+    const parts = [field(max4, at, domain, 'Cd'), field(max4, at, domain, 'Fmly', 'Cd'), field(max4, at, domain, 'Fmly', 'SubFmlyCd')].filter((part) => part !== null);
     if (parts.length > 0) return parts.join('/');
   }
-  return text(code, 'Prtry', 'Cd');
+  return field(max35, `${where} BkTxCd`, code, 'Prtry', 'Cd');
 };
 
-const creditorReference = (transaction: unknown): string | null => {
+const creditorReference = (transaction: unknown, where: string): string | null => {
   for (const structured of children(child(transaction, 'RmtInf'), 'Strd')) {
-    const reference = text(structured, 'CdtrRefInf', 'Ref');
+    const reference = field(max35, `${where} RmtInf/Strd`, structured, 'CdtrRefInf', 'Ref');
     if (reference !== null) return reference;
   }
-  const endToEndId = text(transaction, 'Refs', 'EndToEndId');
+  const endToEndId = field(max35, where, transaction, 'Refs', 'EndToEndId');
   return endToEndId === 'NOTPROVIDED' ? null : endToEndId;
 };
 
-const unstructuredText = (transaction: unknown): string | null => {
+/** The Ustrd lines joined with ' ' (each Max140Text), cut to maxStatementText. */
+const unstructuredText = (transaction: unknown, where: string): string | null => {
   const lines = children(child(transaction, 'RmtInf'), 'Ustrd')
     .map((line) => text(line))
-    .filter((line) => line !== null);
+    .filter((line) => line !== null)
+    .map((line) => checked(line, max140Free, where, 'RmtInf/Ustrd'));
   return lines.length > 0 ? clip(lines.join(' '), maxStatementText) : null;
 };
 
@@ -254,34 +303,38 @@ const parseEntry = (entry: unknown, index: number, where: string, fallbackDate: 
   if (bookingDate === null) throw new Camt053Error(`${where}: entry has neither BookgDt nor ValDt`);
 
   const transaction = child(entry, 'NtryDtls', 'TxDtls');
+  const inTransaction = `${where} NtryDtls/TxDtls`;
   const parties = child(transaction, 'RltdPties');
+  const inParties = `${inTransaction}/RltdPties`;
   const party = credit ? 'Dbtr' : 'Cdtr';
   return {
     index,
-    entryReference: text(entry, 'NtryRef'),
-    accountServicerReference: text(entry, 'AcctSvcrRef'),
+    entryReference: field(max35, where, entry, 'NtryRef'),
+    accountServicerReference: field(max35, where, entry, 'AcctSvcrRef'),
     amount,
     currency,
     status,
     bookingDate,
     valueDate,
-    description: text(entry, 'AddtlNtryInf') ?? unstructuredText(transaction),
-    reference: creditorReference(transaction),
-    counterpartyName: text(parties, party, 'Nm') ?? text(parties, party, 'Pty', 'Nm'),
-    counterpartyAccount: text(parties, `${party}Acct`, 'Id', 'IBAN') ?? text(parties, `${party}Acct`, 'Id', 'Othr', 'Id'),
-    bankTransactionCode: bankTransactionCode(entry),
+    description: field(max500Free, where, entry, 'AddtlNtryInf') ?? unstructuredText(transaction, inTransaction),
+    reference: creditorReference(transaction, inTransaction),
+    counterpartyName: field(max140, inParties, parties, party, 'Nm') ?? field(max140, inParties, parties, party, 'Pty', 'Nm'),
+    counterpartyAccount: field(max34, inParties, parties, `${party}Acct`, 'Id', 'IBAN') ?? field(max34, inParties, parties, `${party}Acct`, 'Id', 'Othr', 'Id'),
+    bankTransactionCode: bankTransactionCode(entry, where),
   };
 };
 
 const parseStatement = (statement: unknown, position: number, messageId: string, createdAt: string | null): BankStatement => {
   const where = `Stmt ${position}`;
-  const statementId = text(statement, 'Id');
+  const statementId = field(max35, where, statement, 'Id');
   if (statementId === null) throw new Camt053Error(`${where}: Id is missing`);
 
   const account = child(statement, 'Acct');
   if (account === undefined) throw new Camt053Error(`${where}: Acct is missing`);
-  const iban = text(account, 'Id', 'IBAN');
-  const bban = text(account, 'Id', 'Othr', 'Id');
+  const inAccount = `${where} Acct`;
+  // IBAN2007Identifier is at most 34 characters; its check digits are checked on ingestion.
+  const iban = field(max34, inAccount, account, 'Id', 'IBAN');
+  const bban = field(max34, inAccount, account, 'Id', 'Othr', 'Id');
   if (iban === null && bban === null) throw new Camt053Error(`${where}: Acct has no identification (neither Id/IBAN nor Id/Othr/Id)`);
 
   const fromDate = optionalDateTime(text(statement, 'FrToDt', 'FrDtTm'), where, 'FrToDt/FrDtTm');
@@ -302,16 +355,16 @@ const parseStatement = (statement: unknown, position: number, messageId: string,
     messageId,
     createdAt,
     statementId,
-    sequenceNumber: text(statement, 'ElctrncSeqNb'),
+    sequenceNumber: field(sequenceNumber, where, statement, 'ElctrncSeqNb'),
     fromDate,
     toDate,
     account: {
       iban,
       bban,
-      currency: text(account, 'Ccy'),
-      name: text(account, 'Nm'),
-      ownerName: text(account, 'Ownr', 'Nm'),
-      bic: text(account, 'Svcr', 'FinInstnId', 'BIC') ?? text(account, 'Svcr', 'FinInstnId', 'BICFI'),
+      currency: field(currencyCode, inAccount, account, 'Ccy'),
+      name: field(max70, inAccount, account, 'Nm'),
+      ownerName: field(max140, inAccount, account, 'Ownr', 'Nm'),
+      bic: field(bic, inAccount, account, 'Svcr', 'FinInstnId', 'BIC') ?? field(bicfi, inAccount, account, 'Svcr', 'FinInstnId', 'BICFI'),
     },
     openingBalance: balanceOf('OPBD', 'PRCD'),
     closingBalance: balanceOf('CLBD'),
@@ -320,6 +373,8 @@ const parseStatement = (statement: unknown, position: number, messageId: string,
 };
 
 const decode = (xml: string | Buffer): string => {
+  const bytes = typeof xml === 'string' ? Buffer.byteLength(xml) : xml.length;
+  if (bytes > maxCamt053Bytes) throw new Camt053Error(`The file is ${bytes} bytes; at most ${maxCamt053Bytes} (16 MiB) are taken`);
   if (typeof xml === 'string') return xml.replace(/^\uFEFF/, '');
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(xml);
@@ -361,6 +416,8 @@ const statementMessage = (document: XmlElement): XmlElement => {
 export const parseCamt053 = (xml: string | Buffer): BankStatement[] => {
   const source = decode(xml);
   if (source.trim() === '') throw new Camt053Error('The file is empty');
+  // No DTD, so no entity declarations or expansion (anywhere, comments too: a statement has none).
+  if (/<!DOCTYPE/i.test(source)) throw new Camt053Error('The file has a DOCTYPE; DTDs and entity declarations are refused (a camt.053 statement has none)');
   const validation = XMLValidator.validate(source);
   if (validation !== true) {
     const { line, col, msg } = validation.err;
@@ -375,10 +432,13 @@ export const parseCamt053 = (xml: string | Buffer): BankStatement[] => {
   if (!isElement(document)) throw new Camt053Error('Not well-formed XML: no root element');
 
   const message = statementMessage(document);
-  const messageId = text(message, 'GrpHdr', 'MsgId');
+  const messageId = field(max35, 'GrpHdr', child(message, 'GrpHdr'), 'MsgId');
   if (messageId === null) throw new Camt053Error('GrpHdr/MsgId is missing');
   const createdAt = text(message, 'GrpHdr', 'CreDtTm');
+  if (createdAt !== null) dateOfDateTime(createdAt, 'GrpHdr', 'CreDtTm');
   const statements = children(message, 'Stmt');
   if (statements.length === 0) throw new Camt053Error('BkToCstmrStmt has no Stmt');
+  const entries = statements.reduce((count: number, statement) => count + children(statement, 'Ntry').length, 0);
+  if (entries > maxCamt053Entries) throw new Camt053Error(`The file has ${entries} entries (Ntry); at most ${maxCamt053Entries} are taken`);
   return statements.map((statement, i) => parseStatement(statement, i + 1, messageId, createdAt));
 };

@@ -14,6 +14,7 @@ import { ensureTable } from '../../infra/local/dynamodb-local';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
 import { subscriptionKeys } from '../../shared/webhooks/keys';
+import { periodApprovalKeys } from '../../shared/bank/keys';
 import type { Json } from '../support/json';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ensureQueue, localSqsClient } from '../../infra/local/sqs';
@@ -181,7 +182,7 @@ describe('admin CLI: organizations, companies, clients', () => {
       await admin('create-company', '--organization', organization.id, '--name', 'Feil AS', '--accounting-system', 'Excel', '--stack', stackFile),
       /--accounting-system: .*Api, Tripletex/,
     );
-    expectFailure(await admin('create-company', '--organization', 'not-a-uuid', '--name', 'Feil AS', '--stack', stackFile), /--organization: /);
+    expectFailure(await admin('create-company', '--organization', 'not-a-uuid', '--name', 'Feil AS', '--stack', stackFile), /^error: --organization must be an organization id \(a UUID\), not "not-a-uuid"$/);
     expectFailure(await admin('create-company', '--organization', randomUUID(), '--name', 'Feil AS', '--stack', stackFile), /Organization .* not found/);
     expectFailure(await admin('create-company', '--organization', organization.id, '--name', '  ', '--stack', stackFile), /--name: must not be blank/);
     await adminJson('delete-organization', '--id', organization.id);
@@ -201,7 +202,7 @@ describe('admin CLI: organizations, companies, clients', () => {
   it('reports administration errors in one line (exit 1)', async () => {
     const organization = await adminJson('create-organization', '--name', `CLI Errors ${randomUUID().slice(0, 8)}`);
     expectFailure(await admin('create-organization', '--name', 'Orphan', '--parent', randomUUID(), '--stack', stackFile), /Parent organization .* not found/);
-    expectFailure(await admin('rotate-client', '--client-id', 'no-such-client', '--stack', stackFile), /^error: Client no-such-client not found$/);
+    expectFailure(await admin('rotate-client', '--client-id', 'no_such_client', '--stack', stackFile), /^error: Client no_such_client not found$/);
     expectFailure(await admin('delete-organization', '--id', randomUUID(), '--stack', stackFile), /^error: Organization .* not found$/);
     expectFailure(
       await admin('create-client', '--organization', organization.id, '--name', 'x', '--scopes', 'companies:read,bogus:scope', '--stack', stackFile),
@@ -219,6 +220,45 @@ describe('admin CLI: organizations, companies, clients', () => {
     expectFailure(await admin('list-clients', '--organization', organization.id, '--stack', missing), /Start the local stack with npm start first/);
     expect((await adminJson('list-clients', '--organization', organization.id))).toEqual([]);
     expect((await admin('list-clients', '--organization', organization.id, '--stack', stackFile)).out).toBe(`No API clients in organization ${organization.id}`);
+    await adminJson('delete-organization', '--id', organization.id);
+  });
+
+  it('refuses a malformed id flag in one line before any lookup (an over-long one was a raw DynamoDB key error)', async () => {
+    const long = 'x'.repeat(2000);
+    const shownLong = `"${'x'.repeat(39)}…" \\(2000 characters\\)`;
+    const uuid = randomUUID();
+    const cases: [string[], string][] = [
+      [['delete-organization', '--id', long], `--id must be an organization id \\(a UUID\\), not ${shownLong}`],
+      [['create-organization', '--name', 'X', '--parent', long], `--parent must be an organization id \\(a UUID\\), not ${shownLong}`],
+      [['list-clients', '--organization', long], `--organization must be an organization id \\(a UUID\\), not ${shownLong}`],
+      [['create-client', '--organization', uuid, '--name', 'x', '--user', long], `--user must be a user id \\(a UUID\\), not ${shownLong}`],
+      [['create-user', '--organization', `${uuid}x`, '--email', 'a@example.test', '--name', 'A'], `--organization must be an organization id \\(a UUID\\), not "${uuid}x"`],
+      [['add-membership', '--user', long, '--organization', uuid], `--user must be a user id \\(a UUID\\), not ${shownLong}`],
+      [['remove-membership', '--user', uuid, '--organization', long], `--organization must be an organization id \\(a UUID\\), not ${shownLong}`],
+      [['delete-user', '--user', `${uuid}\u202E`], `--user must be a user id \\(a UUID\\), not "${uuid}\\\\u202e"`],
+      [['rotate-client', '--client-id', 'c'.repeat(129)], `--client-id must be a client id \\(up to 128 letters, digits, _ and \\+\\), not "${'c'.repeat(39)}…" \\(129 characters\\)`],
+      [['rotate-client', '--client-id', 'abc\u0085'], `--client-id must be a client id \\(up to 128 letters, digits, _ and \\+\\), not "abc\\\\u0085"`],
+      [['import-bank-statement', '--company', long, '--file', 'statement.xml'], `--company must be a company id \\(a UUID\\), not ${shownLong}`],
+      [['auto-reconcile', '--company', long, '--year', '2026'], `--company must be a company id \\(a UUID\\), not ${shownLong}`],
+      [['set-period-approval', '--company', long, '--gl-account', '1920', '--year', '2026', '--period', '1', '--status', 'approved'], `--company must be a company id \\(a UUID\\), not ${shownLong}`],
+    ];
+    for (const [argv, message] of cases) expectFailure(await admin(...argv, '--stack', stackFile), new RegExp(`^error: ${message}$`));
+  });
+
+  it('set-period-approval --by takes a name as the API serves approvedBy (at most 200 characters, the text rule)', async () => {
+    const organization = await adminJson('create-organization', '--name', `CLI Approval ${randomUUID().slice(0, 8)}`);
+    const company = await adminJson('create-company', '--organization', organization.id, '--name', 'Godkjent AS');
+    const approve = (by: string, period: string) =>
+      admin('set-period-approval', '--company', company.id, '--gl-account', '1920', '--year', '2026', '--period', period, '--status', 'approved', '--by', by, '--stack', stackFile);
+    const stored = async (period: number) =>
+      (await dynamo().send(new GetCommand({ TableName: tableName(), Key: periodApprovalKeys(company.id, 2026, '1920', period), ConsistentRead: true }))).Item;
+    expectFailure(await approve('N'.repeat(201), '1'), /^error: The approver name must be at most 200 characters, not 201$/);
+    expectFailure(await approve('Kari\u0085Nordmann', '1'), /^error: The approver name must not contain control characters/);
+    expectFailure(await approve('Kari \u202ENordmann', '1'), /^error: The approver name must not contain bidirectional override or isolate characters/);
+    expectFailure(await approve('   ', '1'), /^error: The approver name must not be blank$/);
+    expect(await stored(1)).toBeUndefined();
+    expect((await approve(`  ${'N'.repeat(200)}  `, '2')).code).toBe(0);
+    expect(await stored(2)).toMatchObject({ status: 'approved', approvedBy: 'N'.repeat(200) });
     await adminJson('delete-organization', '--id', organization.id);
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { bankRepository } from '../../shared/bank/repository';
 import { deleteReconciliation } from '../../shared/bank/reconciliation';
 import { ingestBankStatement } from '../../shared/bank/ingestion';
+import { maxCamt053Bytes } from '../../shared/bank/camt053';
 import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../../shared/platform/aws';
 import { firstTransactionConflicted, observingCalls } from '../support/sdk-calls';
@@ -190,6 +191,41 @@ describe('camt.053 ingestion (admin import-bank-statement)', () => {
     const run = await ingest(companyId, broken);
     expect(run).toMatchObject({ code: 1 });
     expect(run.err).toMatch(/Ntry 2: Amt is not a decimal/);
+    expect((await api('GET', `/v1/companies/${companyId}/bank/accounts`, { as: 'a-system' })).body.data).toEqual([]);
+  });
+
+  it('refuses a file breaking ISO 20022 limits or the text rule whole, writing nothing (a 1,100-character Stmt/Id once wrote the account and transactions, then failed on its key)', async () => {
+    const companyId = await newApiCompany();
+    const good = statementXml(validAccountNumber('1503666666'), 'ST-LIMITS', [entry('A', '2026-01-02', '10.00'), entry('B', '2026-01-03', '20.00')]);
+    const pendingOnly = good.replaceAll('<Sts>BOOK</Sts>', '<Sts>PDNG</Sts>');
+    const cases: [string, string | RegExp][] = [
+      [good.replace('<Id>ST-LIMITS</Id>', `<Id>${'S'.repeat(1100)}</Id>`), 'error: Stmt 1: Id has 1100 characters; ISO 20022 allows at most 35'],
+      [good.replace('Entry B', 'Entry\u0085B'), /^error: Stmt 1 Ntry 2: AddtlNtryInf must not contain control characters/],
+      [good.replace('Testbedrift AS', 'Testbedrift\u202ESA'), /^error: Stmt 1 Acct: Ownr\/Nm must not contain bidirectional override/],
+      [pendingOnly.replace('<Ccy>NOK</Ccy>', `<Ccy>${'N'.repeat(4000)}</Ccy>`), 'error: Stmt 1 Acct: Ccy has 4000 characters; ISO 20022 allows at most 3'],
+      [pendingOnly.replace('<Ccy>NOK</Ccy>', '<Ccy>kr.</Ccy>'), 'error: Stmt 1 Acct: Ccy is not a currency code (three capital letters): "kr."'],
+      [good.replace('<CreDtTm>2026-01-03T23:59:59</CreDtTm>', '<CreDtTm>in the morning</CreDtTm>'), 'error: GrpHdr: CreDtTm is not a valid ISO date-time: "in the morning"'],
+      [good.replace('<Document', '<!DOCTYPE Document [<!ENTITY x "x">]><Document'), 'error: The file has a DOCTYPE; DTDs and entity declarations are refused (a camt.053 statement has none)'],
+    ];
+    expect(new Set(cases.map(([xml]) => xml)).size).toBe(cases.length);
+    expect(cases.every(([xml]) => xml !== good && xml !== pendingOnly)).toBe(true);
+    for (const [xml, message] of cases) {
+      const run = await ingest(companyId, xml);
+      expect(run.code).toBe(1);
+      expect(run.err.split('\n')).toHaveLength(1);
+      expect(run.err).toMatch(message);
+    }
+    expect((await api('GET', `/v1/companies/${companyId}/bank/accounts`, { as: 'a-system' })).body.data).toEqual([]);
+    expect((await eventsOfCompany(companyId)).filter((event) => event.type === 'bank.statement.ingested')).toEqual([]);
+  });
+
+  it(`refuses a file over 16 MiB before reading it`, async () => {
+    const companyId = await newApiCompany();
+    const good = statementXml(validAccountNumber('1503777777'), 'ST-SIZE', [entry('A', '2026-01-02', '10.00')]);
+    const big = good.replace('</Document>', `<!--${' '.repeat(maxCamt053Bytes)}--></Document>`);
+    const run = await ingest(companyId, big);
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(new RegExp(`^error: \\S+\\.xml is ${Buffer.byteLength(big)} bytes; a camt\\.053 file may be at most ${maxCamt053Bytes} \\(16 MiB\\)$`));
     expect((await api('GET', `/v1/companies/${companyId}/bank/accounts`, { as: 'a-system' })).body.data).toEqual([]);
   });
 

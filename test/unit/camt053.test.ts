@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCamt053, type DemoStatement } from '../../infra/local/demo-statements';
 import { isValidNorwegianAccountNumber, normalizeIban, norwegianAccountNumberOfIban } from '../../shared/bank/account-number';
-import { Camt053Error, parseCamt053, type BankStatement, type StatementEntry } from '../../shared/bank/camt053';
+import { Camt053Error, maxCamt053Bytes, maxCamt053Entries, parseCamt053, type BankStatement, type StatementEntry } from '../../shared/bank/camt053';
 import { Decimal } from '../../shared/platform/money';
 
 const fixtures = join(import.meta.dirname, '../fixtures/camt053');
@@ -173,9 +173,7 @@ describe('camt.053.001.02: statement-2026-01.xml', () => {
     });
   });
 
-  it('cuts every text to 4000 characters (the read shape), joined remittance lines too', () => {
-    const long = 'x'.repeat(5000);
-    expect(oneEntry({ rest: `<AddtlNtryInf>${long}</AddtlNtryInf>` }).description).toBe(`${'x'.repeat(3999)}…`);
+  it('cuts the joined remittance lines to 4000 characters (the read shape)', () => {
     const lines = Array.from({ length: 40 }, (_, i) => `<Ustrd>${String(i).padStart(139, '-')}</Ustrd>`).join('');
     const joined = oneEntry({ rest: `<NtryDtls><TxDtls><RmtInf>${lines}</RmtInf></TxDtls></NtryDtls>` }).description!;
     expect(joined).toHaveLength(4000);
@@ -545,6 +543,117 @@ describe('Camt053Error', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('ISO 20022 limits and the text rule (the whole file refused, naming the element)', () => {
+  const party = '<RltdPties><Dbtr><Nm>Ola Nordmann</Nm></Dbtr></RltdPties>';
+  const details = (inner: string) => `<NtryDtls><TxDtls>${inner}</TxDtls></NtryDtls>`;
+  /** A statement with one element set to `value`, and the message that names it. */
+  const cases: [string, (value: string) => string, string][] = [
+    ['GrpHdr/MsgId', (v) => camt(stmt(ntry())).replace('<MsgId>M1</MsgId>', `<MsgId>${v}</MsgId>`), 'GrpHdr: MsgId'],
+    ['Stmt/Id', (v) => camt(stmt(ntry(), `<Id>${v}</Id>`)), 'Stmt 1: Id'],
+    ['Ntry/NtryRef', (v) => camt(stmt(ntry({ rest: `<NtryRef>${v}</NtryRef>` }))), 'Stmt 1 Ntry 1: NtryRef'],
+    ['Ntry/AcctSvcrRef', (v) => camt(stmt(ntry({ rest: `<AcctSvcrRef>${v}</AcctSvcrRef>` }))), 'Stmt 1 Ntry 1: AcctSvcrRef'],
+    ['Ntry/AddtlNtryInf', (v) => camt(stmt(ntry({ rest: `<AddtlNtryInf>${v}</AddtlNtryInf>` }))), 'Stmt 1 Ntry 1: AddtlNtryInf'],
+    ['RmtInf/Ustrd', (v) => camt(stmt(ntry({ rest: details(`<RmtInf><Ustrd>ok</Ustrd><Ustrd>${v}</Ustrd></RmtInf>`) }))), 'Stmt 1 Ntry 1 NtryDtls/TxDtls: RmtInf/Ustrd'],
+    ['CdtrRefInf/Ref', (v) => camt(stmt(ntry({ rest: details(`<RmtInf><Strd><CdtrRefInf><Ref>${v}</Ref></CdtrRefInf></Strd></RmtInf>`) }))), 'Stmt 1 Ntry 1 NtryDtls/TxDtls RmtInf/Strd: CdtrRefInf/Ref'],
+    ['Refs/EndToEndId', (v) => camt(stmt(ntry({ rest: details(`<Refs><EndToEndId>${v}</EndToEndId></Refs>`) }))), 'Stmt 1 Ntry 1 NtryDtls/TxDtls: Refs/EndToEndId'],
+    ['Dbtr/Nm', (v) => camt(stmt(ntry({ rest: details(party.replace('Ola Nordmann', v)) }))), 'Stmt 1 Ntry 1 NtryDtls/TxDtls/RltdPties: Dbtr/Nm'],
+    ['BkTxCd/Prtry/Cd', (v) => camt(stmt(ntry({ rest: `<BkTxCd><Prtry><Cd>${v}</Cd></Prtry></BkTxCd>` }))), 'Stmt 1 Ntry 1 BkTxCd: Prtry/Cd'],
+    ['Acct/Nm', (v) => camt(`<Stmt><Id>S1</Id><Acct><Id><IBAN>NO7215031234562</IBAN></Id><Nm>${v}</Nm></Acct></Stmt>`), 'Stmt 1 Acct: Nm'],
+    ['Acct/Ownr/Nm', (v) => camt(`<Stmt><Id>S1</Id><Acct><Id><IBAN>NO7215031234562</IBAN></Id><Ownr><Nm>${v}</Nm></Ownr></Acct></Stmt>`), 'Stmt 1 Acct: Ownr/Nm'],
+    ['Acct/Id/Othr/Id', (v) => camt(`<Stmt><Id>S1</Id><Acct><Id><Othr><Id>${v}</Id></Othr></Id></Acct></Stmt>`), 'Stmt 1 Acct: Id/Othr/Id'],
+  ];
+  const limitOf: Record<string, number> = { 'Ntry/AddtlNtryInf': 500, 'RmtInf/Ustrd': 140, 'Dbtr/Nm': 140, 'Acct/Ownr/Nm': 140, 'Acct/Nm': 70, 'Acct/Id/Othr/Id': 34 };
+
+  it.each(cases)('refuses %s over its ISO 20022 length, and takes it at the limit', (element, build, named) => {
+    const max = limitOf[element] ?? 35;
+    expect(camtError(build('x'.repeat(max + 1))).message).toBe(`${named} has ${max + 1} characters; ISO 20022 allows at most ${max}`);
+    if (element !== 'Acct/Id/Othr/Id') expect(() => parseCamt053(build('x'.repeat(max)))).not.toThrow();
+  });
+
+  it('refuses a 1,000-character Stmt/Id (it would become part of a DynamoDB key)', () => {
+    expect(camtError(camt(stmt(ntry(), `<Id>${'S'.repeat(1000)}</Id>`))).message).toBe('Stmt 1: Id has 1000 characters; ISO 20022 allows at most 35');
+  });
+
+  it.each(cases)('refuses a C1 control or a bidi override in %s', (_element, build, named) => {
+    for (const value of ['Evil\u0085AS', 'Evil\u009bAS']) {
+      expect(camtError(build(value)).message).toBe(`${named} must not contain control characters (U+0000-U+001F, U+007F-U+009F)${named.endsWith('AddtlNtryInf') || named.endsWith('Ustrd') ? ' other than tab and line breaks' : ''}`);
+    }
+    for (const value of ['abc\u202Efdp.exe', 'abc\u2066x']) {
+      expect(camtError(build(value)).message).toBe(`${named} must not contain bidirectional override or isolate characters (U+202A-U+202E, U+2066-U+2069)`);
+    }
+  });
+
+  it('keeps line breaks in free text (AddtlNtryInf, Ustrd) but not in references and names', () => {
+    expect(oneEntry({ rest: '<AddtlNtryInf>Linje 1\n\tLinje 2</AddtlNtryInf>' }).description).toBe('Linje 1\n\tLinje 2');
+    expect(camtError(camt(stmt(ntry({ rest: '<AcctSvcrRef>A\nB</AcctSvcrRef>' })))).message).toBe(
+      'Stmt 1 Ntry 1: AcctSvcrRef must not contain control characters (U+0000-U+001F, U+007F-U+009F)',
+    );
+  });
+
+  it('refuses an account currency that is not three capital letters, also on a statement of pending entries only', () => {
+    const withCcy = (ccy: string) => camt(`<Stmt><Id>S1</Id><Acct><Id><IBAN>NO7215031234562</IBAN></Id><Ccy>${ccy}</Ccy></Acct>${ntry({ status: '<Sts>PDNG</Sts>' })}</Stmt>`);
+    expect(parseCamt053(withCcy('NOK'))[0]!.account.currency).toBe('NOK');
+    expect(camtError(withCcy('nok')).message).toBe('Stmt 1 Acct: Ccy is not a currency code (three capital letters): "nok"');
+    expect(camtError(withCcy('N'.repeat(4000))).message).toBe('Stmt 1 Acct: Ccy has 4000 characters; ISO 20022 allows at most 3');
+    expect(camtError(withCcy('N\u0085K')).message).toMatch(/^Stmt 1 Acct: Ccy must not contain control characters/);
+  });
+
+  it('refuses a BIC (.02) or BICFI (.08) that is not one', () => {
+    const withAgent = (agent: string) => camt(`<Stmt><Id>S1</Id><Acct><Id><IBAN>NO7215031234562</IBAN></Id><Svcr><FinInstnId>${agent}</FinInstnId></Svcr></Acct></Stmt>`);
+    expect(parseCamt053(withAgent('<BIC>DNBANOKKXXX</BIC>'))[0]!.account.bic).toBe('DNBANOKKXXX');
+    expect(parseCamt053(withAgent('<BICFI>SPTRNO22</BICFI>'))[0]!.account.bic).toBe('SPTRNO22');
+    expect(camtError(withAgent('<BIC>DNB ANO KK</BIC>')).message).toBe('Stmt 1 Acct: Svcr/FinInstnId/BIC is not a BIC: "DNB ANO KK"');
+    expect(camtError(withAgent('<BICFI>dnbanokk</BICFI>')).message).toBe('Stmt 1 Acct: Svcr/FinInstnId/BICFI is not a BIC: "dnbanokk"');
+    expect(camtError(withAgent(`<BIC>${'D'.repeat(12)}</BIC>`)).message).toBe('Stmt 1 Acct: Svcr/FinInstnId/BIC has 12 characters; ISO 20022 allows at most 11');
+  });
+
+  it('refuses a GrpHdr/CreDtTm that is not an ISO date-time, even when no entry needs it', () => {
+    const created = (value: string) => camt(stmt(ntry())).replace('<CreDtTm>2026-02-01T06:00:00</CreDtTm>', `<CreDtTm>${value}</CreDtTm>`);
+    expect(parseCamt053(created('2026-02-01T06:15:02.123+01:00'))[0]!.createdAt).toBe('2026-02-01T06:15:02.123+01:00');
+    expect(camtError(created('yesterday')).message).toBe('GrpHdr: CreDtTm is not a valid ISO date-time: "yesterday"');
+    expect(camtError(created('2026-02-30T06:00:00')).message).toBe('GrpHdr: CreDtTm is not a valid ISO date-time: "2026-02-30T06:00:00"');
+    expect(camtError(created(`2026-02-01T06:00:00.${'1'.repeat(3000)}`)).message).toMatch(/^GrpHdr: CreDtTm is not a valid ISO date-time: "2026-02-01T06:00:00\.1+…"$/);
+  });
+
+  it('refuses a non-numeric ElctrncSeqNb', () => {
+    expect(parseCamt053(camt(stmt('', '<Id>S1</Id><ElctrncSeqNb>0031</ElctrncSeqNb>')))[0]!.sequenceNumber).toBe('0031');
+    expect(camtError(camt(stmt('', '<Id>S1</Id><ElctrncSeqNb>31a</ElctrncSeqNb>'))).message).toBe('Stmt 1: ElctrncSeqNb is not a whole number of at most 18 digits: "31a"');
+  });
+
+  it('shows a refused value in one line: at most 40 characters, controls and bidi characters escaped', () => {
+    const message = camtError(camt(stmt(ntry({ status: `<Sts>\u202E${'X'.repeat(100)}\u0085</Sts>` })))).message;
+    expect(message).toBe(`Stmt 1 Ntry 1: Sts must be BOOK, PDNG, INFO or FUTR, not "\\u202E${'X'.repeat(38)}…"`);
+    expect(camtError(camt(stmt(ntry({ indicator: '<CdtDbtInd>CR\nDT</CdtDbtInd>' })))).message).toBe('Stmt 1 Ntry 1: CdtDbtInd must be CRDT or DBIT, not "CR\\u000ADT"');
+  });
+});
+
+describe('file bounds: no DOCTYPE, size and entry count', () => {
+  it('refuses a DOCTYPE (no DTD, no entity declarations), also an otherwise valid statement', () => {
+    const valid = camt(stmt(ntry()));
+    const withDtd = valid.replace('<Document', '<!DOCTYPE Document [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><Document').replace('<MsgId>M1</MsgId>', '<MsgId>&b;</MsgId>');
+    const message = 'The file has a DOCTYPE; DTDs and entity declarations are refused (a camt.053 statement has none)';
+    expect(camtError(withDtd).message).toBe(message);
+    expect(camtError(valid.replace('<Document', '<!DOCTYPE Document SYSTEM "file:///etc/passwd"><Document')).message).toBe(message);
+  });
+
+  it(`refuses a file over ${maxCamt053Bytes} bytes before parsing it, as a Buffer or a string`, () => {
+    const padded = (bytes: number) => {
+      const xml = camt(stmt(ntry()));
+      return xml.replace('</Document>', `<!--${' '.repeat(bytes - Buffer.byteLength(xml) - 7)}--></Document>`);
+    };
+    expect(Buffer.byteLength(padded(maxCamt053Bytes))).toBe(maxCamt053Bytes);
+    expect(parseCamt053(padded(maxCamt053Bytes))).toHaveLength(1);
+    const over = padded(maxCamt053Bytes + 1);
+    expect(camtError(over).message).toBe(`The file is ${maxCamt053Bytes + 1} bytes; at most ${maxCamt053Bytes} (16 MiB) are taken`);
+    expect(camtError(Buffer.from(over)).message).toBe(`The file is ${maxCamt053Bytes + 1} bytes; at most ${maxCamt053Bytes} (16 MiB) are taken`);
+  });
+
+  it(`refuses more than ${maxCamt053Entries} entries in one file, across its statements`, () => {
+    const half = '<Ntry/>'.repeat(maxCamt053Entries / 2);
+    expect(camtError(camt(stmt(half) + stmt(`${half}<Ntry/>`))).message).toBe(`The file has ${maxCamt053Entries + 1} entries (Ntry); at most ${maxCamt053Entries} are taken`);
   });
 });
 
