@@ -46,5 +46,5 @@ export const webhookOperations = defineOperations('webhooks', contracts, {
   getWebhookDelivery: async ({ owner: { delivery } }) => ({ status: 200, body: toDeliveryWithAttempts(delivery) }),
   redeliverWebhookDelivery: async ({ owner: { delivery, subscription } }) => ({ status: 202, body: await redeliver(delivery, subscription) }),
   listWebhookEventTypes: async () => ({ status: 200, body: eventTypes() }),
-  listEvents: async ({ principal, query }) => ({ status: 200, body: await listEvents(principal, query) }),
+  listEvents: async ({ principal, query, operationId }) => ({ status: 200, body: await listEvents(principal, query, operationId) }),
 });

@@ -273,7 +273,8 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
     grants.push({ actions: ['dynamodb:Query'], resource: 'outboxTableIndexes' });
   }
   if (permissions.outbox === 'relay' || permissions.outbox === 'sweep') {
-    // shared/outbox/repository.ts outboxRelayedWrite: the relay's conditional "relayed" mark, in the feed's transaction.
+    // shared/outbox/repository.ts outboxRelayedWrite: the relay's conditional "relayed" mark, in the feed's transaction;
+    // outboxFannedOut: the mark once its fan-out message is sent (out of the pending index).
     grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'outboxTable' });
   }
   if (permissions.outbox === 'sweep') {

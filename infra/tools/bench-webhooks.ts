@@ -92,12 +92,14 @@ const main = async () => {
     await Promise.race([allArrived, new Promise((_, reject) => setTimeout(() => reject(new Error(`Only ${arrivals.size} of ${events} events arrived in 120 s`)), 120_000))]);
     // The feed gives the events in order: the i-th company.updated is the i-th PATCH.
     let after = 0;
+    let cursor: string | null = null;
     const ids: string[] = [];
     while (ids.length < events) {
-      const page = await call('GET', `/v1/events?type=company.updated&company_id=${company.id}&after=${after}&page_size=200`);
+      const page = await call('GET', `/v1/events?type=company.updated&company_id=${company.id}&page_size=200&${cursor ? `cursor=${encodeURIComponent(cursor)}` : `after=${after}`}`);
       ids.push(...page.data.map((event: { id: string }) => event.id));
-      after = Number(page.pagination.next_cursor);
-      if (!page.pagination.has_more && page.data.length === 0) break;
+      after = (page.data.at(-1) as { sequence: number } | undefined)?.sequence ?? after;
+      cursor = page.pagination.next_cursor as string | null;
+      if (!cursor && page.data.length === 0) break;
     }
     ids.forEach((id, i) => started.set(id, starts[i]!));
     const delays = ids.map((id) => arrivals.get(id)! - started.get(id)!).sort((a, b) => a - b);

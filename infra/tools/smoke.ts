@@ -154,17 +154,19 @@ const main = async (): Promise<number> => {
       if (job.status !== 'succeeded') throw new Error(`job ${String(job.id)} is ${String(job.status)}`);
     });
     await step('the event feed has the company’s events (outbox, relay)', async () => {
-      // The feed is the organization's, in order: read on from where the last read stopped
-      // (next_cursor) until the company's job.succeeded shows up.
+      // The feed is the organization's, in order: page on with next_cursor, then poll from the
+      // last sequence seen (after) until the company's job.succeeded shows up.
       const types: string[] = [];
-      let after = '0';
+      let after = 0;
+      let cursor: string | null = null;
       for (const deadline = Date.now() + timeoutMs; ; ) {
-        const feed = await call('GET', `/v1/events?company_id=${companyId}&page_size=20&after=${after}`, 200);
-        types.push(...((feed.data as { type: string }[] | undefined) ?? []).map((event) => event.type));
+        const feed = await call('GET', `/v1/events?company_id=${companyId}&page_size=20&${cursor ? `cursor=${encodeURIComponent(cursor)}` : `after=${after}`}`, 200);
+        const events = (feed.data as { type: string; sequence: number }[] | undefined) ?? [];
+        types.push(...events.map((event) => event.type));
         if (types.includes('job.succeeded')) return;
-        const pagination = feed.pagination as { next_cursor: string | null; has_more: boolean } | undefined;
-        if (pagination?.next_cursor) after = pagination.next_cursor;
-        if (pagination?.has_more) continue;
+        after = events.at(-1)?.sequence ?? after;
+        cursor = (feed.pagination as { next_cursor: string | null } | undefined)?.next_cursor ?? null;
+        if (cursor) continue;
         if (Date.now() > deadline) throw new Error(`no job.succeeded in the feed after ${timeoutMs / 1000} s (seen: ${types.join(', ') || 'none'}; is the relay running?)`);
         await new Promise((resolve) => setTimeout(resolve, 300));
       }

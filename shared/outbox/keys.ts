@@ -1,4 +1,4 @@
-/** Durable outbox: one item per event; GSI1 lists a company's events in order, GSI2 the undelivered ones per day. */
+/** Durable outbox: one item per event; GSI1 lists a company's events in order, GSI2 per day the ones not yet relayed and queued for fan-out. */
 export const outboxEventKeys = (eventId: string) => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' });
 export const outboxCompanyIndexKeys = (companyId: string, occurredAt: string, eventId: string) => ({
   GSI1PK: `EVENTS#${companyId}`,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, NumberValue, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, NumberValue, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../db/query-all';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, outboxTableName } from '../platform/aws';
@@ -21,7 +22,8 @@ export interface OutboxEvent {
 /**
  * The durable outbox: events are written in the same transaction as the change they announce
  * (a transaction may span the outbox table and the single table), as pending items (GSI2 lists
- * the pending ones per day) that the relay picks up from the outbox table's stream.
+ * the pending ones per day, until their fan-out message is sent) that the relay picks up from the
+ * outbox table's stream.
  */
 export const outboxEventItem = (type: EventType, companyId: string, data: OutboxEvent['data'], occurredAt: string) => {
   const id = randomUUID();
@@ -49,23 +51,44 @@ export const outboxEventOf = async (eventId: string): Promise<Record<string, unk
 
 /**
  * The relay's mark on an event (a write of its unit of work): relayed, with the organization it
- * was sequenced in, and out of the pending index. Refused (condition) when the event is absent or
- * relayed before.
+ * was sequenced in. Refused (condition) when the event is absent or relayed before. The event stays
+ * in the pending index until outboxFannedOut: a fan-out message that could not be sent is found
+ * again by the sweeper.
  */
 export const outboxRelayedWrite = (eventId: string, organization: { organizationId: string; organizationPath: string }, at: string): TransactionWrite => ({
   Update: {
     TableName: outboxTableName(),
     Key: outboxEventKeys(eventId),
-    UpdateExpression: 'SET relayedAt = :at, organizationId = :org, organizationPath = :path, deliveryStatus = :relayed REMOVE GSI2PK, GSI2SK',
+    UpdateExpression: 'SET relayedAt = :at, organizationId = :org, organizationPath = :path, deliveryStatus = :relayed',
     ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(relayedAt)',
     ExpressionAttributeValues: { ':at': at, ':org': organization.organizationId, ':path': organization.organizationPath, ':relayed': 'relayed' },
   },
 });
 
 /**
- * Events still pending (not relayed) that occurred before `before`, oldest first, from the pending
- * index's day partitions `days` (YYYY-MM-DD), at most `limit`. The index drops an event when the
- * relay marks it.
+ * The relay's second mark, once the event's fan-out message is sent: out of the pending index.
+ * Conditional on the event's presence (never creates an item); a repeat only moves fannedOutAt.
+ */
+export const outboxFannedOut = async (eventId: string, at: string): Promise<void> => {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: outboxTableName(),
+        Key: outboxEventKeys(eventId),
+        UpdateExpression: 'SET fannedOutAt = :at REMOVE GSI2PK, GSI2SK',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+};
+
+/**
+ * Events still pending (not relayed, or relayed but not yet queued for fan-out) that occurred
+ * before `before`, oldest first, from the pending index's day partitions `days` (YYYY-MM-DD), at
+ * most `limit`. The index drops an event at outboxFannedOut.
  */
 export const pendingEventsBefore = async (before: string, days: readonly string[], limit: number): Promise<Record<string, unknown>[]> => {
   const found: Record<string, unknown>[] = [];

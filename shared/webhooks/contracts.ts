@@ -70,11 +70,11 @@ export const webhookContracts = {
     problems: { ...systemOnly, 404: subscriptionNotFound, 409: 'conflict: reason subscription_changed (its url or status changed while the handshake ran; nothing stored)' },
   },
   rotateWebhookSecret: {
-    description: 'A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery. Of two rotations at the same time one stores its secret; the other answers **409** `concurrent_rotation` and stores nothing.',
+    description: 'A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery. A second rotation within those 24 hours keeps the older secret signing until its own expiry too (three signatures meanwhile); at most 3 secrets sign at once, so a rotation that would make a fourth answers **409** `too_many_signing_secrets` (rotate again once the oldest expires). Of two rotations at the same time one stores its secret; the other answers **409** `concurrent_rotation` and stores nothing.',
     params: SubscriptionParamsSchema,
     secretInAnswer: true,
     responses: { 200: { description: 'The new secret, shown once; the previous one keeps signing until previousSecretExpiresAt', schema: RotatedSecretSchema } },
-    problems: { ...systemOnly, 404: subscriptionNotFound, 409: 'conflict: reason concurrent_rotation (another rotation of the same subscription stored its secret first; this one stored nothing)' },
+    problems: { ...systemOnly, 404: subscriptionNotFound, 409: 'conflict: reason concurrent_rotation (another rotation of the same subscription stored its secret first; this one stored nothing), or too_many_signing_secrets (3 secrets sign already; nothing stored)' },
   },
   testWebhookSubscription: {
     description: 'Sends a `webhook.test` event now (**202** with the delivery to follow). **409** `subscription_not_active` when the subscription is not active.',
@@ -108,9 +108,9 @@ export const webhookContracts = {
   },
   listEvents: {
     description:
-      "The organization's events (its own and its descendants' companies) in order of their per-organization `sequence`, kept 30 days: a receiver that was down reads what it missed without waiting for retries. Pass `pagination.next_cursor` as `after` for the next page (it is the last sequence read, also when `has_more` is false: poll with it later). Filters `type`, `company_id`; filtered pages may hold fewer than `page_size`. Sequence numbers are assigned by the relay in the order it takes events from the table's stream; each is committed with its feed entry, so a page never skips a number that appears later.",
+      "The organization's events (its own and its descendants' companies) in order of their per-organization `sequence`, kept 30 days: a receiver that was down reads what it missed without waiting for retries. Page with `pagination.next_cursor`, sent back as `cursor` with the same filters (other filters: **400** `invalid_cursor`); it is null on the last page. To come back later, keep the `sequence` of the last event you handled and send it as `after` (a resume position, with any filters); `cursor` and `after` together are refused (400 naming both). Filters `type`, `company_id`; filtered pages may hold fewer than `page_size`, even none while `has_more` is true. `sequence` is the relay's order, not the order the changes committed in (not even within a company): order by `occurredAt` where that matters. Each number is committed with its feed entry, so a page never skips a number that appears later.",
     query: EventListQuerySchema,
-    responses: { 200: { description: "The organization's events after `after`, in sequence order (its own and its descendants' companies, kept 30 days)", schema: EventPageSchema } },
-    problems: systemOnly,
+    responses: { 200: { description: "The organization's events after `after` (or where `cursor` left off), in sequence order (its own and its descendants' companies, kept 30 days)", schema: EventPageSchema } },
+    problems: { ...systemOnly, 400: 'validation_failed (detail and errors name the fields; `cursor` and `after` together name both), or invalid_cursor: a cursor this caller did not get with these filters' },
   },
 } satisfies Record<string, OperationContract>;

@@ -5,7 +5,8 @@ import { queueWorker } from '../platform/queue-worker';
 import { handshake } from './handshake';
 import { postJson } from './outbound';
 import { sendMessage, sendToDeadLetterQueue } from './queue';
-import { deliveryRepository, deliverySlots, subscriptionRepository, type DeliveryRecord, type SubscriptionRecord } from './repository';
+import { commitUnlessCancelled, type TransactionWrite } from '../db/unit-of-work';
+import { deliveryRepository, deliverySlots, subscriptionRepository, type DeliveryRecord, type SubscriptionAsRead, type SubscriptionRecord } from './repository';
 import { openSigningSecret } from './secrets';
 import { signedHeaders } from './signing';
 
@@ -41,7 +42,8 @@ export const deliveryWorker = queueWorker(
   { failureMessage: 'Webhook delivery failed; the message will be redelivered', inParallel: true },
 );
 
-const attempt = async (deliveryId: string): Promise<void> => {
+/** One attempt of a delivery (what the worker does per message; exported for tests that drive the steps). */
+export const attempt = async (deliveryId: string): Promise<void> => {
   const settings = webhookSettings();
   const delivery = await deliveryRepository.get(deliveryId);
   if (!delivery || delivery.status !== 'pending') return;
@@ -71,21 +73,31 @@ const attempt = async (deliveryId: string): Promise<void> => {
     countDeliveryAttempt(succeeded ? 'delivered' : gaveUp ? 'gave_up' : 'failed', made, { deliveryId, subscriptionId: subscription.id });
     if (succeeded) {
       await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'succeeded', nextAttemptAt: null });
-      if (subscription.failingSince) await subscriptionRepository.update(subscription.id, {}, ['failingSince', 'lastFailureAt']);
+      await noteSuccess(subscription.id, outcome.at);
       return;
     }
     if (outcome.statusCode === 410) {
+      // The subscription, its notice and the attempt in one transaction: nothing half-written.
       const reason = 'The receiver answered 410 Gone: the subscription was disabled.';
-      await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'failed', nextAttemptAt: null, notice: reason });
-      await disable(subscription, reason);
-      return;
+      const record = deliveryRepository.recordAttemptWrite(deliveryId, token, outcome, { status: 'failed', nextAttemptAt: null, notice: reason });
+      let current: SubscriptionRecord | undefined = subscription;
+      for (let tries = 0; tries < 3 && current?.url === subscription.url && current.status !== 'disabled'; tries++) {
+        if (await disable(current, reason, { url: subscription.url }, [record])) return;
+        current = await subscriptionRepository.get(subscription.id);
+      }
+      if (current?.url === subscription.url || !current) {
+        const notice = current ? `The receiver answered 410 Gone; the subscription is ${current.status}.` : 'The receiver answered 410 Gone; the subscription was deleted.';
+        await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'failed', nextAttemptAt: null, notice });
+        return;
+      }
+      // Its url changed meanwhile: the old url's 410 is an ordinary failed attempt (the next goes to the new url).
     }
     if (made > settings.retryDelaysSeconds.length) {
+      // The DLQ first: a crash before the log says dead makes the attempt again and sends it again (at least once, never lost).
       const notice = `No success after ${made} attempts: the delivery is dead (redeliver it when the receiver is fixed).`;
-      if (await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'dead', nextAttemptAt: null, notice })) {
-        await sendToDeadLetterQueue({ deliveryId, eventId: delivery.eventId, subscriptionId: subscription.id, eventType: delivery.eventType });
-      }
-      await noteFailure(subscription);
+      await sendToDeadLetterQueue({ deliveryId, eventId: delivery.eventId, subscriptionId: subscription.id, eventType: delivery.eventType });
+      await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'dead', nextAttemptAt: null, notice });
+      await noteFailure(subscription, subscription.url, outcome.at);
       return;
     }
     const scheduled = settings.retryDelaysSeconds[made - 1]! * (0.9 + Math.random() * 0.2);
@@ -94,7 +106,7 @@ const attempt = async (deliveryId: string): Promise<void> => {
     if (await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'pending', nextAttemptAt: iso(next) })) {
       await sendMessage('webhooks', { deliveryId }, delaySeconds);
     }
-    await noteFailure(subscription);
+    await noteFailure(subscription, subscription.url, outcome.at);
   } finally {
     await deliverySlots.release(subscription.id, slot, token);
   }
@@ -123,32 +135,48 @@ const countDeliveryAttempt = (outcome: 'delivered' | 'failed' | 'gave_up', attem
   countMetric('webhookDeliveryOutcomes', { outcome }, 1, metadata);
 };
 
+/** A success ends the failing streak, unless a failure of an attempt that started after this one began it. */
+export const noteSuccess = async (subscriptionId: string, attemptStartedAt: string): Promise<void> => {
+  await subscriptionRepository.endFailingStreak(subscriptionId, attemptStartedAt);
+};
+
 /**
  * A failing streak: every attempt since failingSince failed, none more than an eighth of the
  * window after the one before (15 h deployed, longer than any wait between two attempts). Past
  * the window (5 days deployed) the subscription is disabled. After a quiet spell a failure starts a
- * new streak: a receiver that failed weeks ago is not disabled for one failure now.
+ * new streak: a receiver that failed weeks ago is not disabled for one failure now. `read` is the
+ * subscription as the attempt read it; each write holds only while the url is the one the attempt
+ * went to and the streak is as read (a success, another failure or a new url meanwhile: read again
+ * and decide again). Times are the attempts' starts.
  */
-const noteFailure = async (subscription: SubscriptionRecord): Promise<void> => {
-  const now = Date.now();
+export const noteFailure = async (read: SubscriptionRecord, attemptedUrl: string, attemptStartedAt: string): Promise<void> => {
   const windowMs = webhookSettings().disableAfterSeconds * 1000;
-  const lastFailure = subscription.lastFailureAt ?? subscription.failingSince;
-  if (!subscription.failingSince || !lastFailure || now - Date.parse(lastFailure) > windowMs / 8) {
-    await subscriptionRepository.update(subscription.id, { failingSince: iso(now), lastFailureAt: iso(now) });
-    return;
+  const at = Date.parse(attemptStartedAt);
+  let subscription: SubscriptionRecord | undefined = read;
+  for (let tries = 0; tries < 10 && subscription && subscription.url === attemptedUrl && subscription.status !== 'disabled'; tries++) {
+    const asRead = { url: attemptedUrl, failingSince: subscription.failingSince, lastFailureAt: subscription.lastFailureAt };
+    const lastFailure = subscription.lastFailureAt ?? subscription.failingSince;
+    let written: boolean;
+    if (!subscription.failingSince || !lastFailure || at - Date.parse(lastFailure) > windowMs / 8) {
+      written = await subscriptionRepository.noteFailingStreak(subscription.id, asRead, { failingSince: attemptStartedAt, lastFailureAt: attemptStartedAt });
+    } else if (at - Date.parse(subscription.failingSince) >= windowMs) {
+      const reason = `Every delivery failed since ${subscription.failingSince}: the subscription was disabled (verify it to enable it again).`;
+      written = await disable(subscription, reason, asRead);
+    } else {
+      written = await subscriptionRepository.noteFailingStreak(subscription.id, asRead, { lastFailureAt: lastFailure > attemptStartedAt ? lastFailure : attemptStartedAt });
+    }
+    if (written) return;
+    subscription = await subscriptionRepository.get(read.id);
   }
-  if (now - Date.parse(subscription.failingSince) >= windowMs) {
-    await disable(subscription, `Every delivery failed since ${subscription.failingSince}: the subscription was disabled (verify it to enable it again).`);
-    return;
-  }
-  await subscriptionRepository.update(subscription.id, { lastFailureAt: iso(now) });
 };
 
-/** Disables the subscription and leaves a `webhook.disabled` notice in its delivery log. */
-const disable = async (subscription: SubscriptionRecord, reason: string): Promise<void> => {
+/**
+ * Disables the subscription if it is still as `read` says, with a `webhook.disabled` notice in its
+ * delivery log and any `also` writes, in one transaction; false when it was not (disabled already,
+ * gone, or changed).
+ */
+const disable = async (subscription: SubscriptionRecord, reason: string, read: SubscriptionAsRead, also: TransactionWrite[] = []): Promise<boolean> => {
   const at = new Date().toISOString();
-  if (!(await subscriptionRepository.disable(subscription.id, reason, at))) return; // disabled already: one notice
-  countMetric('subscriptionsAutoDisabled', {}, 1, { subscriptionId: subscription.id });
   const id = randomUUID();
   const notice = {
     id,
@@ -158,7 +186,7 @@ const disable = async (subscription: SubscriptionRecord, reason: string): Promis
     companyId: null,
     data: { ids: { subscriptionId: subscription.id }, link: `/v1/webhooks/subscriptions/${subscription.id}` },
   };
-  await deliveryRepository.create({
+  const noticeWrite = deliveryRepository.createWrite({
     id,
     subscriptionId: subscription.id,
     organizationId: subscription.organizationId,
@@ -173,6 +201,9 @@ const disable = async (subscription: SubscriptionRecord, reason: string): Promis
     redeliveryOf: null,
     notice: reason,
   });
+  if (!(await commitUnlessCancelled([subscriptionRepository.disableWrite(subscription.id, reason, at, read), noticeWrite, ...also]))) return false;
+  countMetric('subscriptionsAutoDisabled', {}, 1, { subscriptionId: subscription.id });
+  return true;
 };
 
 /** Runs the handshake and records its outcome on the subscription (unless its url changed meanwhile). */

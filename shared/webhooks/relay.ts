@@ -4,7 +4,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { contextRefreshingEventTypes } from '../outbox/events';
-import { outboxRelayedWrite, pendingEventsBefore } from '../outbox/repository';
+import { outboxFannedOut, outboxRelayedWrite, pendingEventsBefore } from '../outbox/repository';
 import { logger } from '../platform/logger';
 import { relayedEvent, type FanoutMessage } from './fanout';
 import { eventFeedSequence } from './repository';
@@ -14,7 +14,7 @@ import { requestContextRefresh } from '../context/refresh-queue';
 /**
  * What the relay's event source mapping passes on (CDK's filter criteria; the local stream poller
  * applies the same). The outbox table holds only events; the filter keeps out their updates (the
- * relay's own "relayed" mark) and anything else that ever lands there.
+ * relay's own "relayed" and "fanned out" marks) and anything else that ever lands there.
  */
 export const relayStreamFilter = { eventName: 'INSERT', entity: 'outboxEvent' } as const;
 
@@ -35,7 +35,9 @@ export const eventRetentionDays = 30;
  *    sees n+1 without n;
  * 2. queues the event for fan-out, with what the fan-out needs of it (and, for the event types
  *    that say so, refreshesContext in shared/outbox/events.ts, a rebuild of the company's context
- *    pictures).
+ *    pictures);
+ * 3. only then takes the event out of the pending index (outboxFannedOut): until this, the sweeper
+ *    finds it, so a message that could not be sent is sent again, also after the stream's 24 hours.
  * A failure fails the record (and, on AWS, the records after it in the shard, retried in order);
  * a repeat finds the event relayed and only queues it again: fan-out is idempotent.
  */
@@ -68,7 +70,7 @@ interface RelayMemo {
 
 const relayMemo = (): RelayMemo => ({ companies: new Map(), sequences: new Map() });
 
-/** Relays one outbox event; 'already' when it was relayed before (it is queued for fan-out again, which is idempotent). */
+/** Relays one outbox event; 'already' when it was relayed before (it is queued for fan-out again, which is idempotent, and marked). */
 const relay = async (item: Record<string, unknown>, known: RelayMemo): Promise<'relayed' | 'already'> => {
   let outcome: 'relayed' | 'already' = 'relayed';
   const eventId = item.id as string;
@@ -107,6 +109,8 @@ const relay = async (item: Record<string, unknown>, known: RelayMemo): Promise<'
   await sendMessage('webhook-fanout', message);
   // The MCP context pictures follow the changes the post-fetch engines do not see, asynchronously.
   if (contextRefreshingEventTypes.has(item.type as string)) await requestContextRefresh(companyId, { changedBy: new Date().toISOString() });
+  // Sent: out of the pending index (before this, a failure leaves the event for the sweeper).
+  await outboxFannedOut(eventId, new Date().toISOString());
   return outcome;
 };
 
@@ -123,6 +127,7 @@ export interface SweepOptions {
 export interface SweepResult {
   found: number;
   relayed: number;
+  /** Relayed before (e.g. its fan-out message could not be sent then): queued for fan-out again. */
   alreadyRelayed: number;
   failed: number;
   limitReached: boolean;
@@ -138,9 +143,10 @@ export const eventsToSweep = (options: SweepOptions): Promise<Record<string, unk
 
 /**
  * The outbox sweeper: relays events the stream relay has not, e.g. left pending beyond the stream's
- * 24-hour window after a long outage, oldest first, through the same relay step. Running it beside
- * the stream relay is safe: the "relayed" mark is conditional, so each event enters the feed once
- * and an event found relayed meanwhile is only queued for fan-out again (idempotent per event).
+ * 24-hour window after a long outage, oldest first, through the same relay step, and queues again
+ * for fan-out those relayed whose message was never sent (they stay pending until it is). Running
+ * it beside the stream relay is safe: the "relayed" mark is conditional, so each event enters the
+ * feed once and an event found relayed is only queued for fan-out again (idempotent per event).
  */
 export const sweepPendingEvents = async (options: SweepOptions): Promise<SweepResult> => {
   const pending = await eventsToSweep(options);

@@ -76,6 +76,38 @@ export interface DeliveryRecord {
 const get = async (key: { PK: string; SK: string }, table: string = tableName()): Promise<Item | undefined> =>
   (await dynamo().send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
 
+/** What a delivery read of a subscription and acts on: the url its attempt went to, and (when given) its failing streak. */
+export interface SubscriptionAsRead {
+  url: string;
+  failingSince?: string | null;
+  lastFailureAt?: string | null;
+}
+
+/** The condition that the subscription exists and is still as read (null: absent or null). */
+const asRead = (read: SubscriptionAsRead | undefined): { expression: string; names: Record<string, string>; values: Record<string, unknown> } => {
+  const expression = ['attribute_exists(PK)'];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (read) {
+    expression.push('#readUrl = :readUrl');
+    names['#readUrl'] = 'url';
+    values[':readUrl'] = read.url;
+    for (const field of ['failingSince', 'lastFailureAt'] as const) {
+      const value = read[field];
+      if (value === undefined) continue;
+      names[`#read_${field}`] = field;
+      if (value === null) {
+        expression.push(`(attribute_not_exists(#read_${field}) OR attribute_type(#read_${field}, :readNull))`);
+        values[':readNull'] = 'NULL';
+      } else {
+        expression.push(`#read_${field} = :read_${field}`);
+        values[`:read_${field}`] = value;
+      }
+    }
+  }
+  return { expression: expression.join(' AND '), names, values };
+};
+
 export const subscriptionRepository = {
   async create(record: SubscriptionRecord): Promise<void> {
     await putIfAbsent({
@@ -184,13 +216,45 @@ export const subscriptionRepository = {
 
   /**
    * Disables it unless it is disabled already: of deliveries failing side by side, one disables
-   * (true) and leaves the notice; the others answer false. False too when it is gone.
+   * (true) and leaves the notice; the others answer false. False too when it is gone, or when it
+   * is no longer as `read` (url, failing streak) says.
    */
-  disable(id: string, reason: string, at: string): Promise<boolean> {
-    return updateItem(subscriptionKeys(id), { status: 'disabled', statusReason: reason, updatedAt: at }, [], {
-      expression: 'attribute_exists(PK) AND #status <> :disabled',
-      names: { '#status': 'status' },
-      values: { ':disabled': 'disabled' },
+  async disable(id: string, reason: string, at: string, read?: SubscriptionAsRead): Promise<boolean> {
+    try {
+      await dynamo().send(new UpdateCommand(subscriptionRepository.disableWrite(id, reason, at, read).Update!));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  },
+
+  /** `disable` as a transaction's write (with the webhook.disabled notice and the attempt that caused it). */
+  disableWrite(id: string, reason: string, at: string, read?: SubscriptionAsRead): TransactionWrite {
+    const guard = asRead(read);
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: subscriptionKeys(id),
+        UpdateExpression: 'SET #status = :setDisabled, statusReason = :setReason, updatedAt = :setAt',
+        ConditionExpression: ['#status <> :disabled', guard.expression].join(' AND '),
+        ExpressionAttributeNames: { '#status': 'status', ...guard.names },
+        ExpressionAttributeValues: { ':disabled': 'disabled', ':setDisabled': 'disabled', ':setReason': reason, ':setAt': at, ...guard.values },
+      },
+    };
+  },
+
+  /** Sets the failing streak if the subscription is still as `read` (its url, its streak); false when not (re-read and decide again). */
+  noteFailingStreak(id: string, read: SubscriptionAsRead, set: { failingSince?: string; lastFailureAt: string }): Promise<boolean> {
+    return updateItem(subscriptionKeys(id), set, [], asRead(read));
+  },
+
+  /** Ends the failing streak if it began no later than `attemptStartedAt` (a success's; a later failure's streak stays). */
+  endFailingStreak(id: string, attemptStartedAt: string): Promise<boolean> {
+    return updateItem(subscriptionKeys(id), {}, ['failingSince', 'lastFailureAt'], {
+      expression: '#failingSince <= :started',
+      names: { '#failingSince': 'failingSince' },
+      values: { ':started': attemptStartedAt },
     });
   },
 
@@ -203,6 +267,17 @@ export const deliveryRepository = {
   /** False when the delivery exists already (fan-out ran again for the same event). */
   create(record: DeliveryRecord): Promise<boolean> {
     return putIfAbsent({ ...deliveryKeys(record.id), ...deliveryListKeys(record.subscriptionId, record.createdAt, record.id), entity: 'webhookDelivery', ...record });
+  },
+
+  /** `create` as a transaction's write. */
+  createWrite(record: DeliveryRecord): TransactionWrite {
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: { ...deliveryKeys(record.id), ...deliveryListKeys(record.subscriptionId, record.createdAt, record.id), entity: 'webhookDelivery', ...record },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    };
   },
 
   async get(id: string): Promise<(DeliveryRecord & { leaseUntil: string | null }) | undefined> {
@@ -247,21 +322,26 @@ export const deliveryRepository = {
   /** Appends an attempt and moves the delivery on, releasing the lease taken with `token`; false when the lease was lost. */
   async recordAttempt(id: string, token: string, attempt: AttemptOutcome, set: { status: DeliveryStatus; nextAttemptAt: string | null; notice?: string | null }): Promise<boolean> {
     try {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: deliveryKeys(id),
-          UpdateExpression: 'SET attempts = list_append(attempts, :attempt), #status = :status, nextAttemptAt = :next, notice = :notice, updatedAt = :at REMOVE leaseToken, leaseUntil',
-          ConditionExpression: 'leaseToken = :token',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':attempt': [attempt], ':status': set.status, ':next': set.nextAttemptAt, ':notice': set.notice ?? null, ':at': attempt.at, ':token': token },
-        }),
-      );
+      await dynamo().send(new UpdateCommand(deliveryRepository.recordAttemptWrite(id, token, attempt, set).Update!));
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
+  },
+
+  /** `recordAttempt` as a transaction's write. */
+  recordAttemptWrite(id: string, token: string, attempt: AttemptOutcome, set: { status: DeliveryStatus; nextAttemptAt: string | null; notice?: string | null }): TransactionWrite {
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: deliveryKeys(id),
+        UpdateExpression: 'SET attempts = list_append(attempts, :attempt), #status = :status, nextAttemptAt = :next, notice = :notice, updatedAt = :at REMOVE leaseToken, leaseUntil',
+        ConditionExpression: 'leaseToken = :token',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':attempt': [attempt], ':status': set.status, ':next': set.nextAttemptAt, ':notice': set.notice ?? null, ':at': attempt.at, ':token': token },
+      },
+    };
   },
 
   /** Ends a delivery without an attempt (its subscription was disabled or deleted). */

@@ -1,5 +1,5 @@
 import { lazySchema } from '../platform/lazy-schema';
-import { CountSchema, limits, PageQuerySchema, pageOf, PaginationSchema, text, textOut, TimestampSchema, UuidSchema } from '../platform/schemas';
+import { CountSchema, limits, PageQuerySchema, pageOf, PaginationSchema, queryInteger, text, textOut, textPattern, TimestampSchema, UuidSchema, withTextRule } from '../platform/schemas';
 import * as z from '../platform/zod';
 import { catalogTypes } from './catalog';
 
@@ -24,7 +24,15 @@ const companyIds = /* @__PURE__ */ lazySchema(() => z
   .max(100)
   .nullable()
   .openapi({ description: 'Only events of these companies (within your reach); null or omitted: every company within reach' }));
-const url = /* @__PURE__ */ lazySchema(() => z.string().min(1).max(limits.url).openapi({ format: 'uri', description: 'The receiver: https (plain http only to a loopback address, and only where the deployment allows it)', example: 'https://example.com/webhooks/ledger' }));
+/** The receiver's url: the character rule, no leading or trailing whitespace, stored exactly as sent. */
+const url = /* @__PURE__ */ lazySchema(() => withTextRule(z.string().min(1).max(limits.url))
+  .refine((value) => value.trim() === value, 'must not begin or end with whitespace')
+  .openapi({
+    format: 'uri',
+    pattern: textPattern().replace('^(?=[\\s\\S]*\\S)', '^(?!\\s)(?![\\s\\S]*\\s$)'),
+    description: 'The receiver: https (plain http only to a loopback address, and only where the deployment allows it); stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)',
+    example: 'https://example.com/webhooks/ledger',
+  }));
 const description = /* @__PURE__ */ lazySchema(() => text({ max: limits.note, multiline: true, blank: true }).nullable().openapi({ description: 'Your note on what it is for' }));
 const timestamp = TimestampSchema;
 const eventTypeName = /* @__PURE__ */ lazySchema(() => textOut(limits.code));
@@ -50,7 +58,7 @@ export const SubscriptionSchema = /* @__PURE__ */ lazySchema(() => z
     status: z.enum(subscriptionStatuses).openapi({ description: 'pending_verification until the handshake passes; active; disabled (a 410 answer, 5 days in which every attempt failed with no 15-hour pause, or a failed handshake while disabled)' }),
     statusReason: textOut(limits.message).nullable().openapi({ description: 'Why it is pending or disabled: the last handshake failure or what disabled it' }),
     verifiedAt: timestamp.nullable().openapi({ description: 'When the handshake last passed; UTC timestamp (ISO 8601), or null' }),
-    previousSecretExpiresAt: timestamp.nullable().openapi({ description: 'After a rotation: until when the previous secret also signs (two signatures in webhook-signature)' }),
+    previousSecretExpiresAt: timestamp.nullable().openapi({ description: 'After a rotation: until when the previous secret also signs (webhook-signature carries one signature per signing secret, at most 3)' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -65,7 +73,7 @@ export const RotatedSecretSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     id: UuidSchema,
     secret: textOut(secretLength).openapi({ description: 'The new signing secret, shown this once' }),
-    previousSecretExpiresAt: timestamp.openapi({ description: 'Until then deliveries carry two signatures, one per secret' }),
+    previousSecretExpiresAt: timestamp.openapi({ description: 'Until then the previous secret signs too: deliveries carry one signature per signing secret (the new one, the previous one, and an older one still in its overlap)' }),
   })
   .openapi('RotatedWebhookSecret', { description: 'A new signing secret and until when the previous one also signs' }));
 
@@ -139,16 +147,29 @@ export const EventTypeListSchema = /* @__PURE__ */ lazySchema(() => z.object({ d
 export const EventPageSchema = /* @__PURE__ */ lazySchema(() => z
   .object({
     data: z.array(EventSchema).max(limits.pageItems),
-    pagination: PaginationSchema.openapi({ description: 'next_cursor: pass it as `after` (it is the last sequence read, also when has_more is false, to poll for newer events later)' }),
+    pagination: PaginationSchema.openapi({
+      description: 'next_cursor: send it as `cursor` (with the same filters) for the next page; null when has_more is false. To poll for newer events later, send the `sequence` of the last event you handled as `after`.',
+    }),
   })
   .openapi('EventPage'));
 
-export const EventListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
-  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).openapi({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Events after this sequence number (0: from the oldest kept, 30 days)' }),
-  page_size: PageQuerySchema.shape.page_size,
-  type: z.string().min(1).max(limits.code).regex(eventTypePattern).optional(),
-  company_id: UuidSchema.optional(),
-}));
+export const EventListQuerySchema = /* @__PURE__ */ lazySchema(() => z
+  .strictObject({
+    after: queryInteger(0, Number.MAX_SAFE_INTEGER)
+      .optional()
+      .openapi({
+        description:
+          'A resume position, not a cursor: events after this `sequence` (the last one you handled; absent or 0: from the oldest kept, 30 days). Any filters may go with it. Not together with `cursor`.',
+      }),
+    cursor: PageQuerySchema.shape.cursor.openapi({ description: 'Opaque cursor from pagination.next_cursor of the previous page, with the same type and company_id (other filters: 400 invalid_cursor). Not together with `after`.' }),
+    page_size: PageQuerySchema.shape.page_size,
+    type: z.string().min(1).max(limits.code).regex(eventTypePattern).optional(),
+    company_id: UuidSchema.optional(),
+  })
+  .superRefine((query, ctx) => {
+    if (query.after === undefined || query.cursor === undefined) return;
+    for (const field of ['cursor', 'after'] as const) ctx.addIssue({ code: 'custom', path: [field], message: 'send either cursor (the next page) or after (a resume position), not both' });
+  }));
 
 export const SubscriptionParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ subscriptionId: UuidSchema }));
 export const DeliveryParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ deliveryId: UuidSchema }));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { reachable } from '../companies/reachable';
 import type { Page } from '../db/query-page';
 import { cursorCaller, type Principal } from '../identity/principal';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../platform/cursor';
 import { within } from '../identity/reach';
 import { webhookSettings } from '../platform/config';
 import { problems } from '../platform/problem';
@@ -159,15 +160,30 @@ export const verifyNow = async (subscription: SubscriptionRecord): Promise<Subsc
   throw problems.conflict('The subscription changed while its handshake ran (its url or status); read it and verify again.', { reason: 'subscription_changed' });
 };
 
+/** At most this many secrets sign at once (the new one and the previous ones still in their overlap). */
+export const maxSigningSecrets = 3;
+
+/**
+ * A new secret; the current one signs on for the overlap (24 h), and so does every older one still
+ * inside the overlap a rotation before gave it. Past `maxSigningSecrets` signing at once: 409.
+ */
 export const rotateSecret = async (subscription: SubscriptionRecord) => {
   const now = Date.now();
   const secret = newSigningSecret();
   const previousSecretExpiresAt = new Date(now + webhookSettings().secretOverlapSeconds * 1000).toISOString();
-  const [current] = subscription.secrets;
-  // Both sealed: a secret stored in plain text before encryption is sealed now.
+  const [current, ...older] = subscription.secrets;
+  const stillSigning = older.filter((kept) => kept.expiresAt !== null && Date.parse(kept.expiresAt) > now);
+  if (2 + stillSigning.length > maxSigningSecrets) {
+    throw problems.conflict(
+      `${1 + stillSigning.length} secrets sign already (the current one and ${stillSigning.length} in their overlap after a rotation); a rotation now would make more than ${maxSigningSecrets}. Rotate again after ${stillSigning.map((kept) => kept.expiresAt!).sort()[0]}.`,
+      { reason: 'too_many_signing_secrets' },
+    );
+  }
+  // All sealed: a secret stored in plain text before encryption is sealed now.
   const secrets = [
     { secret: await sealSigningSecret(secret, subscription), createdAt: new Date(now).toISOString(), expiresAt: null },
     { ...current!, secret: await sealSigningSecret(current!.secret, subscription), expiresAt: previousSecretExpiresAt },
+    ...(await Promise.all(stillSigning.map(async (kept) => ({ ...kept, secret: await sealSigningSecret(kept.secret, subscription) })))),
   ];
   if (!(await subscriptionRepository.replaceSecrets(subscription.id, secrets, current!.createdAt, new Date(now).toISOString()))) {
     if (!(await subscriptionRepository.get(subscription.id))) throw problems.notFound('subscription');
@@ -230,12 +246,24 @@ export const eventTypes = () => ({
   data: eventCatalog.map((entry) => ({ type: entry.type, description: entry.description, ids: [...entry.ids], link: entry.link(Object.fromEntries(entry.ids.map((id) => [id, `{${id}}`])), '{companyId}') })),
 });
 
-/** The organization's feed (its own and its descendants' companies), in sequence order. */
-export const listEvents = async (principal: Principal, query: { after: number; page_size: number; type?: string; company_id?: string }) => {
-  const page = await eventFeed.page(principal.organizationId!, query.after, query.page_size, { type: query.type, companyId: query.company_id });
+/**
+ * The organization's feed (its own and its descendants' companies), in sequence order. It starts
+ * after `after` (a resume position: a sequence the reader kept, any filters) or where `cursor`
+ * (signed, bound to the caller and the filters: the last sequence the previous page read, matching
+ * or not) left off; next_cursor is null on the last page.
+ */
+export const listEvents = async (principal: Principal, query: { after?: number; cursor?: string; page_size: number; type?: string; company_id?: string }, operationId: string) => {
+  const binding: CursorBinding = { ...cursorCaller(principal, operationId), filters: { type: query.type ?? null, companyId: query.company_id ?? null } };
+  const after = query.cursor ? feedPosition(await decodeCursor(query.cursor, binding)) : (query.after ?? 0);
+  const page = await eventFeed.page(principal.organizationId!, after, query.page_size, { type: query.type, companyId: query.company_id });
   return {
     data: page.entries.map((entry) => ({ ...(JSON.parse(entry.event) as object), sequence: entry.sequence })),
-    pagination: { next_cursor: String(page.lastRead), has_more: page.hasMore },
+    pagination: { next_cursor: page.hasMore ? await encodeCursor({ after: page.lastRead }, binding) : null, has_more: page.hasMore },
   };
+};
+
+const feedPosition = ({ after }: Record<string, unknown>): number => {
+  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) throw problems.invalidCursor('The cursor is malformed; restart from the first page without a cursor.');
+  return after;
 };
 

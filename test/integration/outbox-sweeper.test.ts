@@ -11,7 +11,7 @@ import { outboxEventItem } from '../../shared/outbox/repository';
 import { dynamo, outboxTableName, sqs } from '../../shared/platform/aws';
 import { fanoutWorker, type FanoutMessage } from '../../shared/webhooks/fanout';
 import { queues } from '../../shared/queues';
-import { relayHandler, sweepPendingEvents, type SweepResult } from '../../shared/webhooks/relay';
+import { eventsToSweep, relayHandler, sweepPendingEvents, type SweepResult } from '../../shared/webhooks/relay';
 import { outboxEventKeys } from '../../shared/outbox/keys';
 import { eventually, queueWaitMs } from '../support/poll';
 import { observingCalls } from '../support/sdk-calls';
@@ -35,16 +35,47 @@ beforeAll(async () => {
   companyId = await firm.company();
 });
 
-const missedEvent = async (minutesAgo: number): Promise<string> => {
+const missedEvent = async (minutesAgo: number, company = companyId): Promise<string> => {
   const occurredAt = new Date(Date.now() - minutesAgo * 60_000).toISOString();
-  const item = outboxEventItem('company.updated', companyId, { companyId }, occurredAt);
+  const item = outboxEventItem('company.updated', company, { companyId: company }, occurredAt);
   await dynamo().send(new PutCommand({ TableName: outboxTableName(), Item: { ...item, entity: 'sweeperTestPlaceholder' } }));
   await dynamo().send(new UpdateCommand({ TableName: outboxTableName(), Key: { PK: item.PK, SK: item.SK }, UpdateExpression: 'SET entity = :event', ExpressionAttributeValues: { ':event': 'outboxEvent' } }));
   return item.id;
 };
 
-const feedOf = async (): Promise<{ id: string; type: string; sequence: number }[]> => (await api('GET', `/v1/events?company_id=${companyId}&page_size=200`, { token: firm.systemToken })).body.data;
+const feedOf = async (company = companyId): Promise<{ id: string; type: string; sequence: number; occurredAt: string }[]> => (await api('GET', `/v1/events?company_id=${company}&page_size=200`, { token: firm.systemToken })).body.data;
 const sweep = (olderThanSeconds: number): Promise<SweepResult> => sweepPendingEvents({ olderThanSeconds, lookbackDays: 2, limit: 1000 });
+/** Whether the event is in the pending index (what a sweep finds). */
+const isPending = async (eventId: string): Promise<boolean> => (await eventsToSweep({ olderThanSeconds: 0, lookbackDays: 2, limit: 100_000 })).some((item) => item.id === eventId);
+
+/** Runs `run` with every SendMessage of the webhook-fanout queue naming `eventId` failing (an SQS blip); answers the bodies refused. */
+const failingFanOutOf = async (eventId: string, run: () => Promise<unknown>): Promise<string[]> => {
+  const refused: string[] = [];
+  const fanOutQueueUrl = process.env[queues.find((queue) => queue.name === 'webhook-fanout')!.urlEnv];
+  await observingCalls(
+    sqs(),
+    (commandName, input) => {
+      if (commandName !== 'SendMessageCommand' || input.QueueUrl !== fanOutQueueUrl || typeof input.MessageBody !== 'string') return;
+      if ((JSON.parse(input.MessageBody) as FanoutMessage).eventId !== eventId) return;
+      refused.push(input.MessageBody);
+      throw Object.assign(new Error('Service unavailable (simulated)'), { name: 'ServiceUnavailable' });
+    },
+    run,
+  );
+  return refused;
+};
+
+/** A subscription of the firm to the company's company.updated events (never verified: its deliveries are held, but created). */
+const subscriptionTo = async (company: string): Promise<string> => {
+  const created = await api('POST', '/v1/webhooks/subscriptions', { token: firm.systemToken, body: { url: 'http://127.0.0.1:9/never-verified', eventTypes: ['company.updated'], companyIds: [company] } });
+  expect(created.status).toBe(201);
+  return created.body.id as string;
+};
+
+const deliveriesOf = async (subscription: string, eventId: string): Promise<{ id: string; eventId: string }[]> =>
+  ((await api('GET', `/v1/webhooks/subscriptions/${subscription}/deliveries?page_size=200`, { token: firm.systemToken })).body.data as { id: string; eventId: string }[]).filter(
+    (delivery) => delivery.eventId === eventId,
+  );
 
 describe('outbox sweeper', () => {
   it('relays an event the stream relay missed into the feed, exactly once, even when two sweeps run at once', async () => {
@@ -61,6 +92,49 @@ describe('outbox sweeper', () => {
     // Relayed, it leaves the pending index: a later sweep finds it no more.
     const again = await sweep(600);
     expect(again.found).toBe(again.alreadyRelayed + again.relayed + again.failed);
+    expect((await feedOf()).filter((entry) => entry.id === eventId)).toHaveLength(1);
+  });
+
+  it('an event whose fan-out message could not be sent stays pending: the next sweep queues it again, and a repeated fan-out makes no second delivery', async () => {
+    const company = await firm.company();
+    const subscription = await subscriptionTo(company);
+    const eventId = await missedEvent(30, company);
+
+    let failedSweep: SweepResult | undefined;
+    const refused = await failingFanOutOf(eventId, async () => (failedSweep = await sweep(600)));
+    expect(refused).toHaveLength(1);
+    expect(failedSweep!.failed).toBeGreaterThanOrEqual(1);
+    // In the feed, but not yet queued for fan-out: still pending, so the next sweep finds it.
+    expect((await feedOf(company)).filter((entry) => entry.id === eventId)).toHaveLength(1);
+    expect(await isPending(eventId)).toBe(true);
+
+    const again = await sweep(600);
+    expect(again.alreadyRelayed).toBeGreaterThanOrEqual(1);
+    expect(await isPending(eventId)).toBe(false);
+    expect((await feedOf(company)).filter((entry) => entry.id === eventId)).toHaveLength(1);
+    const [delivery] = await eventually(async () => {
+      const found = await deliveriesOf(subscription, eventId);
+      return found.length > 0 && found;
+    }, queueWaitMs, 'the delivery of the re-queued event');
+
+    // The same fan-out message twice more: the delivery's id is derived from event and subscription, so no second one.
+    const message = { messageId: randomUUID(), body: refused[0]! };
+    expect(await fanoutWorker({ Records: [message, { ...message, messageId: randomUUID() }] } as SQSEvent)).toEqual({ batchItemFailures: [] });
+    expect(await fanoutWorker({ Records: [{ ...message, messageId: randomUUID() }] } as SQSEvent)).toEqual({ batchItemFailures: [] });
+    expect((await deliveriesOf(subscription, eventId)).map((found) => found.id)).toEqual([delivery!.id]);
+    expect((await api('DELETE', `/v1/webhooks/subscriptions/${subscription}`, { token: firm.systemToken })).status).toBe(200);
+  });
+
+  it('the stream relay whose fan-out message could not be sent fails the record and leaves the event pending for the sweeper', async () => {
+    const eventId = await missedEvent(0);
+    const record = await insertRecord(eventId, 1);
+    await failingFanOutOf(eventId, async () => expect(await relayHandler({ Records: [record] })).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] }));
+    expect((await feedOf()).filter((entry) => entry.id === eventId)).toHaveLength(1);
+    // Were the stream record gone (24 h), the sweeper would still find the event.
+    expect(await isPending(eventId)).toBe(true);
+    const swept = await sweep(0);
+    expect(swept.alreadyRelayed).toBeGreaterThanOrEqual(1);
+    expect(await isPending(eventId)).toBe(false);
     expect((await feedOf()).filter((entry) => entry.id === eventId)).toHaveLength(1);
   });
 
@@ -174,6 +248,17 @@ describe('the stream relay and the fan-out, a batch at a time', () => {
     // A message without the event (queued before the relay sent it along) reads it.
     const olderReads = await countingReads(async () => expect(await fanoutWorker(batchOf(events.map((eventId) => JSON.stringify({ eventId }))))).toEqual({ batchItemFailures: [] }));
     expect(Object.fromEntries(olderReads)).toEqual({ WEBHOOKS: 1, EVENT: 3 });
+  });
+
+  it("sequence is the relay's order, not the order of the changes, even within one company (docs/webhooks.md): occurredAt keeps that", async () => {
+    // Two events of the company, the earlier one reaching the relay last (another shard, a retry, the sweeper).
+    const [earlier, later] = [await missedEvent(1), await missedEvent(0)];
+    expect(await relayHandler({ Records: [await insertRecord(later, 1)] })).toEqual({ batchItemFailures: [] });
+    expect(await relayHandler({ Records: [await insertRecord(earlier, 2)] })).toEqual({ batchItemFailures: [] });
+    const feed = await feedOf();
+    const [a, b] = [feed.find((entry) => entry.id === earlier)!, feed.find((entry) => entry.id === later)!];
+    expect(a.sequence).toBeGreaterThan(b.sequence);
+    expect(a.occurredAt < b.occurredAt).toBe(true);
   });
 
   it('a counter another relay moved between two events of the batch is read again: every event is in the feed once, numbered without gaps', async () => {

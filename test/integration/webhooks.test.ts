@@ -271,11 +271,11 @@ describe.concurrent('webhooks', () => {
     await new Promise((done) => setTimeout(done, 3000)); // a second fan-out, if any, has had time to act
     // The whole feed of the company's company.updated events (filtered pages may be short: follow the cursor).
     const feed: Json[] = [];
-    for (let after = '0', pages = 0; pages < 100; pages++) {
-      const page = (await api('GET', `/v1/events?company_id=${company}&type=company.updated&page_size=200&after=${after}`, { as: 'a-system' })).body;
+    for (let cursor: string | null = null, pages = 0; pages < 100; pages++) {
+      const page: Json = (await api('GET', `/v1/events?company_id=${company}&type=company.updated&page_size=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { as: 'a-system' })).body;
       feed.push(...page.data);
       if (!page.pagination.has_more) break;
-      after = page.pagination.next_cursor;
+      cursor = page.pagination.next_cursor;
     }
     expect(feed.filter((entry) => entry.id === first.id)).toHaveLength(1);
     const deliveries = await deliveriesOf(subscription, '?event_type=company.updated');

@@ -1,8 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { contextRefreshingEventTypes, outboxEvents, outboxEventTypes, type EventType } from '../../shared/outbox/events';
 import { outboxEventWrite } from '../../shared/outbox/repository';
 import { resetConfig } from '../../shared/platform/config';
 import { catalogEntry, catalogTypes, eventCatalog, thinEvent } from '../../shared/webhooks/catalog';
+
+/** The event types (`a.b` in backticks) of the "Events written to the outbox" rule of docs/webhooks.md. */
+const documentedOutboxTypes = (markdown: string): string[] => {
+  const rule = /^- \*\*Events written to the outbox\*\*[^\n]*(?:\n {2}[^\n]*)*/m.exec(markdown)?.[0] ?? '';
+  return [...rule.matchAll(/`([a-z0-9_]+(?:\.[a-z0-9_]+)+)`/g)].map((match) => match[1]!);
+};
 
 /** The item an outboxEventWrite puts into the outbox table. */
 const written = (write: ReturnType<typeof outboxEventWrite>) => (write as { Put: { Item: Record<string, unknown> } }).Put.Item;
@@ -34,6 +42,10 @@ describe('event catalogue (shared/outbox/events.ts)', () => {
       expect(entry.ids.length, entry.type).toBeGreaterThan(0);
       for (const id of entry.ids) expect([...fields, 'companyId'], `${entry.type}: ${id}`).toContain(id);
     }
+  });
+
+  it('docs/webhooks.md lists every type written to the outbox, in the catalogue order, and no other', () => {
+    expect(documentedOutboxTypes(readFileSync(resolve(import.meta.dirname, '../../docs/webhooks.md'), 'utf8'))).toEqual(outboxEventTypes);
   });
 
   it('asks for a context refresh after reconciliation, bank statement and document events only', () => {
