@@ -43,12 +43,13 @@ export const companyContracts = {
   },
   deleteCompany: {
     description:
-      'Soft-deletes the company: it leaves lists and reads answer 404, until it is restored. A second delete answers the same deletion. Optional body `{"reason": "..."}`.',
+      'Soft-deletes the company: it leaves lists and reads answer 404, until it is restored (to the status it had when the deletion committed: a disable or enable racing the delete is kept). A second delete answers the same deletion. Optional body `{"reason": "..."}`. When its status kept changing while the deletion was written: **409** `concurrent_change`, nothing deleted; send it again.',
     requestExample: { reason: 'Customer left the firm' },
     params: CompanyParamsSchema,
     body: DeleteCompanySchema,
     bodyOptional: true,
     responses: { 200: { description: 'The deletion (also for a company already deleted)', schema: CompanyDeletionSchema } },
+    problems: { 409: 'conflict: reason concurrent_change (its status changed five times while the deletion was written; nothing deleted)' },
   },
   disableCompany: {
     description: 'Sets `status` to `disabled` (the company stays readable). Idempotent. Takes no body (`{}` is tolerated).',

@@ -73,6 +73,26 @@ export const companyRepository = {
     return { ConditionCheck: { TableName: tableName(), Key: companyKeys(id), ConditionExpression: notDeleted } };
   },
 
+  /**
+   * A check for a unit of work that pushes books: the company is live and bound to Api. A change
+   * of accountingSystem committed after the caller read the company fails it.
+   */
+  apiManagedCheck(id: string): TransactionWrite {
+    return {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: companyKeys(id),
+        ConditionExpression: `${notDeleted} AND accountingSystem = :api`,
+        ExpressionAttributeValues: { ':api': 'Api' },
+      },
+    };
+  },
+
+  /** A check for a unit of work: the company is deleted (or does not exist); nothing is written. */
+  deletedCheck(id: string): TransactionWrite {
+    return { ConditionCheck: { TableName: tableName(), Key: companyKeys(id), ConditionExpression: 'attribute_not_exists(PK) OR attribute_exists(deletion)' } };
+  },
+
   /** Applies changes to a live company (the condition fails when it does not exist or is deleted). */
   updateWrite(id: string, changes: CompanyChanges, updatedAt: string): TransactionWrite {
     const entries = Object.entries({ ...changes, updatedAt }).filter(([, value]) => value !== undefined);
@@ -102,15 +122,16 @@ export const companyRepository = {
     };
   },
 
-  /** Soft delete: keeps the item, drops it from list indexes (the condition fails when it is already deleted). */
+  /** Soft delete: keeps the item, drops it from list indexes (the condition fails when it is already deleted or its status is no longer the prior one). */
   markDeletedWrite(id: string, deletion: CompanyDeletionRecord): TransactionWrite {
     return {
       Update: {
         TableName: tableName(),
         Key: companyKeys(id),
         UpdateExpression: 'SET deletion = :deletion, updatedAt = :at REMOVE GSI1PK, GSI1SK',
-        ConditionExpression: notDeleted,
-        ExpressionAttributeValues: { ':deletion': deletion, ':at': deletion.deletedAt },
+        ConditionExpression: `${notDeleted} AND #status = :prior`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':deletion': deletion, ':at': deletion.deletedAt, ':prior': deletion.priorStatus },
       },
     };
   },

@@ -9,7 +9,7 @@ import { noAccess } from '../identity/access-evaluator';
 import { personCompanies } from './person-companies';
 import { reachable } from './reachable';
 import { problems } from '../platform/problem';
-import { companyRepository, type CompanyRecord } from './repository';
+import { companyRepository, type CompanyDeletionRecord, type CompanyRecord } from './repository';
 import type { Company, CompanyDeletion, CompanyStatus, CreateCompanyInput, UpdateCompanyInput } from './schemas';
 import { defaultVatFrequency } from './values';
 
@@ -141,20 +141,30 @@ export const setCompanyStatus = async (current: CompanyRecord, status: CompanySt
 
 /** Soft delete, idempotent: deleting a deleted company answers its existing deletion. */
 export const deleteCompany = async (principal: Principal, current: CompanyRecord, reason: string | undefined): Promise<CompanyDeletion> => {
-  const companyId = current.id;
-  if (current.deletion) return toDeletion(current);
-  const deletion = {
-    deletedAt: new Date().toISOString(),
-    cause: 'direct' as const,
-    reason: reason ?? null,
-    priorStatus: current.status,
-    deletedBy: principal.clientId,
-  };
-  if (await commitWithEvent(companyRepository.markDeletedWrite(companyId, deletion), 'company.deleted', companyId, deletion.deletedAt, { organization: organizationRepository.companiesListedWrite(current.organizationId, -1) })) {
-    return toDeletion({ ...current, deletion });
-  }
-  return toDeletion((await companyRepository.get(companyId))!); // a concurrent delete won
+  const { company } = await markDeleted(current, { deletedAt: new Date().toISOString(), cause: 'direct', reason: reason ?? null, deletedBy: principal.clientId });
+  return toDeletion(company);
 };
+
+/**
+ * Marks the company deleted with the status it has when the deletion commits (a disable or enable
+ * that commits first is what a restore brings back). `deleted` is false when another deletion won.
+ */
+const markDeleted = async (company: CompanyRecord, deletion: Omit<CompanyDeletionRecord, 'priorStatus'>): Promise<{ company: CompanyRecord & Required<Pick<CompanyRecord, 'deletion'>>; deleted: boolean }> => {
+  let current = company;
+  for (let attempt = 0; attempt < maxDeletionAttempts; attempt++) {
+    if (current.deletion) return { company: { ...current, deletion: current.deletion }, deleted: false };
+    const record: CompanyDeletionRecord = { ...deletion, priorStatus: current.status };
+    const change = companyRepository.markDeletedWrite(current.id, record);
+    if (await commitWithEvent(change, 'company.deleted', current.id, record.deletedAt, { organization: organizationRepository.companiesListedWrite(current.organizationId, -1) })) {
+      return { company: { ...current, deletion: record }, deleted: true };
+    }
+    const now = await companyRepository.get(current.id); // deleted meanwhile, or its status changed
+    if (!now) throw notFound();
+    current = now;
+  }
+  throw problems.conflict('The company changed status while it was being deleted; send the request again.', { reason: 'concurrent_change' });
+};
+const maxDeletionAttempts = 5;
 
 /**
  * Restore brings back the prior status. A company deleted by its organization's deletion cannot
@@ -188,8 +198,7 @@ export const deleteCompaniesOfOrganization = async (organization: Organization, 
   const deletedAt = new Date().toISOString();
   let deleted = 0;
   for (const company of companies) {
-    const deletion = { deletedAt, cause: 'organization_cascade' as const, reason: null, priorStatus: company.status, deletedBy };
-    if (await commitWithEvent(companyRepository.markDeletedWrite(company.id, deletion), 'company.deleted', company.id, deletedAt, { organization: organizationRepository.companiesListedWrite(company.organizationId, -1) })) deleted++;
+    if ((await markDeleted(company, { deletedAt, cause: 'organization_cascade', reason: null, deletedBy })).deleted) deleted++;
   }
   return deleted;
 };

@@ -1,7 +1,7 @@
 import { lazySchema } from '../platform/lazy-schema';
 import { isLosslessNumber } from 'lossless-json';
 import { type Decimal, decimalStringPattern, maxImportDecimals, maxImportIntegerDigits, readAmount, type AmountProblem } from '../platform/money';
-import { identifier, limits, text, textPattern, withTextRule } from '../platform/schemas';
+import { identifier, limits, text, textPattern, withTextRule, YearSchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 
 /**
@@ -131,7 +131,19 @@ export const accountCodeSchema = /* @__PURE__ */ lazySchema(() => withTextRule(
     .regex(/^[^#\s]+$/, 'must not contain spaces or #'),
 ).openapi({ pattern: textPattern({ refuse: '#\\s' }), example: '1920' }));
 
-export const dateSchema = /* @__PURE__ */ lazySchema(() => z.iso.date().max(limits.date).openapi({ format: 'date', example: '2025-03-31' }));
+/**
+ * A date of an import (GL transactionDate; open items' documentDate, dueDate, matchDate): a
+ * calendar date whose year YearSchema takes (1900 to 2999), as every year of the ledger.
+ */
+export const dateSchema = /* @__PURE__ */ lazySchema(() => {
+  const { minValue: first, maxValue: last } = YearSchema;
+  return z.iso
+    .date()
+    .max(limits.date)
+    // A value that is no date at all has its format problem only.
+    .refine((value) => !/^\d{4}-/.test(value) || YearSchema.safeParse(Number(value.slice(0, 4))).success, `must be a date from year ${first} to ${last}`)
+    .openapi({ format: 'date', example: '2025-03-31', description: `A date from year ${first} to ${last}` });
+});
 
 /** Most rows any import request may hold (spec: Limits). */
 export const maxImportRows = limits.importRows;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { stringify as stringifyLossless } from 'lossless-json';
-import type { CompanyRecord } from '../companies/repository';
+import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { outboxEventWrite } from '../outbox/repository';
 import type { Principal } from '../identity/principal';
@@ -11,7 +11,7 @@ import { bucketName, s3, sqs } from '../platform/aws';
 import { ProblemError, problems } from '../platform/problem';
 import { toFieldErrors } from '../platform/validation';
 import { queues } from '../queues';
-import { failImport } from './completion';
+import { companyNotApiManagedReason, failImport } from './completion';
 import { maxImportRows } from './fields';
 import { importJobType, type ImportKind } from './kind';
 import { emptyProgress, importRepository, toImportRecord, type ImportItem } from './repository';
@@ -26,11 +26,7 @@ import type { ImportRecord } from './schemas';
  */
 export const submitImport = async (principal: Principal, company: CompanyRecord, kind: ImportKind, body: unknown): Promise<ImportRecord> => {
   const companyId = company.id;
-  if (company.accountingSystem !== 'Api') {
-    throw problems.conflict(`The company is bound to ${company.accountingSystem}, not to Api; its books cannot be pushed.`, {
-      reason: 'company_not_api_managed',
-    });
-  }
+  if (company.accountingSystem !== 'Api') throw companyNotApiManaged(company);
   const rows = body && typeof body === 'object' ? (body as Record<string, unknown>)[kind.rowsField] : undefined;
   if (Array.isArray(rows) && rows.length > maxImportRows) {
     throw problems.payloadTooLarge(`An import holds at most ${maxImportRows} rows; this one has ${rows.length} in ${kind.rowsField}.`);
@@ -50,8 +46,23 @@ export const submitImport = async (principal: Principal, company: CompanyRecord,
   return acceptImport(companyId, { rootOrganizationId: company.rootOrganizationId, organizationPath: company.organizationPath }, kind, parsed.data, body);
 };
 
+export const companyNotApiManaged = (company: Pick<CompanyRecord, 'accountingSystem'>) =>
+  problems.conflict(`The company is bound to ${company.accountingSystem}, not to Api; its books cannot be pushed.`, { reason: companyNotApiManagedReason });
+
 /**
- * Accepts a valid body: claim check, lane, job, import and event, then the queue message. A SAF-T
+ * Why a company check of a transaction failed, read again: 404 (deleted) or 409
+ * company_not_api_managed; undefined when the company is live and bound to Api again.
+ */
+export const companyRefusal = async (companyId: string): Promise<ProblemError | undefined> => {
+  const company = await companyRepository.getLive(companyId);
+  if (!company) return problems.notFound('company');
+  return company.accountingSystem === 'Api' ? undefined : companyNotApiManaged(company);
+};
+
+/**
+ * Accepts a valid body: claim check, lane, job, import and event, then the queue message. The
+ * transaction checks that the company is live and bound to Api, so a change committed after the
+ * caller read the company refuses the import as the check up front would (404, 409). A SAF-T
  * import (shared/saft/worker.ts) accepts its per-kind imports with its own ids and applies them
  * itself (`enqueue: false`).
  */
@@ -124,9 +135,16 @@ export const acceptImport = async (
         )
         .add('import', importRepository.createWrite(item))
         .add('event', outboxEventWrite(kind.requestedEvent, companyId, { importId, jobId, kind: kind.name }, at))
+        .add('company', companyRepository.apiManagedCheck(companyId))
         .commit();
       break;
     } catch (error) {
+      if (error instanceof ConditionsFailed && error.names.includes('company')) {
+        const refusal = await companyRefusal(companyId);
+        if (!refusal && attempt < 3) continue; // bound to Api again by now
+        await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: payloadKey }));
+        throw refusal ?? error;
+      }
       // The lane is held, or a concurrent submission was taking it (the transactions conflicted): when
       // the other one won, this one is in flight too late.
       const laneContested = error instanceof ConditionsFailed && (error.names.includes('laneLock') || (error.names.length === 0 && error.conflicts.includes('laneLock')));

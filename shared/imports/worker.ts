@@ -11,7 +11,7 @@ import { logger } from '../platform/logger';
 import { queueWorker } from '../platform/queue-worker';
 import { timed } from '../platform/stage-timing';
 import { queues } from '../queues';
-import { companyDeletedReason, failImport, finishImport } from './completion';
+import { companyDeletedReason, companyNotApiManagedReason, failImport, finishImport } from './completion';
 import { completeFetch } from './fetch-completion';
 import type { ImportContext, ImportKind, RowOutcome } from './kind';
 import { maxUnknownListed } from './fields';
@@ -40,10 +40,10 @@ export const createImportWorker = (
       const { importId, saftImportId } = JSON.parse(record.body) as { importId: string; saftImportId?: string };
       if (saftImportId && saft) return saft(saftImportId, Number(record.attributes.ApproximateReceiveCount));
       logger.appendKeys({ importId });
+      const receiveCount = Number(record.attributes.ApproximateReceiveCount);
       try {
-        await processImport(importId, byName, postFetchEngineNames);
+        await processImport(importId, byName, postFetchEngineNames, { lastDelivery: receiveCount >= importsQueue.maxReceiveCount });
       } catch (error) {
-        const receiveCount = Number(record.attributes.ApproximateReceiveCount);
         const deterministic = deterministicFailure(error);
         const item = await importRepository.get(importId);
         if (!item || !(deterministic || receiveCount >= importsQueue.maxReceiveCount)) throw error; // redelivered
@@ -93,21 +93,29 @@ class ChunkFailure extends Error {
 /**
  * Applies one accepted import to its end (resuming after its last recorded chunk); the worker's
  * step, also run by a SAF-T import. The company is read before anything is applied and before each
- * chunk: once it is deleted the import fails company_deleted and writes nothing more (the chunks
- * before stay, with the deleted company). The terminal step checks it again (finishImport).
+ * chunk: once it is deleted the import fails company_deleted, once it is bound to another
+ * accounting system than Api company_not_api_managed, and writes nothing more (the chunks before
+ * stay). The terminal step checks it again (finishImport).
  */
-export const processImport = async (importId: string, kinds: ReadonlyMap<string, ImportKind>, postFetchEngineNames: readonly string[]): Promise<void> => {
+export const processImport = async (
+  importId: string,
+  kinds: ReadonlyMap<string, ImportKind>,
+  postFetchEngineNames: readonly string[],
+  /** The message's last delivery (see completeFetch). */
+  options: { lastDelivery?: boolean } = {},
+): Promise<void> => {
   const item = await importRepository.get(importId);
   if (!item || item.status !== 'queued') return; // already finished: a redelivered message
   const kind = kinds.get(item.kind);
   if (!kind) throw new Error(`No import kind ${item.kind}`);
-  /** True when the company is deleted: the import has then failed company_deleted. */
-  const companyDeleted = async (): Promise<boolean> => {
-    if (await companyRepository.getLive(item.companyId)) return false;
-    await failImport(item, companyDeletedReason);
+  /** True when the company is deleted or no longer bound to Api: the import has then failed (company_deleted, company_not_api_managed). */
+  const companyRefused = async (): Promise<boolean> => {
+    const company = await companyRepository.getLive(item.companyId);
+    if (company?.accountingSystem === 'Api') return false;
+    await failImport(item, company ? companyNotApiManagedReason : companyDeletedReason);
     return true;
   };
-  if (await companyDeleted()) return;
+  if (await companyRefused()) return;
   if (!(await jobRepository.holdLane(item.companyId, item.lane, item.jobId, item.id, Date.now()))) {
     const applied = item.progress.nextChunk === 0 ? 'nothing was applied' : 'the rows it counts were applied';
     await failImport(item, 'lane_taken', `The import waited past its lease and another import of the same kind took its place; ${applied}. Submit it again.`);
@@ -157,7 +165,7 @@ export const processImport = async (importId: string, kinds: ReadonlyMap<string,
   const chunkCount = Math.ceil(rows.length / kind.chunkSize);
   const firstRowOfId = firstRowsOfIds(kind, rows);
   for (let index = progress.nextChunk; index < chunkCount; index++) {
-    if (await companyDeleted()) return;
+    if (await companyRefused()) return;
     const firstRow = index * kind.chunkSize;
     const chunk = rows.slice(firstRow, firstRow + kind.chunkSize);
     const outcomes = await timed('import: apply chunks', () => kind.applyChunk(context, chunk, { index, firstRow, firstRowOfId, rows })).catch((error: unknown) => {
@@ -174,16 +182,16 @@ export const processImport = async (importId: string, kinds: ReadonlyMap<string,
   }
 
   if (kind.finish && progress.rowsRetired === null) {
-    if (await companyDeleted()) return;
+    if (await companyRefused()) return;
     const { rowsDeleted } = await kind.finish(context, rows);
     const next = { ...progress, rowsRetired: rowsDeleted, nextChunk: chunkCount + 1 };
     if (!(await importRepository.recordChunk(item.id, chunkCount, next, new Date().toISOString()))) return;
     progress = next;
   }
 
-  if (await companyDeleted()) return; // before the fetch run and the post-fetch engines
+  if (await companyRefused()) return; // before the fetch run and the post-fetch engines
   const changed = progress.rowsInserted + progress.rowsUpdated + progress.rowsDeletedFromRequest + (progress.rowsRetired ?? 0);
-  const fetchCompletion = kind.postFetch ? await timed('import: fetch completion', () => completeFetch(item, changed, postFetchEngineNames)) : undefined;
+  const fetchCompletion = kind.postFetch ? await timed('import: fetch completion', () => completeFetch(item, changed, postFetchEngineNames, options)) : undefined;
   await timed('import: finish (import, job, event)', () => finishImport(item, { status: 'succeeded', progress, ...(fetchCompletion && { fetchCompletion }) }));
 };
 

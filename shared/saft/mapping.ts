@@ -1,8 +1,8 @@
 import { AccountImportLineSchema, DimensionImportLineSchema, SubLedgerImportLineSchema, type AccountImportLine, type DimensionImportLine, type DimensionType, type SubLedgerImportLine } from '../ledger/chart/schemas';
 import { GeneralLedgerLineInputSchema, OpeningBalanceInputSchema } from '../ledger/general-ledger/schemas';
 import { Decimal } from '../platform/money';
-import { limits } from '../platform/schemas';
-import { clip } from '../platform/text';
+import { limits, textRuleProblem } from '../platform/schemas';
+import { clip, toWellFormed } from '../platform/text';
 import { field, SaftFileError, type Fields, type SaftSink, type SaftVersion } from './parser';
 import type { SaftReport } from './schemas';
 
@@ -12,6 +12,33 @@ export const maxReportList = 100;
 export const otherElements = '(other elements)';
 
 const zero = new Decimal(0);
+/** The characters the text rule refuses (shared/platform/schemas.ts): file text quoted in the report shows U+FFFD instead. */
+// eslint-disable-next-line no-control-regex -- the rule's control characters
+const refusedCharacters = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
+/** File text as the report quotes it: at most `max` characters, well-formed, no character the text rule refuses. */
+const quotable = (text: string, max: number): string => toWellFormed(clip(text, max)).replace(refusedCharacters, '\uFFFD');
+
+/**
+ * Header fields the report shows: the most characters either SAF-T version allows there (more
+ * refuses the file), and the report's limit (a longer valid value is shown clipped). Selection
+ * fields are integers and dates, unbounded in the XSD: 100 characters are far beyond them.
+ */
+const headerFields: Record<string, { max: number; shown: number }> = {
+  AuditFileVersion: { max: 9, shown: limits.code },
+  SoftwareCompanyName: { max: 70, shown: limits.name },
+  SoftwareID: { max: 256, shown: limits.name },
+  SoftwareVersion: { max: 18, shown: limits.code },
+  'Company/Name': { max: 256, shown: limits.name },
+  'Company/RegistrationNumber': { max: 35, shown: limits.code },
+  'SelectionCriteria/PeriodStart': { max: limits.code, shown: limits.code },
+  'SelectionCriteria/PeriodStartYear': { max: limits.code, shown: limits.code },
+  'SelectionCriteria/PeriodEnd': { max: limits.code, shown: limits.code },
+  'SelectionCriteria/PeriodEndYear': { max: limits.code, shown: limits.code },
+  'SelectionCriteria/SelectionStartDate': { max: limits.code, shown: limits.code },
+  'SelectionCriteria/SelectionEndDate': { max: limits.code, shown: limits.code },
+};
+/** The longest amount text read: SAF-T amounts hold at most 18 digits (SAFmonetaryType); the report shows 64 characters. */
+const maxAmountLength = 64;
 /** A GL line's tax code holds at most this many characters (GeneralLedgerLineInputSchema). */
 const maxTaxCodeLength = 50;
 /** xs:decimal: an optional sign, digits and an optional point (decimal.js alone would also take 1e5, 0x1f or Infinity). */
@@ -19,6 +46,7 @@ const decimalText = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 /** An amount of the file; one that is no decimal number refuses the file (the XSD would, for files it checks). */
 const amountOf = (text: string | undefined, element: string): Decimal => {
   if (text === undefined || text === '') return zero;
+  if (text.length > maxAmountLength) throw new SaftFileError('invalid_number', `${element} ${JSON.stringify(quotable(text, 40))} is longer than ${maxAmountLength} characters: no SAF-T amount.`);
   if (!decimalText.test(text)) throw new SaftFileError('invalid_number', `${element} ${JSON.stringify(clip(text, 40))} is not a decimal number.`);
   return new Decimal(text);
 };
@@ -110,7 +138,15 @@ export class SaftMapping implements SaftSink {
     this.onLine = onLine;
   }
 
+  /** Refuses a header the report could not show: a field longer than SAF-T allows, or with a character the text rule refuses. */
   header(fields: Fields, version: SaftVersion): void {
+    for (const [path, { max }] of Object.entries(headerFields)) {
+      const value = field(fields, path);
+      if (value === undefined) continue;
+      if (value.length > max) throw new SaftFileError('not_saft', `Header/${path} is ${value.length} characters long; SAF-T allows at most ${max}.`);
+      const problem = textRuleProblem(value);
+      if (problem) throw new SaftFileError('not_saft', `Header/${path} ${problem}.`);
+    }
     this.headerFields = fields;
     this.version = version;
     const startYear = this.selectionStartYear();
@@ -276,7 +312,7 @@ export class SaftMapping implements SaftSink {
     });
     if (!net.isZero()) {
       this.unbalancedCount++;
-      if (this.unbalanced.length < maxReportList) this.unbalanced.push(voucher);
+      if (this.unbalanced.length < maxReportList) this.unbalanced.push(quotable(voucher, limits.integratorId));
     }
   }
 
@@ -298,7 +334,7 @@ export class SaftMapping implements SaftSink {
 
   private count(element: string, count: number): void {
     // Elements past the report's list are counted together: a file naming endless elements keeps a bounded report.
-    const named = clip(element, limits.name);
+    const named = quotable(element, limits.name);
     const key = this.notImported.has(named) || this.notImported.size < maxReportList ? named : otherElements;
     this.notImported.set(key, (this.notImported.get(key) ?? 0) + count);
   }
@@ -306,7 +342,7 @@ export class SaftMapping implements SaftSink {
   private skip(kind: string, message: string): void {
     const entry = this.skipped.get(kind) ?? { count: 0, samples: [] };
     entry.count++;
-    if (entry.samples.length < maxReportList) entry.samples.push(message.slice(0, 500));
+    if (entry.samples.length < maxReportList) entry.samples.push(quotable(message, limits.note));
     this.skipped.set(kind, entry);
   }
 
@@ -340,7 +376,10 @@ export class SaftMapping implements SaftSink {
   }
 
   report(openingBalanceCount: number, schemaValidation: SaftReport['schemaValidation']): SaftReport {
-    const h = (path: string) => field(this.headerFields, path) ?? null;
+    const h = (path: string) => {
+      const value = field(this.headerFields, path);
+      return value === undefined ? null : quotable(value, headerFields[path]!.shown);
+    };
     const numberOfEntries = field(this.fileTotals, 'NumberOfEntries');
     const fileDebit = field(this.fileTotals, 'TotalDebit');
     const fileCredit = field(this.fileTotals, 'TotalCredit');

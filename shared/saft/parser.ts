@@ -17,6 +17,34 @@ export type SaftFileProblemCode = 'not_xml' | 'compressed' | 'dtd_refused' | 'no
 /** How deep elements may nest: a SAF-T Financial file nests at most 8 levels (AuditFile/…/TaxAmount/Amount). */
 export const maxDepth = 16;
 
+/**
+ * Memory bounds of the parse (files over 32 MiB are not checked against the XSD, so these are
+ * what stops a hostile file). Refusals name the element; ParseOptions.limits lowers them in tests.
+ */
+export const parseLimits = {
+  /**
+   * Characters of one element's text, and of anything the XML parser buffers between two events
+   * (a text node, comment or tag). SAF-T's longest text type holds 256 (SAFlongtextType); Notes
+   * and Website are unbounded in the XSD but never near 64 Ki characters.
+   */
+  elementText: 65_536,
+  /** Characters of one tag with its attributes (a namespace declaration is one). */
+  tag: 4 * 1024 * 1024,
+  /**
+   * Lines of one Transaction (one voucher, held in memory until it closes). Large vouchers (a
+   * payroll run, a bank settlement) hold thousands of lines; 50,000 keeps one at some 100 MB.
+   */
+  transactionLines: 50_000,
+  /**
+   * Characters one record collects (a Transaction with its lines, a master-data record, the
+   * Header, a Journal's own fields), each value counted 32 more for what holding it costs.
+   */
+  recordChars: 32 * 1024 * 1024,
+};
+export type ParseLimits = typeof parseLimits;
+/** What a collected value costs beyond its characters (see parseLimits.recordChars). */
+const valueCost = 32;
+
 /** Why a file is not a SAF-T Financial file this service reads; `line` where the parser knows it. */
 export class SaftFileError extends Error {
   readonly code: SaftFileProblemCode;
@@ -76,6 +104,8 @@ export interface ParseOptions {
   headerOnly?: boolean;
   /** Awaited after each chunk written to the parser: where the caller applies what it collected (backpressure). */
   afterChunk?: () => Promise<void>;
+  /** Lower bounds than parseLimits (tests). */
+  limits?: Partial<ParseLimits>;
 }
 
 const gzipMagic = [0x1f, 0x8b];
@@ -90,6 +120,11 @@ const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((b, i) =>
  * Returns the version once the header is read (headerOnly) or the whole file is.
  */
 export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, sink: SaftSink, options: ParseOptions = {}): Promise<{ version: SaftVersion; header: Fields }> => {
+  const limits: ParseLimits = { ...parseLimits, ...options.limits };
+  // Chunks go to the XML parser in slices: what it buffers between two events is checked after each.
+  const slice = Math.min(64 * 1024, limits.elementText);
+  let sinceEvent = 0;
+  let inTag = false;
   const parser = new SaxesParser({ xmlns: true, position: true });
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   const stack: Open[] = [];
@@ -98,11 +133,13 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
   let header: Fields | undefined;
   let headerDone = false;
   // The record being collected: its kind, depth in the stack, and fields.
-  let record: { kind: string; depth: number; fields: Fields; path: string } | undefined;
+  let record: { kind: string; depth: number; fields: Fields; path: string; held: number } | undefined;
   let journal: Fields = new Map();
-  let transaction: { fields: Fields; lines: Fields[]; depth: number } | undefined;
+  const journalHeld = { held: 0 };
+  let transaction: { fields: Fields; lines: Fields[]; depth: number; held: number } | undefined;
   let line: { fields: Fields; depth: number } | undefined;
   let controlTotals: Fields = new Map();
+  const totalsHeld = { held: 0 };
   let failure: Error | undefined;
 
   const fail = (error: Error) => {
@@ -116,15 +153,28 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
       .slice(from)
       .map((open) => open.name)
       .join('/');
-  const add = (fields: Fields, path: string, value: string) => {
+  /** Adds a value to a record's fields, charged to `holder` (at most limits.recordChars; `what` names the record). */
+  const add = (fields: Fields, path: string, value: string, holder: { held: number }, what: string) => {
+    holder.held += value.length + valueCost;
+    if (holder.held > limits.recordChars) fail(new SaftFileError('not_saft', `${what} holds more than ${limits.recordChars} characters of text; a SAF-T record holds far less.`, parser.line));
     const values = fields.get(path);
     if (values) values.push(value);
     else fields.set(path, [value]);
   };
 
+  const event = () => {
+    sinceEvent = 0;
+  };
+  for (const name of ['xmldecl', 'comment', 'processinginstruction'] as const) parser.on(name, event);
+  parser.on('opentagstart', () => {
+    event();
+    inTag = true;
+  });
   parser.on('doctype', () => fail(new SaftFileError('dtd_refused', 'The file has a DOCTYPE; DTDs and entity declarations are refused (a SAF-T file has none).', parser.line)));
   parser.on('error', (error) => fail(rootSeen ? new SaftFileError('not_xml', `The file is not well-formed XML: ${error.message}`, parser.line) : new SaftFileError('not_xml', `The file is not XML: ${error.message}`, parser.line)));
   parser.on('opentag', (tag) => {
+    event();
+    inTag = false;
     const node = tag;
     if (!rootSeen) {
       rootSeen = true;
@@ -133,7 +183,11 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
       }
     } else {
       const parent = stack.at(-1);
-      if (parent) parent.hasChild = true;
+      if (parent) {
+        // An element with children: its own text (whitespace between them) is never read.
+        parent.hasChild = true;
+        parent.text = '';
+      }
       if (node.uri !== saftNamespace) fail(new SaftFileError('not_saft', `Element {${quoted(node.uri)}}${quoted(node.local)} is not in the SAF-T Financial namespace ${saftNamespace}.`, parser.line));
     }
     if (stack.length >= maxDepth) fail(new SaftFileError('not_saft', `Elements nest deeper than ${maxDepth} levels (${quoted(node.local)}); a SAF-T Financial file nests at most 8.`, parser.line));
@@ -142,28 +196,41 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
     const path = pathOf(1);
     if (!headerDone && stack.length === 2 && node.local !== 'Header') fail(new SaftFileError('not_saft', `The file has no Header before ${quoted(node.local)}.`, parser.line));
     if (transaction && !line && stack.length === transaction.depth + 1 && node.local === 'Line') {
+      if (transaction.lines.length >= limits.transactionLines) {
+        fail(new SaftFileError('not_saft', `Transaction ${JSON.stringify(quoted(field(transaction.fields, 'TransactionID') ?? ''))} holds more than ${limits.transactionLines} lines (<Line>).`, parser.line));
+      }
       line = { fields: new Map(), depth: stack.length };
       return;
     }
     if (record || transaction) return;
     const kind = records[path];
-    if (kind === 'transaction') transaction = { fields: new Map(), lines: [], depth: stack.length };
-    else if (kind === 'journal') journal = new Map();
-    else if (kind) record = { kind, depth: stack.length, fields: new Map(), path };
+    if (kind === 'transaction') transaction = { fields: new Map(), lines: [], depth: stack.length, held: 0 };
+    else if (kind === 'journal') {
+      journal = new Map();
+      journalHeld.held = 0;
+    } else if (kind) record = { kind, depth: stack.length, fields: new Map(), path, held: 0 };
     else if (!containers.has(path) && !(path.startsWith('GeneralLedgerEntries/') && controlTotalNames.has(node.local) && stack.length === 3) && !path.startsWith('GeneralLedgerEntries/Journal/')) {
       sink.notRead(path);
     }
   });
-  parser.on('text', (text) => {
+  /** Text of the open element: kept only while it has no child, and at most limits.elementText characters. */
+  const addText = (text: string) => {
+    event();
     const open = stack.at(-1);
-    if (open) open.text += text;
-    else if (text.trim()) fail(new SaftFileError('not_xml', 'The file has text outside its root element.', parser.line));
-  });
-  parser.on('cdata', (text) => {
-    const open = stack.at(-1);
-    if (open) open.text += text;
-  });
+    if (!open) {
+      if (text.trim()) fail(new SaftFileError('not_xml', 'The file has text outside its root element.', parser.line));
+      return;
+    }
+    if (open.hasChild) return;
+    open.text += text;
+    if (open.text.length > limits.elementText) fail(tooLong());
+  };
+  const tooLong = () =>
+    new SaftFileError('not_saft', `The text of <${quoted(pathOf(0))}> is longer than ${limits.elementText} characters; no SAF-T element holds that much.`, parser.line);
+  parser.on('text', addText);
+  parser.on('cdata', addText);
   parser.on('closetag', () => {
+    event();
     const open = stack.at(-1)!;
     const depth = stack.length;
     const value = open.text.trim();
@@ -171,12 +238,12 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
       if (depth === line.depth) {
         transaction!.lines.push(line.fields);
         line = undefined;
-      } else if (!open.hasChild) add(line.fields, pathOf(line.depth), value);
+      } else if (!open.hasChild) add(line.fields, pathOf(line.depth), value, transaction!, 'A Transaction with its lines');
     } else if (transaction) {
       if (depth === transaction.depth) {
         sink.transaction(transaction.fields, transaction.lines, journal);
         transaction = undefined;
-      } else if (!open.hasChild) add(transaction.fields, pathOf(transaction.depth), value);
+      } else if (!open.hasChild) add(transaction.fields, pathOf(transaction.depth), value, transaction, 'A Transaction with its lines');
     } else if (record) {
       if (depth === record.depth) {
         const done = record;
@@ -195,15 +262,16 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
         else if (done.kind === 'taxTableEntry') sink.taxTableEntry(done.fields);
       } else {
         if (depth === record.depth + 1 && record.kind !== 'header') sink.recordChild(record.path.split('/').at(-1)!, open.name);
-        if (!open.hasChild) add(record.fields, pathOf(record.depth), value);
+        if (!open.hasChild) add(record.fields, pathOf(record.depth), value, record, `<${record.path}>`);
       }
     } else if (depth === 2 && open.name === 'GeneralLedgerEntries') {
       sink.controlTotals(controlTotals);
       controlTotals = new Map();
+      totalsHeld.held = 0;
     } else if (depth === 4 && pathOf(1).startsWith('GeneralLedgerEntries/Journal/') && !open.hasChild) {
-      add(journal, open.name, value);
+      add(journal, open.name, value, journalHeld, '<GeneralLedgerEntries/Journal>');
     } else if (depth === 3 && stack[1]?.name === 'GeneralLedgerEntries' && controlTotalNames.has(open.name)) {
-      add(controlTotals, open.name, value);
+      add(controlTotals, open.name, value, totalsHeld, '<GeneralLedgerEntries>');
     }
     stack.pop();
   });
@@ -225,7 +293,18 @@ export const parseSaft = async (source: AsyncIterable<Uint8Array | string> | Ite
         throw new SaftFileError('not_utf8', 'The file is not UTF-8 text (SAF-T files are UTF-8).', parser.line);
       }
       try {
-        parser.write(text);
+        for (let at = 0; at < text.length; at += slice) {
+          const part = text.slice(at, at + slice);
+          parser.write(part);
+          if (failure) break;
+          // Reset by each event: more than this is one text node, comment or tag the parser holds whole.
+          sinceEvent += part.length;
+          const inside = stack.length ? `<${quoted(pathOf(0))}>` : 'the file';
+          if (inTag && sinceEvent > limits.tag + slice) fail(new SaftFileError('not_saft', `A tag in ${inside} is longer than ${limits.tag} characters.`, parser.line));
+          if (!inTag && sinceEvent > limits.elementText + slice) {
+            fail(new SaftFileError('not_saft', `A text or comment in ${inside} is longer than ${limits.elementText} characters; no SAF-T element holds that much.`, parser.line));
+          }
+        }
       } catch (error) {
         // The sink's refusals (a number that is none) get the line the parser is at.
         throw error instanceof SaftFileError && error.line === undefined ? new SaftFileError(error.code, error.message, parser.line) : error;

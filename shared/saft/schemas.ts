@@ -135,7 +135,7 @@ export const SaftImportSchema = /* @__PURE__ */ lazySchema(() => z
     sizeBytes: z.number().int().min(1).max(maxSaftBytes).openapi({ description: 'As declared' }),
     sha256: textOut(64).openapi({ description: 'As declared (hexadecimal)' }),
     jobId: UuidSchema.nullable().openapi({ description: 'The job once started (GET /v1/jobs/{jobId})' }),
-    failureReason: textOut(limits.code).nullable().openapi({ description: 'invalid_file, schema_invalid, lines_in_use, import_failed, company_deleted (the company was deleted while it ran; nothing imported after that) or internal_error when failed' }),
+    failureReason: textOut(limits.code).nullable().openapi({ description: 'invalid_file, schema_invalid, lines_in_use, import_failed, company_deleted (the company was deleted while it ran; nothing imported after that), company_not_api_managed (moved off the Api accounting system while it ran; likewise) or internal_error when failed' }),
     problems: z
       .array(
         z.object({

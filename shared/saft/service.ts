@@ -8,7 +8,8 @@ import { ConditionsFailed, unitOfWork, type UnitOfWork } from '../db/unit-of-wor
 import { presignUpload, readUpload } from '../documents/storage';
 import { cursorCaller, type Principal } from '../identity/principal';
 import type { ImportLane } from '../imports/kind';
-import { importsQueueUrl } from '../imports/pipeline';
+import { companyNotApiManagedReason } from '../imports/completion';
+import { companyNotApiManaged, companyRefusal, importsQueueUrl } from '../imports/pipeline';
 import { jobRepository, type JobEnding } from '../jobs/repository';
 import { outboxEventWrite } from '../outbox/repository';
 import { bucketName, s3, sqs } from '../platform/aws';
@@ -22,8 +23,7 @@ export const saftLanes: readonly ImportLane[] = ['accounts', 'dimensions', 'sub_
 export const saftLane = 'saft';
 const uploadSeconds = 15 * 60;
 
-const notApiManaged = (company: CompanyRecord) =>
-  problems.conflict(`The company is bound to ${company.accountingSystem}, not to Api; its books cannot be pushed.`, { reason: 'company_not_api_managed' });
+const notApiManaged = companyNotApiManaged;
 
 export const saftProblems = {
   uploadMissing: () => new ProblemError({ status: 409, error: 'upload_missing', title: 'Upload missing', detail: 'Nothing has been uploaded to the upload URL yet. PUT the file to it, then start again.' }),
@@ -175,12 +175,15 @@ export const startSaftImport = async (company: CompanyRecord, id: string, option
         { rootOrganizationId: company.rootOrganizationId, organizationPath: company.organizationPath },
       ),
     )
-    .add('saft', saftRepository.startWrite(id, jobId, { allowOrganizationNumberMismatch: allow, deleteMissing: options.deleteMissing ?? false }, at));
+    .add('saft', saftRepository.startWrite(id, jobId, { allowOrganizationNumberMismatch: allow, deleteMissing: options.deleteMissing ?? false }, at))
+    // Live and bound to Api at the commit, not only when the request read the company.
+    .add('company', companyRepository.apiManagedCheck(company.id));
   try {
     await work.commit();
   } catch (error) {
     if (!(error instanceof ConditionsFailed)) throw error;
     if (error.names.includes('saft')) return toSaftImport(await getSaftImport(company.id, id)); // started meanwhile
+    if (error.names.includes('company')) throw (await companyRefusal(company.id)) ?? error;
     const busy = error.names.find((name) => name === 'laneLock' || name.startsWith('lane:'));
     const holder = busy ? await jobRepository.laneHolder(company.id, busy === 'laneLock' ? saftLane : busy.slice('lane:'.length)) : undefined;
     throw problems.conflict(`An import runs for the company and holds a lane this import writes through; wait for job ${holder?.jobId}.`, {
@@ -207,9 +210,16 @@ export const startSaftImport = async (company: CompanyRecord, id: string, option
 /** Why a SAF-T import whose company was deleted before it finished failed (failureReason company_deleted). */
 export const saftCompanyDeletedProblem = { line: null, message: 'The company was deleted while the import ran; nothing was imported after that, and the import did not succeed.' };
 
+/** Why a SAF-T import whose company was moved off Api before it finished failed (failureReason company_not_api_managed). */
+export const saftNotApiManagedProblem = {
+  line: null,
+  message: 'The company was moved off the Api accounting system while the import ran; nothing was imported after that, and the import did not succeed.',
+};
+
 /**
  * A SAF-T import ends, once: succeeded or failed, with its job, the job's event and its lane. A
- * success checks that the company is not deleted; when it was deleted meanwhile it fails company_deleted.
+ * success checks that the company is live and bound to Api; when it was deleted meanwhile it fails
+ * company_deleted, when moved off Api company_not_api_managed.
  */
 export const finishSaftImport = async (
   item: SaftItem,
@@ -218,12 +228,16 @@ export const finishSaftImport = async (
   const at = new Date().toISOString();
   const jobError = ending.status === 'failed' ? { code: ending.failureReason ?? 'failed', message: (ending.problems[0]?.message ?? 'The SAF-T import failed.').slice(0, 2000) } : null;
   const work = endSaftJob(unitOfWork().add('saft', saftRepository.finishWrite(item.id, ending, at)), { companyId: item.companyId, importId: item.id, jobId: item.jobId! }, { status: ending.status, error: jobError }, at);
-  if (ending.status === 'succeeded') work.add('company', companyRepository.liveCheck(item.companyId));
+  if (ending.status === 'succeeded') work.add('company', companyRepository.apiManagedCheck(item.companyId));
   try {
     await work.commit();
   } catch (error) {
     if (!(error instanceof ConditionsFailed) || !error.names.includes('company')) throw error;
-    await finishSaftImport(item, { status: 'failed', failureReason: 'company_deleted', problems: [saftCompanyDeletedProblem], ...(ending.report && { report: ending.report }) });
+    const deleted = !(await companyRepository.getLive(item.companyId));
+    const failure = deleted
+      ? { failureReason: 'company_deleted', problems: [saftCompanyDeletedProblem] }
+      : { failureReason: companyNotApiManagedReason, problems: [saftNotApiManagedProblem] };
+    await finishSaftImport(item, { status: 'failed', ...failure, ...(ending.report && { report: ending.report }) });
   }
 };
 

@@ -7,7 +7,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { createRequire } from 'node:module';
 import type { validateXML as ValidateXml } from 'xmllint-wasm';
 import { companyRepository } from '../companies/repository';
-import { companyDeletedReason } from '../imports/completion';
+import { companyDeletedReason, companyNotApiManagedReason } from '../imports/completion';
 import { importRepository } from '../imports/repository';
 import type { ImportKind, ImportKindName } from '../imports/kind';
 import { acceptImport } from '../imports/pipeline';
@@ -22,7 +22,7 @@ import { SaftMapping, type SaftLine } from './mapping';
 import { parseSaft, SaftFileError, type SaftVersion } from './parser';
 import { saftRepository, type SaftItem } from './repository';
 import { maxSchemaValidatedBytes, type SaftImport, type SaftReport } from './schemas';
-import { finishSaftImport, readSaftObject, saftCompanyDeletedProblem, saftLane } from './service';
+import { finishSaftImport, readSaftObject, saftCompanyDeletedProblem, saftLane, saftNotApiManagedProblem } from './service';
 
 const maxProblems = 20;
 /** Receives before a SAF-T import that keeps failing on the service side is failed (the imports queue's). */
@@ -32,6 +32,8 @@ const maxReceives = 5;
 class StepFailed extends Error {}
 /** The company was deleted: the SAF-T import fails and imports nothing more. */
 class CompanyDeleted extends Error {}
+/** The company was moved off the Api accounting system: the SAF-T import fails and imports nothing more. */
+class CompanyNotApiManaged extends Error {}
 /** Lines that deleteMissing would delete are reconciled: nothing is imported. */
 type LineInUse = { id: string; reconciliationGroupId: string };
 
@@ -122,12 +124,13 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     const item = await saftRepository.get(saftImportId);
     if (!item || (item.status !== 'queued' && item.status !== 'running')) return;
     try {
-      const report = await run(item);
+      const report = await run(item, receiveCount >= maxReceives);
       await finishSaftImport(item, { status: 'succeeded', failureReason: null, problems: [], report });
     } catch (error) {
       if (error instanceof LinesInUse) return void (await finishSaftImport(item, { status: 'failed', failureReason: 'lines_in_use', problems: error.problems }));
       if (error instanceof FileRefused) return void (await finishSaftImport(item, { status: 'failed', failureReason: error.reason, problems: error.problems }));
       if (error instanceof CompanyDeleted) return void (await finishSaftImport(item, { status: 'failed', failureReason: companyDeletedReason, problems: [saftCompanyDeletedProblem] }));
+      if (error instanceof CompanyNotApiManaged) return void (await finishSaftImport(item, { status: 'failed', failureReason: companyNotApiManagedReason, problems: [saftNotApiManagedProblem] }));
       if (error instanceof StepFailed) return void (await finishSaftImport(item, { status: 'failed', failureReason: 'import_failed', problems: [{ line: null, message: error.message }] }));
       if (receiveCount < maxReceives) throw error; // redelivered (e.g. a lane taken by another import meanwhile)
       logger.error('SAF-T import failed', { error: error as Error });
@@ -135,9 +138,11 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     }
   };
 
-  async function run(item: SaftItem): Promise<SaftReport> {
+  async function run(item: SaftItem, lastDelivery: boolean): Promise<SaftReport> {
     const requireLiveCompany = async () => {
-      if (!(await companyRepository.getLive(item.companyId))) throw new CompanyDeleted();
+      const company = await companyRepository.getLive(item.companyId);
+      if (!company) throw new CompanyDeleted();
+      if (company.accountingSystem !== 'Api') throw new CompanyNotApiManaged();
     };
     await requireLiveCompany();
     await jobRepository.markRunning(item.jobId!, new Date().toISOString()).catch(() => undefined);
@@ -191,6 +196,9 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
           await acceptImport(item.companyId, item, importKind, parsed, body, { importId, enqueue: false });
         } catch (error) {
           if (!(error instanceof ProblemError)) throw error;
+          // The company changed after requireLiveCompany read it (acceptImport checks it again).
+          if (error.problem.reason === companyNotApiManagedReason) throw new CompanyNotApiManaged();
+          if (error.problem.status === 404) throw new CompanyDeleted();
           if (error.problem.reason === 'job_in_flight') throw new Error(`Step ${key}: ${error.message}`); // a busy lane: retried on redelivery
           if (error.problem.reason === 'lines_in_use') {
             // Reconciled after the check before the first write: the file's imports are applied, these lines stay.
@@ -202,12 +210,13 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
         existing = await importRepository.get(importId);
       }
       if (existing!.status === 'queued') {
-        await processImport(importId, byName, postFetchEngineNames);
+        await processImport(importId, byName, postFetchEngineNames, { lastDelivery });
         existing = await importRepository.get(importId);
       }
       importIds.push(importId);
       await saftRepository.recordProgress(item.id, { importIds });
       if (existing!.failureReason === companyDeletedReason) throw new CompanyDeleted();
+      if (existing!.failureReason === companyNotApiManagedReason) throw new CompanyNotApiManaged();
       if (existing!.status === 'failed') throw new StepFailed(`The ${name} import ${importId} (${key}) failed: ${existing!.failureReason ?? 'see the import'}; the imports before it are applied.`);
       await jobRepository.extendLease(item.companyId, saftLane, item.jobId!, Date.now()).catch(() => undefined);
     };

@@ -4,7 +4,7 @@ import { createOrganization, deleteOrganization } from '../../shared/administrat
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
 import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { companyRepository } from '../../shared/companies/repository';
-import { createCompany, setCompanyStatus } from '../../shared/companies/service';
+import { createCompany, deleteCompany, setCompanyStatus } from '../../shared/companies/service';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import { administratorOf } from '../../shared/identity/principal';
 import { dynamo } from '../../shared/platform/aws';
@@ -304,6 +304,26 @@ describe('status transitions', () => {
     expect((await api('GET', `/v1/companies/${company.id}`, { as: 'a-system' })).status).toBe(200);
     const restoredAgain = await api('POST', `/v1/companies/${company.id}/restore`, { as: 'a-system' });
     expect(restoredAgain.body.status).toBe('disabled');
+  });
+
+  it('a disable that commits while a delete is being written is kept: the restore brings the company back disabled', async () => {
+    const company = await newCompany();
+    const read = (await companyRepository.get(company.id))!; // the delete's read: active
+    const organization = (await organizationRepository.get(company.organizationId))!;
+    let disabled = false;
+    const deletion = await observingCalls(
+      dynamo(),
+      async (commandName) => {
+        if (commandName !== 'TransactWriteItemsCommand' || disabled) return;
+        disabled = true;
+        expect((await api('POST', `/v1/companies/${company.id}/actions/disable`, { as: 'a-system' })).body.status).toBe('disabled');
+      },
+      () => deleteCompany(administratorOf(organization, 'test', ['companies:write']), read, undefined),
+    );
+    expect(deletion).toMatchObject({ id: company.id, deleted: true });
+    const restored = await api('POST', `/v1/companies/${company.id}/restore`, { as: 'a-system' });
+    expect(restored.body).toMatchObject({ id: company.id, status: 'disabled' });
+    expect((await eventsOfCompany(company.id)).map((event) => event.type).sort()).toEqual(['company.created', 'company.deleted', 'company.disabled', 'company.restored']);
   });
 
   it('a delete without body works; restore of a company outside the reach is 404', async () => {

@@ -18,7 +18,7 @@ import { importRepository } from '../../shared/imports/repository';
 import { processImport } from '../../shared/imports/worker';
 import { jobRepository } from '../../shared/jobs/repository';
 import { eventsOfCompany } from '../../shared/outbox/repository';
-import { bucketName, dynamo, s3, tableName } from '../../shared/platform/aws';
+import { bucketName, dynamo, s3, sqs, tableName } from '../../shared/platform/aws';
 import { parseLosslessJson } from '../../shared/platform/lossless-json';
 import { logger } from '../../shared/platform/logger';
 import { ProblemError } from '../../shared/platform/problem';
@@ -209,14 +209,9 @@ describe('a post-fetch run of a deleted company', () => {
     const body = { year: 2025, lines: [{ id: 'a', accountCode: '1920', amount: '5.00', period: 1 }, { id: 'b', accountCode: '3000', amount: '-5.00', period: 1 }] };
     const accepted = await acceptImport(companyId, (await companyRepository.get(companyId))!, kind, kind.bodySchema.parse(parseLosslessJson(JSON.stringify(body))), body, { enqueue: false });
     // The run is recorded, its message not sent (the stack's worker must not run it): this test delivers it.
-    const reconciliation = queues.find((queue) => queue.name === 'reconciliation')!;
-    const original = process.env[reconciliation.urlEnv];
-    process.env[reconciliation.urlEnv] = `${original}-absent`;
-    try {
-      await processImport(accepted.id, kindsByName(), postFetchEngineNames);
-    } finally {
-      process.env[reconciliation.urlEnv] = original;
-    }
+    vi.spyOn(sqs(), 'send').mockResolvedValue({} as never);
+    await processImport(accepted.id, kindsByName(), postFetchEngineNames);
+    vi.restoreAllMocks();
     const run = (await importRepository.findFetchRun(companyId, accepted.id))!;
     expect(run.engines.every((engine) => engine.status === 'queued')).toBe(true);
     await deleteCompany(companyId);

@@ -1,17 +1,19 @@
 import { parse as parseLossless } from 'lossless-json';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startSqsPoller, type SqsPoller } from '../../infra/local/sqs-poller';
 import { ensureQueue, localSqsClient } from '../../infra/local/sqs';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import type { ImportKind } from '../../shared/imports/kind';
 import { companyRepository } from '../../shared/companies/repository';
+import { importRepository } from '../../shared/imports/repository';
 import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';
 import { importKinds } from '../../shared/composition/import-kinds';
 import { postFetchEngineNames } from '../../shared/composition/post-fetch-engines';
 import { createImportWorker } from '../../shared/imports/worker';
 import type { Principal } from '../../shared/identity/principal';
 import { systemClientScopes } from '../../shared/identity/scopes';
+import { sqs } from '../../shared/platform/aws';
 import { logger } from '../../shared/platform/logger';
 import { Decimal } from '../../shared/platform/money';
 import * as z from '../../shared/platform/zod';
@@ -215,5 +217,36 @@ describe('import worker under crash and redelivery', () => {
     expect(job.body).toMatchObject({ status: 'failed', error: { code: 'invalid_payload' } });
     const accepted = await submitImport(companyId, 'general-ledger-lines', { year: 2025, lines: [{ id: 'ok', accountCode: '1920', amount: '1.00', period: 1 }] });
     expect(accepted.status, 'the lane is free').toBe(202);
+  });
+
+  it('the post-fetch message that cannot be sent after the fetch run was recorded is retried: the import ends succeeded, fetch completed, one run, one job.succeeded', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(2025, ['1920', '3000']));
+    const reconciliationUrl = process.env[queues.find((queue) => queue.name === 'reconciliation')!.urlEnv];
+    const client = sqs();
+    const send = client.send.bind(client);
+    const refused: string[] = [];
+    // The first post-fetch message of the import fails (SQS unavailable), after its run was committed.
+    vi.spyOn(client, 'send').mockImplementation(((command: { input: { QueueUrl?: string; MessageBody?: string } }) => {
+      const body = command.input.MessageBody ?? '';
+      if (command.input.QueueUrl === reconciliationUrl && body.includes(companyId) && refused.length === 0) {
+        refused.push(body);
+        return Promise.reject(new Error('SQS unavailable'));
+      }
+      return send(command as never);
+    }) as never);
+    try {
+      const accepted = await submitToTestQueue(companyId, 'general_ledger_lines', linesBody(2, (i) => (i ? '-5.00' : '5.00')));
+      const done = (await waitForImport(companyId, accepted.id)).body;
+      expect(refused).toHaveLength(1);
+      expect(done).toMatchObject({ status: 'succeeded', rowsInserted: 2, fetchCompletion: { status: 'completed', fetchRunId: accepted.id } });
+      const runs = await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' });
+      expect(runs.body.data.map((run: { id: string }) => run.id)).toEqual([accepted.id]);
+      expect(await importRepository.findFetchRun(companyId, accepted.id)).toMatchObject({ id: accepted.id });
+      const events = await eventsOfCompany(companyId);
+      expect(events.filter((event) => (event.data as { importId?: string }).importId === accepted.id).map((event) => event.type)).toEqual(['import.requested', 'job.succeeded']);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

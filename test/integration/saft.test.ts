@@ -286,6 +286,16 @@ describe('SAF-T files that are refused, with nothing imported', () => {
     await nothingImported();
   });
 
+  it('a header field the report could not show (a bidirectional override in Company/Name, valid for the XSD) fails the import invalid_file naming it; nothing imported', async () => {
+    const valid = fixture('example-1.10-999999999.xml').toString('utf8');
+    const id = await upload(companyId, Buffer.from(valid.replace('<n1:Name>Selskapet AS</n1:Name>', '<n1:Name>Selskapet \u202Egnp.exe AS</n1:Name>')));
+    expect((await start(companyId, id)).status).toBe(202);
+    const failed = await waitForSaft(companyId, id);
+    expect(failed.body).toMatchObject({ status: 'failed', failureReason: 'invalid_file', importIds: [], report: null });
+    expect(failed.body.problems).toEqual([{ line: expect.any(Number), message: 'Header/Company/Name must not contain bidirectional override or isolate characters (U+202A-U+202E, U+2066-U+2069).' }]);
+    await nothingImported();
+  });
+
   it('200 MiB + 1 is refused at declaration; start without upload is 409 upload_missing; other bytes are 422 upload_mismatch', async () => {
     const tooLarge = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'big.xml', sizeBytes: 200 * 1024 * 1024 + 1, sha256: 'a'.repeat(64) } });
     expectProblem(tooLarge, 400, 'validation_failed');

@@ -1,7 +1,8 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { maxReportList, otherElements, SaftMapping } from '../../shared/saft/mapping';
-import { maxDepth, parseSaft, type SaftFileError } from '../../shared/saft/parser';
+import { maxDepth, parseLimits, parseSaft, type ParseLimits, type SaftFileError } from '../../shared/saft/parser';
+import { SaftReportSchema } from '../../shared/saft/schemas';
 
 const fixture = (name: string) => createReadStream(new URL(`../fixtures/saft/${name}`, import.meta.url));
 const read = async (name: string) => {
@@ -161,3 +162,122 @@ describe('SAF-T parser and mapping', () => {
     expect(long.report(0, 'valid').notImported).toEqual([{ element: `${'L'.repeat(199)}…`, count: 1 }]);
   });
 });
+
+describe('SAF-T files that would exhaust memory or store text the API refuses (files over 32 MiB, which the XSD does not check)', () => {
+  const example = () => readFileSync(new URL('../fixtures/saft/example-1.10-999999999.xml', import.meta.url), 'utf8');
+  const head = '<AuditFile xmlns="urn:StandardAuditFile-Taxation-Financial:NO"><Header><AuditFileVersion>1.30</AuditFileVersion></Header>';
+  const parse = (source: Iterable<string> | AsyncIterable<string>, limits?: Partial<ParseLimits>, mapping = new SaftMapping()) => parseSaft(source, mapping, limits ? { limits } : {});
+  const refusedWith = async (source: Iterable<string> | AsyncIterable<string>, limits?: Partial<ParseLimits>) => {
+    try {
+      await parse(source, limits);
+    } catch (error) {
+      return error as SaftFileError;
+    }
+    throw new Error('not refused');
+  };
+  const ledger = (transactions: string) => `${head}<GeneralLedgerEntries><Journal><JournalID>A</JournalID>${transactions}</Journal></GeneralLedgerEntries></AuditFile>`;
+  const transaction = (lines: string[]) => `<Transaction><TransactionID>T1</TransactionID>${lines.map((line) => `<Line>${line}</Line>`).join('')}</Transaction>`;
+
+  it('refuses an element whose text is longer than any SAF-T element holds, naming it and its line', async () => {
+    const error = await refusedWith([ledger(transaction([`<AccountID>1920</AccountID><Description>${'x'.repeat(parseLimits.elementText + 1)}</Description>`]))]);
+    expect(error.message).toBe(`The text of <AuditFile/GeneralLedgerEntries/Journal/Transaction/Line/Description> is longer than ${parseLimits.elementText} characters; no SAF-T element holds that much.`);
+    expect(error.line).toBe(1);
+    // CDATA counts too; text up to the limit is read
+    expect((await refusedWith([ledger(transaction([`<Description>${'x'.repeat(600)}<![CDATA[${'y'.repeat(600)}]]></Description>`]))], { elementText: 1000 })).message).toMatch(/<AuditFile\/GeneralLedgerEntries\/Journal\/Transaction\/Line\/Description> is longer than 1000/);
+    await expect(parse([ledger(transaction([`<Description>${'x'.repeat(1000)}</Description>`]))], { elementText: 1000 })).resolves.toBeDefined();
+  });
+
+  it('stops reading a text node (or comment) that never ends at the limit, not at the end of the file', async () => {
+    for (const open of ['<Description>', '<!--']) {
+      let chunks = 0;
+      const endless = function* () {
+        yield `${head}<GeneralLedgerEntries><Journal><Transaction><Line>${open}`;
+        for (const text = 'x'.repeat(64 * 1024); chunks < 2000; chunks++) yield text; // 128 Mi characters if read to the end
+      };
+      const error = await refusedWith(endless(), { elementText: 100_000 });
+      expect(error.message).toBe('A text or comment in <AuditFile/GeneralLedgerEntries/Journal/Transaction/Line' + (open === '<!--' ? '' : '/Description') + '> is longer than 100000 characters; no SAF-T element holds that much.');
+      expect(chunks).toBeLessThan(5);
+    }
+    // a tag: its attributes count together, up to their own (higher) limit
+    let chunks = 0;
+    const endlessTag = function* () {
+      yield `${head}<MasterFiles a="`;
+      for (const text = 'x'.repeat(64 * 1024); chunks < 2000; chunks++) yield text;
+    };
+    expect((await refusedWith(endlessTag(), { tag: 200_000 })).message).toBe('A tag in <AuditFile> is longer than 200000 characters.');
+    expect(chunks).toBeLessThan(6);
+  });
+
+  it('reads the whitespace between the children of an element however long it is in all (a journal of many transactions)', async () => {
+    const spaced = ledger(Array.from({ length: 200 }, () => `\n      ${transaction(['<AccountID>1920</AccountID>'])}`).join(''));
+    const mapping = new SaftMapping();
+    await parse([spaced], { elementText: 100 }, mapping);
+    expect(mapping.transactions).toBe(200);
+  });
+
+  it('refuses a transaction with more lines than the limit, naming it', async () => {
+    const lines = (count: number) => ledger(transaction(Array.from({ length: count }, (_, i) => `<RecordID>${i}</RecordID><AccountID>1920</AccountID>`)));
+    const mapping = new SaftMapping();
+    await parse([lines(10)], { transactionLines: 10 }, mapping);
+    expect(mapping.lines).toBe(10);
+    const error = await refusedWith([lines(11)], { transactionLines: 10 });
+    expect(error.message).toBe('Transaction "T1" holds more than 10 lines (<Line>).');
+    expect(parseLimits.transactionLines).toBe(50_000);
+  });
+
+  it('refuses a record that collects more text than the limit: many values, or long ones', async () => {
+    const many = await refusedWith([ledger(transaction(['<Foo/>'.repeat(1000)]))], { recordChars: 10_000 });
+    expect(many.message).toBe('A Transaction with its lines holds more than 10000 characters of text; a SAF-T record holds far less.');
+    const account = `${head}<MasterFiles><GeneralLedgerAccounts><Account>${`<Notes>${'n'.repeat(900)}</Notes>`.repeat(20)}</Account></GeneralLedgerAccounts></MasterFiles></AuditFile>`;
+    expect((await refusedWith([account], { recordChars: 10_000 })).message).toBe('<MasterFiles/GeneralLedgerAccounts/Account> holds more than 10000 characters of text; a SAF-T record holds far less.');
+  });
+
+  it('refuses a header field longer than SAF-T allows or with a character the text rule refuses, naming it; a longer valid one is shown clipped', async () => {
+    const withName = (name: string) => example().replace('<n1:Name>Selskapet AS</n1:Name>', `<n1:Name>${name}</n1:Name>`);
+    expect(withName('x')).toContain('<n1:Name>x</n1:Name>');
+    const bidi = await refusal(withName('Selskapet \u202Egnp.exe AS'));
+    expect(bidi.message).toBe('Header/Company/Name must not contain bidirectional override or isolate characters (U+202A-U+202E, U+2066-U+2069).');
+    expect(bidi.line).toEqual(expect.any(Number));
+    expect((await refusal(withName('Selskapet\u0085AS'))).message).toBe('Header/Company/Name must not contain control characters (U+0000-U+001F, U+007F-U+009F).');
+    expect((await refusal(withName('x'.repeat(257)))).message).toBe('Header/Company/Name is 257 characters long; SAF-T allows at most 256.');
+    const software = example().replace(/<n1:SoftwareID>[^<]*<\/n1:SoftwareID>/, `<n1:SoftwareID>${'s'.repeat(60_000)}</n1:SoftwareID>`);
+    expect((await refusal(software)).message).toBe('Header/SoftwareID is 60000 characters long; SAF-T allows at most 256.');
+    // 230 characters: valid SAF-T, shown cut to the report's 200
+    const mapping = new SaftMapping();
+    await parseSaft([withName('N'.repeat(230))], mapping);
+    const report = mapping.report(0, 'skipped_over_size_limit');
+    expect(report.header.companyName).toBe(`${'N'.repeat(199)}…`);
+    expect(SaftReportSchema.safeParse(report).success).toBe(true);
+  });
+
+  it('refuses an amount longer than any SAF-T amount (the report stores the file\'s totals)', async () => {
+    const digits = '1'.repeat(65);
+    expect((await refusal(example().replace('<n1:TotalDebit>25000</n1:TotalDebit>', `<n1:TotalDebit>${digits}</n1:TotalDebit>`))).message).toBe(`TotalDebit "${'1'.repeat(39)}…" is longer than 64 characters: no SAF-T amount.`);
+  });
+
+  it('quotes file text in the report within its limits and without characters the text rule refuses', async () => {
+    const id = `T\u202E${'9'.repeat(300)}`;
+    const unbalanced = ledger(`<Transaction><TransactionID>${id}</TransactionID><Line><AccountID>19\u008520</AccountID><DebitAmount><Amount>1</Amount></DebitAmount></Line></Transaction>`);
+    const mapping = new SaftMapping();
+    await parse([unbalanced], undefined, mapping);
+    const report = mapping.report(0, 'skipped_over_size_limit');
+    expect(report.unbalancedTransactions.transactionIds).toEqual([`A/T\uFFFD${'9'.repeat(195)}…`]);
+    expect(report.skipped.find((entry) => entry.kind === 'lines')?.samples[0]).toMatch(/^line A\/T\uFFFD9+…?.*account 19\uFFFD20 is not in the file's chart$/);
+    expect(JSON.stringify(report)).not.toMatch(/[\u0085\u202E]/);
+    expect(SaftReportSchema.safeParse(report).success).toBe(true);
+  });
+
+  it('never hands on a row the JSON imports would refuse: a name, description or key with a refused character or too long is skipped', async () => {
+    const text = example()
+      .replace('<n1:Name>Kunden AS</n1:Name>', '<n1:Name>Kunden \u202EAS</n1:Name>')
+      .replace(/<n1:AccountDescription>[^<]*<\/n1:AccountDescription>/, `<n1:AccountDescription>${'d'.repeat(201)}</n1:AccountDescription>`);
+    const lines: Record<string, unknown>[] = [];
+    const mapping = new SaftMapping(({ line }) => lines.push(line));
+    await parseSaft([text.replace(/<n1:Description>([^<]*)<\/n1:Description>(\s*<n1:DebitAmount>)/, '<n1:Description>$1\u0085</n1:Description>$2')], mapping);
+    const stored = JSON.stringify({ accounts: [...mapping.accounts.values()].map((a) => a.row), subLedgers: mapping.subLedgers, lines });
+    expect(stored).not.toMatch(/[\u0085\u202E]|d{201}/);
+    const skipped = mapping.report(0, 'valid').skipped;
+    expect(skipped.map((entry) => entry.kind).sort()).toEqual(expect.arrayContaining(['accounts', 'lines']));
+  });
+});
+

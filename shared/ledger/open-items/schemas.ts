@@ -36,10 +36,21 @@ export type EntryCategory = (typeof entryCategories)[number];
 export const settlementStatuses = ['open', 'partial', 'settled'] as const;
 export type SettlementStatus = (typeof settlementStatuses)[number];
 
-/** Matches one item may carry (keeps a stored item well below DynamoDB's 400 KB). */
+/** Matches one item may carry. */
 export const maxMatchesPerItem = 1000;
-/** Retired matches an item keeps, the most recently retired first: with its live ones, the record stays far below DynamoDB's 400 KB item. */
+/** Retired matches an item keeps, the most recently retired first. */
 export const maxRetiredMatchesKept = 200;
+/**
+ * The bytes an item's matches may take, written as JSON in UTF-8 (a 200-character matchKey of
+ * three-byte characters takes 600). The stored item then stays below DynamoDB's 400 KB
+ * (409,600 bytes): these matches (at most 200,000 bytes) beside the retired ones it keeps (200 of
+ * at most about 700 bytes each) and its other fields (a few KB).
+ */
+export const maxMatchBytesPerItem = 200_000;
+
+/** The size that maxMatchBytesPerItem bounds. */
+export const matchBytes = (matches: readonly { matchKey: string; matchDate: string; amount: { toString(): string } }[]): number =>
+  Buffer.byteLength(JSON.stringify(matches.map((match) => ({ matchKey: match.matchKey, matchDate: match.matchDate, amount: match.amount.toString() }))), 'utf8');
 
 const subLedgerTypeSchema = /* @__PURE__ */ lazySchema(() => z.enum(subLedgerTypes).openapi({ description: '`customer` (receivables) or `supplier` (payables)' }));
 
@@ -88,9 +99,17 @@ const itemFieldsSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   settlementStatus: z.enum(settlementStatuses).optional().openapi({
     description: `open: amountOpen equals amount; partial: amountOpen is neither 0 nor amount; settled: amountOpen is 0. ${requiredUnlessDeleted}`,
   }),
-  matches: z.array(OpenItemMatchInputSchema).max(maxMatchesPerItem).optional().openapi({
-    description: "Optional. The item's settlements; they replace the stored ones. Absent means none.",
-  }),
+  matches: z
+    .array(OpenItemMatchInputSchema)
+    .max(maxMatchesPerItem)
+    .superRefine((matches, ctx) => {
+      const bytes = matchBytes(matches);
+      if (bytes > maxMatchBytesPerItem) ctx.addIssue({ code: 'custom', message: `take ${bytes} bytes as JSON (UTF-8); at most ${maxMatchBytesPerItem}` });
+    })
+    .optional()
+    .openapi({
+      description: `Optional. The item's settlements; they replace the stored ones. Absent means none. At most ${maxMatchesPerItem}, which together take at most ${maxMatchBytesPerItem.toLocaleString('en')} bytes written as JSON in UTF-8 (so that the stored item, with the retired matches it keeps, fits a database item).`,
+    }),
   sourceDeleted: z.boolean().optional().openapi({
     description: 'Optional. true retires the item (it was deleted in the source); the other fields may then be left out',
   }),
