@@ -204,7 +204,7 @@ export interface paths {
         post?: never;
         /**
          * Soft-delete a company
-         * @description Soft-deletes the company: it leaves lists and reads answer 404, until it is restored. A second delete answers the same deletion. Optional body `{"reason": "..."}`.
+         * @description Soft-deletes the company: it leaves lists and reads answer 404, until it is restored (to the status it had when the deletion committed: a disable or enable racing the delete is kept). A second delete answers the same deletion. Optional body `{"reason": "..."}`. When its status kept changing while the deletion was written: **409** `concurrent_change`, nothing deleted; send it again.
          */
         delete: operations["deleteCompany"];
         options?: never;
@@ -637,7 +637,7 @@ export interface paths {
         };
         /**
          * One SAF-T import with its report (poll until succeeded or failed)
-         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, reconciled lines the file no longer holds, named in `problems`; nothing imported), `import_failed`, `company_deleted` (the company was deleted while it ran: nothing imported after that, the per-kind imports before it stay), `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
+         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, reconciled lines the file no longer holds, named in `problems`; nothing imported), `import_failed`, `company_deleted` (the company was deleted while it ran: nothing imported after that, the per-kind imports before it stay), `company_not_api_managed` (the company was moved off the `Api` accounting system while it ran: likewise), `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
          */
         get: operations["getSaftImport"];
         put?: never;
@@ -1193,7 +1193,7 @@ export interface paths {
         put?: never;
         /**
          * A new signing secret; the old one keeps signing for 24 h
-         * @description A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery. Of two rotations at the same time one stores its secret; the other answers **409** `concurrent_rotation` and stores nothing.
+         * @description A new secret, shown once. For 24 hours the previous secret signs too: `webhook-signature` then carries two signatures, `v1,<new> v1,<old>`, so a receiver verifying with either secret accepts the delivery. A second rotation within those 24 hours keeps the older secret signing until its own expiry too (three signatures meanwhile); at most 3 secrets sign at once, so a rotation that would make a fourth answers **409** `too_many_signing_secrets` (rotate again once the oldest expires). Of two rotations at the same time one stores its secret; the other answers **409** `concurrent_rotation` and stores nothing.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1310,8 +1310,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The organization's events in order (cursor after, filters type, company_id; kept 30 days)
-         * @description The organization's events (its own and its descendants' companies) in order of their per-organization `sequence`, kept 30 days: a receiver that was down reads what it missed without waiting for retries. Pass `pagination.next_cursor` as `after` for the next page (it is the last sequence read, also when `has_more` is false: poll with it later). Filters `type`, `company_id`; filtered pages may hold fewer than `page_size`. Sequence numbers are assigned by the relay in the order it takes events from the table's stream; each is committed with its feed entry, so a page never skips a number that appears later.
+         * The organization's events in order (cursor, or resume after a sequence; filters type, company_id; kept 30 days)
+         * @description The organization's events (its own and its descendants' companies) in order of their per-organization `sequence`, kept 30 days: a receiver that was down reads what it missed without waiting for retries. Page with `pagination.next_cursor`, sent back as `cursor` with the same filters (other filters: **400** `invalid_cursor`); it is null on the last page. To come back later, keep the `sequence` of the last event you handled and send it as `after` (a resume position, with any filters); `cursor` and `after` together are refused (400 naming both). Filters `type`, `company_id`; filtered pages may hold fewer than `page_size`, even none while `has_more` is true. `sequence` is the relay's order, not the order the changes committed in (not even within a company): order by `occurredAt` where that matters. Each number is committed with its feed entry, so a page never skips a number that appears later.
          */
         get: operations["listEvents"];
         put?: never;
@@ -3180,7 +3180,7 @@ export interface components {
              * @description The job once started (GET /v1/jobs/{jobId})
              */
             jobId: string | null;
-            /** @description invalid_file, schema_invalid, lines_in_use, import_failed, company_deleted (the company was deleted while it ran; nothing imported after that) or internal_error when failed */
+            /** @description invalid_file, schema_invalid, lines_in_use, import_failed, company_deleted (the company was deleted while it ran; nothing imported after that), company_not_api_managed (moved off the Api accounting system while it ran; likewise) or internal_error when failed */
             failureReason: string | null;
             /** @description Why the file was refused (the first XSD errors with their line numbers; with lines_in_use, the reconciled lines that deleteMissing would delete, at most 100 ids); nothing was imported then */
             problems: {
@@ -3329,7 +3329,7 @@ export interface components {
             sampleErrors: string[];
             /** @description Conditions that do not stop the import, e.g. `unbalanced_vouchers` (GL lines of one transactionId in the request that do not sum to zero); empty when there are none */
             warnings: components["schemas"]["ImportWarning"][];
-            /** @description Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), lines_in_use / opening_balances_in_use (a deletion: rows put in reconciliation groups after it was accepted; nothing deleted, see sampleErrors), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up), company_deleted (the company was deleted before the import finished: nothing was applied after that, rows of earlier chunks stay; readable once the company is restored). The job's error.message says more. */
+            /** @description Why a failed import failed: invalid_rows (open items: see sampleErrors; nothing applied), lines_in_use / opening_balances_in_use (a deletion: rows put in reconciliation groups after it was accepted; nothing deleted, see sampleErrors), rejected_by_database (the database refused a row; not retried), invalid_payload (the stored request no longer validates), lane_taken (it waited past its lease before it ran and another import of its kind took its place), internal_error (retried, then given up), company_deleted (the company was deleted before the import finished: nothing was applied after that, rows of earlier chunks stay; readable once the company is restored), company_not_api_managed (the company was moved off the Api accounting system before the import finished: nothing was applied after that, rows of earlier chunks stay). The job's error.message says more. */
             failureReason: string | null;
             /** @description Deletion imports and open items: ids (open items: itemKeys of sourceDeleted rows) the ledger does not have (not an error) */
             result?: {
@@ -3625,7 +3625,7 @@ export interface components {
              * @enum {string}
              */
             settlementStatus?: "open" | "partial" | "settled";
-            /** @description Optional. The item's settlements; they replace the stored ones. Absent means none. */
+            /** @description Optional. The item's settlements; they replace the stored ones. Absent means none. At most 1000, which together take at most 200,000 bytes written as JSON in UTF-8 (so that the stored item, with the retired matches it keeps, fits a database item). */
             matches?: components["schemas"]["OpenItemsImportMatch"][];
             /** @description Optional. true retires the item (it was deleted in the source); the other fields may then be left out */
             sourceDeleted?: boolean;
@@ -3965,7 +3965,7 @@ export interface components {
             verifiedAt: string | null;
             /**
              * Format: date-time
-             * @description After a rotation: until when the previous secret also signs (two signatures in webhook-signature)
+             * @description After a rotation: until when the previous secret also signs (webhook-signature carries one signature per signing secret, at most 3)
              */
             previousSecretExpiresAt: string | null;
             /**
@@ -3983,7 +3983,7 @@ export interface components {
         CreateWebhookSubscription: {
             /**
              * Format: uri
-             * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
+             * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it); stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)
              * @example https://example.com/webhooks/ledger
              */
             url: string;
@@ -4010,7 +4010,7 @@ export interface components {
         UpdateWebhookSubscription: {
             /**
              * Format: uri
-             * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it)
+             * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it); stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)
              * @example https://example.com/webhooks/ledger
              */
             url?: string;
@@ -4051,7 +4051,7 @@ export interface components {
             secret: string;
             /**
              * Format: date-time
-             * @description Until then deliveries carry two signatures, one per secret
+             * @description Until then the previous secret signs too: deliveries carry one signature per signing secret (the new one, the previous one, and an older one still in its overlap)
              */
             previousSecretExpiresAt: string;
         };
@@ -5606,7 +5606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description idempotency_in_flight: a request with this Idempotency-Key is still running (retry) */
+            /** @description conflict: reason concurrent_change (its status changed five times while the deletion was written; nothing deleted) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15559,7 +15559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description conflict: reason concurrent_rotation (another rotation of the same subscription stored its secret first; this one stored nothing) */
+            /** @description conflict: reason concurrent_rotation (another rotation of the same subscription stored its secret first; this one stored nothing), or too_many_signing_secrets (3 secrets sign already; nothing stored) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16366,8 +16366,10 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description Events after this sequence number (0: from the oldest kept, 30 days) */
+                /** @description A resume position, not a cursor: events after this `sequence` (the last one you handled; absent or 0: from the oldest kept, 30 days). Any filters may go with it. Not together with `cursor`. */
                 after?: number;
+                /** @description Opaque cursor from pagination.next_cursor of the previous page, with the same type and company_id (other filters: 400 invalid_cursor). Not together with `after`. */
+                cursor?: string;
                 /** @description Items per page, 1 to 200 (default 50) */
                 page_size?: number;
                 /** @description Only events of this type */
@@ -16381,7 +16383,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The organization's events after `after`, in sequence order (its own and its descendants' companies, kept 30 days) */
+            /** @description The organization's events after `after` (or where `cursor` left off), in sequence order (its own and its descendants' companies, kept 30 days) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16417,7 +16419,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description validation_failed (detail and errors name the fields), malformed_json, invalid_encoding (a body that is not UTF-8), or invalid_cursor */
+            /** @description validation_failed (detail and errors name the fields; `cursor` and `after` together name both), or invalid_cursor: a cursor this caller did not get with these filters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
