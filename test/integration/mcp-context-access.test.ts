@@ -66,7 +66,7 @@ const booksWithBank = async () => {
   });
   await waitForPostFetch(companyId, done.body.id);
   const accountNumber = validAccountNumber('1508' + String(Math.floor(Math.random() * 1e6)).padStart(6, '0'));
-  await ingestOk(companyId, statementXml(accountNumber, `ST-ACC-${Date.now()}-${Math.random()}`, [{ reference: 'ACC-1', bookingDate: '2026-02-10', amount: '100.00', description: 'Deposit' }]), '--gl-account', '1920');
+  await ingestOk(companyId, statementXml(accountNumber, `ST-ACC-${randomUUID().slice(0, 13)}`, [{ reference: 'ACC-1', bookingDate: '2026-02-10', amount: '100.00', description: 'Deposit' }]), '--gl-account', '1920');
   return { companyId, accountNumber };
 };
 
