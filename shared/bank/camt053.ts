@@ -97,6 +97,8 @@ const parser = new XMLParser({
   ignorePiTags: true,
   trimValues: true,
   processEntities: true,
+  // Numeric character references too (&#248; is ø); what they decode to passes the text rule below.
+  htmlEntities: true,
 });
 
 type XmlElement = Record<string, unknown>;

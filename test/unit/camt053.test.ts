@@ -376,6 +376,11 @@ describe('parsing details', () => {
     });
   });
 
+  it('decodes character references (&#248; is ø) and refuses one that decodes to a character the text rule refuses', () => {
+    expect(oneEntry({ rest: '<AddtlNtryInf>S&#248;r &#xE6;re &amp; takk</AddtlNtryInf>' }).description).toBe('Sør ære & takk');
+    expect(camtError(camt(stmt(ntry({ rest: '<AddtlNtryInf>x&#x202E;y</AddtlNtryInf>' })))).message).toMatch(/AddtlNtryInf/);
+  });
+
   it('reads a UTF-8 Buffer with a byte-order mark', () => {
     const xml = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), fixture('statement-2026-01.xml')]);
     expect(parseCamt053(xml)[0]!.statementId).toBe('15031234562-2026-01');
