@@ -183,8 +183,12 @@ export const relayPermissions: Permissions = {
   sendTo: ['webhook-fanout', 'reconciliation'],
 };
 
-/** The outbox sweeper (functions/outbox-sweeper): the relay's step over the pending index. */
-export const sweeperPermissions: Permissions = { ...relayPermissions, outbox: 'sweep' };
+/**
+ * The outbox sweeper (functions/outbox-sweeper): the relay's step over the pending index, and the
+ * imports queue for the messages of imports left queued without one (shared/imports/requeue.ts:
+ * it reads their sweep index, GSI2, and writes nothing of the single table).
+ */
+export const sweeperPermissions: Permissions = { ...relayPermissions, outbox: 'sweep', sendTo: [...(relayPermissions.sendTo ?? []), 'imports'] };
 
 /**
  * What the request pipeline writes for a group's routes: rate limits on every route with a

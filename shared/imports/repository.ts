@@ -3,7 +3,7 @@ import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import type { ImportLane } from './kind';
-import { fetchRunKeys, fetchRunPartition, importKeys, importListKeys, importListPartition, ledgerStateKeys } from './keys';
+import { fetchRunKeys, fetchRunPartition, importKeys, importListKeys, importListPartition, ledgerStateKeys, queuedImportIndexKeys } from './keys';
 import type { FetchRun, ImportRecord } from './schemas';
 
 /** Worker progress, kept on the import item: chunks done in order and what they produced. */
@@ -50,9 +50,11 @@ export const emptyProgress = (): ImportProgress => ({
 
 export const unknownCountOf = (progress: ImportProgress): number => progress.unknownCount ?? progress.unknown.length;
 
-export const importItem = (record: ImportItem) => ({
+/** The stored item; `sweepable`: a queued import whose message is sent after the commit (in the sweep index until it moves on). */
+export const importItem = (record: ImportItem, options: { sweepable?: boolean } = {}) => ({
   ...importKeys(record.id),
   ...importListKeys(record.companyId, record.createdAt, record.id),
+  ...(options.sweepable && record.status === 'queued' && queuedImportIndexKeys(record.createdAt, record.id)),
   entity: 'import',
   ...record,
 });
@@ -90,7 +92,7 @@ export const toImportRecord = (item: ImportItem): ImportRecord => {
 };
 
 const fromItem = (item: Record<string, unknown>): ImportItem => {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, entity: _e, ...rest } = item;
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, GSI2PK: _g3, GSI2SK: _g4, entity: _e, ...rest } = item;
   return numbersToPlain(rest) as ImportItem;
 };
 
@@ -118,14 +120,14 @@ export const importRepository = {
     return Item ? fromItem(Item) : undefined;
   },
 
-  /** Records one applied chunk; refused (false) when another delivery recorded it first. */
+  /** Records one applied chunk; refused (false) when another delivery recorded it first. Out of the sweep index from the first. */
   async recordChunk(importId: string, chunkIndex: number, progress: ImportProgress, updatedAt: string): Promise<boolean> {
     try {
       await dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: importKeys(importId),
-          UpdateExpression: 'SET progress = :progress, updatedAt = :at',
+          UpdateExpression: 'SET progress = :progress, updatedAt = :at REMOVE GSI2PK, GSI2SK',
           ConditionExpression: 'progress.nextChunk = :chunk',
           ExpressionAttributeValues: { ':progress': progress, ':at': updatedAt, ':chunk': chunkIndex },
         }),
@@ -174,11 +176,12 @@ export const importRepository = {
     return { ...fetchRunKeys(companyId, run.completedAt, run.importId), entity: 'fetchRun', companyId, ...run };
   },
 
-  createWrite(item: ImportItem): TransactionWrite {
-    return { Put: { TableName: tableName(), Item: importItem(item) } };
+  /** The accepted import; `sweepable` puts it in the sweep index (an import whose queue message follows the commit). */
+  createWrite(item: ImportItem, options: { sweepable?: boolean } = {}): TransactionWrite {
+    return { Put: { TableName: tableName(), Item: importItem(item, options) } };
   },
 
-  /** The import's terminal state, only from queued (a redelivered message finds it terminal and changes nothing). */
+  /** The import's terminal state, only from queued (a redelivered message finds it terminal and changes nothing); out of the sweep index. */
   finishWrite(importId: string, ending: ImportEnding, at: string): TransactionWrite {
     const sets = ['#status = :status', 'completedAt = :at', 'updatedAt = :at', 'failureReason = :reason'];
     const values: Record<string, unknown> = { ':status': ending.status, ':at': at, ':reason': ending.failureReason ?? null, ':queued': 'queued' };
@@ -194,7 +197,7 @@ export const importRepository = {
       Update: {
         TableName: tableName(),
         Key: importKeys(importId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE GSI2PK, GSI2SK`,
         ConditionExpression: '#status = :queued',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: values,

@@ -185,6 +185,24 @@ const numberEnv = (name: string, fallback: number): number => {
  */
 export const importIndexWritesPerPartitionPerSecond = (): number => numberEnv('IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND', 900);
 
+/** The outbox sweeper's re-send of import messages (shared/imports/requeue.ts), read per run so that tests can use seconds. */
+export interface ImportRequeueSettings {
+  /**
+   * Only imports and SAF-T imports queued with nothing applied at least this long. Default 20
+   * minutes: a message is normally received within seconds, and by then a received one has either
+   * moved its import on or been redelivered by SQS (the import worker's timeout is 12.5 minutes, the
+   * imports queue's visibility timeout 15); well inside the lane's 80-minute lease.
+   */
+  olderThanSeconds: number;
+  /** At most this many messages per run (the oldest first; the next run takes the rest). */
+  limit: number;
+}
+
+export const importRequeueSettings = (): ImportRequeueSettings => ({
+  olderThanSeconds: numberEnv('IMPORT_REQUEUE_AFTER_SECONDS', 20 * 60),
+  limit: Math.max(1, Math.floor(numberEnv('IMPORT_REQUEUE_LIMIT', 100))),
+});
+
 export const webhookSettings = (): WebhookSettings => ({
   retryDelaysSeconds: (process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? '5,300,1800,7200,18000,36000,36000')
     .split(',')

@@ -22,6 +22,8 @@ export const metricCatalogue = {
   importRowsFailed: { name: 'ImportRowsFailed', unit: 'Count', dimensions: ['kind'] },
   /** Wall time of one import job from start to its final status, per kind. */
   importDuration: { name: 'ImportDuration', unit: 'Milliseconds', dimensions: ['kind'] },
+  /** Import messages the outbox sweeper sent again (an import left queued, its message never sent), per import kind (`saft` for a SAF-T import). */
+  importsRequeued: { name: 'ImportsRequeued', unit: 'Count', dimensions: ['kind'] },
   /** Webhook delivery attempts by `outcome` (`delivered`, `failed`, `gave_up`) and `attempt` (`1`…`n`, capped at `6+`). */
   webhookDeliveries: { name: 'WebhookDeliveries', unit: 'Count', dimensions: ['outcome', 'attempt'] },
   /** Webhook delivery attempts by outcome only: the numerator and denominator of the failure-rate alarm. */

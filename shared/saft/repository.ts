@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
+import { queuedSaftIndexKeys, saftKeys as keys, saftListKeys, saftListPartition as listPartition } from './keys';
 import type { SaftImport, SaftReport } from './schemas';
 
 /** A SAF-T import's item: the record and where its file is (imports/saft/..., under the import payload grants). */
@@ -11,9 +12,6 @@ export interface SaftItem extends SaftImport {
   rootOrganizationId: string;
   organizationPath: string;
 }
-
-const keys = (id: string) => ({ PK: `SAFT#${id}`, SK: 'SAFT' });
-const listPartition = (companyId: string) => `SAFTS#${companyId}`;
 
 export const toSaftImport = (item: SaftItem): SaftImport => ({
   id: item.id,
@@ -35,7 +33,7 @@ export const toSaftImport = (item: SaftItem): SaftImport => ({
 });
 
 const fromItem = (item: Record<string, unknown>): SaftItem => {
-  const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, entity: _entity, ...rest } = item;
+  const { PK: _pk, SK: _sk, GSI1PK: _gpk, GSI1SK: _gsk, GSI2PK: _g2pk, GSI2SK: _g2sk, entity: _entity, ...rest } = item;
   // The report and problems are kept as JSON text: plain numbers and strings, read back as written.
   const report = typeof rest.report === 'string' ? (JSON.parse(rest.report) as SaftReport) : null;
   if (report) report.counts.linesDeleted ??= 0; // records from before the count
@@ -53,7 +51,7 @@ export const saftRepository = {
     await dynamo().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys(item.id), GSI1PK: listPartition(item.companyId), GSI1SK: `${item.createdAt}#${item.id}`, entity: 'saftImport', ...item, report: null, problems: '[]' },
+        Item: { ...keys(item.id), ...saftListKeys(item.companyId, item.createdAt, item.id), entity: 'saftImport', ...item, report: null, problems: '[]' },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
@@ -72,27 +70,40 @@ export const saftRepository = {
     );
   },
 
-  /** For the start's unit of work: awaiting_upload -> queued with its job (refused when already started). */
+  /**
+   * For the start's unit of work: awaiting_upload -> queued with its job (refused when already
+   * started), in the sweep index until the worker moves it on (its queue message follows the commit).
+   */
   startWrite(id: string, jobId: string, options: { allowOrganizationNumberMismatch: boolean; deleteMissing: boolean }, at: string): TransactionWrite {
+    const { GSI2PK, GSI2SK } = queuedSaftIndexKeys(at, id);
     return {
       Update: {
         TableName: tableName(),
         Key: keys(id),
-        UpdateExpression: 'SET #status = :queued, jobId = :job, allowOrganizationNumberMismatch = :allow, deleteMissing = :deleteMissing, updatedAt = :at',
+        UpdateExpression: 'SET #status = :queued, jobId = :job, allowOrganizationNumberMismatch = :allow, deleteMissing = :deleteMissing, updatedAt = :at, GSI2PK = :sweepPk, GSI2SK = :sweepSk',
         ConditionExpression: '#status = :awaiting',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':queued': 'queued', ':awaiting': 'awaiting_upload', ':job': jobId, ':allow': options.allowOrganizationNumberMismatch, ':deleteMissing': options.deleteMissing, ':at': at },
+        ExpressionAttributeValues: {
+          ':queued': 'queued',
+          ':awaiting': 'awaiting_upload',
+          ':job': jobId,
+          ':allow': options.allowOrganizationNumberMismatch,
+          ':deleteMissing': options.deleteMissing,
+          ':at': at,
+          ':sweepPk': GSI2PK,
+          ':sweepSk': GSI2SK,
+        },
       },
     };
   },
 
-  /** For a start that could not be queued: queued -> awaiting_upload again, without its job (which ended failed). */
+  /** For a start that could not be queued: queued -> awaiting_upload again, without its job (which ended failed), out of the sweep index. */
   unstartWrite(id: string, jobId: string, at: string): TransactionWrite {
     return {
       Update: {
         TableName: tableName(),
         Key: keys(id),
-        UpdateExpression: 'SET #status = :awaiting, jobId = :none, updatedAt = :at',
+        UpdateExpression: 'SET #status = :awaiting, jobId = :none, updatedAt = :at REMOVE GSI2PK, GSI2SK',
         ConditionExpression: '#status = :queued AND jobId = :job',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':awaiting': 'awaiting_upload', ':queued': 'queued', ':none': null, ':job': jobId, ':at': at },
@@ -100,13 +111,13 @@ export const saftRepository = {
     };
   },
 
-  /** The worker's progress: running, the file's report, the per-kind imports so far. */
+  /** The worker's progress: running (out of the sweep index), the file's report, the per-kind imports so far. */
   async recordProgress(id: string, progress: { report?: SaftReport; importIds: string[] }): Promise<void> {
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys(id),
-        UpdateExpression: `SET #status = :running, importIds = :ids, updatedAt = :at${progress.report ? ', report = :report' : ''}`,
+        UpdateExpression: `SET #status = :running, importIds = :ids, updatedAt = :at${progress.report ? ', report = :report' : ''} REMOVE GSI2PK, GSI2SK`,
         ConditionExpression: '#status IN (:queued, :running)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -120,13 +131,13 @@ export const saftRepository = {
     );
   },
 
-  /** For the terminal unit of work: succeeded or failed, once. */
+  /** For the terminal unit of work: succeeded or failed, once (out of the sweep index). */
   finishWrite(id: string, ending: { status: 'succeeded' | 'failed'; failureReason: string | null; problems: SaftImport['problems']; report?: SaftReport | null }, at: string): TransactionWrite {
     return {
       Update: {
         TableName: tableName(),
         Key: keys(id),
-        UpdateExpression: `SET #status = :status, failureReason = :reason, problems = :problems, completedAt = :at, updatedAt = :at${ending.report ? ', report = :report' : ''}`,
+        UpdateExpression: `SET #status = :status, failureReason = :reason, problems = :problems, completedAt = :at, updatedAt = :at${ending.report ? ', report = :report' : ''} REMOVE GSI2PK, GSI2SK`,
         ConditionExpression: '#status IN (:queued, :running)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {

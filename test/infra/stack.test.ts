@@ -318,7 +318,8 @@ describe('functions', () => {
     expect(holders('SECRETS_KEY_ID')).toEqual(['webhooks', 'webhooks-worker']);
     expect(holders('CURSOR_SECRET_ARN')).toEqual(['access', 'bank', 'companies', 'documents', 'imports', 'jobs', 'ledger', 'mcp', 'users', 'webhooks']);
     expect(holders('WEBHOOKS_DLQ_URL')).toEqual(['webhooks-worker']);
-    expect(holders('IMPORTS_QUEUE_URL')).toEqual(['imports']);
+    // The outbox sweeper sends again the messages of imports left queued without one (shared/imports/requeue.ts).
+    expect(holders('IMPORTS_QUEUE_URL')).toEqual(['imports', 'outbox-sweeper']);
     expect(Object.keys(variablesOf(built.api.functions.fallback)).sort()).toEqual(['POWERTOOLS_SERVICE_NAME']);
     expect(Object.keys(variablesOf(built.api.functions.openapi)).sort()).toEqual(['POWERTOOLS_SERVICE_NAME', 'TOKEN_URL']);
   });
@@ -498,9 +499,17 @@ describe('least privilege', () => {
     });
   });
 
-  it('the outbox sweeper runs every 5 minutes from EventBridge Scheduler and may only query the pending index, mark events relayed, write the table and send to fan-out and context rebuilds', () => {
+  it('the outbox sweeper runs every 5 minutes from EventBridge Scheduler and may only query the pending index, mark events relayed, write the table and send to fan-out, context rebuilds and imports left queued', () => {
     expect(grantsOfFunction(built.api.sweeperFunction)).toEqual(
-      [...outboxRelayed, ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`), ...tableRead, ...tableWriteIf('EVENTFEED#'), ...sendTo('webhook-fanout'), ...sendTo('reconciliation')].sort(),
+      [
+        ...outboxRelayed,
+        ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`),
+        ...tableRead,
+        ...tableWriteIf('EVENTFEED#'),
+        ...sendTo('webhook-fanout'),
+        ...sendTo('reconciliation'),
+        ...sendTo('imports'),
+      ].sort(),
     );
     const [, schedule] = only(ofType(apiResources, 'AWS::Scheduler::Schedule'));
     expect(schedule.Properties?.ScheduleExpression).toBe('rate(5 minutes)');

@@ -1,0 +1,187 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler } from '../../functions/outbox-sweeper/handler';
+import { lambdaContext } from '../../infra/local/lambda-context';
+import { companyRepository } from '../../shared/companies/repository';
+import { importKinds } from '../../shared/composition/import-kinds';
+import type { Principal } from '../../shared/identity/principal';
+import { systemClientScopes } from '../../shared/identity/scopes';
+import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';
+import { queuedImportsToRequeue, requeueQueuedImports, type RequeueResult } from '../../shared/imports/requeue';
+import { eventsOfCompany } from '../../shared/outbox/repository';
+import { sqs } from '../../shared/platform/aws';
+import { queues } from '../../shared/queues';
+import { startSaftImport } from '../../shared/saft/service';
+import { api } from '../support/api';
+import { chartOf, newApiCompany, submitImport, waitForImport } from '../support/ledger';
+import { eventually, queueWaitMs, sleep } from '../support/poll';
+import { observingCalls } from '../support/sdk-calls';
+import { testStack } from '../support/stack';
+
+/**
+ * Accepting an import commits the lane, the job, the import and import.requested, then sends the
+ * queue message; a SAF-T start the same. A function cut off between the two (a timeout, a crash)
+ * is made here by a SendMessage that never returns: nothing compensates, the import stays queued
+ * with no message. The outbox sweeper sends its message again once it is old enough.
+ */
+const importsQueue = queues.find((queue) => queue.name === 'imports')!;
+const as = 'a-system';
+
+const principal = (): Principal => {
+  const organization = testStack().organizations[0]!;
+  return { clientId: 'requeue-test', mode: 'SYSTEM', organizationId: organization.id, organizationPath: organization.id, userId: null, organizationIds: [], scopes: [...systemClientScopes], plan: 'premium' };
+};
+
+beforeAll(() => {
+  testStack();
+});
+
+/**
+ * Runs `accept` (which commits, then sends to the imports queue) with that send cut off: it never
+ * returns, as when the function is stopped there. Answers the message body it was about to send.
+ */
+const cutOffBeforeTheMessage = async (accept: () => Promise<unknown>): Promise<Record<string, string>> => {
+  const url = process.env[importsQueue.urlEnv];
+  let held!: (body: Record<string, string>) => void;
+  const body = new Promise<Record<string, string>>((resolve) => (held = resolve));
+  return observingCalls(
+    sqs(),
+    (commandName, input) => {
+      if (commandName !== 'SendMessageCommand' || input.QueueUrl !== url) return;
+      held(JSON.parse(input.MessageBody as string) as Record<string, string>);
+      return new Promise(() => undefined); // the function stops here: no message, no compensation
+    },
+    async () => {
+      void accept().catch(() => undefined);
+      return body;
+    },
+  );
+};
+
+/** Accepts an accounts import whose message is never sent; answers its id. */
+const stuckAccountsImport = async (companyId: string, codes: string[]): Promise<string> => {
+  const company = (await companyRepository.get(companyId))!;
+  const kind = importKinds.find((candidate) => candidate.name === 'accounts')!;
+  const caller = principal();
+  const { importId } = await cutOffBeforeTheMessage(() => submitThroughPipeline(caller, company, kind, chartOf(2025, codes)));
+  return importId!;
+};
+
+/**
+ * Runs the sweep with the imports queue open to the messages of `ids` only: other test files' imports
+ * (some queued on purpose, on a queue of their own) are refused a message, which the sweep counts as failed.
+ */
+const sweepingOnly = async <T>(ids: readonly string[], run: () => Promise<T>): Promise<{ answer: T; sent: string[] }> => {
+  const url = process.env[importsQueue.urlEnv];
+  const sent: string[] = [];
+  const answer = await observingCalls(
+    sqs(),
+    (commandName, input) => {
+      if (commandName !== 'SendMessageCommand' || input.QueueUrl !== url) return;
+      const body = JSON.parse(input.MessageBody as string) as { importId?: string; saftImportId?: string };
+      const id = body.importId ?? body.saftImportId ?? '';
+      if (!ids.includes(id)) throw Object.assign(new Error('Not this test’s import (refused)'), { name: 'ServiceUnavailable' });
+      sent.push(id);
+    },
+    run,
+  );
+  return { answer, sent };
+};
+
+const sweep = (olderThanSeconds: number): Promise<RequeueResult> => requeueQueuedImports({ olderThanSeconds, limit: 1000 });
+const isQueuedWithoutMessage = async (id: string): Promise<boolean> => (await queuedImportsToRequeue({ olderThanSeconds: 0, limit: 100_000 })).some((item) => item.id === id);
+
+describe('imports left queued without their message', () => {
+  it('an import whose message was never sent is sent again by the sweep once old enough, and ends succeeded once: its job, one job.succeeded, the rows applied once', async () => {
+    const companyId = await newApiCompany();
+    const importId = await stuckAccountsImport(companyId, ['1920', '3000']);
+
+    // Stuck as the defect left it: queued, its job queued, the lane held (409 naming its job).
+    const stuck = (await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body;
+    expect(stuck.status).toBe('queued');
+    expect((await api('GET', `/v1/jobs/${stuck.jobId}`, { as })).body.status).toBe('queued');
+    const refused = await submitImport(companyId, 'accounts', chartOf(2025, ['1500']));
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ reason: 'job_in_flight', jobId: stuck.jobId });
+    expect(await isQueuedWithoutMessage(importId)).toBe(true);
+
+    // Younger than the bound: not sent.
+    const early = await sweepingOnly([importId], () => sweep(600));
+    expect(early.sent).toEqual([]);
+    expect(await isQueuedWithoutMessage(importId)).toBe(true);
+
+    await sleep(1100);
+    const { answer, sent } = await sweepingOnly([importId], () => sweep(1));
+    expect(sent).toEqual([importId]);
+    expect(answer.requeued).toBeGreaterThanOrEqual(1);
+
+    const done = (await waitForImport(companyId, importId)).body;
+    expect(done).toMatchObject({ status: 'succeeded', rowsInserted: 2, rowsUpdated: 0, rowsFailed: 0 });
+    expect((await api('GET', `/v1/jobs/${stuck.jobId}`, { as })).body.status).toBe('succeeded');
+    const events = (await eventsOfCompany(companyId)).filter((event) => event.data.importId === importId);
+    expect(events.map((event) => event.type)).toEqual(['import.requested', 'job.succeeded']);
+    const accounts = await api('GET', `/v1/companies/${companyId}/accounts?year=2025`, { as });
+    expect(accounts.status).toBe(200);
+    expect((accounts.body.data as { accountNumber: string }[]).map((account) => account.accountNumber).sort()).toEqual(['1920', '3000']);
+
+    // Moved on, it leaves the sweep index: a later sweep sends nothing, and the lane is free.
+    expect(await isQueuedWithoutMessage(importId)).toBe(false);
+    expect((await sweepingOnly([importId], () => sweep(0))).sent).toEqual([]);
+    const next = await submitImport(companyId, 'accounts', chartOf(2025, ['1500']));
+    expect(next.status).toBe(202);
+  });
+
+  it('the scheduled sweeper sends them again with the bound of its environment (IMPORT_REQUEUE_AFTER_SECONDS) and answers what it did', async () => {
+    const companyId = await newApiCompany();
+    const importId = await stuckAccountsImport(companyId, ['1920']);
+    const previous = process.env.IMPORT_REQUEUE_AFTER_SECONDS;
+    process.env.IMPORT_REQUEUE_AFTER_SECONDS = '1';
+    try {
+      await sleep(1100);
+      const { answer, sent } = await sweepingOnly([importId], () => handler({}, lambdaContext('outbox-sweeper', 300)));
+      expect(sent).toEqual([importId]);
+      expect(answer.imports.requeued).toBeGreaterThanOrEqual(1);
+    } finally {
+      if (previous === undefined) delete process.env.IMPORT_REQUEUE_AFTER_SECONDS;
+      else process.env.IMPORT_REQUEUE_AFTER_SECONDS = previous;
+    }
+    expect((await waitForImport(companyId, importId)).body.status).toBe('succeeded');
+  });
+});
+
+describe('SAF-T imports left queued without their message', () => {
+  const fixture = (name: string) => readFileSync(new URL(`../fixtures/saft/${name}`, import.meta.url));
+
+  it('a start whose message was never sent is sent again by the sweep, and the SAF-T import ends succeeded with one job.succeeded', async () => {
+    const created = await api('POST', '/v1/companies', { as, body: { displayName: `SAF-T ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api', organizationNumber: '999999999' } });
+    expect(created.status).toBe(201);
+    const companyId = created.body.id as string;
+    const bytes = fixture('example-1.10-999999999.xml');
+    const declared = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'saft.xml', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
+    expect(declared.status).toBe(201);
+    expect((await fetch(declared.body.upload.url, { method: 'PUT', headers: declared.body.upload.headers, body: bytes })).status).toBe(200);
+    const id = declared.body.id as string;
+
+    const company = (await companyRepository.get(companyId))!;
+    const { saftImportId } = await cutOffBeforeTheMessage(() => startSaftImport(company, id, {}));
+    expect(saftImportId).toBe(id);
+    const stuck = (await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body;
+    expect(stuck.status).toBe('queued');
+    expect((await api('GET', `/v1/jobs/${stuck.jobId}`, { as })).body.status).toBe('queued');
+    expect(await isQueuedWithoutMessage(id)).toBe(true);
+    expect((await sweepingOnly([id], () => sweep(600))).sent).toEqual([]);
+
+    await sleep(1100);
+    expect((await sweepingOnly([id], () => sweep(1))).sent).toEqual([id]);
+    const done = await eventually(async () => {
+      const response = await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as });
+      return (response.body.status === 'succeeded' || response.body.status === 'failed') && response.body;
+    }, queueWaitMs * 3, `SAF-T import ${id}`);
+    expect(done.status, JSON.stringify(done)).toBe('succeeded');
+    expect((await api('GET', `/v1/jobs/${stuck.jobId}`, { as })).body.status).toBe('succeeded');
+    const ended = (await eventsOfCompany(companyId)).filter((event) => event.data.jobId === stuck.jobId).map((event) => event.type);
+    expect(ended).toEqual(['job.succeeded']);
+    expect(await isQueuedWithoutMessage(id)).toBe(false);
+  });
+});
