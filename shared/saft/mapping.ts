@@ -1,8 +1,9 @@
 import { AccountImportLineSchema, DimensionImportLineSchema, SubLedgerImportLineSchema, type AccountImportLine, type DimensionImportLine, type DimensionType, type SubLedgerImportLine } from '../ledger/chart/schemas';
 import { GeneralLedgerLineInputSchema, OpeningBalanceInputSchema } from '../ledger/general-ledger/schemas';
 import { Decimal } from '../platform/money';
-import { limits, textRuleProblem } from '../platform/schemas';
+import { limits } from '../platform/schemas';
 import { clip, toWellFormed } from '../platform/text';
+import { checkHeader, headerFields } from './header';
 import { field, SaftFileError, type Fields, type SaftSink, type SaftVersion } from './parser';
 import type { SaftReport } from './schemas';
 
@@ -18,25 +19,6 @@ const refusedCharacters = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069
 /** File text as the report quotes it: at most `max` characters, well-formed, no character the text rule refuses. */
 const quotable = (text: string, max: number): string => toWellFormed(clip(text, max)).replace(refusedCharacters, '\uFFFD');
 
-/**
- * Header fields the report shows: the most characters either SAF-T version allows there (more
- * refuses the file), and the report's limit (a longer valid value is shown clipped). Selection
- * fields are integers and dates, unbounded in the XSD: 100 characters are far beyond them.
- */
-const headerFields: Record<string, { max: number; shown: number }> = {
-  AuditFileVersion: { max: 9, shown: limits.code },
-  SoftwareCompanyName: { max: 70, shown: limits.name },
-  SoftwareID: { max: 256, shown: limits.name },
-  SoftwareVersion: { max: 18, shown: limits.code },
-  'Company/Name': { max: 256, shown: limits.name },
-  'Company/RegistrationNumber': { max: 35, shown: limits.code },
-  'SelectionCriteria/PeriodStart': { max: limits.code, shown: limits.code },
-  'SelectionCriteria/PeriodStartYear': { max: limits.code, shown: limits.code },
-  'SelectionCriteria/PeriodEnd': { max: limits.code, shown: limits.code },
-  'SelectionCriteria/PeriodEndYear': { max: limits.code, shown: limits.code },
-  'SelectionCriteria/SelectionStartDate': { max: limits.code, shown: limits.code },
-  'SelectionCriteria/SelectionEndDate': { max: limits.code, shown: limits.code },
-};
 /** The longest amount text read: SAF-T amounts hold at most 18 digits (SAFmonetaryType); the report shows 64 characters. */
 const maxAmountLength = 64;
 /** A GL line's tax code holds at most this many characters (GeneralLedgerLineInputSchema). */
@@ -138,15 +120,9 @@ export class SaftMapping implements SaftSink {
     this.onLine = onLine;
   }
 
-  /** Refuses a header the report could not show: a field longer than SAF-T allows, or with a character the text rule refuses. */
+  /** Refuses a header the report could not show (checkHeader). */
   header(fields: Fields, version: SaftVersion): void {
-    for (const [path, { max }] of Object.entries(headerFields)) {
-      const value = field(fields, path);
-      if (value === undefined) continue;
-      if (value.length > max) throw new SaftFileError('not_saft', `Header/${path} is ${value.length} characters long; SAF-T allows at most ${max}.`);
-      const problem = textRuleProblem(value);
-      if (problem) throw new SaftFileError('not_saft', `Header/${path} ${problem}.`);
-    }
+    checkHeader(fields);
     this.headerFields = fields;
     this.version = version;
     const startYear = this.selectionStartYear();

@@ -14,6 +14,7 @@ import { jobRepository, type JobEnding } from '../jobs/repository';
 import { outboxEventWrite } from '../outbox/repository';
 import { bucketName, s3, sqs } from '../platform/aws';
 import { ProblemError, problems } from '../platform/problem';
+import { checkHeader } from './header';
 import { field, parseSaft, SaftFileError, type SaftSink } from './parser';
 import { saftRepository, toSaftImport, type SaftItem } from './repository';
 import type { SaftImport, SaftReport } from './schemas';
@@ -140,6 +141,7 @@ export const startSaftImport = async (company: CompanyRecord, id: string, option
   let organizationNumber: string | undefined;
   try {
     const { header } = await parseSaft(stream, headerOnly(), { headerOnly: true });
+    checkHeader(header);
     organizationNumber = field(header, 'Company/RegistrationNumber');
   } catch (error) {
     if (error instanceof SaftFileError) throw saftProblems.invalidFile(error);

@@ -286,13 +286,14 @@ describe('SAF-T files that are refused, with nothing imported', () => {
     await nothingImported();
   });
 
-  it('a header field the report could not show (a bidirectional override in Company/Name, valid for the XSD) fails the import invalid_file naming it; nothing imported', async () => {
+  it('a header field the report could not show (a bidirectional override in Company/Name, valid for the XSD) is refused at start naming it (422 saft_not_saft); nothing queued or imported', async () => {
     const valid = fixture('example-1.10-999999999.xml').toString('utf8');
     const id = await upload(companyId, Buffer.from(valid.replace('<n1:Name>Selskapet AS</n1:Name>', '<n1:Name>Selskapet \u202Egnp.exe AS</n1:Name>')));
-    expect((await start(companyId, id)).status).toBe(202);
-    const failed = await waitForSaft(companyId, id);
-    expect(failed.body).toMatchObject({ status: 'failed', failureReason: 'invalid_file', importIds: [], report: null });
-    expect(failed.body.problems).toEqual([{ line: expect.any(Number), message: 'Header/Company/Name must not contain bidirectional override or isolate characters (U+202A-U+202E, U+2066-U+2069).' }]);
+    const refused = await start(companyId, id);
+    expectProblem(refused, 422, 'validation_failed');
+    expect(refused.body).toMatchObject({ reason: 'saft_not_saft' });
+    expect(refused.body.detail).toContain('Header/Company/Name must not contain bidirectional override or isolate characters (U+202A-U+202E, U+2066-U+2069).');
+    expect((await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body.status).toBe('awaiting_upload');
     await nothingImported();
   });
 
