@@ -206,7 +206,6 @@ const disable = async (subscription: SubscriptionRecord, reason: string, read: S
   return true;
 };
 
-/** Runs the handshake and records its outcome on the subscription (unless its url changed meanwhile). */
 /**
  * The handshake to the subscription's url; its outcome is stored only if the url and status are still
  * the ones it was run for (a change, a deletion or an automatic disable meanwhile wins): undefined then.
