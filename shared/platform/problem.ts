@@ -1,4 +1,5 @@
 import { problemTypeBase } from './config';
+import { clip } from './text';
 
 /** One entry of a Problem's `errors` array. `index` is given where the input is an array. */
 export interface FieldError {
@@ -89,12 +90,15 @@ export const problems = {
     problem(500, 'internal_error', 'Internal error', 'An unexpected error occurred; nothing about the request was wrong. Retrying is safe.'),
 };
 
+/** The most characters of a Problem's detail (the Problem schema's limit): a detail quoting what the client sent is cut to it. */
+const maxDetail = 2000;
+
 /** The Problem shape of the specification, rendered for one request. */
 export const problemBody = (details: ProblemDetails, requestId: string) => ({
   type: `${problemTypeBase()}${details.error}`,
   title: details.title,
   status: details.status,
-  detail: details.detail,
+  detail: clip(details.detail, maxDetail),
   error: details.error,
   requestId,
   ...(details.reason !== undefined && { reason: details.reason }),

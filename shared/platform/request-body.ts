@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { type ProblemError, problems } from './problem';
+import { clip } from './text';
 
 /**
  * Request bodies as the function receives them from API Gateway (HTTP API, payload 2.0).
@@ -68,7 +69,7 @@ export const decodeRequestBody = (
   } else if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) {
     text = utf8(gunzip(bytes ?? Buffer.from(body, 'utf8')), ' decompressed');
   } else {
-    throw problems.unsupportedMediaType(`Content-Encoding ${encoding} is not supported; send the body as is or with Content-Encoding: gzip.`);
+    throw problems.unsupportedMediaType(`Content-Encoding ${JSON.stringify(clip(encoding ?? '', 100))} is not supported; send the body as is or with Content-Encoding: gzip.`);
   }
   last = { body, isBase64Encoded, encoding, text };
   return text;

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { contracts } from '../../shared/openapi/document';
 import { routes } from '../../shared/routes';
 import { api } from '../support/api';
 import { requestTo, sendAndCheck } from '../support/fuzz';
@@ -51,6 +52,32 @@ beforeAll(async () => {
 
 /** Routes that would delete or disable the company every other request needs alive get no real company id. */
 const endsTheCompany = new Set(['deleteCompany', 'disableCompany']);
+
+describe('integer query parameters in any form but plain digits', () => {
+  it('answer 400 naming the parameter on every route that takes them', async () => {
+    const { companyId, ...others } = known;
+    const integerParameters = ['page_size', 'year', 'period', 'after'];
+    const forms = ['1e1', '010', '+5', '%2012', '0x10', '5.0', '-0', '١٢'];
+    let checked = 0;
+    for (const route of routes.filter((candidate) => candidate.method === 'GET')) {
+      const names = Object.keys((contracts[route.operationId]?.query as { shape?: object } | undefined)?.shape ?? {}).filter((name) => integerParameters.includes(name));
+      if (names.length === 0) continue;
+      const values: Record<string, string> = { companyId: companyId!, ...others };
+      let unknown = false;
+      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? ((unknown = true), randomUUID()));
+      for (const name of names) {
+        const form = forms[checked % forms.length]!;
+        const answer = await api('GET', `${path}?${name}=${form}`, { token });
+        // A path naming nothing real answers 404 first.
+        if (unknown && answer.status === 404) continue;
+        checked++;
+        expect(answer.status, `${route.operationId} ${name}=${form}`).toBe(400);
+        expect(answer.body.errors, `${route.operationId} ${name}=${form}`).toEqual([expect.objectContaining({ field: name })]);
+      }
+    }
+    expect(checked).toBeGreaterThan(15);
+  });
+});
 
 describe('fuzz: no 5xx on any input', () => {
   it(`${numRuns} adversarial requests over the route table answer < 500, problem+json for errors (seed ${seed})`, async () => {

@@ -72,6 +72,16 @@ describe('validation messages are sentences naming the field', () => {
   });
 });
 
+describe('problems quoting what the client sent', () => {
+  it('stay within the Problem schema: a 3,000-character Content-Encoding is quoted cut, and the detail is at most 2,000 characters', async () => {
+    const companyId = await newApiCompany();
+    const refused = await api('POST', `/v1/companies/${companyId}/imports/accounts`, { as: 'a-system', body: { year: 2025, accounts: [] }, headers: { 'content-encoding': 'x'.repeat(3_000) } });
+    expectProblem(refused, 415, 'unsupported_media_type');
+    expect(refused.body.detail).toMatch(/^Content-Encoding "x{99}…" is not supported/);
+    expect(refused.body.detail.length).toBeLessThanOrEqual(2000);
+  });
+});
+
 describe('integer query parameters', () => {
   it('take plain decimal digits only: an exponent, a sign, spaces, leading zeros, hex or a fraction answer 400 naming the parameter', async () => {
     const companyId = await newApiCompany();

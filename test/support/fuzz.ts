@@ -60,7 +60,25 @@ const leaf: fc.Arbitrary<string> = fc.oneof(
   hostileText.map((text) => JSON.stringify(text)), // lone surrogates become \ud800 escapes: valid JSON
   fc.constantFrom('0', '-0', '1e999999', '-1e999999', '1e-999999', '9'.repeat(500), `0.${'1'.repeat(500)}`, '12345678901234567890', '1E19', '25', '2025', '3'),
   fc.constantFrom('true', 'false', 'null', '[]', '{}', '""'),
+  // Dates no calendar has, and years no book has.
+  fc.constantFrom('"2026-02-30"', '"2025-02-29"', '"2026-13-01"', '"2026-00-10"', '"0000-01-01"', '"9999-12-31"', '"2026-1-5"', '"2026-01-05T25:00:00Z"'),
 );
+
+/**
+ * Header values a client may send wrong: preconditions, idempotency keys, media types and codings.
+ * Byte strings only (what fetch can send): hostile within what HTTP carries.
+ */
+const hostileHeaderValue: fc.Arbitrary<string> = fc.constantFrom(
+  '', '*', '"', '""', 'W/"1"', '"x", *', 'x'.repeat(300), 'x'.repeat(2_000), 'ø', '\u00ff\u00fe', 'null', '-1', '0', '1e3', '%00', '../..', '__proto__',
+  'application/json; charset=latin1', 'application/json;;', 'text/plain', 'multipart/form-data; boundary=x', 'application/json, application/xml',
+  'gzip, gzip', 'br', 'identity', 'GZIP', 'deflate',
+);
+const fuzzedHeaderNames = ['if-match', 'if-none-match', 'idempotency-key', 'content-type', 'content-encoding', 'accept', 'accept-encoding'] as const;
+
+/** One to three of those headers with hostile values (or none). */
+export const hostileHeaders: fc.Arbitrary<Record<string, string>> = fc
+  .array(fc.tuple(fc.constantFrom(...fuzzedHeaderNames), hostileHeaderValue), { maxLength: 3 })
+  .map((pairs) => Object.fromEntries(pairs));
 
 const jsonValue: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
   value: fc.oneof(
@@ -167,6 +185,8 @@ export interface FuzzRequest {
   gzip?: boolean;
   /** The MCP endpoint: protocol errors are JSON-RPC errors, as MCP defines (README, MCP endpoint). */
   jsonRpc?: boolean;
+  /** Headers sent in place of the plausible ones (hostile values). */
+  headers?: Record<string, string>;
 }
 
 /** Which part of a request is hostile: one part (the rest plausible, so the input gets deep), or all of them. */
@@ -204,9 +224,10 @@ export const requestTo = (route: RouteDefinition, target: FuzzTarget): fc.Arbitr
         pairs: part === 'query' || part === 'all' ? hostileQuery : fc.constant([] as [string, string][]),
         body: !hasBody ? fc.constant(null) : part === 'body' || part === 'all' ? hostileBody : plausibleBody,
         gzip: fc.boolean(),
+        headers: part === 'all' || part === 'body' ? hostileHeaders : fc.constant({}),
       }),
     )
-    .map(({ values, pairs, body, gzip }) => {
+    .map(({ values, pairs, body, gzip, headers }) => {
       let path = route.path;
       parameters.forEach((name, i) => (path = path.replace(`{${name}}`, values[i]!)));
       const search = pairs.map(([name, value]) => `${name}=${value}`).join('&');
@@ -215,6 +236,7 @@ export const requestTo = (route: RouteDefinition, target: FuzzTarget): fc.Arbitr
         path: search ? `${path}?${search}` : path,
         ...(body !== null && { body, gzip }),
         ...(route.operationId === 'callMcp' && { jsonRpc: true }),
+        ...(Object.keys(headers).length > 0 && { headers }),
       };
     });
 };
@@ -233,11 +255,12 @@ export const sendAndCheck = async (request: FuzzRequest, token: string): Promise
       ...(request.body && request.gzip && { 'content-encoding': 'gzip' }),
       ...(request.jsonRpc && { accept: 'application/json, text/event-stream' }),
       ...(request.method !== 'GET' && { 'idempotency-key': randomUUID() }),
+      ...request.headers,
     },
     ...(request.body && { body: request.gzip ? gzipSync(request.body) : request.body }),
   });
   const text = await response.text();
-  const what = `${request.method} ${request.path.slice(0, 300)}${request.body ? ` body ${JSON.stringify(request.body.subarray(0, 300).toString('latin1'))}${request.gzip ? ' (gzip)' : ''}` : ''} -> ${response.status} ${text.slice(0, 300)}`;
+  const what = `${request.method} ${request.path.slice(0, 300)}${request.headers ? ` headers ${JSON.stringify(request.headers).slice(0, 300)}` : ''}${request.body ? ` body ${JSON.stringify(request.body.subarray(0, 300).toString('latin1'))}${request.gzip ? ' (gzip)' : ''}` : ''} -> ${response.status} ${text.slice(0, 300)}`;
   expect(response.status, what).toBeLessThan(500);
   expect(response.headers.get('x-request-id'), what).toBeTruthy();
   if (response.status >= 400 && request.jsonRpc && response.headers.get('content-type') === 'application/json') {
