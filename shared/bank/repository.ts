@@ -45,6 +45,15 @@ export const bankRepository = {
       ConsistentRead: true,
     }),
 
+  /** The company's bank accounts mapped to a GL account (the chart refuses to delete that account). */
+  accountsMappedTo: (companyId: string, glAccountCode: string): Promise<Item[]> =>
+    queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      FilterExpression: 'glAccountCode = :code',
+      ExpressionAttributeValues: { ':pk': bankPartition(companyId), ':prefix': bankAccountPrefix, ':code': glAccountCode },
+      ConsistentRead: true,
+    }),
+
   /** Creates the account, or refreshes the bank's descriptive fields (and the GL mapping when given). */
   saveAccount: async (account: Item, glAccountCode: string | undefined, at: string): Promise<{ created: boolean }> => {
     const key = bankAccountKeys(String(account.companyId), String(account.id));

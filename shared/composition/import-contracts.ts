@@ -78,7 +78,7 @@ export const importContracts = {
     responses: { 200: { description: 'Imports, newest first; filters kind, status, year', schema: ImportPageSchema } },
   },
   deleteAccount: {
-    description: `Deletes an imported account from the chart of a year, as an import: ${pollImport} Errors: **409** \`conflict\` with \`reason\` \`account_in_use\` when the account has lines or opening balances that year (retire it by importing it with \`hidden: true\`), or \`job_in_flight\`. Nothing cascades.`,
+    description: `Deletes an imported account from the chart of a year, as an import: ${pollImport} Errors: **409** \`conflict\` with \`reason\` \`account_in_use\` when the account has lines or opening balances that year, live open items dated that year or before name it, or a bank account is mapped to it (\`inUse\` counts them, \`openItems\`, and lists the \`bankAccounts\`; retire the account by importing it with \`hidden: true\`), or \`job_in_flight\` while an import of GL lines, opening balances or open items is in flight. Nothing cascades.`,
     ...deletionByPath(/* @__PURE__ */ lazySchema(() => companyParams.extend({ accountNumber: identifier({ max: 20 }) }))),
     query: /* @__PURE__ */ lazySchema(() => z.strictObject({
       year: yearQueryParam(`Accounting year; ${currentYearNote}`).optional(),

@@ -30,7 +30,7 @@ export const documentContracts = {
   },
   completeDocumentUpload: {
     description:
-      'Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field, **404** when the company was deleted (the automatic completion then creates nothing either); nothing is created on any failure.',
+      'Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **409** `conflict` `job_in_flight` when the document links GL lines while a deletion of the company\'s GL lines is in flight (`jobId` names it; complete again once it has finished), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field, **404** when the company was deleted (the automatic completion then creates nothing either); nothing is created on any failure.',
     params: DocumentParamsSchema,
     responses: {
       200: {
@@ -41,7 +41,7 @@ export const documentContracts = {
     },
     problems: {
       404: 'not_found: no such declaration or document, or its company is outside your reach',
-      409: 'upload_missing: nothing was uploaded to the URL yet (PUT the bytes, then complete again)',
+      409: 'upload_missing: nothing was uploaded to the URL yet (PUT the bytes, then complete again); conflict: reason job_in_flight, the document links GL lines and a deletion of the company\'s GL lines is in flight (jobId names it; complete again once it has finished)',
       410: 'upload_expired: the declaration expired before completion (declare again)',
       422: 'upload_mismatch: the stored bytes differ from the declaration; errors[].field names sizeBytes, sha256 or contentType. Nothing is created; PUT the right bytes and complete again',
     },

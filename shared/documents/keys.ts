@@ -10,6 +10,12 @@ export const documentPartition = (documentId: string) => `DOCUMENT#${documentId}
 export const documentKeys = (documentId: string) => ({ PK: documentPartition(documentId), SK: 'DOCUMENT' });
 /** The declaration of an upload not completed yet (TTL `expiresAt`). */
 export const documentDeclarationKeys = (documentId: string) => ({ PK: documentPartition(documentId), SK: 'UPLOAD' });
+/**
+ * The documents that link a GL line (`lineId`) of a company: one item per line with the set
+ * `documentIds`, so a GL-line deletion reads the links of its lines with BatchGets (the list's
+ * `linked_line_id` filter scans the company's documents). Written by completion, never removed.
+ */
+export const documentLineLinkKeys = (companyId: string, lineId: string) => ({ PK: `DOCLINKS#${companyId}#${lineId}`, SK: 'LINE' });
 export const documentListPartition = (companyId: string) => `DOCUMENTS#${companyId}`;
 export const documentListKeys = (companyId: string, createdAt: string, documentId: string) => ({
   GSI1PK: documentListPartition(companyId),

@@ -1,9 +1,10 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { storedInteger } from '../db/attributes';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keyId, storedInteger } from '../db/attributes';
+import { batchGet, inParallel } from '../db/batch';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
-import { documentDeclarationKeys, documentKeys, documentListKeys, documentListPartition } from './keys';
+import { documentDeclarationKeys, documentKeys, documentLineLinkKeys, documentListKeys, documentListPartition } from './keys';
 import type { DocumentContentType } from './schemas';
 
 export interface DocumentLinks {
@@ -41,8 +42,6 @@ export interface DocumentRecord extends DocumentFile {
 
 /** How long an expired declaration is kept (so completion answers 410, not 404) before DynamoDB TTL removes it. */
 const expiredDeclarationRetentionSeconds = 7 * 24 * 3600;
-
-
 
 const toLinks = (value: unknown): DocumentLinks => {
   const links = (value ?? {}) as Partial<DocumentLinks>;
@@ -149,6 +148,46 @@ export const documentRepository = {
         ExpressionAttributeValues: { ':pk': listKeys.GSI1PK, ':sk': listKeys.GSI1SK, ':null': null },
       },
     };
+  },
+
+  /** Adds the document to the link item of each line (idempotent; before the document is created, see completeUpload). */
+  async addLineLinks(companyId: string, lineIds: readonly string[], documentId: string): Promise<void> {
+    await inParallel(lineIds, 16, (lineId) =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: documentLineLinkKeys(companyId, lineId),
+          UpdateExpression: 'SET entity = :entity, companyId = :company, lineId = :line ADD documentIds :document',
+          ExpressionAttributeValues: { ':entity': 'documentLineLinks', ':company': companyId, ':line': lineId, ':document': new Set([documentId]) },
+        }),
+      ),
+    );
+  },
+
+  /** The document ids on the link items of these lines (strongly consistent); lines without any are left out. */
+  async lineLinks(companyId: string, lineIds: readonly string[]): Promise<Map<string, string[]>> {
+    const found = await batchGet(lineIds.map((lineId) => documentLineLinkKeys(companyId, lineId)), ['documentIds']);
+    const links = new Map<string, string[]>();
+    for (const lineId of lineIds) {
+      const ids = found.get(keyId(documentLineLinkKeys(companyId, lineId)))?.documentIds;
+      if (ids instanceof Set && ids.size > 0) links.set(lineId, [...(ids as Set<string>)].sort());
+    }
+    return links;
+  },
+
+  /** Declarations, then documents, by id (strongly consistent; in this order, see documentsHoldingLines). */
+  async declarationsThenDocuments(documentIds: readonly string[]): Promise<{ declarations: Map<string, DeclarationRecord>; documents: Map<string, DocumentRecord> }> {
+    const declarationItems = await batchGet(documentIds.map(documentDeclarationKeys));
+    const documentItems = await batchGet(documentIds.map(documentKeys));
+    const declarations = new Map<string, DeclarationRecord>();
+    const documents = new Map<string, DocumentRecord>();
+    for (const id of documentIds) {
+      const declaration = declarationItems.get(keyId(documentDeclarationKeys(id)));
+      if (declaration) declarations.set(id, toDeclaration(declaration));
+      const document = documentItems.get(keyId(documentKeys(id)));
+      if (document) documents.set(id, toDocument(document));
+    }
+    return { declarations, documents };
   },
 
   /** Live documents of a company, newest first; from/to are a key condition, the rest filters. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { companyRepository } from '../companies/repository';
+import { importRepository } from '../imports/repository';
+import { jobRepository } from '../jobs/repository';
 import type { CursorBinding } from '../platform/cursor';
 import type { Page } from '../db/query-page';
 import { backoff } from '../db/retry';
@@ -154,6 +156,7 @@ export const completeUpload = async (declaration: DeclarationRecord): Promise<Do
   if (!matchesContentType(declaration.contentType, upload.firstBytes)) {
     throw documentProblems.uploadMismatch('contentType', `is declared ${declaration.contentType}, but the first bytes are not of that type`);
   }
+  await linkLines(declaration);
   try {
     await copyObject(pendingKey, documentObjectKey(companyId, documentId), upload.etag);
   } catch (error) {
@@ -195,6 +198,59 @@ export const completeUpload = async (declaration: DeclarationRecord): Promise<Do
   return result;
 };
 
+/** The lane GL-line deletions hold from acceptance to their end (as GL-line imports do). */
+const glLinesLane = 'general_ledger_lines';
+const glLineDeletionKind = 'general_ledger_line_deletions';
+
+/**
+ * Before the document is created: its links go on the lines' link items, then the GL-lines lane is
+ * read. A deletion takes the lane before it reads the link items (documentsHoldingLines), so either
+ * it sees these links (the declaration, then the document, holds the lines) or this completion sees
+ * it and is refused: 409 job_in_flight, nothing created, and the links left hold as long as the
+ * declaration could still be completed.
+ */
+const linkLines = async (declaration: DeclarationRecord): Promise<void> => {
+  const { companyId, documentId, links } = declaration;
+  if (links.lineIds.length === 0) return;
+  await documentRepository.addLineLinks(companyId, links.lineIds, documentId);
+  const holder = await jobRepository.laneHolder(companyId, glLinesLane);
+  if (!holder || holder.leaseExpiresAt <= Date.now()) return;
+  if ((await importRepository.get(holder.importId))?.kind !== glLineDeletionKind) return;
+  throw problems.conflict(`A deletion of GL lines (job ${holder.jobId}) is in flight for this company; a document linking GL lines is not created meanwhile. Complete again once it has finished.`, {
+    reason: 'job_in_flight',
+    jobId: holder.jobId,
+  });
+};
+
+/** How long after `completeBy` a declaration still holds its lines (a completion checks the time before its transaction, which may commit later). */
+const completionGraceMilliseconds = 5 * 60 * 1000;
+
+/**
+ * Which documents hold these GL lines (by lineId) from deletion: every live document on the line's
+ * link item, and a declaration on it whose completion has begun and may still commit. A
+ * soft-deleted document holds nothing (else a line it ever linked could never be deleted); restored
+ * after the line's deletion, it still names the line, whose history stays readable. Read
+ * declarations first: completion removes the declaration in the transaction that creates the
+ * document, so one of the two is seen.
+ */
+export const documentsHoldingLines = async (companyId: string, lineIds: readonly string[]): Promise<Map<string, string[]>> => {
+  const links = await documentRepository.lineLinks(companyId, lineIds);
+  if (links.size === 0) return links;
+  const { declarations, documents } = await documentRepository.declarationsThenDocuments([...new Set([...links.values()].flat())]);
+  const holds = (documentId: string) => {
+    const document = documents.get(documentId);
+    if (document?.companyId === companyId) return document.deletedAt === null;
+    const declaration = declarations.get(documentId);
+    return declaration?.companyId === companyId && Date.now() <= Date.parse(declaration.completeBy) + completionGraceMilliseconds;
+  };
+  const held = new Map<string, string[]>();
+  for (const [lineId, documentIds] of links) {
+    const holding = documentIds.filter(holds);
+    if (holding.length > 0) held.set(lineId, holding);
+  }
+  return held;
+};
+
 /**
  * The completion worker's entry: an S3 ObjectCreated notification for a pending upload. Answers
  * what happened; problems of the upload itself (mismatch, expired) are final and not retried.
@@ -206,6 +262,8 @@ export const completeUploadFromNotification = async (documentId: string): Promis
     await completeUpload(declaration);
     return 'completed';
   } catch (error) {
+    // A GL-line deletion in flight: completed on a later delivery.
+    if (error instanceof ProblemError && error.problem.reason === 'job_in_flight') throw error;
     if (error instanceof ProblemError && error.problem.status < 500) {
       logger.warn('Upload not completed automatically', { documentId, error: error.problem.error, detail: error.problem.detail });
       return 'refused';

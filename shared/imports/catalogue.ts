@@ -103,17 +103,17 @@ export const importSubmissions = [
     kind: 'open_items',
     about: 'All or nothing: one invalid item fails the whole import and nothing is applied.',
     withAmounts: true,
-    description: 'Imports open items (invoices, credit notes, payments, ...) of one sub-ledger type.',
+    description: 'Imports open items (invoices, credit notes, payments, ...) of one sub-ledger type. In every mode, a re-sent item keeps the stored matches it leaves out, marked retired.',
   },
   {
     operationId: 'deleteGeneralLedgerLines',
     path: 'general-ledger-lines/deletions',
     summary: 'Delete imported GL lines (all or nothing)',
     kind: 'general_ledger_line_deletions',
-    about: 'All or nothing: reconciled lines answer 409 lines_in_use; unknown ids are listed under result.unknown.',
+    about: 'All or nothing: lines reconciled or linked by documents answer 409 lines_in_use; unknown ids are listed under result.unknown.',
     withAmounts: false,
     description:
-      "Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled; nothing is deleted then. A line reconciled after the deletion was accepted fails it when it is applied: the import ends `failed` with `failureReason` `lines_in_use` (the lines in `sampleErrors`), nothing deleted. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history.",
+      "Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled or a document links it (each entry: `id`, and `reconciliationGroupId` and/or `documentIds`, the first 10; a soft-deleted document holds nothing); nothing is deleted then. A line reconciled or linked after the deletion was accepted fails it when it is applied: the import ends `failed` with `failureReason` `lines_in_use` (the lines in `sampleErrors`), nothing deleted. From then until it ends, the deletion's lines take no reconciliation group, and a document completion linking GL lines of the company answers 409 `job_in_flight`. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history.",
     requestExample: { year: 2026, ids: ['GL-1', 'GL-2'] },
   },
   {

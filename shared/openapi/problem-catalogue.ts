@@ -125,9 +125,9 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     reasons: {
       company_not_api_managed: 'The company is bound to another accounting system; only companies bound to `Api` take imports.',
       job_in_flight: 'An import of the same lane runs for the company; `jobId` names it. Poll it and send again when it is done.',
-      lines_in_use: 'GL lines to delete are in reconciliation groups (`inUse` lists them); dissolve the groups first.',
+      lines_in_use: 'GL lines to delete are in reconciliation groups or linked by documents (`inUse` lists them with `reconciliationGroupId` or `documentIds`); dissolve the groups first. A live document holds its lines (a soft-deleted one does not).',
       opening_balances_in_use: 'Opening balances to delete are in reconciliation groups (`inUse`).',
-      account_in_use: 'The account has lines or opening balances that year; retire it with `hidden: true` instead.',
+      account_in_use: 'The account has lines or opening balances that year, live open items (dated that year or before) name it, or a bank account is mapped to it (`inUse`); retire it with `hidden: true` instead.',
       dimension_in_use: 'The dimension is named by live lines or is the parent of another.',
       sub_ledger_in_use: 'The sub-ledger is named by lines, opening balances or open items.',
       deleted_by_organization_cascade: 'The company was deleted with its organization and cannot be restored on its own.',

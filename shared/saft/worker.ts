@@ -34,15 +34,19 @@ class StepFailed extends Error {}
 class CompanyDeleted extends Error {}
 /** The company was moved off the Api accounting system: the SAF-T import fails and imports nothing more. */
 class CompanyNotApiManaged extends Error {}
-/** Lines that deleteMissing would delete are reconciled: nothing is imported. */
-type LineInUse = { id: string; reconciliationGroupId: string };
+/** Lines that deleteMissing would delete are reconciled or linked by documents: nothing is imported. */
+type LineInUse = { id: string; reconciliationGroupId?: string; documentIds?: string[] };
+
+/** What holds a line in use: its reconciliation group and/or the documents linking it. */
+const holderOf = ({ reconciliationGroupId, documentIds }: LineInUse): string =>
+  [reconciliationGroupId && `group ${reconciliationGroupId}`, documentIds?.length && `documents ${documentIds.join(', ')}`].filter(Boolean).join(', ');
 
 /** A lines_in_use failure's problems: what happened, then the ids (at most 100) in messages of at most 2,000 characters. */
 const linesInUseProblems = (lead: string, inUse: readonly LineInUse[]): SaftImport['problems'] => {
-  const messages = [`${lead} In use (id: group):`];
-  for (const { id, reconciliationGroupId } of inUse.slice(0, 100)) {
-    const entry = ` ${id}: ${reconciliationGroupId};`;
-    if (messages.at(-1)!.length + entry.length > 2000) messages.push('In use (id: group):');
+  const messages = [`${lead} In use (id: what holds it):`];
+  for (const line of inUse.slice(0, 100)) {
+    const entry = ` ${line.id}: ${holderOf(line)};`;
+    if (messages.at(-1)!.length + entry.length > 2000) messages.push('In use (id: what holds it):');
     messages[messages.length - 1] += entry;
   }
   return messages.map((message) => ({ line: null, message }));

@@ -281,7 +281,7 @@ describe('open items over HTTP: what each mode does to items absent from the req
     expect(stored.A).toMatchObject({ retiredReason: 'absent_from_snapshot', retiredMode: 'baseline' });
   });
 
-  it('matches: a snapshot retires the stored matches it leaves out (incremental replaces them); a retired item sent again comes back with only the matches sent', async () => {
+  it('matches: a snapshot retires the stored matches it leaves out (so does incremental); a retired item sent again comes back with only the matches sent', async () => {
     const companyId = await newApiCompany();
     await importOpenItems(companyId, 'incremental', [item('A', { amountOpen: '400.00', settlementStatus: 'partial', matches: [match('M1', '300.00'), match('M2', '300.00')] }), item('B')]);
     expect((await storedOpenItems(companyId)).A!.matches).toEqual([['M1', 'live', 300], ['M2', 'live', 300]]);
@@ -291,14 +291,14 @@ describe('open items over HTTP: what each mode does to items absent from the req
     expect(refresh.body).toMatchObject({ status: 'succeeded', rowsInserted: 0, rowsUpdated: 2, rowsDeleted: 0 });
     expect((await storedOpenItems(companyId)).A!.matches).toEqual([['M1', 'live', 300], ['M2', 'retired', 300]]);
 
-    // incremental replaces the matches with those sent
+    // incremental keeps the retired match too
     await importOpenItems(companyId, 'incremental', [item('A', { amountOpen: '700.00', settlementStatus: 'partial', matches: [match('M1', '300.00')] })]);
-    expect((await storedOpenItems(companyId)).A!.matches).toEqual([['M1', 'live', 300]]);
+    expect((await storedOpenItems(companyId)).A!.matches).toEqual([['M1', 'live', 300], ['M2', 'retired', 300]]);
 
     // A absent from the next snapshot: retired with its match
     const retire = await importOpenItems(companyId, 'full_refresh', [item('B')]);
     expect(retire.body).toMatchObject({ rowsUpdated: 1, rowsDeleted: 1 });
-    expect((await storedOpenItems(companyId)).A).toMatchObject({ status: 'retired', retiredReason: 'absent_from_snapshot', matches: [['M1', 'retired', 300]] });
+    expect((await storedOpenItems(companyId)).A).toMatchObject({ status: 'retired', retiredReason: 'absent_from_snapshot', matches: [['M1', 'retired', 300], ['M2', 'retired', 300]] });
 
     // sent again: inserted (not updated), live, with only the matches of this request
     const again = await importOpenItems(companyId, 'full_refresh', [item('A', { amountOpen: '0', settlementStatus: 'settled', matches: [match('M3', '1000.00')] }), item('B')]);
@@ -310,6 +310,24 @@ describe('open items over HTTP: what each mode does to items absent from the req
       settlementStatus: 'settled',
       matches: [['M3', 'live', 1000]],
     });
+  });
+
+  it('incremental: a re-sent item keeps the stored matches it leaves out, retired; a sent matchKey replaces the stored one', async () => {
+    const companyId = await newApiCompany();
+    await importOpenItems(companyId, 'incremental', [item('A', { amountOpen: '400.00', settlementStatus: 'partial', matches: [match('M1', '300.00'), match('M2', '300.00')] })]);
+
+    // M2 left out: kept, retired (nothing the integrator sent is lost); M1 sent again with a new amount replaces the stored M1
+    const partial = await importOpenItems(companyId, 'incremental', [item('A', { amountOpen: '750.00', settlementStatus: 'partial', matches: [match('M1', '250.00')] })]);
+    expect(partial.body).toMatchObject({ status: 'succeeded', rowsUpdated: 1, rowsDeleted: 0 });
+    expect((await storedOpenItems(companyId)).A).toMatchObject({ status: 'live', amountOpen: 750, matches: [['M1', 'live', 250], ['M2', 'retired', 300]] });
+
+    // M2 sent again: live again, once; M1 left out: retired
+    await importOpenItems(companyId, 'incremental', [item('A', { amountOpen: '700.00', settlementStatus: 'partial', matches: [match('M2', '300.00')] })]);
+    expect((await storedOpenItems(companyId)).A!.matches).toEqual([['M2', 'live', 300], ['M1', 'retired', 250]]);
+
+    // sent without matches: none live, every stored one kept retired
+    await importOpenItems(companyId, 'incremental', [item('A')]);
+    expect((await storedOpenItems(companyId)).A!.matches).toEqual([['M2', 'retired', 300], ['M1', 'retired', 250]]);
   });
 
   it('snapshots that change every match of an item keep its 200 most recently retired matches, after its live ones', async () => {

@@ -173,7 +173,7 @@ describe('open_items kind: applying', () => {
     const subLedger = await dynamo().send(new GetCommand({ TableName: tableName(), Key: subLedgerKeys(companyId, 'CUST-1') }));
     expect(subLedger.Item).toMatchObject({ key: 'CUST-1', value: 'CUST-1' });
 
-    // A moves to CUST-2 with its matches replaced; C is new; B is not sent and stays as it was
+    // A moves to CUST-2 with new live matches (PAY-1, left out, is kept retired); C is new; B is not sent and stays as it was
     const second = await runImport(
       companyId,
       body('incremental', [
@@ -185,7 +185,7 @@ describe('open_items kind: applying', () => {
     const updated = (await stored(companyId, 'A'))!;
     expect(updated).toMatchObject({ subLedgerKey: 'CUST-2', settlementStatus: 'settled', importId: second.context.importId, datasetId: second.context.datasetId });
     expect(updated.amountOpen.isZero()).toBe(true);
-    expect(updated.matches.map((match) => match.matchKey)).toEqual(['PAY-9']);
+    expect(updated.matches.map((match) => [match.matchKey, match.status])).toEqual([['PAY-9', 'live'], ['PAY-1', 'retired']]);
     expect((await stored(companyId, 'B'))!.importId).toBe(first.context.importId);
     expect(await usages(companyId, ['CUST-1', 'CUST-2'])).toEqual({ 'CUST-1': 2, 'CUST-2': 1 });
   });

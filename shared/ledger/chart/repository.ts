@@ -31,8 +31,8 @@ import { storedInteger, storedIntegerOrNull, textOrNull } from '../../db/attribu
 import { batchGet } from '../../db/batch';
 import type { TransactionWrite } from '../../db/unit-of-work';
 
-/** The lanes whose imports write rows on accounts: no account is deleted while one is in flight. */
-export const accountWritingLanes: readonly ImportLane[] = ['general_ledger_lines', 'opening_balances'];
+/** The lanes whose imports write rows naming accounts: no account is deleted while one is in flight. */
+export const accountWritingLanes: readonly ImportLane[] = ['general_ledger_lines', 'opening_balances', 'open_items'];
 
 /**
  * DynamoDB access of the chart of accounts (one partition per company and year), dimensions and
@@ -377,7 +377,7 @@ export const chartRepository = {
         },
       },
       ...balancePeriods.map((period) => zeroCountCheck(balanceKeys(companyId, year, account.accountNumber, period), ['lineCount'])),
-      // No import that writes rows on accounts may be in flight (it may have read the account already).
+      // No import that writes rows naming accounts may be in flight (it may have read the account already).
       ...accountWritingLanes.map((lane) => jobRepository.laneFreeCheck(companyId, lane, Date.now())),
       {
         Put: {

@@ -7,6 +7,8 @@ import { commitUnlessCancelled } from '../../db/unit-of-work';
 import { jobRepository } from '../../jobs/repository';
 import { ledgerYearKeys, usageKeys } from '../keys';
 import { norwegianYear } from '../../platform/norway-time';
+import { bankRepository } from '../../bank/repository';
+import { openItemRepository } from '../open-items/repository';
 import {
   accountWritingLanes,
   chartRepository as repository,
@@ -329,11 +331,29 @@ const usageDetail = (usage: KeyUsage) => ({
   ...Object.fromEntries(Object.entries(usage.byLane).map(([lane, count]) => [laneField(lane), count])),
 });
 
-/** What depends on an account in a year: lines and opening balances counted in the trial-balance aggregates. */
+/**
+ * What depends on an account in a year: lines and opening balances counted in the trial-balance
+ * aggregates, live open items naming it dated that year or before (still open, they are on it),
+ * and bank accounts mapped to it (reconciliation and approvals follow the mapping). `openItems`
+ * and `bankAccounts` (ids) are listed only when present.
+ */
 export const accountInUse = async (companyId: string, year: number, code: string): Promise<InUse | undefined> => {
-  const { openingBalances, generalLedgerLines } = await repository.accountLineCounts(companyId, year, code);
+  const [{ openingBalances, generalLedgerLines }, openItems, mapped] = await Promise.all([
+    repository.accountLineCounts(companyId, year, code),
+    openItemRepository.countLiveOnAccount(companyId, code, `${year}-12-31`),
+    bankRepository.accountsMappedTo(companyId, code),
+  ]);
   const lines = openingBalances + generalLedgerLines;
-  return lines > 0 ? { id: code, lines, generalLedgerLines, openingBalances } : undefined;
+  const bankAccounts = mapped.map((account) => String(account.id)).sort();
+  if (lines === 0 && openItems === 0 && bankAccounts.length === 0) return undefined;
+  return {
+    id: code,
+    lines,
+    generalLedgerLines,
+    openingBalances,
+    ...(openItems > 0 && { openItems }),
+    ...(bankAccounts.length > 0 && { bankAccounts }),
+  };
 };
 
 /** What depends on a dimension: rows naming it (usage counters) and child dimensions. */
@@ -361,9 +381,10 @@ const inUseOfAll = async (ids: string[], check: (id: string) => Promise<InUse | 
 };
 
 /**
- * An import of GL lines or opening balances in flight (queued or running) may already have read an
- * account it is about to write rows on, so no account is deleted meanwhile. The deletion's
- * transaction checks the same lane locks, which closes the race with one accepted later.
+ * An import of GL lines, opening balances or open items in flight (queued or running) may already
+ * have read an account it is about to write rows on, or write open items naming it, so no account
+ * is deleted meanwhile. The deletion's transaction checks the same lane locks, which closes the
+ * race with one accepted later.
  */
 const writerInFlight = async (companyId: string, lanes: readonly string[]) => {
   const holders = await Promise.all(lanes.map(async (lane) => ({ lane, holder: await jobRepository.laneHolder(companyId, lane) })));
@@ -419,7 +440,8 @@ const inUseFailure = (what: string, entry: InUse) => {
 /**
  * Deletes accounts of a year. Each deletion leaves a receipt (so a redelivered chunk answers
  * `deleted` again, not `unknown`) and re-checks in the same transaction that no line counts on the
- * account. The year summary loses the deleted accounts exactly once per chunk.
+ * account and no import of the writing lanes is in flight; open items and bank accounts are
+ * re-read just before. The year summary loses the deleted accounts exactly once per chunk.
  */
 export const applyAccountDeletions = async (context: ImportContext, ids: string[], chunk: ChunkPosition): Promise<RowOutcome[]> => {
   const year = requireYear(context);

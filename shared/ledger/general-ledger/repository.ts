@@ -196,16 +196,49 @@ export const balanceItems = (companyId: string, year: number): Promise<Item[]> =
     ExpressionAttributeValues: { ':pk': balancePartition(companyId, year) },
   });
 
+/**
+ * A deletion claims the live rows it names before it checks what holds them (deletingBy, and
+ * deletingUntil, when the claim lapses); reconciliation takes no claimed row, so the deletion is
+ * all or nothing. Use with :now.
+ */
+const notClaimed = '(attribute_not_exists(deletingUntil) OR deletingUntil < :now)';
+export const deletionClaimAttributes = ['deletingBy', 'deletingUntil'];
+
+/** Claims a live row for a deletion; answers the row as it is now, undefined when it is not live. */
+export const claimForDeletion = async (key: Key, importId: string, until: number): Promise<Item | undefined> => {
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET deletingBy = :import, deletingUntil = :until',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted)',
+        ExpressionAttributeValues: { ':import': importId, ':until': until },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+};
+
+/** Ends this deletion's claim of a row (a refused deletion). */
+export const releaseDeletionClaim = (key: Key, importId: string): Promise<boolean> =>
+  updateItem(key, {}, deletionClaimAttributes, { expression: 'deletingBy = :import', values: { ':import': importId } });
+
 const reconcile = (key: Key, groupId: string) =>
   updateItem(key, { reconciliationGroupId: groupId }, [], {
-    expression: 'attribute_exists(PK) AND attribute_not_exists(deleted) AND (attribute_not_exists(#group) OR #group = :group)',
+    expression: `attribute_exists(PK) AND attribute_not_exists(deleted) AND (attribute_not_exists(#group) OR #group = :group) AND ${notClaimed}`,
     names: { '#group': 'reconciliationGroupId' },
-    values: { ':group': groupId },
+    values: { ':group': groupId, ':now': Date.now() },
   });
 
 /**
  * For the reconciliation feature: marks a live GL line as reconciled in a group, which keeps it
- * from being deleted. False when the line does not exist, is deleted or is in another group.
+ * from being deleted. False when the line does not exist, is deleted, is in another group or is
+ * claimed by a deletion.
  */
 export const markLineReconciled = (companyId: string, year: number, lineId: string, groupId: string): Promise<boolean> =>
   reconcile(glLineKeys(companyId, year, lineId), groupId);
@@ -284,16 +317,16 @@ export const glLineRepository = {
 
   /**
    * A write for a unit of work: marks the line as in a reconciliation group, only if it exists, is
-   * not deleted, is in no group and is still at the version that was read.
+   * not deleted, is in no group, is not claimed by a deletion and is still at the version that was read.
    */
   markReconciledWrite: (ref: GlLineRef, groupId: string, version: unknown): TransactionWrite => ({
     Update: {
       TableName: tableName(),
       Key: glLineKeys(ref.companyId, ref.year, ref.lineId),
       UpdateExpression: 'SET reconciliationGroupId = :group',
-      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version AND attribute_not_exists(deleted)',
+      ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(reconciliationGroupId) AND #version = :version AND attribute_not_exists(deleted) AND ${notClaimed}`,
       ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':group': groupId, ':version': version },
+      ExpressionAttributeValues: { ':group': groupId, ':version': version, ':now': Date.now() },
     },
   }),
 

@@ -20,14 +20,19 @@ import {
 } from '../keys';
 import {
   balanceItems,
+  claimForDeletion,
   claimUnreadChunk,
+  deletionClaimAttributes,
   ensureKeysExist,
   getAccounts,
   lineIdOf,
   lineQuerySegments,
   queryOnce,
+  releaseDeletionClaim,
   touchLedgerYear,
 } from './repository';
+import { documentsHoldingLines } from '../../documents/service';
+import { laneLeaseMilliseconds } from '../../jobs/repository';
 import { keyId, storedInteger, type Item, type Key } from '../../db/attributes';
 import { batchGet, batchPut, inParallel } from '../../db/batch';
 import { indexWriteUnits } from '../../db/partition-pacer';
@@ -82,6 +87,8 @@ interface Book<Row extends { id: string; accountCode: string }> {
   indexNames: string[];
   state(row: Row): RowState;
   periodOf(item: Item): number;
+  /** GL lines: the documents that hold each named row (by the integrator's id); rows held by none are left out. */
+  documentsHolding?(companyId: string, year: number, sourceIds: readonly string[]): Promise<Map<string, string[]>>;
 }
 
 const distinct = (keys: readonly string[] | null | undefined): string[] => [...new Set(keys ?? [])];
@@ -128,6 +135,13 @@ const glLineBook: Book<GeneralLedgerLineInput> = {
     taxAmount: row.taxAmount ?? null,
   }),
   periodOf: (item) => storedInteger(item.period),
+  documentsHolding: async (companyId, year, sourceIds) => {
+    const held = await documentsHoldingLines(companyId, sourceIds.map((id) => lineIdOf(companyId, year, id)));
+    return new Map(sourceIds.flatMap((id) => {
+      const documentIds = held.get(lineIdOf(companyId, year, id));
+      return documentIds ? [[id, documentIds] as const] : [];
+    }));
+  },
 };
 
 const openingBalanceBook: Book<OpeningBalanceInput> = {
@@ -304,7 +318,7 @@ const applyMerge = async <Row extends { id: string; accountCode: string }>(
       return;
     }
     if (item) {
-      const { GSI1PK, GSI1SK, GSI2PK, GSI2SK, previousState, ...kept } = item;
+      const { GSI1PK, GSI1SK, GSI2PK, GSI2SK, previousState, deletingBy, deletingUntil, ...kept } = item;
       history.push({ ...kept, ...book.versionKey(companyId, year, row.id, storedInteger(item.version)), entity: `${book.entity}Version`, supersededAt: appliedAt });
     }
     const version = {
@@ -358,7 +372,8 @@ const createMissingKeys = async (context: ImportContext, transitions: Transition
 /**
  * Import rule 11, applied after the precheck found nothing in use: every named row the ledger has
  * is marked deleted (content and history stay; it leaves the read indexes). Ids it does not have
- * answer `unknown`. A row reconciled since the precheck is not deleted (outcome failed).
+ * answer `unknown`. The import claimed its rows first (rowsHeld), so none is reconciled meanwhile;
+ * should one be all the same (a claim that lapsed), it is not deleted (outcome failed).
  *
  * The deletion is a version of its own: the live version goes to history whole (with its dataset,
  * import and time, as a re-send would put it there), and the current item becomes version N + 1,
@@ -395,7 +410,7 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
     if (!item || item.deleted === true) return void outcomes.push({ outcome: 'unknown' });
     const before = itemState(book, item);
     const version = storedInteger(item.version);
-    const { GSI1PK, GSI1SK, GSI2PK, GSI2SK, previousState, ...kept } = item;
+    const { GSI1PK, GSI1SK, GSI2PK, GSI2SK, previousState, deletingBy, deletingUntil, ...kept } = item;
     history.push({ ...kept, ...book.versionKey(companyId, year, id, version), entity: `${book.entity}Version`, supersededAt: appliedAt });
     pending.push({
       index: i,
@@ -412,7 +427,7 @@ const applyDeletion = async <Row extends { id: string; accountCode: string }>(
         lastOutcome: 'deleted',
         previousState: toStoredState(before),
       },
-      remove: book.indexNames,
+      remove: [...book.indexNames, ...deletionClaimAttributes],
     });
     outcomes.push({ outcome: 'deleted' });
   });
@@ -550,33 +565,77 @@ export const checkAccountCodes = async (companyId: string, year: number, rows: {
   throw new ProblemError(problem);
 };
 
-/** The named rows that are live and in a reconciliation group, with their group. */
-const rowsInUse = async <Row extends { id: string; accountCode: string }>(book: Book<Row>, companyId: string, year: number, ids: readonly string[]) => {
-  const items = await batchGet(
-    ids.map((id) => book.currentKey(companyId, year, id)),
-    ['reconciliationGroupId', 'deleted'],
-  );
-  return ids.flatMap((id) => {
+/** What holds a row from deletion (rule 11): its reconciliation group, the documents that link it. */
+interface RowInUse {
+  [detail: string]: unknown;
+  id: string;
+  reconciliationGroupId?: string;
+  documentIds?: string[];
+}
+
+/** Document ids named per row in `inUse` and in row errors. */
+const shownDocuments = 10;
+
+const inUseOf = (id: string, groupId: unknown, documentIds: readonly string[] | undefined): RowInUse | undefined =>
+  typeof groupId === 'string' || documentIds
+    ? { id, ...(typeof groupId === 'string' && { reconciliationGroupId: groupId }), ...(documentIds && { documentIds: documentIds.slice(0, shownDocuments) }) }
+    : undefined;
+
+/** The named rows that are live and reconciled or linked by documents, with what holds each. */
+const rowsInUse = async <Row extends { id: string; accountCode: string }>(book: Book<Row>, companyId: string, year: number, ids: readonly string[]): Promise<RowInUse[]> => {
+  const [items, documents] = await Promise.all([
+    batchGet(
+      ids.map((id) => book.currentKey(companyId, year, id)),
+      ['reconciliationGroupId', 'deleted'],
+    ),
+    book.documentsHolding ? book.documentsHolding(companyId, year, distinct(ids)) : new Map<string, string[]>(),
+  ]);
+  return distinct(ids).flatMap((id) => {
     const item = items.get(keyId(book.currentKey(companyId, year, id)));
-    return item && item.deleted !== true && typeof item.reconciliationGroupId === 'string'
-      ? [{ id, reconciliationGroupId: item.reconciliationGroupId }]
-      : [];
+    if (!item || item.deleted === true) return [];
+    return inUseOf(id, item.reconciliationGroupId, documents.get(id)) ?? [];
   });
 };
 
-/**
- * Rule 11 when a deletion import is applied: the rows reconciled since it was accepted, each a row
- * error, so the import fails whole (`reason`) with nothing deleted.
- */
-const reconciledRows = (book: Book<{ id: string; accountCode: string }>) => async (context: ImportContext, ids: string[]) =>
-  (await rowsInUse(book, context.companyId, yearOf(context), ids)).map(({ id, reconciliationGroupId }) => ({
-    index: ids.indexOf(id),
-    message: `${book.noun} ${id} is in reconciliation group ${reconciliationGroupId}: nothing was deleted`,
-  }));
-export const reconciledLines = reconciledRows(glLineBook);
-export const reconciledOpeningBalances = reconciledRows(openingBalanceBook);
+const heldMessage = (noun: string, held: RowInUse) =>
+  [
+    held.reconciliationGroupId && `in reconciliation group ${held.reconciliationGroupId}`,
+    held.documentIds && `linked by document${held.documentIds.length === 1 ? '' : 's'} ${held.documentIds.join(', ')}`,
+  ]
+    .filter(Boolean)
+    .map((what) => `${noun} ${held.id} is ${what}`)
+    .join(' and ') + ': nothing was deleted';
 
-/** Rule 11: a deletion naming a reconciled row is refused as a whole (409, inUse lists at most 100). */
+/**
+ * Rule 11 when a deletion import is applied (validateRows, before any row is deleted): the import
+ * claims every named live row, so from then on no reconciliation takes one, and a document
+ * completion sees the deletion's lane (documents/service.ts linkLines). What holds the rows now is
+ * then final: each held row is a row error, the import fails whole (`reason`), the claims end and
+ * nothing is deleted. Otherwise the claims stay until each row's deletion removes them.
+ */
+const rowsHeld = <Row extends { id: string; accountCode: string }>(book: Book<Row>) => async (context: ImportContext, ids: string[]) => {
+  const { companyId, importId } = context;
+  const year = yearOf(context);
+  const unique = distinct(ids);
+  const until = Date.now() + laneLeaseMilliseconds;
+  const claimed = (await inParallel(unique, 25, async (id) => ({ id, item: await claimForDeletion(book.currentKey(companyId, year, id), importId, until) }))).filter(
+    (row): row is { id: string; item: Item } => row.item !== undefined,
+  );
+  const release = () => inParallel(claimed, 25, ({ id }) => releaseDeletionClaim(book.currentKey(companyId, year, id), importId));
+  try {
+    const documents = book.documentsHolding ? await book.documentsHolding(companyId, year, claimed.map(({ id }) => id)) : new Map<string, string[]>();
+    const held = claimed.flatMap(({ id, item }) => inUseOf(id, item.reconciliationGroupId, documents.get(id)) ?? []);
+    if (held.length > 0) await release();
+    return held.map((row) => ({ index: ids.indexOf(row.id), message: heldMessage(book.noun, row) }));
+  } catch (error) {
+    await release();
+    throw error;
+  }
+};
+export const linesHeld = rowsHeld(glLineBook);
+export const openingBalancesHeld = rowsHeld(openingBalanceBook);
+
+/** Rule 11: a deletion naming a row in use is refused as a whole (409, inUse lists at most 100). */
 const checkNotInUse = async <Row extends { id: string; accountCode: string }>(
   book: Book<Row>,
   reason: string,
@@ -586,8 +645,9 @@ const checkNotInUse = async <Row extends { id: string; accountCode: string }>(
 ): Promise<void> => {
   const inUse = await rowsInUse(book, companyId, year, ids);
   if (inUse.length === 0) return;
+  const what = book.documentsHolding ? 'reconciled or linked by documents' : 'reconciled';
   throw problems.conflict(
-    `${inUse.length} of the named ${book.noun}s ${inUse.length === 1 ? 'is' : 'are'} reconciled; nothing was deleted. Delete the reconciliation groups first.`,
+    `${inUse.length} of the named ${book.noun}s ${inUse.length === 1 ? 'is' : 'are'} ${what}; nothing was deleted. ${inUse.length === 1 ? 'It stays' : 'They stay'} while reconciled or linked (inUse names what holds each).`,
     { reason, inUse: inUse.slice(0, 100) },
   );
 };

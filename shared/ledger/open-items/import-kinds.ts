@@ -13,8 +13,8 @@ import { checkOpenItemRows, type RowProblem } from './validation';
  * All or nothing: validateRows checks every item before anything is applied; the pipeline fails
  * the import on any problem. Items are merged by (company, subLedgerType, itemKey):
  * - a live item sent is inserted (also when a retired record of it exists: it comes back) or
- *   updated; its matches are those sent (the snapshot modes keep the stored ones it leaves out,
- *   retired);
+ *   updated; its live matches are those sent, and the stored ones it leaves out are kept, retired
+ *   (in every mode: nothing the integrator sent is lost);
  * - sourceDeleted true retires a live item (outcome `deleted`); an item that is absent or
  *   already retired is `unknown` (not an error, as for deletion imports).
  *
@@ -23,8 +23,8 @@ import { checkOpenItemRows, type RowProblem } from './validation';
  * - full, full_refresh, baseline: the request is a snapshot of every item of its subLedgerType;
  *   finish retires each live item absent from it (record kept, status retired, its matches
  *   retired with it) and reports them as rowsDeleted.
- * - full_refresh applies exactly as full: every sent item is rewritten whole and its matches
- *   replaced wholesale in every mode, so it needs nothing more.
+ * - full_refresh applies exactly as full: every sent item is rewritten whole (its live matches
+ *   those sent, the others retired) in every mode, so it needs nothing more.
  * - baseline also marks each item it contains as part of the starting point (`baseline`); the
  *   mark stays while the item stays live and is not set on items that arrive later by other modes.
  *
@@ -71,12 +71,13 @@ interface RowResult {
 const retiredMatches = (record: OpenItemRecord) => record.matches.map((match) => ({ ...match, status: 'retired' as const }));
 
 /**
- * Rule 3: in a snapshot mode, the stored matches of a live item that the snapshot leaves out are
- * retired (kept), not dropped: the most recently retired first (the stored live ones, then those
- * retired before), at most maxRetiredMatchesKept of them.
+ * The stored matches of a live item that the re-sent item leaves out are retired (kept), not
+ * dropped, in every mode: the most recently retired first (the stored live ones, then those
+ * retired before), at most maxRetiredMatchesKept of them. A sent match replaces the stored one of
+ * its matchKey. The item then stays within the size the schema bounds (sent matches beside 200 retired).
  */
-const absentMatchesRetired = (context: ImportContext, row: LiveOpenItemRow, stored: OpenItemRecord | undefined) => {
-  if (!stored || !isSnapshotMode(context.mode)) return [];
+const absentMatchesRetired = (row: LiveOpenItemRow, stored: OpenItemRecord | undefined) => {
+  if (!stored) return [];
   const sent = new Set(row.matches.map((match) => match.matchKey));
   const absent = stored.matches.filter((match) => !sent.has(match.matchKey));
   const byRecency = [...absent.filter((match) => match.status === 'live'), ...absent.filter((match) => match.status !== 'live')];
@@ -117,7 +118,7 @@ const nextRecord = (
   const record: OpenItemRecord = {
     ...liveContent(row),
     companyId: context.companyId,
-    matches: [...row.matches.map((match) => ({ ...match, status: 'live' as const })), ...absentMatchesRetired(context, row, wasLive ? stored : undefined)],
+    matches: [...row.matches.map((match) => ({ ...match, status: 'live' as const })), ...absentMatchesRetired(row, wasLive ? stored : undefined)],
     status: 'live',
     retired: null,
     baseline,

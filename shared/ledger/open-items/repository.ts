@@ -4,6 +4,7 @@ import { batchGet } from '../../db/batch';
 import { dynamo, tableName } from '../../platform/aws';
 import { type Decimal, fromStoredNumber, toStoredNumber } from '../../platform/money';
 import { openItemKeys, openItemPartition, subLedgerKeys, subLedgerPartition } from '../keys';
+import { subLedgerTypes } from './schemas';
 import type {
   EntryCategory,
   OpenItem,
@@ -247,6 +248,40 @@ export const openItemRepository = {
       await visit((result.Items ?? []).map(toRecord));
       startKey = result.LastEvaluatedKey;
     } while (startKey);
+  },
+
+  /**
+   * How many live items of a company (both sub-ledger types) name an account and are dated on or
+   * before a day: still open, they are on that account in every year from their document's on.
+   */
+  async countLiveOnAccount(companyId: string, accountCode: string, datedOnOrBefore: string): Promise<number> {
+    let total = 0;
+    for (const subLedgerType of subLedgerTypes) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await dynamo().send(
+          new QueryCommand({
+            TableName: tableName(),
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :item)',
+            FilterExpression: '#status = :live AND accountCode = :code AND documentDate <= :through',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':pk': openItemPartition(companyId, subLedgerType),
+              ':item': itemSortPrefix,
+              ':live': 'live',
+              ':code': accountCode,
+              ':through': datedOnOrBefore,
+            },
+            Select: 'COUNT',
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        total += page.Count ?? 0;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
+    return total;
   },
 
   /** How many items of a company and sub-ledger type are not retired (a COUNT Query, page by page). */

@@ -108,7 +108,7 @@ const itemFieldsSchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
     })
     .optional()
     .openapi({
-      description: `Optional. The item's settlements; they replace the stored ones. Absent means none. At most ${maxMatchesPerItem}, which together take at most ${maxMatchBytesPerItem.toLocaleString('en')} bytes written as JSON in UTF-8 (so that the stored item, with the retired matches it keeps, fits a database item).`,
+      description: `Optional. The item's live settlements. Stored ones it leaves out are kept, marked retired (in every mode; the item keeps the ${maxRetiredMatchesKept} most recently retired); one sent with a stored matchKey replaces it. Absent means no live ones. At most ${maxMatchesPerItem}, which together take at most ${maxMatchBytesPerItem.toLocaleString('en')} bytes written as JSON in UTF-8 (so that the stored item, with the retired matches it keeps, fits a database item).`,
     }),
   sourceDeleted: z.boolean().optional().openapi({
     description: 'Optional. true retires the item (it was deleted in the source); the other fields may then be left out',
@@ -177,7 +177,7 @@ export const OpenItemsImportSchema = /* @__PURE__ */ lazySchema(() => z
       description: [
         'Required. incremental: touches only the items sent.',
         'full, full_refresh, baseline: the items are a snapshot of every open item of subLedgerType; live items absent from it are retired (kept, marked retired, with their matches).',
-        'full_refresh applies exactly as full. Every sent item is rewritten with the matches sent; in the snapshot modes its stored matches the snapshot leaves out are kept, marked retired (an item keeps the 200 most recently retired).',
+        'full_refresh applies exactly as full. Every sent item is rewritten with the matches sent as its live ones; in every mode its stored matches it leaves out are kept, marked retired (an item keeps the 200 most recently retired).',
         'baseline also marks the items it contains as the starting point of the sub-ledger.',
       ].join(' '),
     }),
@@ -223,7 +223,7 @@ export const OpenItemMatchSchema = /* @__PURE__ */ lazySchema(() => z
     matchKey: textOut(limits.integratorId),
     matchDate: DateSchema,
     amount: decimalSchema,
-    status: z.enum(openItemStatuses).openapi({ description: 'retired together with its item' }),
+    status: z.enum(openItemStatuses).openapi({ description: 'retired together with its item, or when a re-sent item leaves it out' }),
   })
   .openapi('OpenItemMatch'));
 
