@@ -312,7 +312,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an imported account of a year (202, poll the import)
-         * @description Deletes an imported account from the chart of a year, as an import: Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). Errors: **409** `conflict` with `reason` `account_in_use` when the account has lines or opening balances that year (retire it by importing it with `hidden: true`), or `job_in_flight`. Nothing cascades.
+         * @description Deletes an imported account from the chart of a year, as an import: Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). Errors: **409** `conflict` with `reason` `account_in_use` when the account has lines or opening balances that year, live open items dated that year or before name it, or a bank account is mapped to it (`inUse` counts them, `openItems`, and lists the `bankAccounts`; retire the account by importing it with `hidden: true`), or `job_in_flight` while an import of GL lines, opening balances or open items is in flight. Nothing cascades.
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -813,7 +813,7 @@ export interface paths {
         put?: never;
         /**
          * Import open items of a sub-ledger type
-         * @description Imports open items (invoices, credit notes, payments, ...) of one sub-ledger type. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). Branch on: **409** `conflict` with `reason` `company_not_api_managed` (the company is not bound to `Api`) or `job_in_flight` (wait for `jobId`, then send again); **413** `payload_too_large` (more than 10,000 rows or 4 MiB); **422** `validation_failed` (structural problems, `errors[]` with `index` and `field`; nothing accepted; an empty row array is refused too). The same `Idempotency-Key` answers the same import and never creates a second.
+         * @description Imports open items (invoices, credit notes, payments, ...) of one sub-ledger type. In every mode, a re-sent item keeps the stored matches it leaves out, marked retired. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). Branch on: **409** `conflict` with `reason` `company_not_api_managed` (the company is not bound to `Api`) or `job_in_flight` (wait for `jobId`, then send again); **413** `payload_too_large` (more than 10,000 rows or 4 MiB); **422** `validation_failed` (structural problems, `errors[]` with `index` and `field`; nothing accepted; an empty row array is refused too). The same `Idempotency-Key` answers the same import and never creates a second.
          *
          *     All or nothing: one invalid item fails the whole import and nothing is applied.
          *
@@ -841,9 +841,9 @@ export interface paths {
         put?: never;
         /**
          * Delete imported GL lines (all or nothing)
-         * @description Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled; nothing is deleted then. A line reconciled after the deletion was accepted fails it when it is applied: the import ends `failed` with `failureReason` `lines_in_use` (the lines in `sampleErrors`), nothing deleted. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
+         * @description Deletes imported GL lines by the integrator's ids (a correction), all or nothing: **409** `conflict` with `reason` `lines_in_use` and `inUse` when a line is reconciled or a document links it (each entry: `id`, and `reconciliationGroupId` and/or `documentIds`, the first 10; a soft-deleted document holds nothing); nothing is deleted then. A line reconciled or linked after the deletion was accepted fails it when it is applied: the import ends `failed` with `failureReason` `lines_in_use` (the lines in `sampleErrors`), nothing deleted. From then until it ends, the deletion's lines take no reconciliation group, and a document completion linking GL lines of the company answers 409 `job_in_flight`. Ids the ledger does not have are listed under `result.unknown` (not an error; the first 1,000, and `result.unknownCount` counts them all). Deleted lines keep their history. Answers **202** with the import record (`status` `queued`, `jobId`, `Location`): poll `GET /v1/companies/{companyId}/imports/{importId}` until `status` is `succeeded` or `failed`, then read `rowsFailed` and `sampleErrors` (row problems skip the row; the other rows are applied). The same `Idempotency-Key` answers the same import and never creates a second.
          *
-         *     All or nothing: reconciled lines answer 409 lines_in_use; unknown ids are listed under result.unknown.
+         *     All or nothing: lines reconciled or linked by documents answer 409 lines_in_use; unknown ids are listed under result.unknown.
          *
          *     **Body size.** A request body may hold at most 4194304 bytes (4 MiB) as sent: what a synchronous Lambda invocation (6 MB event) carries behind API Gateway, with room for base64 and the headers. Larger bodies answer 413 `payload_too_large` naming the limit.
          *
@@ -1037,7 +1037,7 @@ export interface paths {
         put?: never;
         /**
          * Complete an upload: check the stored bytes and create the document
-         * @description Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field, **404** when the company was deleted (the automatic completion then creates nothing either); nothing is created on any failure.
+         * @description Checks the stored object against the declaration (exists, exact size, SHA-256, first bytes match the content type) and creates the document. Completing again, or after the automatic completion, answers the same document. Errors: **409** `upload_missing` (nothing uploaded yet), **409** `conflict` `job_in_flight` when the document links GL lines while a deletion of the company's GL lines is in flight (`jobId` names it; complete again once it has finished), **410** `upload_expired` (declare again), **422** `upload_mismatch` naming the field, **404** when the company was deleted (the automatic completion then creates nothing either); nothing is created on any failure.
          */
         post: operations["completeDocumentUpload"];
         delete?: never;
@@ -3568,7 +3568,7 @@ export interface components {
              */
             subLedgerType: "customer" | "supplier";
             /**
-             * @description Required. incremental: touches only the items sent. full, full_refresh, baseline: the items are a snapshot of every open item of subLedgerType; live items absent from it are retired (kept, marked retired, with their matches). full_refresh applies exactly as full. Every sent item is rewritten with the matches sent; in the snapshot modes its stored matches the snapshot leaves out are kept, marked retired (an item keeps the 200 most recently retired). baseline also marks the items it contains as the starting point of the sub-ledger.
+             * @description Required. incremental: touches only the items sent. full, full_refresh, baseline: the items are a snapshot of every open item of subLedgerType; live items absent from it are retired (kept, marked retired, with their matches). full_refresh applies exactly as full. Every sent item is rewritten with the matches sent as its live ones; in every mode its stored matches it leaves out are kept, marked retired (an item keeps the 200 most recently retired). baseline also marks the items it contains as the starting point of the sub-ledger.
              * @enum {string}
              */
             mode: "incremental" | "full" | "full_refresh" | "baseline";
@@ -3625,7 +3625,7 @@ export interface components {
              * @enum {string}
              */
             settlementStatus?: "open" | "partial" | "settled";
-            /** @description Optional. The item's settlements; they replace the stored ones. Absent means none. At most 1000, which together take at most 200,000 bytes written as JSON in UTF-8 (so that the stored item, with the retired matches it keeps, fits a database item). */
+            /** @description Optional. The item's live settlements. Stored ones it leaves out are kept, marked retired (in every mode; the item keeps the 200 most recently retired); one sent with a stored matchKey replaces it. Absent means no live ones. At most 1000, which together take at most 200,000 bytes written as JSON in UTF-8 (so that the stored item, with the retired matches it keeps, fits a database item). */
             matches?: components["schemas"]["OpenItemsImportMatch"][];
             /** @description Optional. true retires the item (it was deleted in the source); the other fields may then be left out */
             sourceDeleted?: boolean;
@@ -3826,7 +3826,7 @@ export interface components {
             description?: string;
             links?: components["schemas"]["DocumentLinks"];
         };
-        /** @description What the document belongs to in the books. Ids are stored as given and not checked against the ledger: a receipt is often attached before its voucher is imported. */
+        /** @description What the document belongs to in the books. Ids are stored as given and not checked against the ledger: a receipt is often attached before its voucher is imported. A GL line the document links is not deleted while the document exists (soft-deleted too): its deletion answers 409 lines_in_use. */
         DocumentLinks: {
             /** @description GL lines (`lineId`) the document supports */
             lineIds?: string[];
@@ -13819,7 +13819,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description upload_missing: nothing was uploaded to the URL yet (PUT the bytes, then complete again) */
+            /** @description upload_missing: nothing was uploaded to the URL yet (PUT the bytes, then complete again); conflict: reason job_in_flight, the document links GL lines and a deletion of the company's GL lines is in flight (jobId names it; complete again once it has finished) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
