@@ -1,4 +1,4 @@
-import { requeueQueuedImports, type RequeueResult } from '../../shared/imports/requeue';
+import { requeueQueuedImports, type RequeueResult } from '../../shared/saft/requeue';
 import { importRequeueSettings } from '../../shared/platform/config';
 import { lambdaHandler } from '../../shared/platform/lambda-handler';
 import { logger } from '../../shared/platform/logger';
@@ -6,7 +6,7 @@ import { sweepOptionsFromEnv, sweepPendingEvents, type SweepResult } from '../..
 
 /**
  * EventBridge Scheduler (every few minutes): relays outbox events left pending, and sends again the
- * message of imports and SAF-T imports left queued without one (shared/imports/requeue.ts); logs
+ * message of imports and SAF-T imports left queued without one (shared/saft/requeue.ts); logs
  * what it found. Either step runs when the other fails (the invocation then fails, after both).
  */
 export const handler = lambdaHandler(async (): Promise<SweepResult & { imports: RequeueResult }> => {

@@ -406,7 +406,7 @@ export class ApiStack extends Stack {
     // than 10 minutes (left by an outage beyond the stream's 24 h, or a record sent to the relay
     // DLQ), through the same conditional relay step: each event enters the feed once. It also sends
     // again the message of imports and SAF-T imports queued over 20 minutes with nothing applied
-    // (a function cut off between their commit and their SendMessage; shared/imports/requeue.ts).
+    // (a function cut off between their commit and their SendMessage; shared/saft/requeue.ts).
     this.sweeperFunction = makeFunction('OutboxSweeperFunction', {
       entry: 'functions/outbox-sweeper/handler.ts',
       description: 'Outbox sweeper: relays outbox events still pending after 10 minutes; re-sends messages of imports left queued 20 minutes',

@@ -185,7 +185,7 @@ export const relayPermissions: Permissions = {
 
 /**
  * The outbox sweeper (functions/outbox-sweeper): the relay's step over the pending index, and the
- * imports queue for the messages of imports left queued without one (shared/imports/requeue.ts:
+ * imports queue for the messages of imports left queued without one (shared/saft/requeue.ts:
  * it reads their sweep index, GSI2, and writes nothing of the single table).
  */
 export const sweeperPermissions: Permissions = { ...relayPermissions, outbox: 'sweep', sendTo: [...(relayPermissions.sendTo ?? []), 'imports'] };

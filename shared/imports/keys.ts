@@ -19,7 +19,7 @@ export const ledgerStateKeys = (companyId: string) => ({ PK: `LEDGER#${companyId
 /**
  * The sweep index (GSI2, sparse): an import accepted with a queue message carries it while it is
  * queued with nothing applied; its first recorded chunk or its end (shared/imports/repository.ts
- * recordChunk, finishWrite) removes it. The outbox sweeper (shared/imports/requeue.ts) reads it,
+ * recordChunk, finishWrite) removes it. The outbox sweeper (shared/saft/requeue.ts) reads it,
  * oldest first, to send again the message of an import whose acceptance was cut off between the
  * commit and the SendMessage. One partition for all companies: each import writes it twice (put,
  * remove), and acceptances stay far below the 500 a second that would reach DynamoDB's 1,000

@@ -133,7 +133,7 @@ export const acceptImport = async (
             placement,
           ),
         )
-        // In the sweep index while queued: a message lost between this commit and the send below is sent again (shared/imports/requeue.ts).
+        // In the sweep index while queued: a message lost between this commit and the send below is sent again (shared/saft/requeue.ts).
         .add('import', importRepository.createWrite(item, { sweepable: options.enqueue !== false }))
         .add('event', outboxEventWrite(kind.requestedEvent, companyId, { importId, jobId, kind: kind.name }, at))
         .add('company', companyRepository.apiManagedCheck(companyId))

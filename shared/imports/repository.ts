@@ -3,7 +3,7 @@ import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import type { ImportLane } from './kind';
-import { fetchRunKeys, fetchRunPartition, importKeys, importListKeys, importListPartition, ledgerStateKeys, queuedImportIndexKeys } from './keys';
+import { fetchRunKeys, fetchRunPartition, importKeys, importListKeys, importListPartition, ledgerStateKeys, queuedImportIndexKeys, queuedImportsPartition } from './keys';
 import type { FetchRun, ImportRecord } from './schemas';
 
 /** Worker progress, kept on the import item: chunks done in order and what they produced. */
@@ -115,6 +115,11 @@ export interface ImportEnding {
 }
 
 export const importRepository = {
+  /** Imports in the sweep index queued before `before` (ISO instant), oldest first, at most `limit` (one page). */
+  async queuedBefore(before: string, limit: number): Promise<{ id: string; companyId: string; kind: string; queuedAt: string }[]> {
+    return queuedBefore(queuedImportsPartition, before, limit);
+  },
+
   async get(importId: string): Promise<ImportItem | undefined> {
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: importKeys(importId), ConsistentRead: true }));
     return Item ? fromItem(Item) : undefined;
@@ -297,4 +302,18 @@ export const importRepository = {
     );
     return Items ?? [];
   },
+};
+
+/** Items of a sweep-index partition (GSI2, `<instant>#<id>`) queued before `before`, oldest first: the imports' and SAF-T imports' (shared/saft/repository.ts). */
+export const queuedBefore = async (partition: string, before: string, limit: number): Promise<{ id: string; companyId: string; kind: string; queuedAt: string }[]> => {
+  const { Items } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
+      ExpressionAttributeValues: { ':pk': partition, ':before': before },
+      Limit: limit,
+    }),
+  );
+  return (Items ?? []).map((item) => ({ id: String(item.id), companyId: String(item.companyId), kind: String(item.kind ?? ''), queuedAt: String(item.GSI2SK).split('#')[0]! }));
 };

@@ -185,7 +185,7 @@ const numberEnv = (name: string, fallback: number): number => {
  */
 export const importIndexWritesPerPartitionPerSecond = (): number => numberEnv('IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND', 900);
 
-/** The outbox sweeper's re-send of import messages (shared/imports/requeue.ts), read per run so that tests can use seconds. */
+/** The outbox sweeper's re-send of import messages (shared/saft/requeue.ts), read per run so that tests can use seconds. */
 export interface ImportRequeueSettings {
   /**
    * Only imports and SAF-T imports queued with nothing applied at least this long. Default 20

@@ -2,7 +2,8 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
-import { queuedSaftIndexKeys, saftKeys as keys, saftListKeys, saftListPartition as listPartition } from './keys';
+import { queuedBefore } from '../imports/repository';
+import { queuedSaftIndexKeys, queuedSaftPartition, saftKeys as keys, saftListKeys, saftListPartition as listPartition } from './keys';
 import type { SaftImport, SaftReport } from './schemas';
 
 /** A SAF-T import's item: the record and where its file is (imports/saft/..., under the import payload grants). */
@@ -47,6 +48,11 @@ const fromItem = (item: Record<string, unknown>): SaftItem => {
 };
 
 export const saftRepository = {
+  /** SAF-T imports in the sweep index started before `before` (ISO instant), oldest first, at most `limit` (one page). */
+  async queuedBefore(before: string, limit: number): Promise<{ id: string; companyId: string; queuedAt: string }[]> {
+    return queuedBefore(queuedSaftPartition, before, limit);
+  },
+
   async create(item: SaftItem): Promise<void> {
     await dynamo().send(
       new PutCommand({

@@ -318,7 +318,7 @@ describe('functions', () => {
     expect(holders('SECRETS_KEY_ID')).toEqual(['webhooks', 'webhooks-worker']);
     expect(holders('CURSOR_SECRET_ARN')).toEqual(['access', 'bank', 'companies', 'documents', 'imports', 'jobs', 'ledger', 'mcp', 'users', 'webhooks']);
     expect(holders('WEBHOOKS_DLQ_URL')).toEqual(['webhooks-worker']);
-    // The outbox sweeper sends again the messages of imports left queued without one (shared/imports/requeue.ts).
+    // The outbox sweeper sends again the messages of imports left queued without one (shared/saft/requeue.ts).
     expect(holders('IMPORTS_QUEUE_URL')).toEqual(['imports', 'outbox-sweeper']);
     expect(Object.keys(variablesOf(built.api.functions.fallback)).sort()).toEqual(['POWERTOOLS_SERVICE_NAME']);
     expect(Object.keys(variablesOf(built.api.functions.openapi)).sort()).toEqual(['POWERTOOLS_SERVICE_NAME', 'TOKEN_URL']);

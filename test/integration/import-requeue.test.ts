@@ -8,7 +8,7 @@ import { importKinds } from '../../shared/composition/import-kinds';
 import type { Principal } from '../../shared/identity/principal';
 import { systemClientScopes } from '../../shared/identity/scopes';
 import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';
-import { queuedImportsToRequeue, requeueQueuedImports, type RequeueResult } from '../../shared/imports/requeue';
+import { queuedImportsToRequeue, requeueQueuedImports, type RequeueResult } from '../../shared/saft/requeue';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { sqs } from '../../shared/platform/aws';
 import { queues } from '../../shared/queues';

@@ -7,7 +7,7 @@ import { commitUnlessCancelled } from '../../db/unit-of-work';
 import { jobRepository } from '../../jobs/repository';
 import { ledgerYearKeys, usageKeys } from '../keys';
 import { norwegianYear } from '../../platform/norway-time';
-import { bankRepository } from '../../bank/repository';
+import { ledgerHolds } from '../holds';
 import { openItemRepository } from '../open-items/repository';
 import {
   accountWritingLanes,
@@ -341,10 +341,10 @@ export const accountInUse = async (companyId: string, year: number, code: string
   const [{ openingBalances, generalLedgerLines }, openItems, mapped] = await Promise.all([
     repository.accountLineCounts(companyId, year, code),
     openItemRepository.countLiveOnAccount(companyId, code, `${year}-12-31`),
-    bankRepository.accountsMappedTo(companyId, code),
+    ledgerHolds().bankAccountsMappedTo(companyId, code),
   ]);
   const lines = openingBalances + generalLedgerLines;
-  const bankAccounts = mapped.map((account) => String(account.id)).sort();
+  const bankAccounts = [...mapped].sort();
   if (lines === 0 && openItems === 0 && bankAccounts.length === 0) return undefined;
   return {
     id: code,

@@ -31,7 +31,7 @@ import {
   releaseDeletionClaim,
   touchLedgerYear,
 } from './repository';
-import { documentsHoldingLines } from '../../documents/service';
+import { ledgerHolds } from '../holds';
 import { laneLeaseMilliseconds } from '../../jobs/repository';
 import { keyId, storedInteger, type Item, type Key } from '../../db/attributes';
 import { batchGet, batchPut, inParallel } from '../../db/batch';
@@ -136,7 +136,7 @@ const glLineBook: Book<GeneralLedgerLineInput> = {
   }),
   periodOf: (item) => storedInteger(item.period),
   documentsHolding: async (companyId, year, sourceIds) => {
-    const held = await documentsHoldingLines(companyId, sourceIds.map((id) => lineIdOf(companyId, year, id)));
+    const held = await ledgerHolds().documentsHoldingLines(companyId, sourceIds.map((id) => lineIdOf(companyId, year, id)));
     return new Map(sourceIds.flatMap((id) => {
       const documentIds = held.get(lineIdOf(companyId, year, id));
       return documentIds ? [[id, documentIds] as const] : [];

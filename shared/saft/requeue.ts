@@ -1,12 +1,11 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, sqs, tableName } from '../platform/aws';
+import { sqs } from '../platform/aws';
 import type { ImportRequeueSettings } from '../platform/config';
 import { logger } from '../platform/logger';
 import { countMetric } from '../platform/metrics';
 import { queues } from '../queues';
-import { queuedSaftPartition } from '../saft/keys';
-import { queuedImportsPartition } from './keys';
+import { importRepository } from '../imports/repository';
+import { saftRepository } from './repository';
 
 /**
  * Accepting an import (shared/imports/pipeline.ts acceptImport) and starting a SAF-T import
@@ -36,36 +35,15 @@ export interface RequeueResult {
   limitReached: boolean;
 }
 
-const sources = [
-  { entity: 'import', partition: queuedImportsPartition },
-  { entity: 'saft', partition: queuedSaftPartition },
-] as const;
-
 /** The imports and SAF-T imports queued since before `olderThanSeconds` with nothing applied, oldest first, at most `limit` (one index page of each). */
 export const queuedImportsToRequeue = async (settings: ImportRequeueSettings, now = new Date()): Promise<QueuedImport[]> => {
   const before = new Date(now.getTime() - settings.olderThanSeconds * 1000).toISOString();
-  const found: QueuedImport[] = [];
-  for (const { entity, partition } of sources) {
-    const { Items } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI2',
-        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
-        ExpressionAttributeValues: { ':pk': partition, ':before': before },
-        Limit: settings.limit,
-      }),
-    );
-    for (const item of Items ?? []) {
-      found.push({
-        entity,
-        id: String(item.id),
-        companyId: String(item.companyId),
-        kind: entity === 'saft' ? 'saft' : String(item.kind),
-        queuedAt: String(item.GSI2SK).split('#')[0]!,
-      });
-    }
-  }
-  return found.sort((a, b) => a.queuedAt.localeCompare(b.queuedAt)).slice(0, settings.limit);
+  const [imports, safts] = await Promise.all([importRepository.queuedBefore(before, settings.limit), saftRepository.queuedBefore(before, settings.limit)]);
+  const found: QueuedImport[] = [
+    ...imports.map((item) => ({ entity: 'import' as const, ...item })),
+    ...safts.map((item) => ({ entity: 'saft' as const, ...item, kind: 'saft' })),
+  ];
+  return found.sort((a, b) => (a.queuedAt < b.queuedAt ? -1 : a.queuedAt > b.queuedAt ? 1 : 0)).slice(0, settings.limit);
 };
 
 /** Sends the message of each import left queued (see above) again: the bounded, logged step of the outbox sweeper. */
