@@ -7,7 +7,7 @@ import { accountDeletionKind } from '../../shared/ledger/chart/import-kinds';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { api, expectProblem } from '../support/api';
 import { ingestOk, statementXml, validAccountNumber } from '../support/bank';
-import { chartOf, importAndWait, newApiCompany, waitForImport } from '../support/ledger';
+import { chartOf, importAndWait, newApiCompany, openItem, waitForImport } from '../support/ledger';
 import { testStack } from '../support/stack';
 
 /**
@@ -27,20 +27,6 @@ const bankAccountOn1920 = async (companyId: string): Promise<string> => {
   return result.statements[0]!.bankAccountId;
 };
 
-const openItem = (itemKey: string, fields: Record<string, unknown> = {}) => ({
-  itemKey,
-  subLedgerType: 'customer',
-  subLedgerKey: 'CUST-1',
-  accountCode: '1500',
-  documentId: `INV-${itemKey}`,
-  entryCategory: 'invoice',
-  documentDate: '2025-01-10',
-  dueDate: '2025-02-10',
-  amount: '1000.00',
-  amountOpen: '1000.00',
-  settlementStatus: 'open',
-  ...fields,
-});
 
 describe('DELETE of an account that work depends on (rule 11)', () => {
   it('a bank account mapped to the account (no lines yet) holds it: 409 account_in_use naming the bank account; a GL import onto it still works', async () => {

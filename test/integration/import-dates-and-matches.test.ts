@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchBytes, maxMatchBytesPerItem } from '../../shared/ledger/open-items/schemas';
 import { api, expectProblem, type ApiResponse } from '../support/api';
-import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/ledger';
+import { chartOf, importAndWait, newApiCompany, openItem, submitImport } from '../support/ledger';
 
 /**
  * Bounds of import fields that keep what is accepted storable and meaningful, over HTTP: dates
@@ -13,20 +13,8 @@ import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/
 const errorsOf = (response: ApiResponse) =>
   (response.body.errors as { index?: number; field: string; message: string }[]).map((e) => `${e.index}.${e.field}: ${e.message}`);
 
-const item = (itemKey: string, extra: Record<string, unknown> = {}) => ({
-  itemKey,
-  subLedgerType: 'customer',
-  subLedgerKey: 'C1',
-  accountCode: '1500',
-  documentId: `INV-${itemKey}`,
-  entryCategory: 'invoice',
-  documentDate: '2025-01-10',
-  dueDate: '2025-02-10',
-  amount: '1000.00',
-  amountOpen: '1000.00',
-  settlementStatus: 'open',
-  ...extra,
-});
+
+const item = (itemKey: string, extra: Record<string, unknown> = {}) => openItem(itemKey, { subLedgerKey: 'C1', ...extra });
 
 describe('import dates: a year from 1900 to 2999', () => {
   it('GL transactionDate and open items documentDate, dueDate and matchDate outside it answer 422 naming row and field; the bounds are accepted', async () => {

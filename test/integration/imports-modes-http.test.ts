@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openItemPartition } from '../../shared/ledger/keys';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { api, expectProblem, type ApiResponse } from '../support/api';
-import { importAndWait, newApiCompany, submitImport, waitForImport } from '../support/ledger';
+import { importAndWait, newApiCompany, openItem, submitImport, waitForImport } from '../support/ledger';
 import { testStack } from '../support/stack';
 
 /**
@@ -23,21 +23,8 @@ beforeAll(() => {
 // ---------------------------------------------------------------------------------------------
 
 type Fields = Record<string, unknown>;
+const item = (itemKey: string, fields: Fields = {}): Fields => openItem(itemKey, fields);
 
-const item = (itemKey: string, fields: Fields = {}): Fields => ({
-  itemKey,
-  subLedgerType: 'customer',
-  subLedgerKey: 'CUST-1',
-  accountCode: '1500',
-  documentId: `INV-${itemKey}`,
-  entryCategory: 'invoice',
-  documentDate: '2025-01-10',
-  dueDate: '2025-02-10',
-  amount: '1000.00',
-  amountOpen: '1000.00',
-  settlementStatus: 'open',
-  ...fields,
-});
 const gone = (itemKey: string, subLedgerType = 'customer'): Fields => ({ itemKey, subLedgerType, sourceDeleted: true });
 const match = (matchKey: string, amount: string, matchDate = '2025-01-20') => ({ matchKey, matchDate, amount });
 const openItems = (mode: string, items: Fields[], subLedgerType = 'customer') => ({ subLedgerType, mode, items });

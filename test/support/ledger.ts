@@ -43,3 +43,19 @@ export const chartOf = (year: number, codes: string[]) => ({
     accountCategory: Number(code) < 3000 ? 'Balance' : 'Result',
   })),
 });
+
+/** An open customer invoice of 1,000.00 on account 1500 (the sub-ledger CUST-1), with `fields` over it. */
+export const openItem = (itemKey: string, fields: Record<string, unknown> = {}): Record<string, unknown> => ({
+  itemKey,
+  subLedgerType: 'customer',
+  subLedgerKey: 'CUST-1',
+  accountCode: '1500',
+  documentId: `INV-${itemKey}`,
+  entryCategory: 'invoice',
+  documentDate: '2025-01-10',
+  dueDate: '2025-02-10',
+  amount: '1000.00',
+  amountOpen: '1000.00',
+  settlementStatus: 'open',
+  ...fields,
+});

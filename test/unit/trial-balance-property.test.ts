@@ -6,8 +6,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../shared/companies/service';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import type { Principal } from '../../shared/identity/principal';
-// The kinds as the service composes them (what holds ledger items from deletion: shared/ledger/holds.ts).
-import '../../shared/composition/import-kinds';
 import type { ImportContext, ImportKind, RowOutcome } from '../../shared/imports/kind';
 import {
   generalLedgerLineDeletions,
