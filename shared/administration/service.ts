@@ -69,14 +69,15 @@ export const deleteOrganization = async (
   let subtree: Organization[] = [{ ...organization }];
   for (let marked = true; marked; ) {
     marked = false;
+    // Statuses read strongly (the tree index may still show a member marked a moment ago as active).
+    const placed = await organizationRepository.placements(subtree.map((member) => member.id));
     for (const member of [...subtree].sort((a, b) => a.path.length - b.path.length)) {
-      if (member.status === 'deleted') continue;
-      await organizationRepository.markDeleted(member.id, deletedAt);
-      organizationsDeleted++;
+      if (placed.get(member.id)?.status !== 'active') continue;
+      if (await organizationRepository.markDeleted(member.id, deletedAt)) organizationsDeleted++;
       marked = true;
     }
     subtree = await organizationRepository.settledSubtree(organization);
-    if (subtree.some((member) => member.status !== 'deleted')) marked = true;
+    if (subtree.some((member) => !placed.has(member.id))) marked = true; // a child the last read did not show
   }
   let clientsRevoked = 0;
   for (const member of subtree) {

@@ -115,17 +115,24 @@ export const organizationRepository = {
     return new Map([...found.values()].filter((item) => item.companiesListed !== undefined).map((item) => [String(item.id), storedInteger(item.companiesListed)]));
   },
 
-  async markDeleted(id: string, deletedAt: string): Promise<void> {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: organizationKeys(id),
-        UpdateExpression: 'SET #status = :deleted, deletedAt = :at',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':deleted': 'deleted', ':at': deletedAt },
-      }),
-    );
+  /** Marks it deleted; false when it was deleted already (a deletion marks each organization once). */
+  async markDeleted(id: string, deletedAt: string): Promise<boolean> {
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: organizationKeys(id),
+          UpdateExpression: 'SET #status = :deleted, deletedAt = :at',
+          ConditionExpression: 'attribute_exists(PK) AND #status <> :deleted',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':deleted': 'deleted', ':at': deletedAt },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException' && (await organizationRepository.get(id))?.status === 'deleted') return false;
+      throw error;
+    }
   },
 };
 

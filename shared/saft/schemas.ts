@@ -144,7 +144,7 @@ export const SaftImportSchema = /* @__PURE__ */ lazySchema(() => z
         }),
       )
       .max(20)
-      .openapi({ description: 'Why the file was refused (the first XSD errors with their line numbers; with lines_in_use, the reconciled lines that deleteMissing would delete, at most 100 ids); nothing was imported then' }),
+      .openapi({ description: 'Why the file was refused (the first XSD errors with their line numbers; with lines_in_use, the lines that deleteMissing would delete and that are reconciled or linked by documents, at most 100 ids); nothing was imported then' }),
     allowOrganizationNumberMismatch: z.boolean().openapi({ description: 'As started: a file of another organization number was allowed', example: false }),
     deleteMissing: z.boolean().openapi({ description: "As started: the company's GL lines of the file's years that the file does not hold are deleted", example: true }),
     importIds: z.array(UuidSchema).max(1000).openapi({ description: 'The per-kind imports it ran, in order (GET /v1/companies/{companyId}/imports/{importId})' }),

@@ -207,7 +207,7 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
           if (error.problem.reason === 'lines_in_use') {
             // Reconciled after the check before the first write: the file's imports are applied, these lines stay.
             const inUse = (error.problem.inUse ?? []) as LineInUse[];
-            throw new LinesInUse(linesInUseProblems(`${inUse.length} GL line${inUse.length === 1 ? '' : 's'} the file no longer holds ${inUse.length === 1 ? 'was' : 'were'} put in reconciliation groups while the file was imported: ${inUse.length === 1 ? 'it stays' : 'they stay'}; the file's imports before the deletion are applied. Delete the groups and start the file again to delete them.`, inUse));
+            throw new LinesInUse(linesInUseProblems(`${inUse.length} GL line${inUse.length === 1 ? '' : 's'} the file no longer holds ${inUse.length === 1 ? 'was' : 'were'} put in reconciliation groups or linked by documents while the file was imported: ${inUse.length === 1 ? 'it stays' : 'they stay'}; the file's imports before the deletion are applied. Delete the groups (or the documents) and start the file again to delete them.`, inUse));
           }
           throw new StepFailed(`Step ${key}: ${error.message}; the imports before it are applied.`);
         }
@@ -300,6 +300,6 @@ export const createSaftProcessor = (kinds: readonly ImportKind[], postFetchEngin
     }
     if (!inUse.length) return missing;
     const imported = resumed ? 'the imports of the file applied before this delivery stay, nothing more was imported' : 'nothing was imported';
-    throw new LinesInUse(linesInUseProblems(`${inUseCount} GL line${inUseCount === 1 ? '' : 's'} the file no longer holds ${inUseCount === 1 ? 'is' : 'are'} in reconciliation groups; ${imported}. Delete the groups first, or start without deleteMissing.`, inUse));
+    throw new LinesInUse(linesInUseProblems(`${inUseCount} GL line${inUseCount === 1 ? '' : 's'} the file no longer holds ${inUseCount === 1 ? 'is' : 'are'} in reconciliation groups or linked by documents; ${imported}. Delete the groups (or the documents) first, or start without deleteMissing.`, inUse));
   }
 };

@@ -73,7 +73,7 @@ export const attempt = async (deliveryId: string): Promise<void> => {
     countDeliveryAttempt(succeeded ? 'delivered' : gaveUp ? 'gave_up' : 'failed', made, { deliveryId, subscriptionId: subscription.id });
     if (succeeded) {
       await deliveryRepository.recordAttempt(deliveryId, token, outcome, { status: 'succeeded', nextAttemptAt: null });
-      await noteSuccess(subscription.id, outcome.at);
+      await noteSuccess(subscription, outcome.at);
       return;
     }
     if (outcome.statusCode === 410) {
@@ -135,9 +135,15 @@ const countDeliveryAttempt = (outcome: 'delivered' | 'failed' | 'gave_up', attem
   countMetric('webhookDeliveryOutcomes', { outcome }, 1, metadata);
 };
 
-/** A success ends the failing streak, unless a failure of an attempt that started after this one began it. */
-export const noteSuccess = async (subscriptionId: string, attemptStartedAt: string): Promise<void> => {
-  await subscriptionRepository.endFailingStreak(subscriptionId, attemptStartedAt);
+/**
+ * A success ends the failing streak it read, unless a failure of an attempt that started after
+ * this one began a new one. It writes nothing when it read no streak (a success costs no write on a
+ * healthy subscription): a streak a failure began beside it is ended by the next success, and
+ * differs from "every delivery failed since" by at most one attempt's duration.
+ */
+export const noteSuccess = async (read: SubscriptionRecord, attemptStartedAt: string): Promise<void> => {
+  if (!read.failingSince) return;
+  await subscriptionRepository.endFailingStreak(read.id, attemptStartedAt);
 };
 
 /**

@@ -228,7 +228,7 @@ describe('SAF-T re-import with deleteMissing', () => {
     expect(reconciled).toBe(true);
     const failed = await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as });
     expect(failed.body).toMatchObject({ status: 'failed', failureReason: 'lines_in_use' });
-    expect(failed.body.problems[0].message).toMatch(/^1 GL line the file no longer holds was put in reconciliation groups while the file was imported: it stays; the file's imports before the deletion are applied\./);
+    expect(failed.body.problems[0].message).toMatch(/^1 GL line the file no longer holds was put in reconciliation groups or linked by documents while the file was imported: it stays; the file's imports before the deletion are applied\./);
     expect(failed.body.problems.map((p: { message: string }) => p.message).join(' ')).toContain(gone[0]);
     const live = await api('GET', `/v1/companies/${companyId}/general-ledger/lines?year=${smallYear}`, { as });
     expect(live.body.data.map((line: { sourceLineId: string }) => line.sourceLineId).sort()).toEqual([...linesOf(small).ids].sort());

@@ -145,7 +145,7 @@ describe.concurrent('webhook deliveries side by side', () => {
     expect((await api('GET', `/v1/webhooks/subscriptions/${id}/deliveries?event_type=webhook.disabled`, { as: 'a-system' })).body.data).toEqual([]);
   });
 
-  it('a success of an attempt that started after a failure ends the streak that failure began, though the success read no streak', async () => {
+  it('a success writes to the subscription only when it read a streak: a streak a failure began beside it is ended by the next success', async () => {
     const { receiver, id } = await activeSubscription();
     const failing = await pendingDelivery(id, 7);
     const succeeding = await pendingDelivery(id);
@@ -161,9 +161,33 @@ describe.concurrent('webhook deliveries side by side', () => {
     succeedingHeld.answer(204);
     await succeedingRun;
     expect((await deliveryRepository.get(succeeding.id))!.status).toBe('succeeded');
+    // It read no streak: no write (a success costs no write on a healthy subscription); the streak stays, off by one attempt.
+    expect((await subscriptionRepository.get(id))!.failingSince).toEqual(expect.any(String));
+    const { PK } = subscriptionKeys(id);
+    const next = await pendingDelivery(id);
+    const writes: string[] = [];
+    await observingCalls(
+      dynamo(),
+      (commandName, input) => {
+        if (JSON.stringify(input).includes(PK) && !commandName.startsWith('Get')) writes.push(commandName);
+      },
+      () => work(next.id),
+    );
+    expect((await deliveryRepository.get(next.id))!.status).toBe('succeeded');
+    expect(writes).toEqual(['UpdateItemCommand']); // it read the streak, and ends it
     const after = (await subscriptionRepository.get(id))!;
     expect(after.failingSince ?? null).toBeNull();
     expect(after.lastFailureAt ?? null).toBeNull();
+    const healthy = await pendingDelivery(id);
+    writes.length = 0;
+    await observingCalls(
+      dynamo(),
+      (commandName, input) => {
+        if (JSON.stringify(input).includes(PK) && !commandName.startsWith('Get')) writes.push(commandName);
+      },
+      () => work(healthy.id),
+    );
+    expect(writes).toEqual([]);
   });
 
   it("a 410 from the url the subscription had before a PATCH disables nothing and does not count against the new url; the event goes to the new url", async () => {
