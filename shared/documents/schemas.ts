@@ -59,7 +59,7 @@ export const DocumentLinksSchema = /* @__PURE__ */ lazySchema(() => z
   })
   .openapi('DocumentLinks', {
     description:
-      'What the document belongs to in the books. Ids are stored as given and not checked against the ledger: a receipt is often attached before its voucher is imported. A GL line the document links is not deleted while the document exists (soft-deleted too): its deletion answers 409 lines_in_use.',
+      'What the document belongs to in the books. Ids are stored as given and not checked against the ledger: a receipt is often attached before its voucher is imported. A GL line the document links is not deleted while the document is live (a soft-deleted one holds nothing): its deletion answers 409 lines_in_use.',
   }));
 
 export const DeclareDocumentSchema = /* @__PURE__ */ lazySchema(() => z

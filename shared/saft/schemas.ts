@@ -122,7 +122,7 @@ export const CreateSaftImportSchema = /* @__PURE__ */ lazySchema(() => z
 export const StartSaftImportSchema = /* @__PURE__ */ lazySchema(() => z
   .strictObject({
     allowOrganizationNumberMismatch: z.boolean().optional().openapi({ description: "true: import a file whose organization number differs from the company's" }),
-    deleteMissing: z.boolean().optional().openapi({ description: "true: delete the company's GL lines of the file's fiscal years that the file does not hold (all or nothing: none when one of them is reconciled). Default false: they stay", example: true }),
+    deleteMissing: z.boolean().optional().openapi({ description: "true: delete the company's GL lines of the file's fiscal years that the file does not hold (all or nothing: none when one of them is reconciled or linked by a live document). Default false: they stay", example: true }),
   })
   .openapi('StartSaftImportRequest', { description: 'Options of the start (an empty object for none)' }));
 

@@ -90,7 +90,7 @@ export const webhookContracts = {
     problems: { ...systemOnly, 404: subscriptionNotFound },
   },
   getWebhookDelivery: {
-    description: 'One delivery with the event as sent and every attempt: time, status code or network error, latency and the first 1 KiB of the answer. Attempts follow the schedule immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±10 % jitter, at least `Retry-After`); after the last the delivery is `dead`.',
+    description: 'One delivery with the event as sent and every attempt: time, status code or network error, latency and the first 1 KiB of the answer. Attempts follow the schedule immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±10 % jitter; longer when `Retry-After` says so, up to 12 h); after the last the delivery is `dead`.',
     params: DeliveryParamsSchema,
     responses: { 200: { description: 'The delivery with the event and every attempt', schema: DeliveryWithAttemptsSchema } },
     problems: { ...systemOnly, 404: 'not_found: no such delivery, or its subscription is outside your reach' },

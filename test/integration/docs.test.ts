@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- reads the generated OpenAPI document, untyped JSON */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -174,7 +174,11 @@ describe('problem types resolve', () => {
       problems.payloadTooLarge('x'),
       problems.internal(),
     ].map((error) => error.problem.error);
-    const domain = ['system_client_required', 'already_reconciled', 'members_changed'];
+    // Every code the services answer with a problem of their own (error: '<code>' in shared/).
+    const domain = ['system_client_required', ...new Set(readdirSync('shared', { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .flatMap((file) => [...readFileSync(join('shared', file), 'utf8').matchAll(/\berror: '([a-z_]+)'/g)].map((match) => match[1]!)))];
+    expect(domain).toEqual(expect.arrayContaining(['upload_missing', 'members_changed']));
     expect([...raised, ...domain].filter((code) => !problemCatalogue[code])).toEqual([]);
     for (const [code, entry] of Object.entries(problemCatalogue)) expect(entry.condition.length, code).toBeGreaterThan(20);
   });
