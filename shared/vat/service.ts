@@ -57,6 +57,8 @@ const contribution = (taxCode: string, basis: Decimal, taxAmount: Decimal) => {
   if (!code) return { code, basis, outputVat: zero(), inputVat: zero() };
   // Sales are booked as credits (negative), purchases as debits (positive); the tax amount has the sign of its line.
   const sign = code.side === 'sale' ? -1 : 1;
+  // VAT paid on import (14, 15): the line is the VAT itself, with or without its taxAmount; its basis is under 21/22.
+  if (code.direction === 'input' && !code.vatBasis) return { code, basis: zero(), outputVat: zero(), inputVat: basis.times(sign) };
   const vat = taxAmount.times(sign);
   const outputVat = code.direction === 'output' ? vat : zero();
   const inputVat = code.direction === 'input' || (code.reverseCharge && code.deductible) ? vat : zero();

@@ -173,6 +173,27 @@ describe('GET /v1/companies/{companyId}/vat/terms', () => {
     expect(response.text).toContain('"rate":0.25');
   });
 
+  it('VAT paid on import (14, 15): the line is the VAT itself, no basis; its basis is the one under 21 (22)', async () => {
+    const companyId = await newApiCompany();
+    await importAndWait(companyId, 'accounts', chartOf(year, ['2400', '2714', '4300']));
+    const imported = [
+      line('i1-goods', '4300', '2000.00', 1, tax('21')),
+      line('i1-vat', '2714', '500.00', 1, tax('14')), // no taxAmount: the line is the VAT
+      line('i2-goods', '4300', '1000.00', 2, tax('22')),
+      line('i2-vat', '2714', '150.00', 2, tax('15', '150.00')),
+      line('i1-sup', '2400', '-3650.00', 2),
+    ];
+    expect((await importAndWait(companyId, 'general-ledger-lines', { year, lines: imported })).body.status).toBe('succeeded');
+    const [first] = (await terms(companyId)).body.data;
+    const byCode = Object.fromEntries(first.taxCodes.map((code: { taxCode: string }) => [code.taxCode, code]));
+    expect(byCode['21']).toMatchObject({ basis: 2000, outputVat: 0, inputVat: 0 });
+    expect(byCode['22']).toMatchObject({ basis: 1000, outputVat: 0, inputVat: 0 });
+    expect(byCode['14']).toMatchObject({ basis: 0, inputVat: 500 });
+    expect(byCode['15']).toMatchObject({ basis: 0, inputVat: 150 });
+    expect(first.totals).toEqual({ outputVat: 0, inputVat: 650, netVat: -650, position: 'refundable' });
+    expect(first.reconciliation).toMatchObject({ bookedInputVat: 650, inputVatDifference: 0 });
+  });
+
   it('follows a re-import that changes a tax code and deletions of lines', async () => {
     const companyId = await newApiCompany();
     await seedBooks(companyId);
