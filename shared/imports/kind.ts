@@ -88,6 +88,14 @@ export interface ImportKind<Body = any, Row = any> {
   validateRows?(context: ImportContext, rows: Row[]): Promise<{ index: number; message: string }[]>;
   /** The failed import's failureReason when validateRows finds rows (default invalid_rows). */
   invalidRowsReason?: string;
+  /**
+   * Kinds whose validateRows claims the rows it names (GL-line and opening-balance deletions): ends
+   * the claims that are still this import's. The worker calls it after every failing end of the
+   * import (and again for a redelivered message of a failed import), so rows it did not delete are
+   * free at once, not when the claims lapse. Idempotent; a row claimed by no one or by another
+   * import is left as it is.
+   */
+  releaseClaims?(context: ImportContext, rows: Row[]): Promise<void>;
   /** After the last chunk, e.g. snapshot modes retiring what was absent; returns rows deleted. */
   finish?(context: ImportContext, rows: Row[]): Promise<{ rowsDeleted: number }>;
   /** Deletion kinds and snapshot modes report rowsDeleted; others report null. */

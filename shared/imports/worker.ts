@@ -26,7 +26,8 @@ const importsQueue = queues.find((queue) => queue.name === 'imports')!;
  * chunk, and the import item records the next chunk conditionally), so a crash or redelivery
  * resumes where it stopped and ends with the same rows and counters. On the last allowed
  * delivery a failing import is marked failed, which releases its lane; a deterministic failure
- * (the database refusing a row, a payload that no longer validates) fails it at once.
+ * (the database refusing a row, a payload that no longer validates) fails it at once. Every
+ * failing end also ends the claims a deletion made on its rows (releaseClaims).
  */
 export const createImportWorker = (
   kinds: readonly ImportKind[],
@@ -49,6 +50,8 @@ export const createImportWorker = (
         if (!item || !(deterministic || receiveCount >= importsQueue.maxReceiveCount)) throw error; // redelivered
         logger.error('Import step failed; the import fails, not retried', { error: error as Error, receiveCount });
         await (deterministic ? failImport(item, deterministic.reason, deterministic.detail) : failImport(item, 'internal_error'));
+        const kind = byName.get(item.kind);
+        if (kind) await releaseClaims(item, kind);
       }
     },
     { failureMessage: 'Import step failed; the message will be redelivered' },
@@ -105,39 +108,39 @@ export const processImport = async (
   options: { lastDelivery?: boolean } = {},
 ): Promise<void> => {
   const item = await importRepository.get(importId);
-  if (!item || item.status !== 'queued') return; // already finished: a redelivered message
+  if (!item) return;
   const kind = kinds.get(item.kind);
+  if (item.status !== 'queued') {
+    // Already finished: a redelivered message. A failed import's claims may have outlived its failing end (a crash right after it).
+    if (item.status === 'failed' && kind) await releaseClaims(item, kind);
+    return;
+  }
   if (!kind) throw new Error(`No import kind ${item.kind}`);
+  let rows: unknown[] | undefined;
+  /** Fails the import, then ends the claims it made (before the rows are read, they are read for it). */
+  const fail = async (reason: string, detail?: string) => {
+    await failImport(item, reason, detail);
+    await releaseClaims(item, kind, rows);
+  };
   /** True when the company is deleted or no longer bound to Api: the import has then failed (company_deleted, company_not_api_managed). */
   const companyRefused = async (): Promise<boolean> => {
     const company = await companyRepository.getLive(item.companyId);
     if (company?.accountingSystem === 'Api') return false;
-    await failImport(item, company ? companyNotApiManagedReason : companyDeletedReason);
+    await fail(company ? companyNotApiManagedReason : companyDeletedReason);
     return true;
   };
   if (await companyRefused()) return;
   if (!(await jobRepository.holdLane(item.companyId, item.lane, item.jobId, item.id, Date.now()))) {
     const applied = item.progress.nextChunk === 0 ? 'nothing was applied' : 'the rows it counts were applied';
-    await failImport(item, 'lane_taken', `The import waited past its lease and another import of the same kind took its place; ${applied}. Submit it again.`);
+    await fail('lane_taken', `The import waited past its lease and another import of the same kind took its place; ${applied}. Submit it again.`);
     return;
   }
   // The job shows running while the payload is fetched.
-  const [, rows] = await Promise.all([
+  [, rows] = await Promise.all([
     jobRepository.markRunning(item.jobId, new Date().toISOString()).catch(() => undefined),
-    timed('import: payload (S3 get, parse, validate)', async () => {
-      const payload = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: item.payloadKey }));
-      return kind.rows(kind.bodySchema.parse(parseLossless(await payload.Body!.transformToString())));
-    }),
+    timed('import: payload (S3 get, parse, validate)', () => payloadRows(item, kind)),
   ]);
-  const context: ImportContext = {
-    companyId: item.companyId,
-    importId: item.id,
-    datasetId: item.datasetId,
-    year: item.year,
-    mode: item.mode,
-    lane: kind.lane,
-    appliedAt: item.createdAt,
-  };
+  const context = contextOf(item, kind);
   // One pacer for this import's chunks: enough in-process, since the index keys an import writes are
   // its company's and one import per company and lane runs at a time (the job lock).
   const budget = importIndexWritesPerPartitionPerSecond();
@@ -193,6 +196,44 @@ export const processImport = async (
   const changed = progress.rowsInserted + progress.rowsUpdated + progress.rowsDeletedFromRequest + (progress.rowsRetired ?? 0);
   const fetchCompletion = kind.postFetch ? await timed('import: fetch completion', () => completeFetch(item, changed, postFetchEngineNames, options)) : undefined;
   await timed('import: finish (import, job, event)', () => finishImport(item, { status: 'succeeded', progress, ...(fetchCompletion && { fetchCompletion }) }));
+};
+
+/** The import's rows, from its stored request (parsed and validated again). */
+const payloadRows = async (item: ImportItem, kind: ImportKind): Promise<unknown[]> => {
+  const payload = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: item.payloadKey }));
+  return kind.rows(kind.bodySchema.parse(parseLossless(await payload.Body!.transformToString())));
+};
+
+const contextOf = (item: ImportItem, kind: ImportKind): ImportContext => ({
+  companyId: item.companyId,
+  importId: item.id,
+  datasetId: item.datasetId,
+  year: item.year,
+  mode: item.mode,
+  lane: kind.lane,
+  appliedAt: item.createdAt,
+});
+
+/**
+ * After an import ended without succeeding: a kind that claims its rows (deletions, validateRows)
+ * ends the claims that are still this import's (ImportKind.releaseClaims), so reconciliation takes
+ * the rows it did not delete at once. Idempotent. The rows are read from the stored request when
+ * not at hand; one that no longer parses claimed nothing (validateRows never ran on it). Should
+ * this step not run or fail (a crash), a redelivered message releases them (processImport), and
+ * the claims lapse with the lane lease at the latest (deletingUntil).
+ */
+const releaseClaims = async (item: ImportItem, kind: ImportKind, rows?: unknown[]): Promise<void> => {
+  if (!kind.releaseClaims) return;
+  let named = rows;
+  if (!named) {
+    try {
+      named = await payloadRows(item, kind);
+    } catch (error) {
+      if (error instanceof ZodError || error instanceof SyntaxError) return;
+      throw error;
+    }
+  }
+  await kind.releaseClaims(contextOf(item, kind), named);
 };
 
 /** Adds a chunk's outcomes to the counters; sample errors name the row as "line N" (from 1). */

@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { SQSEvent } from 'aws-lambda';
 import { autoReconcile } from '../../shared/bank/auto-reconciliation';
+import { companyKeys } from '../../shared/companies/keys';
 import { companyRepository } from '../../shared/companies/repository';
 import { importKind, importKinds } from '../../shared/composition/import-kinds';
 import { postFetchEngineNames } from '../../shared/composition/post-fetch-engines';
@@ -9,8 +11,9 @@ import { documentDeclarationKeys } from '../../shared/documents/keys';
 import { documentRepository } from '../../shared/documents/repository';
 import { completeUpload } from '../../shared/documents/service';
 import { acceptImport } from '../../shared/imports/pipeline';
-import { processImport } from '../../shared/imports/worker';
+import { createImportWorker, processImport } from '../../shared/imports/worker';
 import { dynamo, tableName } from '../../shared/platform/aws';
+import { logger } from '../../shared/platform/logger';
 import { parseLosslessJson } from '../../shared/platform/lossless-json';
 import { api, expectProblem } from '../support/api';
 import { ingestOk, lineIdsOf, statementXml, transactionsByReference, validAccountNumber, waitForPostFetch } from '../support/bank';
@@ -179,5 +182,119 @@ describe('GL-line deletions racing auto-reconciliation', () => {
     const accountNumber = validAccountNumber('1208' + String(Math.floor(Math.random() * 1e6)).padStart(6, '0'));
     await ingestOk(companyId, statementXml(accountNumber, `ST-${accountNumber}-1`, [{ reference: 'B2', bookingDate: `${year}-02-06`, amount: '60.00', description: 'Innbetaling' }]), '--gl-account', '1920');
     expect(await autoReconcile(companyId, year)).toMatchObject({ matched: 1 });
+  });
+});
+
+describe('GL-line deletions that fail after claiming their lines', () => {
+  /** The imports queue's message of an import, first delivery. */
+  const sqsEvent = (importId: string): SQSEvent => ({
+    Records: [
+      {
+        messageId: randomUUID(),
+        receiptHandle: 'test',
+        body: JSON.stringify({ importId }),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:eu-north-1:000000000000:test',
+        awsRegion: 'eu-north-1',
+      },
+    ],
+  });
+
+  const isClaim = (commandName: string, input: Record<string, unknown>) => commandName.startsWith('Update') && String(input.UpdateExpression).startsWith('SET deletingBy');
+
+  const moveTo = (companyId: string, accountingSystem: string) =>
+    dynamo().send(new UpdateCommand({ TableName: tableName(), Key: companyKeys(companyId), UpdateExpression: 'SET accountingSystem = :system', ExpressionAttributeValues: { ':system': accountingSystem } }));
+
+  /** A bank transaction on 1920 matching one GL line (amount, date); answers what auto-reconciliation then does. */
+  const autoReconcileAgainst = async (companyId: string, prefix: string, amount: string, bookingDate: string) => {
+    const accountNumber = validAccountNumber(prefix + String(Math.floor(Math.random() * 1e6)).padStart(6, '0'));
+    await ingestOk(companyId, statementXml(accountNumber, `ST-${accountNumber}-1`, [{ reference: `B-${prefix}`, bookingDate, amount, description: 'Innbetaling' }]), '--gl-account', '1920');
+    return autoReconcile(companyId, year);
+  };
+
+  const importRecord = async (companyId: string, importId: string) => (await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as: 'a-system' })).body;
+
+  it('the database refusing its deletes (rejected_by_database, failed at once by the worker): its claims end with it, and auto-reconciliation takes a line it named right after', async () => {
+    const { companyId } = await books([{ id: 'R1', amount: '30.00' }, { id: 'R2', amount: '80.00', transactionDate: `${year}-02-07` }]);
+    const accepted = await acceptDeletion(companyId, ['R1', 'R2']);
+    let claims = 0;
+    logger.setLogLevel('CRITICAL'); // the refused step is logged as an error by design
+    const answer = await observingCalls(
+      dynamo(),
+      (commandName, input) => {
+        if (isClaim(commandName, input)) claims++;
+        // Every row's deletion (the writes stamp lastOutcome) is refused as DynamoDB refuses an invalid item.
+        if (!commandName.startsWith('Update') || !JSON.stringify(input).includes('lastOutcome')) return;
+        throw Object.assign(new Error('One or more parameter values were invalid: Item size has exceeded the maximum allowed size'), { name: 'ValidationException' });
+      },
+      () => createImportWorker(importKinds, postFetchEngineNames)(sqsEvent(accepted.id)),
+    ).finally(() => logger.setLogLevel('ERROR'));
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(claims).toBe(2);
+    expect(await importRecord(companyId, accepted.id)).toMatchObject({ status: 'failed', failureReason: 'rejected_by_database' });
+    expect(await liveSourceIds(companyId)).toEqual(['R1', 'R2']);
+    expect(await autoReconcileAgainst(companyId, '1209', '80.00', `${year}-02-07`)).toMatchObject({ matched: 1 });
+  });
+
+  it('its company moved off Api after it claimed its lines (company_not_api_managed): its claims end with it; a redelivery after a crash in the release ends them too', async () => {
+    const { companyId } = await books([{ id: 'S1', amount: '20.00' }, { id: 'S2', amount: '90.00', transactionDate: `${year}-02-08` }]);
+    const accepted = await acceptDeletion(companyId, ['S1', 'S2']);
+    let moved = false;
+    let crashed = false;
+    await expect(
+      observingCalls(
+        dynamo(),
+        async (commandName, input) => {
+          if (isClaim(commandName, input) && !moved) {
+            moved = true;
+            await moveTo(companyId, 'Tripletex');
+          }
+          // The process dies while it ends the claims, after the import failed.
+          if (!crashed && commandName.startsWith('BatchGet') && JSON.stringify(input).includes('"deletingBy"')) {
+            crashed = true;
+            throw new Error('the process died');
+          }
+        },
+        () => processImport(accepted.id, kinds(), postFetchEngineNames),
+      ),
+    ).rejects.toThrow('the process died');
+    expect(await importRecord(companyId, accepted.id)).toMatchObject({ status: 'failed', failureReason: 'company_not_api_managed' });
+    await moveTo(companyId, 'Api');
+    // The message is delivered again: the import is failed, so only its claims are ended.
+    await processImport(accepted.id, kinds(), postFetchEngineNames);
+    expect(await importRecord(companyId, accepted.id)).toMatchObject({ status: 'failed', failureReason: 'company_not_api_managed' });
+    expect(await liveSourceIds(companyId)).toEqual(['S1', 'S2']);
+    expect(await autoReconcileAgainst(companyId, '1210', '90.00', `${year}-02-08`)).toMatchObject({ matched: 1 });
+  });
+
+  it('its company moved off Api after it claimed its lines: right after it failed, a reconciliation group made over HTTP takes a line it named', async () => {
+    // No transaction dates: no automatic run pairs the lines; the group is made by hand.
+    const { companyId, lineIds } = await books([{ id: 'T1', amount: '15.00' }, { id: 'T2', amount: '45.00' }]);
+    const accountNumber = validAccountNumber('1211' + String(Math.floor(Math.random() * 1e6)).padStart(6, '0'));
+    const ingested = await ingestOk(companyId, statementXml(accountNumber, `ST-${accountNumber}-1`, [{ reference: 'B-T', bookingDate: `${year}-02-09`, amount: '45.00', description: 'Innbetaling' }]), '--gl-account', '1920');
+    const bankAccountId = ingested.statements[0]!.bankAccountId;
+    const accepted = await acceptDeletion(companyId, ['T1', 'T2']);
+    let moved = false;
+    await observingCalls(
+      dynamo(),
+      async (commandName, input) => {
+        if (!isClaim(commandName, input) || moved) return;
+        moved = true;
+        await moveTo(companyId, 'Tripletex');
+      },
+      () => processImport(accepted.id, kinds(), postFetchEngineNames),
+    );
+    expect(await importRecord(companyId, accepted.id)).toMatchObject({ status: 'failed', failureReason: 'company_not_api_managed' });
+    await moveTo(companyId, 'Api');
+    const transaction = (await transactionsByReference(companyId, bankAccountId)).get('B-T')!;
+    const group = await api('POST', `/v1/companies/${companyId}/bank/reconciliations`, {
+      as: 'a-system',
+      body: { bankAccountId, year, period: 2, bankTransactionIds: [transaction.id], lineIds: [lineIds.get('T2')!] },
+    });
+    expect(group.status).toBe(200);
+    expect(group.body.entries).toContainEqual(expect.objectContaining({ type: 'gl_line', lineId: lineIds.get('T2') }));
   });
 });

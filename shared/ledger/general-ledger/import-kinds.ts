@@ -18,6 +18,8 @@ import {
   checkLinesNotInUse,
   linesHeld,
   openingBalancesHeld,
+  releaseLineClaims,
+  releaseOpeningBalanceClaims,
   checkOpeningBalancesNotInUse,
   deleteGeneralLedgerLines,
   deleteOpeningBalances,
@@ -73,6 +75,8 @@ export const generalLedgerLineDeletions = defineDeletionKind<LedgerDeletion>({
   // Again when applied, after claiming the lines (reconciled or linked since it was accepted): all or nothing, rule 11.
   validateRows: linesHeld,
   invalidRowsReason: 'lines_in_use',
+  // A deletion that ends without succeeding (after claiming its lines) frees the lines it did not delete.
+  releaseClaims: releaseLineClaims,
   chunkSize,
   applyChunk: deleteGeneralLedgerLines,
 });
@@ -85,6 +89,7 @@ export const openingBalanceDeletions = defineDeletionKind<LedgerDeletion>({
   precheck: (companyId, body) => checkOpeningBalancesNotInUse(companyId, body.year, body.ids),
   validateRows: openingBalancesHeld,
   invalidRowsReason: 'opening_balances_in_use',
+  releaseClaims: releaseOpeningBalanceClaims,
   chunkSize,
   applyChunk: deleteOpeningBalances,
 });

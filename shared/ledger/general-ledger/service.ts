@@ -635,6 +635,23 @@ const rowsHeld = <Row extends { id: string; accountCode: string }>(book: Book<Ro
 export const linesHeld = rowsHeld(glLineBook);
 export const openingBalancesHeld = rowsHeld(openingBalanceBook);
 
+/**
+ * Ends the claims (rowsHeld) that are still this import's on the rows it names, when the deletion
+ * ended without succeeding (ImportKind.releaseClaims): the rows it did not delete are reconciled
+ * again at once, not when the claims lapse. One strongly consistent BatchGet per 100 rows, then a
+ * conditional update (deletingBy = this import) per row still claimed; idempotent.
+ */
+const releaseClaims = <Row extends { id: string; accountCode: string }>(book: Book<Row>) => async (context: ImportContext, ids: string[]): Promise<void> => {
+  const { companyId, importId } = context;
+  const year = yearOf(context);
+  const keys = distinct(ids).map((id) => book.currentKey(companyId, year, id));
+  const items = await batchGet(keys, ['deletingBy']);
+  const claimed = keys.filter((key) => items.get(keyId(key))?.deletingBy === importId);
+  await inParallel(claimed, 25, (key) => releaseDeletionClaim(key, importId));
+};
+export const releaseLineClaims = releaseClaims(glLineBook);
+export const releaseOpeningBalanceClaims = releaseClaims(openingBalanceBook);
+
 /** Rule 11: a deletion naming a row in use is refused as a whole (409, inUse lists at most 100). */
 const checkNotInUse = async <Row extends { id: string; accountCode: string }>(
   book: Book<Row>,
