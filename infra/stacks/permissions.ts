@@ -39,7 +39,8 @@ export interface Permissions {
    * of the change it announces); `read` is GetItem and Query on the table and Query on its
    * indexes (fan-out reads an event, the MCP context its company's newest); `relay` is UpdateItem
    * only (the relayed mark; the stream read comes with the relay's event source); `sweep` is the
-   * relay's mark plus Query on the pending index (the outbox sweeper).
+   * relay's mark plus Query on the pending index and PutItem (the outbox sweeper: the job.failed
+   * of an import it fails).
    */
   outbox: 'none' | 'read' | 'write' | 'relay' | 'sweep';
   cursorSecret: boolean;
@@ -185,10 +186,17 @@ export const relayPermissions: Permissions = {
 
 /**
  * The outbox sweeper (functions/outbox-sweeper): the relay's step over the pending index, and the
- * imports queue for the messages of imports left queued without one (shared/saft/requeue.ts:
- * it reads their sweep index, GSI2, and writes nothing of the single table).
+ * imports queue for the messages of imports left queued without one (shared/saft/requeue.ts: it
+ * reads their sweep index, GSI2, moves an entry it sends again on the import or SAF-T import item,
+ * and fails one that never started through its terminal step: the import, its job, its lane, and
+ * job.failed put in the outbox).
  */
-export const sweeperPermissions: Permissions = { ...relayPermissions, outbox: 'sweep', sendTo: [...(relayPermissions.sendTo ?? []), 'imports'] };
+export const sweeperPermissions: Permissions = {
+  ...relayPermissions,
+  tableWritePrefixes: [...(relayPermissions.tableWritePrefixes ?? []), 'IMPORT#', 'SAFT#', 'JOB#', 'LANE#'],
+  outbox: 'sweep',
+  sendTo: [...(relayPermissions.sendTo ?? []), 'imports'],
+};
 
 /**
  * What the request pipeline writes for a group's routes: rate limits on every route with a
@@ -282,8 +290,10 @@ export const dynamoGrants = (permissions: Permissions): DynamoGrant[] => {
     grants.push({ actions: ['dynamodb:UpdateItem'], resource: 'outboxTable' });
   }
   if (permissions.outbox === 'sweep') {
-    // shared/outbox/repository.ts pendingEventsBefore: the pending index (GSI2).
+    // shared/outbox/repository.ts pendingEventsBefore: the pending index (GSI2); outboxEventWrite:
+    // the job.failed of an import the sweeper fails (shared/saft/requeue.ts).
     grants.push({ actions: ['dynamodb:Query'], resource: 'outboxTableIndexes' });
+    grants.push({ actions: ['dynamodb:PutItem'], resource: 'outboxTable' });
   }
   return grants;
 };

@@ -21,8 +21,10 @@ export const ledgerStateKeys = (companyId: string) => ({ PK: `LEDGER#${companyId
  * queued with nothing applied; its first recorded chunk or its end (shared/imports/repository.ts
  * recordChunk, finishWrite) removes it. The outbox sweeper (shared/saft/requeue.ts) reads it,
  * oldest first, to send again the message of an import whose acceptance was cut off between the
- * commit and the SendMessage. One partition for all companies: each import writes it twice (put,
- * remove), and acceptances stay far below the 500 a second that would reach DynamoDB's 1,000
+ * commit and the SendMessage; each re-send moves the entry's sort key to the instant of the send
+ * (and counts it on the item, requeueCount), so an import comes up once per age window, and one
+ * sent again too often is failed instead. One partition for all companies: each import writes it
+ * twice (put, remove), plus once per re-send, and acceptances stay far below the 500 a second that would reach DynamoDB's 1,000
  * writes a second per partition key (lanes allow one import per kind and company in flight).
  */
 export const queuedImportIndexKeys = (createdAt: string, importId: string) => ({

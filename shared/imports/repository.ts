@@ -115,9 +115,19 @@ export interface ImportEnding {
 }
 
 export const importRepository = {
-  /** Imports in the sweep index queued before `before` (ISO instant), oldest first, at most `limit` (one page). */
-  async queuedBefore(before: string, limit: number): Promise<{ id: string; companyId: string; kind: string; queuedAt: string }[]> {
+  /** Imports in the sweep index queued (or last sent again) before `before` (ISO instant), oldest first, at most `limit` (one page). */
+  async queuedBefore(before: string, limit: number): Promise<SweepEntry[]> {
     return queuedBefore(queuedImportsPartition, before, limit);
+  },
+
+  /** The sweeper's hold on an import's sweep-index entry (see takeSweepEntry). */
+  takeSweepEntry(entry: SweepEntry, at: string, options: { countResend: boolean }): Promise<boolean> {
+    return takeSweepEntry(importKeys(entry.id), queuedImportsPartition, entry, at, options);
+  },
+
+  /** Undoes takeSweepEntry after a send that failed (see releaseSweepEntry). */
+  releaseSweepEntry(entry: SweepEntry, takenAt: string): Promise<void> {
+    return releaseSweepEntry(importKeys(entry.id), queuedImportsPartition, entry, takenAt);
   },
 
   async get(importId: string): Promise<ImportItem | undefined> {
@@ -304,8 +314,22 @@ export const importRepository = {
   },
 };
 
-/** Items of a sweep-index partition (GSI2, `<instant>#<id>`) queued before `before`, oldest first: the imports' and SAF-T imports' (shared/saft/repository.ts). */
-export const queuedBefore = async (partition: string, before: string, limit: number): Promise<{ id: string; companyId: string; kind: string; queuedAt: string }[]> => {
+/** An entry of a sweep index (GSI2, `<instant>#<id>`): the imports' and SAF-T imports' (shared/saft/repository.ts). */
+export interface SweepEntry {
+  id: string;
+  companyId: string;
+  /** The import kind (empty on a SAF-T import). */
+  kind: string;
+  /** The entry's sort key as read: the condition of the sweeper's write. */
+  sweepKey: string;
+  /** The instant of the entry: the acceptance (start), or the last time the sweeper sent its message again. */
+  queuedAt: string;
+  /** How many times the sweeper has sent its message again (requeueCount on the item, absent = 0). */
+  requeues: number;
+}
+
+/** Items of a sweep-index partition queued before `before`, oldest first. */
+export const queuedBefore = async (partition: string, before: string, limit: number): Promise<SweepEntry[]> => {
   const { Items } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
@@ -315,5 +339,60 @@ export const queuedBefore = async (partition: string, before: string, limit: num
       Limit: limit,
     }),
   );
-  return (Items ?? []).map((item) => ({ id: String(item.id), companyId: String(item.companyId), kind: String(item.kind ?? ''), queuedAt: String(item.GSI2SK).split('#')[0]! }));
+  return (Items ?? []).map((item) => ({
+    id: String(item.id),
+    companyId: String(item.companyId),
+    kind: String(item.kind ?? ''),
+    sweepKey: String(item.GSI2SK),
+    queuedAt: String(item.GSI2SK).split('#')[0]!,
+    requeues: Number(item.requeueCount ?? 0),
+  }));
+};
+
+/**
+ * The sweeper takes an entry before it acts on it: its sort key moves to `<at>#<id>` (so the item
+ * comes up again only a whole age window later) and, with `countResend`, requeueCount grows by
+ * one. Only while the item is queued and its entry is still the one read (false otherwise: the
+ * worker moved it on, or another sweep took it first), so each entry is acted on once per window.
+ */
+export const takeSweepEntry = async (key: Record<string, string>, partition: string, entry: SweepEntry, at: string, options: { countResend: boolean }): Promise<boolean> => {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: options.countResend ? 'SET GSI2SK = :next, requeueCount = if_not_exists(requeueCount, :zero) + :one' : 'SET GSI2SK = :next',
+        ConditionExpression: '#status = :queued AND GSI2PK = :pk AND GSI2SK = :read',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':next': `${at}#${entry.id}`,
+          ':queued': 'queued',
+          ':pk': partition,
+          ':read': entry.sweepKey,
+          ...(options.countResend && { ':zero': 0, ':one': 1 }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+};
+
+/** Gives back an entry taken at `takenAt` for a re-send whose message could not be sent: the entry read, its count, so the next run tries again. Only while still as taken. */
+export const releaseSweepEntry = async (key: Record<string, string>, partition: string, entry: SweepEntry, takenAt: string): Promise<void> => {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET GSI2SK = :read, requeueCount = :count',
+        ConditionExpression: 'GSI2PK = :pk AND GSI2SK = :taken',
+        ExpressionAttributeValues: { ':read': entry.sweepKey, ':count': entry.requeues, ':pk': partition, ':taken': `${takenAt}#${entry.id}` },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
 };

@@ -196,11 +196,20 @@ export interface ImportRequeueSettings {
   olderThanSeconds: number;
   /** At most this many messages per run (the oldest first; the next run takes the rest). */
   limit: number;
+  /**
+   * At most this many re-sends of one import's message (default 3, at least 1). Each re-send moves
+   * the import's sweep-index entry to the instant of the send, so it is sent again at most once per
+   * `olderThanSeconds`; an import still in the index a window after its last re-send never started
+   * (its first pass dies on every delivery, or its messages are lost) and is failed instead
+   * (internal_error: its job fails, job.failed is written, its lane is freed).
+   */
+  maxRequeues: number;
 }
 
 export const importRequeueSettings = (): ImportRequeueSettings => ({
   olderThanSeconds: numberEnv('IMPORT_REQUEUE_AFTER_SECONDS', 20 * 60),
   limit: Math.max(1, Math.floor(numberEnv('IMPORT_REQUEUE_LIMIT', 100))),
+  maxRequeues: Math.max(1, Math.floor(numberEnv('IMPORT_REQUEUE_MAX_SENDS', 3))),
 });
 
 export const webhookSettings = (): WebhookSettings => ({

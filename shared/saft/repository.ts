@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
-import { queuedBefore } from '../imports/repository';
+import { queuedBefore, releaseSweepEntry, takeSweepEntry, type SweepEntry } from '../imports/repository';
 import { queuedSaftIndexKeys, queuedSaftPartition, saftKeys as keys, saftListKeys, saftListPartition as listPartition } from './keys';
 import type { SaftImport, SaftReport } from './schemas';
 
@@ -48,9 +48,19 @@ const fromItem = (item: Record<string, unknown>): SaftItem => {
 };
 
 export const saftRepository = {
-  /** SAF-T imports in the sweep index started before `before` (ISO instant), oldest first, at most `limit` (one page). */
-  async queuedBefore(before: string, limit: number): Promise<{ id: string; companyId: string; queuedAt: string }[]> {
+  /** SAF-T imports in the sweep index started (or last sent again) before `before` (ISO instant), oldest first, at most `limit` (one page). */
+  async queuedBefore(before: string, limit: number): Promise<SweepEntry[]> {
     return queuedBefore(queuedSaftPartition, before, limit);
+  },
+
+  /** The sweeper's hold on a SAF-T import's sweep-index entry (shared/imports/repository.ts takeSweepEntry). */
+  takeSweepEntry(entry: SweepEntry, at: string, options: { countResend: boolean }): Promise<boolean> {
+    return takeSweepEntry(keys(entry.id), queuedSaftPartition, entry, at, options);
+  },
+
+  /** Undoes takeSweepEntry after a send that failed (shared/imports/repository.ts releaseSweepEntry). */
+  releaseSweepEntry(entry: SweepEntry, takenAt: string): Promise<void> {
+    return releaseSweepEntry(keys(entry.id), queuedSaftPartition, entry, takenAt);
   },
 
   async create(item: SaftItem): Promise<void> {

@@ -4,24 +4,24 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { companyRepository, type CompanyRecord } from '../companies/repository';
 import type { Page } from '../db/query-page';
-import { ConditionsFailed, unitOfWork, type UnitOfWork } from '../db/unit-of-work';
+import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
 import { presignUpload, readUpload } from '../documents/storage';
 import { cursorCaller, type Principal } from '../identity/principal';
 import type { ImportLane } from '../imports/kind';
 import { companyNotApiManagedReason } from '../imports/completion';
 import { companyNotApiManaged, companyRefusal, importsQueueUrl } from '../imports/pipeline';
-import { jobRepository, type JobEnding } from '../jobs/repository';
-import { outboxEventWrite } from '../outbox/repository';
+import { jobRepository } from '../jobs/repository';
 import { bucketName, s3, sqs } from '../platform/aws';
 import { ProblemError, problems } from '../platform/problem';
 import { checkHeader } from './header';
 import { field, parseSaft, SaftFileError, type SaftSink } from './parser';
+import { endSaftJob, saftLane } from './completion';
 import { saftRepository, toSaftImport, type SaftItem } from './repository';
 import type { SaftImport, SaftReport } from './schemas';
 
 /** The lanes a SAF-T import writes through; they must be free when it starts. Its own lane keeps one SAF-T import per company. */
 export const saftLanes: readonly ImportLane[] = ['accounts', 'dimensions', 'sub_ledgers', 'opening_balances', 'general_ledger_lines'];
-export const saftLane = 'saft';
+export { saftLane };
 const uploadSeconds = 15 * 60;
 
 const notApiManaged = companyNotApiManaged;
@@ -242,10 +242,3 @@ export const finishSaftImport = async (
     await finishSaftImport(item, { status: 'failed', ...failure, ...(ending.report && { report: ending.report }) });
   }
 };
-
-/** The writes that end a SAF-T import's job: the job, its job.succeeded or job.failed event, and the SAF-T lane released. */
-const endSaftJob = (work: UnitOfWork, job: { companyId: string; importId: string; jobId: string }, ending: JobEnding, at: string) =>
-  work
-    .add('job', jobRepository.finishWrite(job.jobId, ending, at))
-    .add('event', outboxEventWrite(ending.status === 'succeeded' ? 'job.succeeded' : 'job.failed', job.companyId, { jobId: job.jobId, importId: job.importId, kind: 'saft', status: ending.status }, at))
-    .add('laneLock', jobRepository.releaseLaneWrite(job.companyId, saftLane, job.jobId));

@@ -499,13 +499,14 @@ describe('least privilege', () => {
     });
   });
 
-  it('the outbox sweeper runs every 5 minutes from EventBridge Scheduler and may only query the pending index, mark events relayed, write the table and send to fan-out, context rebuilds and imports left queued', () => {
+  it('the outbox sweeper runs every 5 minutes from EventBridge Scheduler and may only query the pending index, mark events relayed, write the feed, imports, SAF-T imports, jobs and lanes, put events (an import it fails) and send to fan-out, context rebuilds and imports left queued', () => {
     expect(grantsOfFunction(built.api.sweeperFunction)).toEqual(
       [
         ...outboxRelayed,
+        ...outboxWrite,
         ...outboxTableDefinition.globalSecondaryIndexes.map((gsi) => `dynamodb:Query outboxTable/index/${gsi.indexName}`),
         ...tableRead,
-        ...tableWriteIf('EVENTFEED#'),
+        ...tableWriteIf('EVENTFEED#', 'IMPORT#', 'SAFT#', 'JOB#', 'LANE#'),
         ...sendTo('webhook-fanout'),
         ...sendTo('reconciliation'),
         ...sendTo('imports'),

@@ -10,9 +10,10 @@ import { systemClientScopes } from '../../shared/identity/scopes';
 import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';
 import { queuedImportsToRequeue, requeueQueuedImports, type RequeueResult } from '../../shared/saft/requeue';
 import { eventsOfCompany } from '../../shared/outbox/repository';
-import { sqs } from '../../shared/platform/aws';
+import { dynamo, sqs } from '../../shared/platform/aws';
 import { queues } from '../../shared/queues';
-import { startSaftImport } from '../../shared/saft/service';
+import { saftLane, startSaftImport } from '../../shared/saft/service';
+import { jobRepository } from '../../shared/jobs/repository';
 import { api } from '../support/api';
 import { chartOf, newApiCompany, submitImport, waitForImport } from '../support/ledger';
 import { eventually, queueWaitMs, sleep } from '../support/poll';
@@ -70,26 +71,41 @@ const stuckAccountsImport = async (companyId: string, codes: string[]): Promise<
 
 /**
  * Runs the sweep with the imports queue open to the messages of `ids` only: other test files' imports
- * (some queued on purpose, on a queue of their own) are refused a message, which the sweep counts as failed.
+ * (some queued on purpose, on a queue of their own) are left alone, as if another sweep had taken
+ * them (the sweep's conditional take of their index entry is refused), so they are neither sent,
+ * counted nor failed. With `lose`, the messages of `ids` are lost on their way (sent for an import
+ * that does not exist): the worker never sees them, as when every delivery dies before it moves
+ * the import on.
  */
-const sweepingOnly = async <T>(ids: readonly string[], run: () => Promise<T>): Promise<{ answer: T; sent: string[] }> => {
+const sweepingOnly = async <T>(ids: readonly string[], run: () => Promise<T>, options: { lose?: boolean } = {}): Promise<{ answer: T; sent: string[] }> => {
   const url = process.env[importsQueue.urlEnv];
   const sent: string[] = [];
   const answer = await observingCalls(
-    sqs(),
-    (commandName, input) => {
-      if (commandName !== 'SendMessageCommand' || input.QueueUrl !== url) return;
-      const body = JSON.parse(input.MessageBody as string) as { importId?: string; saftImportId?: string };
-      const id = body.importId ?? body.saftImportId ?? '';
-      if (!ids.includes(id)) throw Object.assign(new Error('Not this test’s import (refused)'), { name: 'ServiceUnavailable' });
-      sent.push(id);
+    dynamo(),
+    (_commandName, input) => {
+      const read = (input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':read'];
+      const sweepKey = typeof read === 'string' ? read : (read as { S?: string } | undefined)?.S; // plain, or marshalled
+      if (!sweepKey || !String(input.ConditionExpression).includes('GSI2SK = :read')) return;
+      if (!ids.some((id) => sweepKey.endsWith(`#${id}`))) throw Object.assign(new Error('Not this test’s import (taken elsewhere)'), { name: 'ConditionalCheckFailedException' });
     },
-    run,
+    () =>
+      observingCalls(
+        sqs(),
+        (commandName, input) => {
+          if (commandName !== 'SendMessageCommand' || input.QueueUrl !== url) return;
+          const body = JSON.parse(input.MessageBody as string) as { importId?: string; saftImportId?: string };
+          const id = body.importId ?? body.saftImportId ?? '';
+          if (!ids.includes(id)) throw Object.assign(new Error('Not this test’s import (refused)'), { name: 'ServiceUnavailable' });
+          sent.push(id);
+          if (options.lose) input.MessageBody = JSON.stringify(body.importId ? { importId: randomUUID() } : { saftImportId: randomUUID() });
+        },
+        run,
+      ),
   );
   return { answer, sent };
 };
 
-const sweep = (olderThanSeconds: number): Promise<RequeueResult> => requeueQueuedImports({ olderThanSeconds, limit: 1000 });
+const sweep = (olderThanSeconds: number, maxRequeues = 3): Promise<RequeueResult> => requeueQueuedImports({ olderThanSeconds, limit: 1000, maxRequeues });
 const isQueuedWithoutMessage = async (id: string): Promise<boolean> => (await queuedImportsToRequeue({ olderThanSeconds: 0, limit: 100_000 })).some((item) => item.id === id);
 
 describe('imports left queued without their message', () => {
@@ -128,6 +144,51 @@ describe('imports left queued without their message', () => {
     // Moved on, it leaves the sweep index: a later sweep sends nothing, and the lane is free.
     expect(await isQueuedWithoutMessage(importId)).toBe(false);
     expect((await sweepingOnly([importId], () => sweep(0))).sent).toEqual([]);
+    const next = await submitImport(companyId, 'accounts', chartOf(2025, ['1500']));
+    expect(next.status).toBe(202);
+  });
+
+  it('an import whose re-sent messages never start it is sent again at most once per window, and past the bound the sweep fails it: internal_error, its job failed, one job.failed, the lane free', async () => {
+    const companyId = await newApiCompany();
+    const importId = await stuckAccountsImport(companyId, ['1920', '3000']);
+    const jobId = (await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body.jobId as string;
+    const lostSweep = () => sweepingOnly([importId], () => sweep(1, 2), { lose: true });
+
+    await sleep(1100);
+    const first = await lostSweep();
+    expect(first.sent).toEqual([importId]);
+    expect(first.answer).toMatchObject({ requeued: 1, failedNeverStarted: 0 });
+    // The same window: sent once, not by every sweep.
+    const again = await lostSweep();
+    expect(again.sent).toEqual([]);
+    expect(again.answer).toMatchObject({ requeued: 0, failedNeverStarted: 0 });
+    expect(await isQueuedWithoutMessage(importId)).toBe(true);
+
+    await sleep(1100);
+    expect((await lostSweep()).sent).toEqual([importId]);
+    expect((await lostSweep()).sent).toEqual([]);
+    expect((await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body.status).toBe('queued');
+
+    // A window after the second (last) re-send it has still not started: failed, not sent again.
+    await sleep(1100);
+    const last = await lostSweep();
+    expect(last.sent).toEqual([]);
+    expect(last.answer).toMatchObject({ requeued: 0, failedNeverStarted: 1 });
+    const failed = (await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body;
+    expect(failed).toMatchObject({ status: 'failed', failureReason: 'internal_error', rowsInserted: 0 });
+    const job = (await api('GET', `/v1/jobs/${jobId}`, { as })).body;
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatchObject({ code: 'internal_error' });
+    expect(job.error.message).toContain('its message was sent again 2 times and it never started');
+    const events = (await eventsOfCompany(companyId)).filter((event) => event.data.importId === importId);
+    expect(events.map((event) => event.type)).toEqual(['import.requested', 'job.failed']);
+
+    // Out of the sweep index: nothing more is sent or failed, and the lane is free.
+    expect(await isQueuedWithoutMessage(importId)).toBe(false);
+    await sleep(1100);
+    const after = await lostSweep();
+    expect(after.sent).toEqual([]);
+    expect(after.answer.failedNeverStarted).toBe(0);
     const next = await submitImport(companyId, 'accounts', chartOf(2025, ['1500']));
     expect(next.status).toBe(202);
   });
@@ -183,5 +244,40 @@ describe('SAF-T imports left queued without their message', () => {
     const ended = (await eventsOfCompany(companyId)).filter((event) => event.data.jobId === stuck.jobId).map((event) => event.type);
     expect(ended).toEqual(['job.succeeded']);
     expect(await isQueuedWithoutMessage(id)).toBe(false);
+  });
+
+  it('a SAF-T import whose re-sent message never starts it is failed by the sweep past the bound: internal_error, its job failed, one job.failed, the SAF-T lane free', async () => {
+    const created = await api('POST', '/v1/companies', { as, body: { displayName: `SAF-T ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api', organizationNumber: '999999999' } });
+    expect(created.status).toBe(201);
+    const companyId = created.body.id as string;
+    const bytes = fixture('example-1.10-999999999.xml');
+    const declared = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'saft.xml', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
+    expect(declared.status).toBe(201);
+    expect((await fetch(declared.body.upload.url, { method: 'PUT', headers: declared.body.upload.headers, body: bytes })).status).toBe(200);
+    const id = declared.body.id as string;
+    const company = (await companyRepository.get(companyId))!;
+    await cutOffBeforeTheMessage(() => startSaftImport(company, id, {}));
+    const jobId = (await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body.jobId as string;
+    expect((await jobRepository.laneHolder(companyId, saftLane))?.jobId).toBe(jobId);
+    const lostSweep = () => sweepingOnly([id], () => sweep(1, 1), { lose: true });
+
+    await sleep(1100);
+    expect((await lostSweep()).sent).toEqual([id]);
+    expect((await lostSweep()).sent).toEqual([]);
+    await sleep(1100);
+    const last = await lostSweep();
+    expect(last.sent).toEqual([]);
+    expect(last.answer.failedNeverStarted).toBe(1);
+
+    const failed = (await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body;
+    expect(failed).toMatchObject({ status: 'failed', failureReason: 'internal_error' });
+    const job = (await api('GET', `/v1/jobs/${jobId}`, { as })).body;
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatchObject({ code: 'internal_error' });
+    expect(job.error.message).toContain('its message was sent again 1 time and it never started');
+    const ended = (await eventsOfCompany(companyId)).filter((event) => event.data.jobId === jobId).map((event) => event.type);
+    expect(ended).toEqual(['job.failed']);
+    expect(await isQueuedWithoutMessage(id)).toBe(false);
+    expect(await jobRepository.laneHolder(companyId, saftLane)).toBeUndefined();
   });
 });
