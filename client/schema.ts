@@ -509,7 +509,7 @@ export interface paths {
         };
         /**
          * Twelve periods of a year: groups, entries, staleness and period approval
-         * @description Twelve periods of a year for a bank account: reconciliation groups, members, stale groups, unreconciled transactions and the firm's period approval.
+         * @description Twelve periods of a year for a bank account: reconciliation groups, members, stale groups, unreconciled transactions and the firm's period approval, `outdated` when the period's groups changed after it (created or dissolved, or stale).
          */
         get: operations["getReconciliationSummary"];
         put?: never;
@@ -637,7 +637,7 @@ export interface paths {
         };
         /**
          * One SAF-T import with its report (poll until succeeded or failed)
-         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, reconciled lines the file no longer holds, named in `problems`; nothing imported), `import_failed`, `company_deleted` (the company was deleted while it ran: nothing imported after that, the per-kind imports before it stay), `company_not_api_managed` (the company was moved off the `Api` accounting system while it ran: likewise), `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
+         * @description The SAF-T import: `status`, `failureReason` (`invalid_file`, `schema_invalid` with `problems` and their line numbers — nothing imported —, `lines_in_use` (with `deleteMissing`, lines the file no longer holds that are reconciled or linked by documents, named in `problems` with what holds them; nothing imported), `import_failed`, `company_deleted` (the company was deleted while it ran: nothing imported after that, the per-kind imports before it stay), `company_not_api_managed` (the company was moved off the `Api` accounting system while it ran: likewise), `internal_error`), the per-kind imports it ran (`importIds`, each readable at `GET .../imports/{importId}`), and the `report`: the file's header, counts per kind, control totals against the lines read, unbalanced transactions, accounts whose opening balance plus lines is not the file's closing balance, what the file holds that is not imported, and records skipped by the import rules.
          */
         get: operations["getSaftImport"];
         put?: never;
@@ -659,7 +659,7 @@ export interface paths {
         put?: never;
         /**
          * Check the uploaded SAF-T file and queue its import
-         * @description Step 3 of 3: checks the uploaded file and queues its import as a job; starting again answers the same record. Checked now: the bytes are there and match the declaration, the file is XML without a DTD, its root is `AuditFile` in the SAF-T Financial namespace with a known `AuditFileVersion`, and its organization number is the company's (unless `allowOrganizationNumberMismatch` is true). The job then reads the whole file (well-formed, complete, valid against the official XSD of its version — files up to 32 MiB; the first errors come with their line numbers) and refuses it with nothing imported, or runs the per-kind imports in order (chart of each year, dimensions, sub-ledgers, opening balances, GL lines in imports of up to 10,000 lines): `importIds` names them. Lines are merged by their id from the file (`<JournalID>/<TransactionID>-<RecordID>`; a line's tax code is the standard code the file's TaxTable maps its own code to): a corrected file updates lines in place and keeps history; lines absent from it stay, unless `deleteMissing` is true: then the company's GL lines of the file's fiscal years that the file does not hold are deleted (a `general_ledger_line_deletions` import, last in `importIds`; history kept; `report.counts.linesDeleted`), all or nothing — when one of them is in a reconciliation group the job fails with `failureReason` `lines_in_use` (the ids, at most 100, in `problems`) and nothing is imported. Errors: **409** `upload_missing` (nothing uploaded yet), **409** `conflict` `job_in_flight` (an import holds a lane this import writes through; `jobId` names it) or `company_not_api_managed`; **422** `upload_mismatch` (size or checksum differ), **422** `validation_failed` with `reason` `saft_not_xml`, `saft_compressed`, `saft_dtd_refused`, `saft_not_saft` (naming the root element or namespace found), `saft_unsupported_version`, `saft_not_utf8`, or `organization_number_mismatch`.
+         * @description Step 3 of 3: checks the uploaded file and queues its import as a job; starting again answers the same record. Checked now: the bytes are there and match the declaration, the file is XML without a DTD, its root is `AuditFile` in the SAF-T Financial namespace with a known `AuditFileVersion`, and its organization number is the company's (unless `allowOrganizationNumberMismatch` is true). The job then reads the whole file (well-formed, complete, valid against the official XSD of its version — files up to 32 MiB; the first errors come with their line numbers) and refuses it with nothing imported, or runs the per-kind imports in order (chart of each year, dimensions, sub-ledgers, opening balances, GL lines in imports of up to 10,000 lines): `importIds` names them. Lines are merged by their id from the file (`<JournalID>/<TransactionID>-<RecordID>`; a line's tax code is the standard code the file's TaxTable maps its own code to): a corrected file updates lines in place and keeps history; lines absent from it stay, unless `deleteMissing` is true: then the company's GL lines of the file's fiscal years that the file does not hold are deleted (a `general_ledger_line_deletions` import, last in `importIds`; history kept; `report.counts.linesDeleted`), all or nothing — when one of them is in a reconciliation group or linked by a live document the job fails with `failureReason` `lines_in_use` (the ids, at most 100, in `problems`) and nothing is imported. Errors: **409** `upload_missing` (nothing uploaded yet), **409** `conflict` `job_in_flight` (an import holds a lane this import writes through; `jobId` names it) or `company_not_api_managed`; **422** `upload_mismatch` (size or checksum differ), **422** `validation_failed` with `reason` `saft_not_xml`, `saft_compressed`, `saft_dtd_refused`, `saft_not_saft` (naming the root element or namespace found), `saft_unsupported_version`, `saft_not_utf8`, or `organization_number_mismatch`.
          */
         post: operations["startSaftImport"];
         delete?: never;
@@ -1251,7 +1251,7 @@ export interface paths {
         };
         /**
          * One delivery with every attempt
-         * @description One delivery with the event as sent and every attempt: time, status code or network error, latency and the first 1 KiB of the answer. Attempts follow the schedule immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±10 % jitter, at least `Retry-After`); after the last the delivery is `dead`.
+         * @description One delivery with the event as sent and every attempt: time, status code or network error, latency and the first 1 KiB of the answer. Attempts follow the schedule immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±10 % jitter; longer when `Retry-After` says so, up to 12 h); after the last the delivery is `dead`.
          */
         get: operations["getWebhookDelivery"];
         put?: never;
@@ -2606,7 +2606,7 @@ export interface components {
             unreconciledTransactionCount: number;
             approval: components["schemas"]["PeriodApproval"];
         };
-        /** @description The firm's approval of the period on the mapped GL account (set in the application) */
+        /** @description The firm's approval of the period on the mapped GL account (set in the application), and whether the period changed since */
         PeriodApproval: {
             /**
              * @description approved or not_approved
@@ -2620,6 +2620,8 @@ export interface components {
             approvedAt: string | null;
             /** @description Who approved the period, or null */
             approvedBy: string | null;
+            /** @description The period changed since it was approved: a reconciliation group of the period was created or dissolved after `approvedAt` (by a person or by auto-reconciliation), or a group of the period is stale. Approving the period again clears the first; a stale group keeps it true until the group is dissolved or its members match it again. Always false when not approved. */
+            outdated: boolean;
         };
         /** @description One page of ReconciliationGroup items and where the next page starts */
         ReconciliationGroupPage: {
@@ -3182,7 +3184,7 @@ export interface components {
             jobId: string | null;
             /** @description invalid_file, schema_invalid, lines_in_use, import_failed, company_deleted (the company was deleted while it ran; nothing imported after that), company_not_api_managed (moved off the Api accounting system while it ran; likewise) or internal_error when failed */
             failureReason: string | null;
-            /** @description Why the file was refused (the first XSD errors with their line numbers; with lines_in_use, the reconciled lines that deleteMissing would delete, at most 100 ids); nothing was imported then */
+            /** @description Why the file was refused (the first XSD errors with their line numbers; with lines_in_use, the lines that deleteMissing would delete and that are reconciled or linked by documents, at most 100 ids); nothing was imported then */
             problems: {
                 /**
                  * Format: int32
@@ -3251,7 +3253,7 @@ export interface components {
             /** @description true: import a file whose organization number differs from the company's */
             allowOrganizationNumberMismatch?: boolean;
             /**
-             * @description true: delete the company's GL lines of the file's fiscal years that the file does not hold (all or nothing: none when one of them is reconciled). Default false: they stay
+             * @description true: delete the company's GL lines of the file's fiscal years that the file does not hold (all or nothing: none when one of them is reconciled or linked by a live document). Default false: they stay
              * @example true
              */
             deleteMissing?: boolean;
@@ -3826,7 +3828,7 @@ export interface components {
             description?: string;
             links?: components["schemas"]["DocumentLinks"];
         };
-        /** @description What the document belongs to in the books. Ids are stored as given and not checked against the ledger: a receipt is often attached before its voucher is imported. A GL line the document links is not deleted while the document exists (soft-deleted too): its deletion answers 409 lines_in_use. */
+        /** @description What the document belongs to in the books. Ids are stored as given and not checked against the ledger: a receipt is often attached before its voucher is imported. A GL line the document links is not deleted while the document is live (a soft-deleted one holds nothing): its deletion answers 409 lines_in_use. */
         DocumentLinks: {
             /** @description GL lines (`lineId`) the document supports */
             lineIds?: string[];
@@ -8346,7 +8348,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8361,7 +8364,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8376,7 +8380,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8391,7 +8396,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8406,7 +8412,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8421,7 +8428,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8436,7 +8444,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8451,7 +8460,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8466,7 +8476,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8481,7 +8492,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8496,7 +8508,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         },
                      *         {
@@ -8511,7 +8524,8 @@ export interface operations {
                      *           "approval": {
                      *             "status": "approved",
                      *             "approvedAt": "2026-01-15T09:30:00.000Z",
-                     *             "approvedBy": null
+                     *             "approvedBy": null,
+                     *             "outdated": true
                      *           }
                      *         }
                      *       ]

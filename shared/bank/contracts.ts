@@ -33,7 +33,7 @@ export const bankContracts = {
     problems: { 404: bankAccountNotFound },
   },
   getReconciliationSummary: {
-    description: 'Twelve periods of a year for a bank account: reconciliation groups, members, stale groups, unreconciled transactions and the firm\'s period approval.',
+    description: 'Twelve periods of a year for a bank account: reconciliation groups, members, stale groups, unreconciled transactions and the firm\'s period approval, `outdated` when the period\'s groups changed after it (created or dissolved, or stale).',
     params: BankAccountParamsSchema,
     query: ReconciliationSummaryQuerySchema,
     responses: { 200: { description: 'Twelve periods of the year', schema: ReconciliationSummarySchema } },

@@ -14,7 +14,7 @@ import { companyRepository } from '../companies/repository';
 import { reconciliationIndexKeys } from './keys';
 import { glLineRepository } from '../ledger/general-ledger/repository';
 import { backoff } from '../db/retry';
-import { ConditionsFailed, unitOfWork } from '../db/unit-of-work';
+import { ConditionsFailed, unitOfWork, type UnitOfWork } from '../db/unit-of-work';
 import { bankRepository, type Item } from './repository';
 import type {
   CreateReconciliation,
@@ -142,6 +142,28 @@ const toItem = (group: StoredGroup): Item => {
 /** The outbox event of a change to a group, written in the same transaction (thin: receivers fetch the group). */
 const reconciliationEvent = (type: 'reconciliation.created' | 'reconciliation.deleted', group: StoredGroup, at: string) =>
   outboxEventWrite(type, group.companyId, { reconciliationId: group.id, bankAccountId: group.bankAccountId, year: group.year, period: group.period, source: group.source }, at);
+
+/** DynamoDB's limit of items in one TransactWriteItems. */
+const maxTransactionItems = 100;
+
+/** Is the approval outdated by a group created or dissolved in its period after it was given? */
+const changedSinceApproved = (approval: Item) =>
+  typeof approval.groupsChangedAt === 'string' && typeof approval.approvedAt === 'string' && approval.groupsChangedAt > approval.approvedAt;
+
+/**
+ * Outdates the approval of the group's period, if any is to outdate: the period is approved (the
+ * approval item as read, absent when never set) and no change since was recorded yet, so only
+ * the first change after an approval writes it (the engine's bursts of groups in one period
+ * contend on no item). Added to the group's transaction; one that is already full (a group of 98
+ * members) has it written just before, so a transaction cancelled after it leaves the approval
+ * outdated, never a change unflagged.
+ */
+const outdateApproval = async (work: UnitOfWork, size: number, approval: Item | undefined, group: StoredGroup, at: string) => {
+  if (!approval || approval.status !== 'approved' || typeof approval.approvedAt !== 'string' || changedSinceApproved(approval)) return;
+  const write = bankRepository.periodChangedWrite(group.companyId, group.year, group.glAccountCode, group.period, approval.approvedAt, at);
+  if (size < maxTransactionItems) work.add('approval', write);
+  else await bankRepository.markPeriodChanged(write);
+};
 
 /** What the snapshots of members compare (bank transactions and GL lines). */
 const snapshotAttributes = ['id', 'lineId', 'sourceLineId', 'amount', 'bookingDate', 'valueDate', 'description', 'accountCode', 'period', 'transactionDate', 'deleted', 'reconciliationGroupId'];
@@ -307,7 +329,11 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
   for (let attempt = 1; ; attempt++) {
     const transactionRefs = body.bankTransactionIds.map((id) => ({ companyId, bankAccountId: body.bankAccountId, id }));
     const lineRefs = body.lineIds.map((lineId) => ({ companyId, year: body.year, lineId }));
-    const [currentTransaction, currentLine] = await Promise.all([bankRepository.transactions(transactionRefs), glLineRepository.many(lineRefs)]);
+    const [currentTransaction, currentLine, approval] = await Promise.all([
+      bankRepository.transactions(transactionRefs),
+      glLineRepository.many(lineRefs),
+      bankRepository.getApproval(companyId, body.year, glAccountCode, body.period),
+    ]);
     const errors: FieldError[] = [];
     const inUse: { id: string; type: string; reconciliationId: string }[] = [];
     const transactions: Item[] = [];
@@ -361,8 +387,10 @@ export const createReconciliation = async (companyId: string, body: CreateReconc
     for (const item of transactions) work.add('member', bankRepository.markMemberWrite({ companyId, bankAccountId: body.bankAccountId, id: String(item.id) }, groupId, item.version));
     for (const item of lines) work.add('member', glLineRepository.markReconciledWrite({ companyId, year: body.year, lineId: String(item.lineId) }, groupId, item.version));
     // The engine's groups (two members) check that the company is not deleted: it runs after a fetch,
-    // outside a request. A manual group may fill all 100 items of a transaction.
+    // outside a request. A manual group may fill all 100 items of a transaction (then the approval's
+    // write goes just before it, see outdateApproval).
     if (options.source === 'automatic') work.add('company', companyRepository.liveCheck(companyId));
+    await outdateApproval(work, 2 + transactions.length + lines.length + (options.source === 'automatic' ? 1 : 0), approval, group, createdAt);
     try {
       await work.commit();
       return toGroup(group, new Set());
@@ -405,19 +433,20 @@ export const deleteReconciliation = async (companyId: string, groupId: string): 
     const deletedAt = new Date().toISOString();
     const transactionRefs = group.transactions.map((t) => ({ companyId, bankAccountId: group.bankAccountId, id: t.id }));
     const lineRefs = group.lines.map((l) => ({ companyId, year: group.year, lineId: l.lineId }));
-    const [transactionHolder, lineHolder] = await Promise.all([
+    const [transactionHolder, lineHolder, approval] = await Promise.all([
       bankRepository.transactions(transactionRefs, ['reconciliationGroupId']),
       glLineRepository.many(lineRefs, ['reconciliationGroupId']),
+      bankRepository.getApproval(companyId, group.year, group.glAccountCode, group.period),
     ]);
     const work = unitOfWork()
       .add('group', bankRepository.dissolveGroupWrite(companyId, groupId, deletedAt))
       .add('event', reconciliationEvent('reconciliation.deleted', group, deletedAt));
-    for (const ref of transactionRefs) {
-      if (transactionHolder(ref)?.reconciliationGroupId === groupId) work.add('member', bankRepository.releaseMemberWrite(ref, groupId));
-    }
-    for (const ref of lineRefs) {
-      if (lineHolder(ref)?.reconciliationGroupId === groupId) work.add('member', glLineRepository.releaseReconciledWrite(ref, groupId));
-    }
+    const releases = [
+      ...transactionRefs.filter((ref) => transactionHolder(ref)?.reconciliationGroupId === groupId).map((ref) => bankRepository.releaseMemberWrite(ref, groupId)),
+      ...lineRefs.filter((ref) => lineHolder(ref)?.reconciliationGroupId === groupId).map((ref) => glLineRepository.releaseReconciledWrite(ref, groupId)),
+    ];
+    for (const write of releases) work.add('member', write);
+    await outdateApproval(work, 2 + releases.length, approval, group, deletedAt);
     try {
       await work.commit();
       return deletionOf(group, deletedAt);
@@ -434,10 +463,14 @@ export const automaticGroupId = (bankTransactionId: string, lineId: string) => u
 
 /* Summary. */
 
-const approvalOf = (item: Item | undefined) =>
+/**
+ * The period's approval as served: outdated when a group of the period was created or dissolved
+ * after it, or while a group of the period is stale (its members changed since it was made).
+ */
+const approvalOf = (item: Item | undefined, staleGroups: number) =>
   item && item.status === 'approved'
-    ? { status: 'approved' as const, approvedAt: textOrNull(item.approvedAt), approvedBy: textOrNull(item.approvedBy) }
-    : { status: 'not_approved' as const, approvedAt: null, approvedBy: null };
+    ? { status: 'approved' as const, approvedAt: textOrNull(item.approvedAt), approvedBy: textOrNull(item.approvedBy), outdated: staleGroups > 0 || changedSinceApproved(item) }
+    : { status: 'not_approved' as const, approvedAt: null, approvedBy: null, outdated: false };
 
 export const getReconciliationSummary = async (companyId: string, bankAccountId: string, year: number): Promise<ReconciliationSummary> => {
   const account = await requireBankAccount(companyId, bankAccountId);
@@ -469,7 +502,7 @@ export const getReconciliationSummary = async (companyId: string, bankAccountId:
         unreconciledTransactionCount: transactions.filter(
           (item) => Number(String(item.bookingDate).slice(5, 7)) === period && typeof item.reconciliationGroupId !== 'string',
         ).length,
-        approval: approvalOf(approvalByPeriod.get(period)),
+        approval: approvalOf(approvalByPeriod.get(period), staleGroups),
       };
     }),
   };

@@ -237,6 +237,35 @@ export const bankRepository = {
       ConsistentRead: true,
     }),
 
+  getApproval: (companyId: string, year: number, glAccountCode: string, period: number) => getItem(periodApprovalKeys(companyId, year, glAccountCode, period)),
+
+  /**
+   * Records on a period's approval that a group of the period was created or dissolved after it
+   * (`groupsChangedAt`), in the group's transaction: only while the approval read is still in
+   * place (approved at `approvedAt`), so a re-approval or withdrawal meanwhile cancels the
+   * transaction and the group's write decides again on a fresh read.
+   */
+  periodChangedWrite: (companyId: string, year: number, glAccountCode: string, period: number, approvedAt: string, changedAt: string): TransactionWrite => ({
+    Update: {
+      TableName: tableName(),
+      Key: periodApprovalKeys(companyId, year, glAccountCode, period),
+      UpdateExpression: 'SET groupsChangedAt = :changed',
+      ConditionExpression: '#status = :approved AND approvedAt = :approvedAt',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':changed': changedAt, ':approved': 'approved', ':approvedAt': approvedAt },
+    },
+  }),
+
+  /** periodChangedWrite on its own (a group whose transaction is full); an approval changed meanwhile is left as it is. */
+  markPeriodChanged: async (write: TransactionWrite): Promise<void> => {
+    try {
+      await dynamo().send(new UpdateCommand(write.Update!));
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  },
+
+  /** Replaces the approval whole: a new approval starts without `groupsChangedAt`. */
   putApproval: (companyId: string, year: number, glAccountCode: string, period: number, approval: Item) =>
     dynamo().send(
       new PutCommand({

@@ -167,8 +167,12 @@ const approval = /* @__PURE__ */ lazySchema(() => z
     status: z.enum(['approved', 'not_approved']).openapi({ description: 'approved or not_approved' }),
     approvedAt: timestamp.nullable().openapi({ description: 'When the period was approved, or null; UTC timestamp (ISO 8601)' }),
     approvedBy: textOut(limits.name).nullable().openapi({ description: 'Who approved the period, or null' }),
+    outdated: z.boolean().openapi({
+      description:
+        'The period changed since it was approved: a reconciliation group of the period was created or dissolved after `approvedAt` (by a person or by auto-reconciliation), or a group of the period is stale. Approving the period again clears the first; a stale group keeps it true until the group is dissolved or its members match it again. Always false when not approved.',
+    }),
   })
-  .openapi('PeriodApproval', { description: "The firm's approval of the period on the mapped GL account (set in the application)" }));
+  .openapi('PeriodApproval', { description: "The firm's approval of the period on the mapped GL account (set in the application), and whether the period changed since" }));
 
 export const ReconciliationSummarySchema = /* @__PURE__ */ lazySchema(() => z
   .object({

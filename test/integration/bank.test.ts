@@ -656,7 +656,7 @@ describe('reconciliation summary', () => {
       staleGroupCount: 0,
       stale: false,
       unreconciledTransactionCount: 0,
-      approval: { status: 'approved', approvedAt: expect.any(String), approvedBy: 'Kari Nordmann' },
+      approval: { status: 'approved', approvedAt: expect.any(String), approvedBy: 'Kari Nordmann', outdated: false },
     });
     expect(summary.body.periods[1]).toMatchObject({ groupCount: 0, entryCount: 0, approval: { status: 'not_approved', approvedAt: null, approvedBy: null } });
     expect(summary.body.periods[2]).toMatchObject({ groupCount: 1, entryCount: 2, unreconciledTransactionCount: 1, approval: { status: 'not_approved' } });
@@ -669,6 +669,95 @@ describe('reconciliation summary', () => {
     expectProblem(await api('GET', `${path}?year=20x6`, { as: 'a-system' }), 400, 'validation_failed');
     expectProblem(await api('GET', path.replace(bankAccountId, '00000000-0000-4000-8000-000000000000') + '?year=2026', { as: 'a-system' }), 404, 'not_found');
     expectProblem(await api('GET', `${path}?year=2026`, { as: 'b-system' }), 404, 'not_found');
+  });
+
+  it('answers an approval as outdated once a group of its period is created or deleted after it (manual or automatic); approving again clears it; other periods keep theirs', async () => {
+    const { companyId, bankAccountId, tx, line } = await books(
+      [
+        { id: 'o1', amount: '10.00', period: 3 },
+        { id: 'o2', amount: '20.00', period: 3 },
+        { id: 'o3', amount: '30.00', period: 4 },
+        { id: 'o4', amount: '40.00', period: 5 },
+        { id: 'o6', amount: '60.00', period: 6, transactionDate: '2026-06-10' }, // the engine's to match
+      ],
+      [entry('O1', '2026-03-03', '10.00'), entry('O2', '2026-03-05', '20.00'), entry('O3', '2026-04-03', '30.00'), entry('O4', '2026-05-03', '40.00'), entry('O6', '2026-06-11', '60.00')],
+    );
+    const approve = async (period: number, status = 'approved') =>
+      expect((await admin('set-period-approval', '--company', companyId, '--gl-account', '1920', '--year', String(year), '--period', String(period), '--status', status)).code).toBe(0);
+    const approvals = async () => {
+      const summary = await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliation-summary?year=${year}`, { as: 'a-readonly' });
+      expect(summary.status).toBe(200);
+      return summary.body.periods.map((p: Json) => p.approval);
+    };
+    const outdated = async () => (await approvals()).map((a: Json) => (a.status === 'approved' ? (a.outdated ? 'outdated' : 'approved') : a.outdated ? 'not_approved+outdated' : '-'));
+
+    const first = await create(companyId, { bankAccountId, year, period: 3, bankTransactionIds: [tx('O1')], lineIds: [line('o1')] });
+    expect(first.status).toBe(200);
+    for (const period of [3, 4, 6]) await approve(period);
+    expect((await outdated()).slice(2, 6)).toEqual(['approved', 'approved', '-', 'approved']);
+    const approvedAt = (await approvals())[2].approvedAt;
+
+    // deleting a group of period 3 after its approval: outdated, approvedAt unchanged; period 4 is not
+    expect((await api('DELETE', `/v1/companies/${companyId}/reconciliations/${first.body.id}`, { as: 'a-system' })).status).toBe(200);
+    expect((await approvals())[2]).toEqual({ status: 'approved', approvedAt, approvedBy: 'admin-cli', outdated: true });
+    expect((await outdated()).slice(2, 6)).toEqual(['outdated', 'approved', '-', 'approved']);
+
+    // approving again clears it
+    await approve(3);
+    expect((await outdated()).slice(2, 6)).toEqual(['approved', 'approved', '-', 'approved']);
+
+    // creating a group in period 3: outdated again; a group in period 5 (never approved) flags nothing and stays not approved
+    expect((await create(companyId, { bankAccountId, year, period: 3, bankTransactionIds: [tx('O2')], lineIds: [line('o2')] })).status).toBe(200);
+    expect((await create(companyId, { bankAccountId, year, period: 5, bankTransactionIds: [tx('O4')], lineIds: [line('o4')] })).status).toBe(200);
+    expect((await outdated()).slice(2, 6)).toEqual(['outdated', 'approved', '-', 'approved']);
+    expect((await approvals())[4]).toEqual({ status: 'not_approved', approvedAt: null, approvedBy: null, outdated: false });
+    await approve(3);
+    expect((await outdated()).slice(2, 6)).toEqual(['approved', 'approved', '-', 'approved']);
+
+    // the auto-reconciliation engine's group in period 6 outdates period 6 only
+    const run = await admin('auto-reconcile', '--company', companyId, '--year', String(year), '--json');
+    expect(JSON.parse(run.out)).toMatchObject({ matched: 1 });
+    expect((await outdated()).slice(2, 6)).toEqual(['approved', 'approved', '-', 'outdated']);
+
+    // withdrawn and given again: not outdated
+    await approve(6, 'not_approved');
+    expect((await approvals())[5]).toEqual({ status: 'not_approved', approvedAt: null, approvedBy: null, outdated: false });
+    await approve(6);
+    expect((await outdated()).slice(2, 6)).toEqual(['approved', 'approved', '-', 'approved']);
+  });
+
+  it('outdates the approval of a 98-member group, whose create and dissolve fill their transaction (100 items)', async () => {
+    const lines = Array.from({ length: 97 }, (_, i) => ({ id: `f${i}`, amount: '1.00', period: 7 }));
+    const { companyId, bankAccountId, tx, line } = await books(lines, [entry('F1', '2026-07-03', '97.00')]);
+    const approve = async () => expect((await admin('set-period-approval', '--company', companyId, '--gl-account', '1920', '--year', String(year), '--period', '7', '--status', 'approved')).code).toBe(0);
+    const approval7 = async () => (await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliation-summary?year=${year}`, { as: 'a-system' })).body.periods[6].approval;
+    await approve();
+    const group = await create(companyId, { bankAccountId, year, period: 7, bankTransactionIds: [tx('F1')], lineIds: lines.map((l) => line(l.id)) });
+    expect(group.status).toBe(200);
+    expect(await approval7()).toMatchObject({ status: 'approved', outdated: true });
+    await approve();
+    expect(await approval7()).toMatchObject({ status: 'approved', outdated: false });
+    expect((await api('DELETE', `/v1/companies/${companyId}/reconciliations/${group.body.id}`, { as: 'a-system' })).status).toBe(200);
+    expect(await statusOf(companyId, bankAccountId, 'F1')).toBe('unreconciled');
+    expect(await approval7()).toMatchObject({ status: 'approved', outdated: true });
+  });
+
+  it('answers an approval as outdated while its period has a stale group, whenever it was given', async () => {
+    const { companyId, bankAccountId, tx, line } = await books([{ id: 'q1', amount: '250.00', period: 8 }], [entry('Q1', '2026-08-05', '250.00')]);
+    expect((await create(companyId, { bankAccountId, year, period: 8, bankTransactionIds: [tx('Q1')], lineIds: [line('q1')] })).status).toBe(200);
+    const approve = async () => expect((await admin('set-period-approval', '--company', companyId, '--gl-account', '1920', '--year', String(year), '--period', '8', '--status', 'approved')).code).toBe(0);
+    const period8 = async () => (await api('GET', `/v1/companies/${companyId}/bank/accounts/${bankAccountId}/reconciliation-summary?year=${year}`, { as: 'a-system' })).body.periods[7];
+    await approve();
+    expect(await period8()).toMatchObject({ stale: false, approval: { status: 'approved', outdated: false } });
+
+    await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 'q1', accountCode: '1920', amount: '260.00', period: 8 }] });
+    expect(await period8()).toMatchObject({ stale: true, approval: { status: 'approved', outdated: true } });
+    await approve(); // approving a period with a stale group does not make the group fit
+    expect(await period8()).toMatchObject({ stale: true, approval: { status: 'approved', outdated: true } });
+
+    // the line moved back: no longer stale, the approval (given after the group) holds again
+    await importAndWait(companyId, 'general-ledger-lines', { year, lines: [{ id: 'q1', accountCode: '1920', amount: '250.00', period: 8 }] });
+    expect(await period8()).toMatchObject({ stale: false, approval: { status: 'approved', outdated: false } });
   });
 });
 
