@@ -2338,7 +2338,7 @@ export interface components {
             lineCount: number;
             /**
              * Format: decimal
-             * @description Sum of the line amounts: negated for sale codes (revenue is booked as a credit), as booked for purchase codes and non-standard codes
+             * @description Sum of the line amounts: negated for sale codes (revenue is booked as a credit), as booked for purchase codes and non-standard codes; 0 for 14 and 15 (VAT paid on import: the line is the VAT itself, its basis is under 21/22)
              */
             basis: number;
             /**
@@ -2348,7 +2348,7 @@ export interface components {
             outputVat: number;
             /**
              * Format: decimal
-             * @description Input VAT of the code: the tax amounts of input codes and of deductible reverse-charge codes; 0 otherwise
+             * @description Input VAT of the code: the tax amounts of input codes and of deductible reverse-charge codes, the line amounts of 14 and 15; 0 otherwise
              */
             inputVat: number;
         };

@@ -130,7 +130,7 @@ export const organizationRepository = {
       );
       return true;
     } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException' && (await organizationRepository.get(id))?.status === 'deleted') return false;
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException' && (await organizationRepository.placements([id])).get(id)?.status === 'deleted') return false;
       throw error;
     }
   },

@@ -11,8 +11,16 @@ export const saftLane = 'saft';
  * checks) so that the outbox sweeper, which fails a SAF-T import that never started
  * (shared/saft/requeue.ts), ends it the same way without bundling them.
  */
-export const endSaftJob = (work: UnitOfWork, job: { companyId: string; importId: string; jobId: string }, ending: JobEnding, at: string) =>
+export const endSaftJob = (
+  work: UnitOfWork,
+  job: { companyId: string; importId: string; jobId: string },
+  ending: JobEnding,
+  at: string,
+  /** false once another job holds the lane (this one's lease ran out): there is nothing of its own to release. */
+  options: { releaseLane?: boolean } = {},
+) => {
   work
     .add('job', jobRepository.finishWrite(job.jobId, ending, at))
-    .add('event', outboxEventWrite(ending.status === 'succeeded' ? 'job.succeeded' : 'job.failed', job.companyId, { jobId: job.jobId, importId: job.importId, kind: 'saft', status: ending.status }, at))
-    .add('laneLock', jobRepository.releaseLaneWrite(job.companyId, saftLane, job.jobId));
+    .add('event', outboxEventWrite(ending.status === 'succeeded' ? 'job.succeeded' : 'job.failed', job.companyId, { jobId: job.jobId, importId: job.importId, kind: 'saft', status: ending.status }, at));
+  return options.releaseLane === false ? work : work.add('laneLock', jobRepository.releaseLaneWrite(job.companyId, saftLane, job.jobId));
+};

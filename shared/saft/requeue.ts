@@ -76,6 +76,8 @@ export const requeueQueuedImports = async (settings: ImportRequeueSettings, now 
         if (await failNeverStarted(item)) {
           result.failedNeverStarted++;
           logger.error('Import never started though its message was sent again: failed (internal_error)', context);
+          // One more message: the worker ends what a failed import may still hold (a deletion's claims on its rows).
+          if (item.entity === 'import') await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ importId: item.id }) }));
         }
       } catch (error) {
         result.failed++;
@@ -112,13 +114,23 @@ const failNeverStarted = async (item: QueuedImport): Promise<boolean> => {
   if (record?.status !== 'queued' || !record.jobId) return false;
   const message = neverStartedMessage(item.requeues, 'start');
   const at = new Date().toISOString();
-  const work = unitOfWork().add('saft', saftRepository.finishWrite(record.id, { status: 'failed', failureReason: 'internal_error', problems: [{ line: null, message }] }, at));
+  const end = (releaseLane: boolean) =>
+    endSaftJob(
+      unitOfWork().add('saft', saftRepository.finishWrite(record.id, { status: 'failed', failureReason: 'internal_error', problems: [{ line: null, message }] }, at)),
+      { companyId: record.companyId, importId: record.id, jobId: record.jobId! },
+      { status: 'failed', error: { code: 'internal_error', message } },
+      at,
+      { releaseLane },
+    ).commit();
   try {
-    await endSaftJob(work, { companyId: record.companyId, importId: record.id, jobId: record.jobId }, { status: 'failed', error: { code: 'internal_error', message } }, at).commit();
+    await end(true);
     return true;
   } catch (error) {
-    if (error instanceof ConditionsFailed && error.names.includes('saft')) return false; // ended meanwhile
-    throw error;
+    if (!(error instanceof ConditionsFailed)) throw error;
+    if (error.names.includes('saft')) return false; // ended meanwhile
+    if (!error.names.includes('laneLock')) throw error;
+    await end(false); // its lease ran out and another import holds the lane now
+    return true;
   }
 };
 

@@ -234,6 +234,12 @@ export const finishSaftImport = async (
   try {
     await work.commit();
   } catch (error) {
+    if (error instanceof ConditionsFailed && error.names.includes('laneLock') && !error.names.includes('company')) {
+      // Its lease ran out and another import holds the lane now: end it without releasing that one's lane.
+      const again = endSaftJob(unitOfWork().add('saft', saftRepository.finishWrite(item.id, ending, at)), { companyId: item.companyId, importId: item.id, jobId: item.jobId! }, { status: ending.status, error: jobError }, at, { releaseLane: false });
+      if (ending.status === 'succeeded') again.add('company', companyRepository.apiManagedCheck(item.companyId));
+      return again.commit();
+    }
     if (!(error instanceof ConditionsFailed) || !error.names.includes('company')) throw error;
     const deleted = !(await companyRepository.getLive(item.companyId));
     const failure = deleted

@@ -31,9 +31,9 @@ export const VatTermTaxCodeSchema = /* @__PURE__ */ lazySchema(() => z
     reverseCharge: z.boolean().openapi({ description: 'The buyer calculates the VAT (codes 81-89, 91, 92); with a deductible code the same VAT is also input VAT' }),
     rate: amountRead.nullable().openapi({ type: 'number', format: 'decimal', description: 'The rate as a fraction (0.25 = 25 %); null for codes without VAT treatment', example: 0.25, ...({ nullable: true } as object) }),
     lineCount: CountSchema.min(1).openapi({ description: 'Live GL lines with the code in the term' }),
-    basis: amount('Sum of the line amounts: negated for sale codes (revenue is booked as a credit), as booked for purchase codes and non-standard codes'),
+    basis: amount('Sum of the line amounts: negated for sale codes (revenue is booked as a credit), as booked for purchase codes and non-standard codes; 0 for 14 and 15 (VAT paid on import: the line is the VAT itself, its basis is under 21/22)'),
     outputVat: amount('Output VAT of the code: the negated tax amounts of sale codes, the tax amounts of reverse-charge codes; 0 otherwise'),
-    inputVat: amount('Input VAT of the code: the tax amounts of input codes and of deductible reverse-charge codes; 0 otherwise'),
+    inputVat: amount('Input VAT of the code: the tax amounts of input codes and of deductible reverse-charge codes, the line amounts of 14 and 15; 0 otherwise'),
   })
   .openapi('VatTermTaxCode', { description: `One tax code's lines in a term. ${signs}` }));
 

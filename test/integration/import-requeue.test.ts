@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/outbox-sweeper/handler';
 import { lambdaContext } from '../../infra/local/lambda-context';
@@ -10,10 +11,10 @@ import { systemClientScopes } from '../../shared/identity/scopes';
 import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';
 import { queuedImportsToRequeue, requeueQueuedImports, type RequeueResult } from '../../shared/saft/requeue';
 import { eventsOfCompany } from '../../shared/outbox/repository';
-import { dynamo, sqs } from '../../shared/platform/aws';
+import { dynamo, sqs, tableName } from '../../shared/platform/aws';
 import { queues } from '../../shared/queues';
 import { saftLane, startSaftImport } from '../../shared/saft/service';
-import { jobRepository } from '../../shared/jobs/repository';
+import { jobRepository, laneLockItem } from '../../shared/jobs/repository';
 import { api } from '../support/api';
 import { chartOf, newApiCompany, submitImport, waitForImport } from '../support/ledger';
 import { eventually, queueWaitMs, sleep } from '../support/poll';
@@ -169,10 +170,11 @@ describe('imports left queued without their message', () => {
     expect((await lostSweep()).sent).toEqual([]);
     expect((await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body.status).toBe('queued');
 
-    // A window after the second (last) re-send it has still not started: failed, not sent again.
+    // A window after the second (last) re-send it has still not started: failed, then one message
+    // more, for the worker to end what the failed import may still hold (a deletion's claims).
     await sleep(1100);
     const last = await lostSweep();
-    expect(last.sent).toEqual([]);
+    expect(last.sent).toEqual([importId]);
     expect(last.answer).toMatchObject({ requeued: 0, failedNeverStarted: 1 });
     const failed = (await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body;
     expect(failed).toMatchObject({ status: 'failed', failureReason: 'internal_error', rowsInserted: 0 });
@@ -279,5 +281,43 @@ describe('SAF-T imports left queued without their message', () => {
     expect(ended).toEqual(['job.failed']);
     expect(await isQueuedWithoutMessage(id)).toBe(false);
     expect(await jobRepository.laneHolder(companyId, saftLane)).toBeUndefined();
+  });
+
+  it('a SAF-T import past the bound whose lane another import took after its lease ran out is failed all the same; the other keeps the lane', async () => {
+    const created = await api('POST', '/v1/companies', { as, body: { displayName: `SAF-T ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api', organizationNumber: '999999999' } });
+    expect(created.status).toBe(201);
+    const companyId = created.body.id as string;
+    const bytes = fixture('example-1.10-999999999.xml');
+    const declared = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'saft.xml', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
+    expect(declared.status).toBe(201);
+    expect((await fetch(declared.body.upload.url, { method: 'PUT', headers: declared.body.upload.headers, body: bytes })).status).toBe(200);
+    const id = declared.body.id as string;
+    const company = (await companyRepository.get(companyId))!;
+    await cutOffBeforeTheMessage(() => startSaftImport(company, id, {}));
+    const jobId = (await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body.jobId as string;
+    expect((await jobRepository.laneHolder(companyId, saftLane))?.jobId).toBe(jobId);
+    const lostSweep = () => sweepingOnly([id], () => sweep(1, 1), { lose: true });
+
+    await sleep(1100);
+    expect((await lostSweep()).sent).toEqual([id]);
+    expect((await lostSweep()).sent).toEqual([]);
+    await sleep(1100);
+    // Its lease ran out and another import took the lane.
+    const other = randomUUID();
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, saftLane, other, randomUUID(), Date.now()) }));
+    const last = await lostSweep();
+    expect(last.sent).toEqual([]);
+    expect(last.answer.failedNeverStarted).toBe(1);
+
+    const failed = (await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body;
+    expect(failed).toMatchObject({ status: 'failed', failureReason: 'internal_error' });
+    const job = (await api('GET', `/v1/jobs/${jobId}`, { as })).body;
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatchObject({ code: 'internal_error' });
+    expect(job.error.message).toContain('its message was sent again 1 time and it never started');
+    const ended = (await eventsOfCompany(companyId)).filter((event) => event.data.jobId === jobId).map((event) => event.type);
+    expect(ended).toEqual(['job.failed']);
+    expect(await isQueuedWithoutMessage(id)).toBe(false);
+    expect((await jobRepository.laneHolder(companyId, saftLane))?.jobId).toBe(other);
   });
 });
