@@ -143,8 +143,10 @@ export const importRepository = {
           TableName: tableName(),
           Key: importKeys(importId),
           UpdateExpression: 'SET progress = :progress, updatedAt = :at REMOVE GSI2PK, GSI2SK',
-          ConditionExpression: 'progress.nextChunk = :chunk',
-          ExpressionAttributeValues: { ':progress': progress, ':at': updatedAt, ':chunk': chunkIndex },
+          // Only while queued: a delivery still applying an import the sweeper failed meanwhile stops at its next record.
+          ConditionExpression: 'progress.nextChunk = :chunk AND #status = :queued',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':progress': progress, ':at': updatedAt, ':chunk': chunkIndex, ':queued': 'queued' },
         }),
       );
       return true;

@@ -9,6 +9,7 @@ import { importKinds } from '../../shared/composition/import-kinds';
 import type { Principal } from '../../shared/identity/principal';
 import { systemClientScopes } from '../../shared/identity/scopes';
 import { submitImport as submitThroughPipeline } from '../../shared/imports/pipeline';
+import { importRepository } from '../../shared/imports/repository';
 import { queuedImportsToRequeue, requeueQueuedImports, type RequeueResult } from '../../shared/saft/requeue';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { dynamo, sqs, tableName } from '../../shared/platform/aws';
@@ -184,6 +185,11 @@ describe('imports left queued without their message', () => {
     expect(job.error.message).toContain('its message was sent again 2 times and it never started');
     const events = (await eventsOfCompany(companyId)).filter((event) => event.data.importId === importId);
     expect(events.map((event) => event.type)).toEqual(['import.requested', 'job.failed']);
+
+    // A delivery still applying it meanwhile records no chunk of a failed import (it stops there).
+    const progress = { nextChunk: 1, rowsFailed: 0, rowsInserted: 2, rowsUpdated: 0, rowsDeletedFromRequest: 0, rowsRetired: null, sampleErrors: [], unknown: [] };
+    expect(await importRepository.recordChunk(importId, 0, progress, new Date().toISOString())).toBe(false);
+    expect((await importRepository.get(importId))?.status).toBe('failed');
 
     // Out of the sweep index: nothing more is sent or failed, and the lane is free.
     expect(await isQueuedWithoutMessage(importId)).toBe(false);
