@@ -3,7 +3,6 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ProblemError } from '../../shared/platform/problem';
 import { describe, expect, it } from 'vitest';
-import type { SQSEvent } from 'aws-lambda';
 import { eventsOfCompany } from '../../shared/outbox/repository';
 import { createPostFetchWorker } from '../../shared/imports/post-fetch';
 import { importKeys, ledgerStateKeys } from '../../shared/imports/keys';
@@ -23,6 +22,7 @@ import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/
 import { waitForPostFetch } from '../support/bank';
 import { observingCalls } from '../support/sdk-calls';
 import { testStack } from '../support/stack';
+import { sqsEventOf } from '../support/sqs-event';
 
 const glLines = (year: number, lines: { id: string; accountCode: string; amount: string | number; period: number }[]) => ({
   year,
@@ -396,21 +396,6 @@ describe('imports: the asynchronous part', () => {
 });
 
 describe('fetch completion', () => {
-  const sqsEvent = (message: Record<string, unknown>): SQSEvent => ({
-    Records: [
-      {
-        messageId: randomUUID(),
-        receiptHandle: 'test',
-        body: JSON.stringify(message),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:eu-north-1:000000000000:test',
-        awsRegion: 'eu-north-1',
-      },
-    ],
-  });
 
   it('is ignored when the import changed nothing (every row failed)', async () => {
     const companyId = await newApiCompany();
@@ -426,7 +411,7 @@ describe('fetch completion', () => {
     const run = await waitForPostFetch(companyId, done.body.id);
     const failing = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => Promise.reject(new Error('bank feed unavailable')) }]);
     logger.setLogLevel('CRITICAL'); // the engine failure is logged as an error by design
-    await failing(sqsEvent({ companyId, fetchRunId: run.id, importId: done.body.id, year: 2025, completedAt: run.completedAt })).finally(() => logger.setLogLevel('ERROR'));
+    await failing(sqsEventOf({ companyId, fetchRunId: run.id, importId: done.body.id, year: 2025, completedAt: run.completedAt })).finally(() => logger.setLogLevel('ERROR'));
     // The import's end, late: what its worker's fetch completion said before the engines ran.
     await dynamo().send(
       new UpdateCommand({ TableName: tableName(), Key: importKeys(done.body.id), UpdateExpression: 'SET fetchCompletion = :early', ExpressionAttributeValues: { ':early': { status: 'completed', fetchRunId: run.id, recordedAt: run.recordedAt } } }),
@@ -446,7 +431,7 @@ describe('fetch completion', () => {
     testStack();
     const failing = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => Promise.reject(new Error('bank feed unavailable')) }]);
     logger.setLogLevel('CRITICAL'); // the engine failure is logged as an error by design
-    const result = await failing(sqsEvent(message)).finally(() => logger.setLogLevel('ERROR'));
+    const result = await failing(sqsEventOf(message)).finally(() => logger.setLogLevel('ERROR'));
     expect(result.batchItemFailures).toHaveLength(1);
     const afterFailure = await api('GET', `/v1/companies/${companyId}/imports/${done.body.id}`, { as: 'a-system' });
     expect(afterFailure.body).toMatchObject({ status: 'succeeded', fetchCompletion: { status: 'failed', failureType: 'post_fetch_engine_failed', fetchRunId: done.body.id } });
@@ -454,10 +439,10 @@ describe('fetch completion', () => {
     expect(runs.body.data[0].engines).toEqual([expect.objectContaining({ name: 'auto_reconciliation', status: 'failed', detail: 'bank feed unavailable' })]);
 
     const succeeding = createPostFetchWorker([{ name: 'auto_reconciliation', run: async () => 'matched 0 of 0' }]);
-    expect((await succeeding(sqsEvent({ ...message, completedAt: runs.body.data[0].completedAt }))).batchItemFailures).toEqual([]);
+    expect((await succeeding(sqsEventOf({ ...message, completedAt: runs.body.data[0].completedAt }))).batchItemFailures).toEqual([]);
     // a message naming an import that has no run changes nothing
-    expect((await succeeding(sqsEvent({ ...message, importId: randomUUID() }))).batchItemFailures).toEqual([]);
-    expect((await succeeding(sqsEvent({ ...message, completedAt: '2020-01-01T00:00:00.000Z' }))).batchItemFailures).toEqual([]);
+    expect((await succeeding(sqsEventOf({ ...message, importId: randomUUID() }))).batchItemFailures).toEqual([]);
+    expect((await succeeding(sqsEventOf({ ...message, completedAt: '2020-01-01T00:00:00.000Z' }))).batchItemFailures).toEqual([]);
     const afterRetry = await api('GET', `/v1/companies/${companyId}/imports/${done.body.id}`, { as: 'a-system' });
     expect(afterRetry.body.fetchCompletion).toMatchObject({ status: 'completed', fetchRunId: done.body.id });
     expect((await api('GET', `/v1/companies/${companyId}/fetch-runs`, { as: 'a-system' })).body.data[0].engines).toEqual([

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SQSEvent } from 'aws-lambda';
 import { autoReconcile } from '../../shared/bank/auto-reconciliation';
 import { companyKeys } from '../../shared/companies/keys';
 import { companyRepository } from '../../shared/companies/repository';
@@ -20,6 +19,7 @@ import { ingestOk, lineIdsOf, statementXml, transactionsByReference, validAccoun
 import { chartOf, importAndWait, newApiCompany, submitImport } from '../support/ledger';
 import { observingCalls } from '../support/sdk-calls';
 import { testStack } from '../support/stack';
+import { sqsEventOf } from '../support/sqs-event';
 
 /**
  * Import rule 11 for GL lines that other work holds: a line linked by a document is in use like a
@@ -186,22 +186,6 @@ describe('GL-line deletions racing auto-reconciliation', () => {
 });
 
 describe('GL-line deletions that fail after claiming their lines', () => {
-  /** The imports queue's message of an import, first delivery. */
-  const sqsEvent = (importId: string): SQSEvent => ({
-    Records: [
-      {
-        messageId: randomUUID(),
-        receiptHandle: 'test',
-        body: JSON.stringify({ importId }),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:eu-north-1:000000000000:test',
-        awsRegion: 'eu-north-1',
-      },
-    ],
-  });
 
   const isClaim = (commandName: string, input: Record<string, unknown>) => commandName.startsWith('Update') && String(input.UpdateExpression).startsWith('SET deletingBy');
 
@@ -230,7 +214,7 @@ describe('GL-line deletions that fail after claiming their lines', () => {
         if (!commandName.startsWith('Update') || !JSON.stringify(input).includes('lastOutcome')) return;
         throw Object.assign(new Error('One or more parameter values were invalid: Item size has exceeded the maximum allowed size'), { name: 'ValidationException' });
       },
-      () => createImportWorker(importKinds, postFetchEngineNames)(sqsEvent(accepted.id)),
+      () => createImportWorker(importKinds, postFetchEngineNames)(sqsEventOf({ importId: accepted.id })),
     ).finally(() => logger.setLogLevel('ERROR'));
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(claims).toBe(2);
