@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ICommandHooks, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { prebuiltDocumentFile, prebuiltYamlFile } from '../../shared/openapi/prebuilt';
+import { tracingModuleFile } from '../../shared/platform/tracer';
 import { queues } from '../../shared/queues';
 import { authorizerEntry, functionGroups } from '../../shared/routes';
 
@@ -44,10 +45,23 @@ export const writeDocumentTemplates = async (paths: readonly string[]): Promise<
   for (const file of paths) writeFileSync(file, file.endsWith('.json') ? template : documentYaml(JSON.parse(template)));
 };
 
-export const bundledAssetHooks = (entry: string, repoRoot: string): { commandHooks?: ICommandHooks } => {
+/** The module shared/platform/tracer.ts loads beside each bundle when tracing may be on. */
+export const tracingModuleEntry = 'shared/platform/tracing.ts';
+
+/** The esbuild CLI command that writes the tracing module into a function's output folder, with the functions' settings (no source map). */
+const tracingModuleCommand = (repoRoot: string, outputDir: string): string =>
+  [
+    `"${path.join(repoRoot, 'node_modules/.bin/esbuild')}" "${path.join(repoRoot, tracingModuleEntry)}"`,
+    '--bundle --platform=node --format=esm --minify --log-level=error',
+    `--target=${lambdaBundling.target} --main-fields=${lambdaBundling.mainFields.join(',')}`,
+    `--banner:js="${lambdaBundling.banner}"`,
+    `--outfile="${path.join(outputDir, tracingModuleFile)}"`,
+  ].join(' ');
+
+/** What is copied or written beside each function's bundle at synth: its vendored files, its document files, the tracing module. */
+export const bundledAssetHooks = (entry: string, repoRoot: string): { commandHooks: ICommandHooks } => {
   const files = bundledAssets[entry] ?? [];
   const documentFiles = prebuiltDocumentFiles[entry] ?? [];
-  if (!files.length && !documentFiles.length) return {};
   return {
     commandHooks: {
       beforeBundling: () => [],
@@ -55,6 +69,7 @@ export const bundledAssetHooks = (entry: string, repoRoot: string): { commandHoo
       afterBundling: (_inputDir: string, outputDir: string) => [
         ...files.map((file) => `cp "${path.join(repoRoot, file)}" "${outputDir}/"`),
         ...(documentFiles.length ? [`cd "${repoRoot}" && npx tsx infra/tools/openapi-template.ts ${documentFiles.map((file) => `"${outputDir}/${file}"`).join(' ')}`] : []),
+        tracingModuleCommand(repoRoot, outputDir),
       ],
     },
   };
@@ -75,7 +90,8 @@ export const lambdaBundling = {
   sourceMap: true,
   sourcesContent: false,
   // The openapi and mcp functions read the OpenAPI document generated at build time (prebuiltDocumentEntries).
-  define: { OPENAPI_DOCUMENT_PREBUILT: 'true' },
+  // Tracing (the Powertools Tracer and the X-Ray SDK) is the module tracing.mjs beside the bundle, loaded only when tracing may be on.
+  define: { OPENAPI_DOCUMENT_PREBUILT: 'true', TRACING_MODULE_BESIDE: 'true' },
   // Evaluated first: stack traces name the TypeScript source, read from the source map only when
   // a stack is formatted (Node.js's --enable-source-maps reads it at every cold start).
   inject: [path.resolve(import.meta.dirname, '../../shared/platform/source-mapped-stacks-install.ts')],
@@ -99,6 +115,12 @@ export const lambdaEsbuildOptions = (entry: string, outfile: string): BuildOptio
   logLevel: 'error',
 });
 
+/** The tracing module's build: the functions' settings, without their source map, injection and definitions. */
+export const tracingModuleOptions = (outfile: string): BuildOptions => {
+  const { sourcemap: _map, sourcesContent: _sources, define: _define, inject: _inject, ...options } = lambdaEsbuildOptions(tracingModuleEntry, outfile);
+  return options;
+};
+
 /** Every Lambda of the API stack by name (its folder under functions/) and entry. */
 export const lambdaEntries: { name: string; entry: string }[] = [
   authorizerEntry,
@@ -111,8 +133,6 @@ export const lambdaEntries: { name: string; entry: string }[] = [
 /** A bundle's budget: 1 MiB, unless it is listed here with the reason it needs more. */
 export const bundleBudgetBytes = 1024 * 1024;
 export const bundleBudgetExceptions: Record<string, string> = {
-  imports:
-    'the clients of four AWS services it uses (S3 for payloads and presigned SAF-T uploads ~100 KiB, SQS, DynamoDB, KMS for idempotent answers), the SAF-T header reader (saxes) and the Tracer with the X-Ray SDK (~120 KiB)',
   mcp:
     'the MCP SDK with the JSON Schema validator its Server builds (ajv, ~130 KiB), and the read operations of seven groups; their group operation maps bring S3 (document uploads and downloads, ~100 KiB) that no tool uses (the tool schemas come from the document generated at build time, not from the generator)',
 };
@@ -158,7 +178,8 @@ export const bundleLambdas = async (lambdas: readonly { name: string; entry: str
     absWorkingDir: repoRoot,
     metafile: true,
   });
-  // Beside the bundle, as afterBundling writes it at synth.
+  // Beside the bundles, as afterBundling writes them at synth.
+  await build({ ...tracingModuleOptions(path.join(outDir, tracingModuleFile)), absWorkingDir: repoRoot });
   const documentFiles = [...new Set(lambdas.flatMap(({ entry }) => prebuiltDocumentFiles[entry] ?? []))];
   if (documentFiles.length > 0) await writeDocumentTemplates(documentFiles.map((file) => path.join(outDir, file)));
   return lambdas.map(({ name, entry }) => {

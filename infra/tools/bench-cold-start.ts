@@ -247,6 +247,9 @@ export interface ColdStartRow {
    * other): load that changes between rounds sways it less than the ratio of the medians.
    */
   pairedCpuRatio: number;
+  /** The init's CPU time with tracing on, as deployed (the tracing module loaded), and its paired ratio to the floor. */
+  tracedInitCpuMs: number;
+  tracedPairedCpuRatio: number;
   floorInitMs: number;
   floorFirstMs: number;
   initRatio: number;
@@ -341,15 +344,24 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
     applyStackEnv(info, env);
     Object.assign(env, { NODE_OPTIONS: options.nodeSourceMaps ? nodeSourceMapsOption : '', POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_SERVICE_NAME: 'ledger', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
-    const runOnce = async (bundleFile: string, eventFile: string, name: string): Promise<Run> => {
+    // Tracing on, as deployed (active tracing): the function loads the tracing module beside it and sends its segments to a daemon address nobody listens on.
+    const tracingEnv: NodeJS.ProcessEnv = {
+      ...env,
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+      LAMBDA_TASK_ROOT: workDir,
+      _HANDLER: 'index.handler',
+      _X_AMZN_TRACE_ID: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+      AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:9',
+    };
+    const runOnce = async (bundleFile: string, eventFile: string, name: string, runEnv = env): Promise<Run> => {
       // Asynchronously: the emulators the child talks to run in this process.
-      const { stdout } = await promisify(execFile)(node, [child, pathToFileURL(bundleFile).href, eventFile, name], { env, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 20 });
+      const { stdout } = await promisify(execFile)(node, [child, pathToFileURL(bundleFile).href, eventFile, name], { env: runEnv, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 20 });
       const line = stdout.trim().split('\n').at(-1) ?? '';
       return JSON.parse(line) as Run;
     };
 
     // Rounds: every function, then its floor, once per round, so noise spreads over both.
-    const measured = new Map<string, { runs: Run[]; floorRuns: Run[] }>(bundles.map((bundle) => [bundle.name, { runs: [], floorRuns: [] }]));
+    const measured = new Map<string, { runs: Run[]; floorRuns: Run[]; tracedRuns: Run[] }>(bundles.map((bundle) => [bundle.name, { runs: [], floorRuns: [], tracedRuns: [] }]));
     log(`${runs} rounds of ${bundles.length} functions and their floors, each in a fresh ${nodeVersion} process`);
     for (let round = 0; round < runs; round++) {
       for (const bundle of bundles) {
@@ -357,6 +369,7 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
         const entry = measured.get(bundle.name)!;
         entry.runs.push(await runOnce(bundle.file, eventFiles.get(bundle.name)!, bundle.name));
         entry.floorRuns.push(await runOnce(floor.file, eventFiles.get(bundle.name)!, `${bundle.name}-floor`));
+        entry.tracedRuns.push(await runOnce(bundle.file, eventFiles.get(bundle.name)!, bundle.name, tracingEnv));
       }
       log(`round ${round + 1} of ${runs} done`);
     }
@@ -369,7 +382,7 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
     }
     for (const bundle of bundles) {
       const floor = floors.get(bundle.sdkPackages.join(' '))!;
-      const { runs: own, floorRuns } = measured.get(bundle.name)!;
+      const { runs: own, floorRuns, tracedRuns } = measured.get(bundle.name)!;
       const initMs = median(own.map((run) => run.initMs));
       const firstMs = median(own.map((run) => run.firstMs));
       const floorInitMs = median(floorRuns.map((run) => run.initMs));
@@ -391,6 +404,8 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
         floorInitCpuMs: round(floorInitCpuMs),
         initCpuRatio: round(initCpuMs / floorInitCpuMs, 2),
         pairedCpuRatio: round(median(own.map((run, index) => run.initCpuMs / floorRuns[index]!.initCpuMs)), 2),
+        tracedInitCpuMs: round(median(tracedRuns.map((run) => run.initCpuMs))),
+        tracedPairedCpuRatio: round(median(tracedRuns.map((run, index) => run.initCpuMs / floorRuns[index]!.initCpuMs)), 2),
         floorInitMs: round(floorInitMs),
         floorFirstMs: round(floorFirstMs),
         initRatio: round(initMs / floorInitMs, 2),
@@ -412,16 +427,17 @@ export const coldStartBench = async (options: { runs?: number; only?: string[]; 
     ratio: `${row.initRatio} x`,
     cpu: `${row.initCpuMs} / ${row.floorInitCpuMs} ms = ${row.initCpuRatio} x`,
     paired: `${row.pairedCpuRatio} x`,
+    traced: `${row.tracedInitCpuMs} ms = ${row.tracedPairedCpuRatio} x`,
     first: `${row.firstMs} ms / ${row.floorFirstMs} ms`,
     total: `${row.totalRatio} x`,
     verdict: row.initRatio <= initGoal && row.budget !== 'over' ? 'pass' : 'fail',
     cpuGoal: row.pairedCpuRatio <= initGoal ? 'within' : initGoalExceptions[row.name] ? 'over, reason' : 'over',
     answer: row.outcome,
   }));
-  const header = { function: 'function', bundle: 'bundle (<= 1 MiB)', floor: 'floor bundle', init: 'init: fn / floor', ratio: `ratio (<= ${initGoal})`, cpu: 'init CPU: fn / floor', paired: 'CPU, paired', first: 'first event: fn / floor', total: 'init+first', verdict: 'pass/fail', cpuGoal: `CPU <= ${initGoal} x`, answer: 'first answer' };
+  const header = { function: 'function', bundle: 'bundle (<= 1 MiB)', floor: 'floor bundle', init: 'init: fn / floor', ratio: `ratio (<= ${initGoal})`, cpu: 'init CPU: fn / floor', paired: 'CPU, paired', traced: 'init CPU, tracing on', first: 'first event: fn / floor', total: 'init+first', verdict: 'pass/fail', cpuGoal: `CPU <= ${initGoal} x`, answer: 'first answer' };
   const keys = Object.keys(header) as (keyof typeof header)[];
   const width = (key: keyof typeof header) => Math.max(...[header, ...table].map((row) => row[key].length));
-  console.log(`\nCold starts: median of ${runs} fresh ${nodeVersion} processes per function and per floor${options.nodeSourceMaps ? `, NODE_OPTIONS=${nodeSourceMapsOption}` : ''} (init = importing the bundle; first event = serving one event against the local stack)\n`);
+  console.log(`\nCold starts: median of ${runs} fresh ${nodeVersion} processes per function and per floor${options.nodeSourceMaps ? `, NODE_OPTIONS=${nodeSourceMapsOption}` : ''} (init = importing the bundle; first event = serving one event against the local stack; tracing off but for the column "tracing on", where the function loads tracing.mjs as with active tracing)\n`);
   console.log(keys.map((key) => header[key].padEnd(width(key))).join(' | '));
   console.log(keys.map((key) => '-'.repeat(width(key))).join('-+-'));
   for (const row of table) console.log(keys.map((key) => row[key].padEnd(width(key))).join(' | '));

@@ -24,7 +24,7 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
-const bundleSize = (dir: string) => bundleAsLambda(functionGroups.mcp.entry, join(dir, 'mcp', 'index.mjs'));
+const bundleSize = async (dir: string) => (await bundleAsLambda(functionGroups.mcp.entry, join(dir, 'mcp', 'index.mjs'))).bytes;
 
 const main = async () => {
   readCli({

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import { lambdaEsbuildOptions } from '../stacks/bundled-assets';
+import { lambdaEsbuildOptions, tracingModuleOptions } from '../stacks/bundled-assets';
+import { tracingModuleFile } from '../../shared/platform/tracer';
 import { parseProcStat } from './suite-cpu';
 
 // The functions a bench runs in its process write no EMF lines between its tables.
@@ -28,10 +29,16 @@ export const runBench = (main: () => Promise<number | void>): void => {
   );
 };
 
-/** Bundles an entry as CDK bundles a Lambda (infra/stacks/bundled-assets.ts lambdaEsbuildOptions); answers the bundle's size in bytes. */
-export const bundleAsLambda = async (entry: string, outfile: string, options: { minify?: boolean; plugins?: Plugin[] } = {}): Promise<number> => {
-  await build({ ...lambdaEsbuildOptions(resolve(entry), outfile), minify: options.minify ?? true, sourcemap: false, plugins: options.plugins ?? [] });
-  return statSync(outfile).size;
+/**
+ * Bundles an entry as CDK bundles a Lambda (infra/stacks/bundled-assets.ts lambdaEsbuildOptions),
+ * with the tracing module beside it (built with the same plugins); answers the sizes in bytes.
+ */
+export const bundleAsLambda = async (entry: string, outfile: string, options: { minify?: boolean; plugins?: Plugin[] } = {}): Promise<{ bytes: number; tracingModuleBytes: number }> => {
+  const plugins = options.plugins ?? [];
+  const tracingModule = join(dirname(outfile), tracingModuleFile);
+  await build({ ...lambdaEsbuildOptions(resolve(entry), outfile), minify: options.minify ?? true, sourcemap: false, plugins });
+  await build({ ...tracingModuleOptions(tracingModule), plugins });
+  return { bytes: statSync(outfile).size, tracingModuleBytes: statSync(tracingModule).size };
 };
 
 /** Rounds to `digits` decimals (for printed figures). */

@@ -1,9 +1,9 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
 /**
  * `npm run bench:telemetry`: the cold-start cost of the telemetry (Powertools Tracer and Metrics).
- * Bundles two functions as CDK does (esbuild, minified ESM for Node 22, AWS SDK included) three
- * ways: as shipped; with the Tracer packages replaced by no-op stand-ins; with the Metrics package
- * replaced too. Then, --runs times per bundle (interleaved), a fresh `node` process imports the
+ * Bundles two functions as CDK does (esbuild, minified ESM for Node 22, AWS SDK included, the
+ * tracing module tracing.mjs beside) three ways: as shipped; with the Tracer packages replaced by
+ * no-op stand-ins; with the Metrics package replaced too. Then, --runs times per bundle (interleaved), a fresh `node` process imports the
  * bundle and serves one event with tracing on, as in Lambda (AWS_EXECUTION_ENV, a trace header, a
  * daemon address nobody listens on). Needs no stack: the events touch no AWS service (the
  * authorizer without a token, whoami without one). Prints the medians; writes .local/bench/telemetry.json.
@@ -86,8 +86,8 @@ const main = async () => {
     for (const fn of functions) {
       for (const variant of variants) {
         const outfile = join(dir, `${fn.name}-${bundles.length}`, 'index.mjs');
-        const bytes = await bundleAsLambda(fn.entry, outfile, { plugins: variant.plugins });
-        bundles.push({ fn, variant, outfile, bytes, initMs: [] as number[], firstInvokeMs: [] as number[] });
+        const { bytes, tracingModuleBytes } = await bundleAsLambda(fn.entry, outfile, { plugins: variant.plugins });
+        bundles.push({ fn, variant, outfile, bytes: bytes + tracingModuleBytes, initMs: [] as number[], firstInvokeMs: [] as number[] });
       }
     }
     log(`${bundles.length} bundles built; ${runs} cold starts each (interleaved, after one discarded round that warms the file cache)`);
@@ -127,7 +127,7 @@ const main = async () => {
       firstInvokeMs: Math.round(median(bundle.firstInvokeMs) * 10) / 10,
     }));
     console.log(`Node ${process.version}, medians of ${runs} cold starts (fresh process: import the bundle, serve one event, tracing on)\n`);
-    console.log('| function | bundle | size (minified) | init (import) | first invocation |');
+    console.log('| function | bundle | size (minified, with tracing.mjs) | init (import) | first invocation |');
     console.log('|---|---|---|---|---|');
     for (const row of rows) console.log(`| ${row.function} | ${row.variant} | ${row.bundleKiB} KiB | ${row.initMs} ms | ${row.firstInvokeMs} ms |`);
     log(`wrote ${writeBenchResults('telemetry', { node: process.version, runs, rows })}`);

@@ -1,10 +1,9 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { Context } from 'aws-lambda';
 import { logger } from './logger';
 import { publishingMetrics, type MetricMetadata } from './metrics';
-import { powertoolsTracer } from './tracer';
+import { tracingMiddleware } from './tracer';
 
 /**
  * Every function's handler, wired once: Powertools logger context, the X-Ray handler subsegment
@@ -13,5 +12,5 @@ import { powertoolsTracer } from './tracer';
  */
 export const lambdaHandler = <Event, Result>(handler: (event: Event, context: Context) => Promise<Result>, metadata?: (event: Event) => MetricMetadata) =>
   middy<Event, Result, Error, Context>(publishingMetrics(handler, metadata))
-    .use(powertoolsTracer ? [captureLambdaHandler(powertoolsTracer, { captureResponse: false })] : [])
+    .use(tracingMiddleware)
     .use(injectLambdaContext(logger, { resetKeys: true }));

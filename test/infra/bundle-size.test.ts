@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createSocket } from 'node:dgram';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { tracingModuleFile } from '../../shared/platform/tracer';
 import { withRequestBaseUrl } from '../../shared/platform/config';
 import { bundleBudgetBytes, bundleBudgetExceptions, bundledAssetHooks, bundleLambda, bundleLambdas, initGoalExceptions, lambdaEntries, prebuiltDocumentEntries, prebuiltDocumentFiles, type LambdaBundle } from '../../infra/stacks/bundled-assets';
 
@@ -129,11 +131,71 @@ describe('Lambda bundles', () => {
     const entry = bundles.get('openapi')!.entry;
     const synthDir = mkdtempSync(join(os.tmpdir(), 'ledger-synth-openapi-'));
     try {
-      const commands = bundledAssetHooks(entry, repoRoot).commandHooks!.afterBundling(repoRoot, synthDir);
+      const commands = bundledAssetHooks(entry, repoRoot).commandHooks.afterBundling(repoRoot, synthDir);
       for (const command of commands) await promisify(execFile)('sh', ['-c', command], { maxBuffer: 16 << 20 });
       const written = readdirSync(synthDir).filter((file) => file.startsWith('openapi.')).sort();
       expect(written).toEqual([...prebuiltDocumentFiles[entry]!].sort());
       for (const file of written) expect(readFileSync(join(synthDir, file), 'utf8'), file).toBe(readFileSync(join(outDir, file), 'utf8'));
+    } finally {
+      rmSync(synthDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('bundles the Tracer and the X-Ray SDK in no function: tracing.mjs beside the bundles holds them', () => {
+    const holders = [...bundles.values()].filter((bundle) => bundle.inputs.some((file) => /node_modules\/(aws-xray-sdk-core|@aws-lambda-powertools\/tracer|cls-hooked)\//.test(file))).map((bundle) => bundle.name);
+    expect(holders).toEqual([]);
+    const tracing = readFileSync(join(outDir, tracingModuleFile), 'utf8');
+    expect(tracing).toContain('AWS_XRAY_DAEMON_ADDRESS');
+  });
+
+  /** Runs the webhook-relay bundle of `dir` afresh with `env` and serves an empty stream batch; answers its output. */
+  const relayFresh = async (dir: string, env: Record<string, string>) => {
+    const script = `const { handler } = await import(process.argv[1]); const r = await handler({ Records: [] }, { functionName: 'webhook-relay', awsRequestId: 'bundle-size', getRemainingTimeInMillis: () => 10000 }); process.stdout.write('\\n' + JSON.stringify(r));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(join(dir, 'webhook-relay.mjs')).href], {
+      env: { PATH: process.env.PATH, AWS_REGION: 'eu-north-1', POWERTOOLS_LOG_LEVEL: 'ERROR', ...env },
+    });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as unknown;
+  };
+
+  it('a bundle started afresh with tracing on (as in Lambda) loads tracing.mjs beside it and sends its handler subsegment to the X-Ray daemon', async () => {
+    const daemon = createSocket('udp4');
+    const names: string[] = [];
+    daemon.on('message', (message) => names.push((JSON.parse(message.toString('utf8').split('\n').slice(1).join('\n')) as { name: string }).name));
+    await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+    try {
+      const traced = {
+        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        LAMBDA_TASK_ROOT: outDir,
+        _HANDLER: 'index.handler',
+        _X_AMZN_TRACE_ID: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+        AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
+      };
+      expect(await relayFresh(outDir, traced)).toEqual({ batchItemFailures: [] });
+      const deadline = Date.now() + 10_000;
+      while (!names.includes('## index.handler') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(names).toContain('## index.handler');
+    } finally {
+      daemon.close();
+    }
+  });
+
+  it('a bundle started afresh with tracing off does not read tracing.mjs (it serves without it)', async () => {
+    const alone = mkdtempSync(join(os.tmpdir(), 'ledger-bundle-untraced-'));
+    try {
+      copyFileSync(bundles.get('webhook-relay')!.file, join(alone, 'webhook-relay.mjs'));
+      expect(await relayFresh(alone, {})).toEqual({ batchItemFailures: [] });
+      await expect(relayFresh(alone, { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' })).rejects.toThrow(/tracing\.mjs/);
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
+  });
+
+  it('writes at synth, beside every bundle, the tracing module this run wrote beside its bundles', async () => {
+    const synthDir = mkdtempSync(join(os.tmpdir(), 'ledger-synth-tracing-'));
+    try {
+      for (const command of bundledAssetHooks(bundles.get('webhook-relay')!.entry, repoRoot).commandHooks.afterBundling(repoRoot, synthDir)) await promisify(execFile)('sh', ['-c', command]);
+      expect(readdirSync(synthDir)).toEqual([tracingModuleFile]);
+      expect(readFileSync(join(synthDir, tracingModuleFile))).toEqual(readFileSync(join(outDir, tracingModuleFile)));
     } finally {
       rmSync(synthDir, { recursive: true, force: true });
     }
