@@ -112,7 +112,9 @@ export async function startS3(options: {
       });
       server.closeAllConnections();
     }));
-  return { endpoint: `http://127.0.0.1:${options.port}`, directory, stop };
+  const address = server.address();
+  if (address === null || typeof address !== 'object') throw new Error('S3 emulator: could not read the port it listens on');
+  return { endpoint: `http://127.0.0.1:${address.port}`, directory, stop };
 }
 
 /** An S3Client for the local endpoint: path style, S3RVER credentials, checksums only when required. */

@@ -67,7 +67,7 @@ async function createFauxqsStores(region: string): Promise<FauxqsStores> {
   return { sqsStore, snsStore, s3Store: new S3Store() };
 }
 
-/** Starts fauxqs in-process on 127.0.0.1:<port> (no request logging). */
+/** Starts fauxqs in-process on 127.0.0.1:<port> (0: a free port, the endpoint names it; no request logging). */
 export async function startSqs(options: { port: number }): Promise<LocalSqs> {
   const region = localAwsRegion();
   const stores = await createFauxqsStores(region);
@@ -77,9 +77,11 @@ export async function startSqs(options: { port: number }): Promise<LocalSqs> {
     stores: stores as unknown as NonNullable<Parameters<typeof buildApp>[0]>['stores'],
   });
   await app.listen({ port: options.port, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address !== 'object') throw new Error('fauxqs: could not read the port it listens on');
   let stopping: Promise<void> | undefined;
   return {
-    endpoint: `http://127.0.0.1:${options.port}`,
+    endpoint: `http://127.0.0.1:${address.port}`,
     // Closes open connections too and ends pending long polls.
     stop: () => (stopping ??= app.close().then(() => undefined)),
   };

@@ -121,6 +121,21 @@ const outboxTableName = 'ledger-local-outbox';
 const bucketName = 'ledger-documents-local';
 const scopePrefix = 'ledger-api/';
 
+/**
+ * DynamoDB Local (java) on a port found free just before: another process may take that port
+ * first (a free port is looked up, not held, until java binds it), so a start that fails is tried
+ * again on another port, twice at most.
+ */
+const startDynamoDbLocalOnFreePort = async (persistDir: string | undefined): Promise<Awaited<ReturnType<typeof startDynamoDbLocal>>> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDynamoDbLocal({ port: await freePort(), ...(persistDir !== undefined && { persistDir }) });
+    } catch (error) {
+      if (attempt === 3 || !/exited before it was ready/.test((error as Error).message)) throw error;
+    }
+  }
+};
+
 /** Brings up DynamoDB Local, SQS, S3, the identity provider, pollers and the gateway; seeds demo data once. */
 export const startLocalStack = async (options: StackOptions = {}): Promise<LocalStack> => {
   const progress = options.onProgress ?? (() => undefined);
@@ -146,7 +161,6 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
     const authPortHeld = await holdPort(options.authPort ?? 0, 'identity provider');
     stops.push(authPortHeld.release);
     const [gatewayPort, authPort] = [gatewayPortHeld.port, authPortHeld.port];
-    const [dynamoPort, sqsPort, s3Port] = [await freePort(), await freePort(), await freePort()];
 
     // S3 event notifications, as the stateful stack configures them: ObjectCreated under
     // uploads/pending/ goes to the uploads queue (its worker completes document uploads). The
@@ -156,9 +170,10 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
 
     progress('starting DynamoDB Local, SQS and S3');
     const started = await Promise.allSettled([
-      startDynamoDbLocal({ port: dynamoPort, ...(options.persist && { persistDir: join(dataDir, 'dynamodb') }) }),
-      startSqsServer({ port: sqsPort }),
-      startS3({ port: s3Port, onEvent: onS3Event, ...(options.persist && { directory: join(dataDir, 's3') }) }),
+      startDynamoDbLocalOnFreePort(options.persist ? join(dataDir, 'dynamodb') : undefined),
+      // In this process: they listen on a port the system gives them (0), so no other process can take it first.
+      startSqsServer({ port: 0 }),
+      startS3({ port: 0, onEvent: onS3Event, ...(options.persist && { directory: join(dataDir, 's3') }) }),
     ] as const);
     for (const result of started) if (result.status === 'fulfilled') stops.push(() => result.value.stop());
     const failed = started.find((result) => result.status === 'rejected');

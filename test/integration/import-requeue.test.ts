@@ -108,7 +108,8 @@ const sweepingOnly = async <T>(ids: readonly string[], run: () => Promise<T>, op
   return { answer, sent };
 };
 
-const sweep = (olderThanSeconds: number, maxRequeues = 3): Promise<RequeueResult> => requeueQueuedImports({ olderThanSeconds, limit: 1000, maxRequeues });
+/** One sweep, at `now`: two sweeps given the same instant are in the same window, however long the first one took. */
+const sweep = (olderThanSeconds: number, maxRequeues = 3, now = new Date()): Promise<RequeueResult> => requeueQueuedImports({ olderThanSeconds, limit: 1000, maxRequeues }, now);
 const isQueuedWithoutMessage = async (id: string): Promise<boolean> => (await queuedImportsToRequeue({ olderThanSeconds: 0, limit: 100_000 })).some((item) => item.id === id);
 
 
@@ -131,11 +132,12 @@ const saftSentOnceInVain = async () => {
     await cutOffBeforeTheMessage(() => startSaftImport(company, id, {}));
     const jobId = (await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body.jobId as string;
     expect((await jobRepository.laneHolder(companyId, saftLane))?.jobId).toBe(jobId);
-    const lostSweep = () => sweepingOnly([id], () => sweep(1, 1), { lose: true });
+    const lostSweep = (now?: Date) => sweepingOnly([id], () => sweep(1, 1, now), { lose: true });
 
     await sleep(1100);
-    expect((await lostSweep()).sent).toEqual([id]);
-    expect((await lostSweep()).sent).toEqual([]);
+    const window = new Date();
+    expect((await lostSweep(window)).sent).toEqual([id]);
+    expect((await lostSweep(window)).sent).toEqual([]);
     await sleep(1100);
   return { companyId, id, jobId, lostSweep };
 };
@@ -184,21 +186,23 @@ describe('imports left queued without their message', () => {
     const companyId = await newApiCompany();
     const importId = await stuckAccountsImport(companyId, ['1920', '3000']);
     const jobId = (await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body.jobId as string;
-    const lostSweep = () => sweepingOnly([importId], () => sweep(1, 2), { lose: true });
+    const lostSweep = (now?: Date) => sweepingOnly([importId], () => sweep(1, 2, now), { lose: true });
 
     await sleep(1100);
-    const first = await lostSweep();
+    const firstWindow = new Date();
+    const first = await lostSweep(firstWindow);
     expect(first.sent).toEqual([importId]);
     expect(first.answer).toMatchObject({ requeued: 1, failedNeverStarted: 0 });
     // The same window: sent once, not by every sweep.
-    const again = await lostSweep();
+    const again = await lostSweep(firstWindow);
     expect(again.sent).toEqual([]);
     expect(again.answer).toMatchObject({ requeued: 0, failedNeverStarted: 0 });
     expect(await isQueuedWithoutMessage(importId)).toBe(true);
 
     await sleep(1100);
-    expect((await lostSweep()).sent).toEqual([importId]);
-    expect((await lostSweep()).sent).toEqual([]);
+    const secondWindow = new Date();
+    expect((await lostSweep(secondWindow)).sent).toEqual([importId]);
+    expect((await lostSweep(secondWindow)).sent).toEqual([]);
     expect((await api('GET', `/v1/companies/${companyId}/imports/${importId}`, { as })).body.status).toBe('queued');
 
     // A window after the second (last) re-send it has still not started: failed, then one message
