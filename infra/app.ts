@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { App, Validations, type Environment } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { routeKey, routes } from '../shared/routes';
-import { ApiStack, documentObjectsNagResource, importPayloadPrefix, importPayloadsNagResource, type ApiStackProps } from './stacks/api-stack';
+import { ApiStack, documentObjectsNagResource, importPayloadPrefix, importPayloadsNagResource, tracingModes, type ApiStackProps, type TracingMode } from './stacks/api-stack';
 import { StatefulStack, resourceServerIdentifier } from './stacks/stateful-stack';
 import { MonitoringStack } from './stacks/monitoring';
 
@@ -26,6 +26,15 @@ const contextString = (app: App, key: string): string | undefined => {
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
 
+/** X-Ray tracing of the functions (`-c tracing=active|off`, default `active`); any other value fails synthesis. */
+const resolveTracing = (app: App): TracingMode => {
+  const value: unknown = app.node.tryGetContext('tracing');
+  if (value === undefined || value === '') return 'active';
+  const mode = tracingModes.find((candidate) => candidate === value);
+  if (!mode) throw new Error(`Context key "tracing" is ${JSON.stringify(value)}: allowed values are ${tracingModes.map((m) => `"${m}"`).join(', ')} (default "active").`);
+  return mode;
+};
+
 /** Account/region: context (`-c account=… -c region=…`) first, then the CLI's defaults, then eu-north-1. */
 const resolveEnv = (app: App): Environment => ({
   account: contextString(app, 'account') ?? process.env.CDK_DEFAULT_ACCOUNT,
@@ -41,6 +50,7 @@ export const checkWithCdkNag = (app: App): void => {
 export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
   const env = resolveEnv(app);
   const resourcePrefix = contextString(app, 'resourcePrefix') ?? 'ledger';
+  const tracing = resolveTracing(app);
 
   const stateful = new StatefulStack(app, 'LedgerStateful', {
     env,
@@ -71,6 +81,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     interactiveClientIds: [stateful.interactiveClient.userPoolClientId],
     throttle: { rateLimit: 50, burstLimit: 100 },
     resolveEntry: options.resolveEntry,
+    tracing,
   });
   api.addStackDependency(stateful);
 
@@ -149,9 +160,10 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
     );
   }
 
+  const tracingActive = api.tracing === 'active';
   Validations.of(api.relayFunction).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: `dynamodb:ListStreams, added by Lambda's DynamoDB event source: the action has no resource-level permissions. The stream reads themselves are granted on the outbox table's stream ARN only. ${xrayWildcardReason}`,
+    reason: `dynamodb:ListStreams, added by Lambda's DynamoDB event source: the action has no resource-level permissions. The stream reads themselves are granted on the outbox table's stream ARN only.${tracingActive ? ` ${xrayWildcardReason}` : ''}`,
   });
   Validations.of(stateful.webhookRelayDlq).acknowledge({
     id: 'AwsSolutions-SQS3',
@@ -175,7 +187,8 @@ const acknowledgeNagFindings = ({ stateful, api }: BuiltApp, resourcePrefix: str
         reason: 'Node.js 22 is the runtime the service is built and tested for (esbuild target node22); moving to a newer runtime is a deliberate upgrade.',
       },
     );
-    if (fn !== api.relayFunction) Validations.of(fn).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: xrayWildcardReason });
+    // Tracing off grants no X-Ray actions: no finding to acknowledge.
+    if (tracingActive && fn !== api.relayFunction) Validations.of(fn).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: xrayWildcardReason });
   }
 
   for (const route of routes.filter((r) => r.auth === 'public')) {

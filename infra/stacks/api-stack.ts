@@ -110,7 +110,17 @@ export interface ApiStackProps extends StackProps {
   readonly resolveEntry?: (entry: string) => string;
   /** Steady-state and burst request limits of the default stage. */
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * X-Ray tracing of every function. `active` (the default): active tracing, the Powertools Tracer
+   * adds the subsegments. `off`: tracing disabled (no X-Ray grants) and POWERTOOLS_TRACE_ENABLED=false,
+   * so the functions never load the tracing module (shared/platform/tracer.ts): shorter cold starts, no traces.
+   */
+  readonly tracing?: TracingMode;
 }
+
+/** The deploy choices of X-Ray tracing (ApiStackProps.tracing; context key `tracing`). */
+export const tracingModes = ['active', 'off'] as const;
+export type TracingMode = (typeof tracingModes)[number];
 
 /** The code: functions and the HTTP API. Holds no data; redeploy or replace it at will. */
 export class ApiStack extends Stack {
@@ -126,11 +136,15 @@ export class ApiStack extends Stack {
   readonly sweeperFunction: NodejsFunction;
   /** Routes keyed by their route key (`routeKey(route)`), plus `$default`. */
   readonly routes: ReadonlyMap<string, HttpRoute>;
+  /** X-Ray tracing of the functions (ApiStackProps.tracing). */
+  readonly tracing: TracingMode;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
 
     const resolveEntry = props.resolveEntry ?? ((entry: string) => path.join(repoRoot, entry));
+    this.tracing = props.tracing ?? 'active';
+    const tracingActive = this.tracing === 'active';
 
     // Every variable a function may be given; each gets only those it declares (infra/stacks/permissions.ts environmentOf).
     const variables: Record<string, string> = {
@@ -185,7 +199,11 @@ export class ApiStack extends Stack {
       constructId: string,
       options: { entry: string; description: string; memoryMb: number; timeoutSeconds: number; environment: readonly string[] },
     ): NodejsFunction => {
-      const environment = Object.fromEntries(options.environment.flatMap((name) => (variables[name] === undefined ? [] : [[name, variables[name]]])));
+      const environment: Record<string, string> = {
+        ...Object.fromEntries(options.environment.flatMap((name) => (variables[name] === undefined ? [] : [[name, variables[name]]]))),
+        // Tracing off: the Tracer and the X-Ray SDK (tracing.mjs) are never loaded.
+        ...(tracingActive ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
+      };
       const logGroup = new LogGroup(this, `${constructId}Logs`, {
         retention: RetentionDays.ONE_MONTH,
         removalPolicy: RemovalPolicy.DESTROY,
@@ -201,7 +219,8 @@ export class ApiStack extends Stack {
         environment,
         logGroup,
         // X-Ray: the Powertools Tracer (shared/platform/tracer.ts) adds the handler's and the SDK calls' subsegments.
-        tracing: Tracing.ACTIVE,
+        // DISABLED sets no TracingConfig and grants no xray:* actions.
+        tracing: tracingActive ? Tracing.ACTIVE : Tracing.DISABLED,
         projectRoot: repoRoot,
         depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
         bundling: {

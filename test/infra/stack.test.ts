@@ -32,13 +32,14 @@ const nextOutdir = appOutdirs();
 /**
  * The same context as `cdk synth` (cdk.json), a fixed environment, and bundling skipped
  * (`aws:cdk:bundling-stacks: []`), with every handler entry pointed at this file: the test never
- * runs esbuild and never needs the handler files.
+ * runs esbuild and never needs the handler files. `context` adds to (or overrides) cdk.json's.
  */
-const newApp = (): { app: App; built: BuiltApp } => {
+const newApp = (context: Record<string, unknown> = {}): { app: App; built: BuiltApp } => {
   const app = new App({
     outdir: nextOutdir(),
     context: {
       ...cdkJson.context,
+      ...context,
       account: '123456789012',
       region: 'eu-north-1',
       'aws:cdk:bundling-stacks': [],
@@ -269,8 +270,13 @@ describe('functions', () => {
     }
   });
 
-  it('all have active X-Ray tracing (the Powertools Tracer adds the subsegments)', () => {
-    for (const id of functionIds()) expect(apiResources[id]?.Properties?.TracingConfig, id).toEqual({ Mode: 'Active' });
+  it('all have active X-Ray tracing (the Powertools Tracer adds the subsegments) by default', () => {
+    expect(cdkJson.context.tracing).toBeUndefined();
+    expect(built.api.tracing).toBe('active');
+    for (const id of functionIds()) {
+      expect(apiResources[id]?.Properties?.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(apiResources[id]?.Properties?.Environment?.Variables?.POWERTOOLS_TRACE_ENABLED, id).toBeUndefined();
+    }
   });
 
   it("queue workers time out with a sixth of their queue's visibility timeout to spare (a message never reappears while its invocation may still run)", () => {
@@ -816,6 +822,44 @@ describe('outputs', () => {
     expect(outputs).toContain('ControlTableName');
     expect(outputs.filter((o) => /QueueUrl$/.test(o))).toHaveLength(queues.length);
     expect(JSON.stringify(stateful.findOutputs('TokenUrl'))).toContain('.auth.eu-north-1.amazoncognito.com/oauth2/token');
+  });
+});
+
+describe('tracing off (-c tracing=off)', () => {
+  let offApp: App;
+  let offBuilt: BuiltApp;
+  let offResources: Resources;
+
+  beforeAll(() => {
+    ({ app: offApp, built: offBuilt } = newApp({ tracing: 'off' }));
+    // In-memory synthesis throws on a failing cdk-nag report: an acknowledgement of X-Ray grants that no longer exist must not fail it.
+    offApp.synth();
+    offResources = Template.fromStack(offBuilt.api).toJSON().Resources as Resources;
+  }, 120_000);
+
+  it('no function has X-Ray tracing; every one has POWERTOOLS_TRACE_ENABLED=false (the tracing module is never loaded)', () => {
+    expect(offBuilt.api.tracing).toBe('off');
+    const functions = ofType(offResources, 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(ofType(apiResources, 'AWS::Lambda::Function').length);
+    for (const [id, fn] of functions) {
+      expect(fn.Properties?.TracingConfig, id).toBeUndefined();
+      expect(fn.Properties?.Environment?.Variables?.POWERTOOLS_TRACE_ENABLED, id).toBe('false');
+    }
+  });
+
+  it('no role policy holds an X-Ray action', () => {
+    const actions = ofType(offResources, 'AWS::IAM::Policy').flatMap(([, p]) => asArray<Json>(p.Properties?.PolicyDocument?.Statement).flatMap((s) => asArray<string>(s.Action)));
+    expect(actions.length).toBeGreaterThan(0);
+    expect(actions.filter((action) => action.startsWith('xray:'))).toEqual([]);
+  });
+
+  it('leaves no unacknowledged cdk-nag finding', () => {
+    const report = new AwsSolutionsChecks().validateScope(offApp);
+    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+  });
+
+  it('an unknown value fails synthesis, naming the key and the allowed values', () => {
+    expect(() => newApp({ tracing: 'passive' })).toThrow('Context key "tracing" is "passive": allowed values are "active", "off" (default "active").');
   });
 });
 
