@@ -5199,7 +5199,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -5512,7 +5512,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5699,7 +5699,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5890,7 +5890,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6058,7 +6058,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6226,7 +6226,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6659,7 +6659,7 @@ export interface operations {
                 year?: number;
             };
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8766,7 +8766,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9118,7 +9118,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9655,7 +9655,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10169,7 +10169,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10456,7 +10456,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10699,7 +10699,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10931,7 +10931,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11163,7 +11163,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11401,7 +11401,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11647,7 +11647,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11897,7 +11897,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12127,7 +12127,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12692,7 +12692,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12897,7 +12897,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13526,7 +13526,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13732,7 +13732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14056,7 +14056,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14333,7 +14333,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14636,7 +14636,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -14952,7 +14952,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15113,7 +15113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15313,7 +15313,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15488,7 +15488,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15650,7 +15650,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16105,7 +16105,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17159,7 +17159,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -17529,7 +17529,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
                 /** @description The policy's current version (e.g. `3` or `"3"`); required; anything else answers 412 */
                 "If-Match": string;
@@ -17781,7 +17781,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -18061,7 +18061,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -18247,7 +18247,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {

@@ -21,6 +21,14 @@ export interface BuiltApp {
 
 const DEFAULT_REGION = 'eu-north-1';
 
+/**
+ * The stage's throttle: a backstop for the whole API, shared by every client, far above any one
+ * client's limit. Each client's own limit is the service's (429 problem with Retry-After and
+ * RateLimit headers); API Gateway's 429 carries neither, so it must not be the one a client meets:
+ * 50 premium clients at their full rate (1,200 a minute each), 8 of them in a full burst at once.
+ */
+export const stageThrottle = { rateLimit: 1000, burstLimit: 2000 } as const;
+
 const contextString = (app: App, key: string): string | undefined => {
   const value: unknown = app.node.tryGetContext(key);
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -79,7 +87,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     problemTypeBase: contextString(app, 'problemTypeBase'),
     tokenUrl: stateful.tokenUrl,
     interactiveClientIds: [stateful.interactiveClient.userPoolClientId],
-    throttle: { rateLimit: 50, burstLimit: 100 },
+    throttle: stageThrottle,
     resolveEntry: options.resolveEntry,
     tracing,
   });

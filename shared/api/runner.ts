@@ -243,7 +243,10 @@ const idempotent = async (
     await store.release(clientId, key, fingerprint);
     throw error;
   }
-  if (response.statusCode >= 500) {
+  // A 5xx is released so that a retry runs again; so is a 409: it answers the state of the moment
+  // (a job in flight, a concurrent change), changes nothing, and its action is to send the same
+  // request again once that state has changed, which a stored answer would refuse for 24 hours.
+  if (response.statusCode >= 500 || response.statusCode === 409) {
     await store.release(clientId, key, fingerprint);
     return response;
   }

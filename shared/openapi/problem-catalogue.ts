@@ -128,7 +128,7 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     status: 409,
     title: 'Conflict',
     condition: 'The request is well-formed but conflicts with the state of the resource; `reason` says how.',
-    action: 'Branch on `reason`; most conflicts clear when the state changes (wait for the job in flight, dissolve the reconciliation first).',
+    action: 'Branch on `reason`; most conflicts clear when the state changes (wait for the job in flight, dissolve the reconciliation first). A 409 is not stored under its `Idempotency-Key`: send the same request again with the same key.',
     reasons: {
       company_not_api_managed: 'The company is bound to another accounting system; only companies bound to `Api` take imports.',
       job_in_flight: 'An import runs for the company that this request must wait for (`jobId` names it): one of the same lane, one that writes what an account, dimension or sub-ledger deletion would remove, or a GL-line deletion while a document linking GL lines is completed. Poll the job and send again when it is done.',

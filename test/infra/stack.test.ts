@@ -7,7 +7,8 @@ import { VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, checkWithCdkNag, type BuiltApp } from '../../infra/app';
+import { buildApp, checkWithCdkNag, stageThrottle, type BuiltApp } from '../../infra/app';
+import { ratePlans } from '../../shared/platform/rate-limit';
 import { checkControlAccess, controlAccessOfRoutes, groupPermissions } from '../../infra/stacks/permissions';
 import { declaredEnvironments } from '../../infra/local/environment';
 import { apiClientKeys, organizationKeys } from '../../shared/identity/keys';
@@ -229,6 +230,14 @@ describe('HTTP API routes', () => {
         'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [logicalId(built.api, built.api.authorizerFunction), 'Arn'] }])],
       },
     });
+  });
+
+  it("throttles the stage far above any one client's plan (the service's own 429 is the one a client meets)", () => {
+    const [, stage] = only(ofType(apiResources, 'AWS::ApiGatewayV2::Stage'));
+    const settings = stage.Properties?.DefaultRouteSettings as { ThrottlingRateLimit: number; ThrottlingBurstLimit: number };
+    expect(settings).toMatchObject({ ThrottlingRateLimit: stageThrottle.rateLimit, ThrottlingBurstLimit: stageThrottle.burstLimit });
+    expect(settings.ThrottlingRateLimit).toBeGreaterThanOrEqual((50 * ratePlans.premium.perMinute) / 60);
+    expect(settings.ThrottlingBurstLimit).toBeGreaterThanOrEqual(8 * ratePlans.premium.burst);
   });
 
   it('logs every request of the $default stage as JSON with the request id', () => {

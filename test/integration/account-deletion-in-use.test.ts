@@ -16,7 +16,7 @@ import { testStack } from '../support/stack';
  * before) hold it: DELETE answers 409 account_in_use, and nothing is deleted.
  */
 
-const deleteAccount = (companyId: string, code: string, year: number) => api('DELETE', `/v1/companies/${companyId}/accounts/${code}?year=${year}`, { as: 'a-system' });
+const deleteAccount = (companyId: string, code: string, year: number, idempotencyKey?: string) => api('DELETE', `/v1/companies/${companyId}/accounts/${code}?year=${year}`, { as: 'a-system', idempotencyKey });
 const getAccount = (companyId: string, code: string, year: number) => api('GET', `/v1/companies/${companyId}/accounts/${code}?year=${year}`, { as: 'a-system' });
 
 /** Ingests one statement through the admin CLI without --gl-account: the bank account is mapped to 1920 by default. */
@@ -96,16 +96,23 @@ describe('DELETE of an account that work depends on (rule 11)', () => {
     expect((await getAccount(companyId, '1920', 2025)).status).toBe(200);
   });
 
-  it('not deleted while an import of open items is in flight (it may name the account): 409 job_in_flight', async () => {
+  it('not deleted while an import of open items is in flight (it may name the account): 409 job_in_flight, not stored under its key: sent again with the same key once the job is done, it is accepted', async () => {
     const companyId = await newApiCompany();
     await importAndWait(companyId, 'accounts', chartOf(2025, ['1500']));
     testStack();
     const jobId = randomUUID();
+    const key = randomUUID();
     await dynamo().send(new PutCommand({ TableName: tableName(), Item: laneLockItem(companyId, 'open_items', jobId, randomUUID(), Date.now()) }));
-    const refused = await deleteAccount(companyId, '1500', 2025);
+    const refused = await deleteAccount(companyId, '1500', 2025, key);
     expectProblem(refused, 409, 'conflict');
     expect(refused.body).toMatchObject({ reason: 'job_in_flight', jobId });
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'open_items') }));
-    expect((await deleteAccount(companyId, '1500', 2025)).status).toBe(202);
+    const accepted = await deleteAccount(companyId, '1500', 2025, key);
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('idempotency-replayed')).toBeNull();
+    // The accepted answer is the one stored: the same key now replays it.
+    const replayed = await deleteAccount(companyId, '1500', 2025, key);
+    expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+    expect(replayed.text).toBe(accepted.text);
   });
 });

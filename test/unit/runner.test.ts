@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../shared/identity/principal';
 import type { Claim } from '../../shared/platform/idempotency';
 import { defineOperation } from '../../shared/api/operation';
-import { problems } from '../../shared/platform/problem';
+import { ProblemError, problems } from '../../shared/platform/problem';
 import { logger } from '../../shared/platform/logger';
 import { createOperationRunner, type IdempotencyStore, type OperationCall, type OperationResponse } from '../../shared/api/runner';
 import { mcpOnlyOperations, type McpOnlyOperationDefinition, type RouteDefinition } from '../../shared/routes';
@@ -17,6 +17,7 @@ const routes: RouteDefinition[] = [
   { method: 'POST', path: '/things/{thingId}/notes', group: 'identity', operationId: 'addNote', summary: '', auth: 'token', scope: 'companies:write', mutation: true },
   { method: 'GET', path: '/public', group: 'identity', operationId: 'publicThing', summary: '', auth: 'public', mutation: false },
   { method: 'POST', path: '/explode', group: 'identity', operationId: 'explode', summary: '', auth: 'token', mutation: true },
+  { method: 'POST', path: '/things/{thingId}/busy-notes', group: 'identity', operationId: 'busyNote', summary: '', auth: 'token', scope: 'companies:write', mutation: true },
 ];
 
 const principal = (scopes: Principal['scopes']): Principal => ({
@@ -45,6 +46,11 @@ const operations = {
     },
   ),
   publicThing: defineOperation({ responses: { 200: { description: '' } } }, async () => ({ status: 200, body: { ok: true } })),
+  busyNote: defineOperation({ params: thingParams, responses: { 201: { description: '' } } }, async () => {
+    executions++;
+    if (executions % 2 === 1) throw new ProblemError({ status: 409, error: 'conflict', title: 'Conflict', detail: 'A job runs.', reason: 'job_in_flight' });
+    return { status: 201, body: { n: executions } };
+  }),
   explode: defineOperation({ responses: { 200: { description: '' } } }, async () => {
     throw new Error('boom');
   }),
@@ -192,6 +198,19 @@ describe('operation runner (transport-neutral)', () => {
     const other = await run(call('addNote', { idempotencyKey: 'key-1', body: { ...body, text: '{"text": "other"}' } }));
     expect(parsed(other).body).toMatchObject({ status: 422, error: 'idempotency_key_reused' });
     expect(executions).toBe(1);
+  });
+
+  it('a 409 (the state of the moment) is not stored: its key is released, so the same request with the same key runs again once the state changed', async () => {
+    const { run, idempotency } = setup();
+    executions = 0;
+    const refused = await run(call('busyNote', { idempotencyKey: 'busy-1' }));
+    expect(parsed(refused).body).toMatchObject({ status: 409, reason: 'job_in_flight' });
+    expect(idempotency.records.size).toBe(0);
+    const retried = await run(call('busyNote', { idempotencyKey: 'busy-1', requestId: 'req-2' }));
+    expect(parsed(retried)).toEqual({ status: 201, body: { n: 2 } });
+    expect(retried.headers['Idempotency-Replayed']).toBeUndefined();
+    expect(parsed(await run(call('busyNote', { idempotencyKey: 'busy-1', requestId: 'req-3' })))).toEqual({ status: 201, body: { n: 2 } });
+    expect(executions).toBe(2);
   });
 
   it('an unexpected error is 500 internal_error, and its idempotency key is released so a retry runs again', async () => {
