@@ -87,6 +87,7 @@ export const buildApp = (app: App, options: BuildOptions = {}): BuiltApp => {
     problemTypeBase: contextString(app, 'problemTypeBase'),
     tokenUrl: stateful.tokenUrl,
     interactiveClientIds: [stateful.interactiveClient.userPoolClientId],
+    mcpClientIds: [stateful.mcpClient.userPoolClientId],
     throttle: stageThrottle,
     resolveEntry: options.resolveEntry,
     tracing,

@@ -101,8 +101,10 @@ export interface ApiStackProps extends StackProps {
   readonly problemTypeBase?: string;
   /** The absolute OAuth 2.0 token URL, named by the OpenAPI document the API serves. */
   readonly tokenUrl?: string;
-  /** App clients people sign in through; the authorizer accepts their user access tokens (INTERACTIVE). */
+  /** App clients people sign in through; the authorizer accepts their user access tokens (INTERACTIVE) on the REST API. */
   readonly interactiveClientIds?: readonly string[];
+  /** App clients MCP connectors sign people in through; the authorizer accepts their user access tokens on /mcp only. */
+  readonly mcpClientIds?: readonly string[];
   /**
    * Maps a handler entry (relative to the repository root) to the file to build.
    * Defaults to the file in the repository; tests that skip bundling point it at any existing file.
@@ -165,6 +167,7 @@ export class ApiStack extends Stack {
       ...(props.problemTypeBase ? { PROBLEM_TYPE_BASE: props.problemTypeBase } : {}),
       ...(props.tokenUrl ? { TOKEN_URL: props.tokenUrl } : {}),
       ...(props.interactiveClientIds?.length ? { INTERACTIVE_CLIENT_IDS: props.interactiveClientIds.join(',') } : {}),
+      ...(props.mcpClientIds?.length ? { MCP_CLIENT_IDS: props.mcpClientIds.join(',') } : {}),
     };
 
     // DynamoDB grants (infra/stacks/permissions.ts) as explicit statements: exact actions, the

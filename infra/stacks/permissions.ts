@@ -82,6 +82,7 @@ export const settingVariables = [
   'JWKS_URI',
   'SCOPE_PREFIX',
   'INTERACTIVE_CLIENT_IDS',
+  'MCP_CLIENT_IDS',
   'TOKEN_URL',
   'MCP_ALLOWED_HOSTS',
   'PROBLEM_TYPE_BASE',
@@ -342,8 +343,8 @@ export const authorizerDynamoGrants: readonly DynamoGrant[] = [
 export const secretsKeyActions = (permissions: Permissions): string[] =>
   permissions.secrets === 'seal' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : permissions.secrets === 'open' ? ['kms:Decrypt'] : [];
 
-/** The authorizer verifies tokens (issuer, keys, scope prefix, interactive app clients) and reads the table. */
-export const authorizerSettings: readonly SettingVariable[] = ['JWT_ISSUER', 'JWKS_URI', 'SCOPE_PREFIX', 'INTERACTIVE_CLIENT_IDS'];
+/** The authorizer verifies tokens (issuer, keys, scope prefix, interactive and MCP app clients) and reads the table. */
+export const authorizerSettings: readonly SettingVariable[] = ['JWT_ISSUER', 'JWKS_URI', 'SCOPE_PREFIX', 'INTERACTIVE_CLIENT_IDS', 'MCP_CLIENT_IDS'];
 
 /** Every function: the logger's service name. (No NODE_OPTIONS: stacks are source-mapped on first use, shared/platform/source-mapped-stacks.ts.) */
 export const baseVariables = ['POWERTOOLS_SERVICE_NAME'] as const;

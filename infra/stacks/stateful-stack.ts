@@ -22,8 +22,9 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { controlTableDefinition, outboxTableDefinition, tableDefinition, type TableDefinition } from '../../shared/db/table-definition';
+import { mcpScopes } from '../../shared/composition/mcp-contracts';
 import { passwordPolicy } from '../../shared/identity/password-policy';
-import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
+import { allScopes, interactiveScopes, type Scope } from '../../shared/identity/scopes';
 import { queues, type QueueDefinition } from '../../shared/queues';
 
 /** Identifier of the Cognito resource server; Cognito prefixes every custom scope with `<identifier>/`. */
@@ -42,8 +43,9 @@ export interface StatefulStackProps extends StackProps {
    */
   readonly cognitoDomainPrefix?: string;
   /**
-   * Redirect URIs of the interactive sign-in app client (authorization code + PKCE): the MCP
-   * connectors' and desktop tools' callbacks. Cognito matches them exactly; http only for localhost.
+   * Redirect URIs of the interactive sign-in app clients (authorization code + PKCE), the REST one
+   * and the MCP one alike: the desktop tools' and MCP connectors' callbacks. Cognito matches them
+   * exactly; http only for localhost.
    * @default ['http://localhost/callback']
    */
   readonly interactiveCallbackUrls?: readonly string[];
@@ -86,8 +88,10 @@ export class StatefulStack extends Stack {
   readonly userPool: UserPool;
   readonly userPoolDomain: UserPoolDomain;
   readonly resourceServer: UserPoolResourceServer;
-  /** The public app client people sign in through (managed login, authorization code + PKCE). */
+  /** The public app client people sign in through (managed login, authorization code + PKCE); its tokens are for the REST API. */
   readonly interactiveClient: UserPoolClient;
+  /** The public app client MCP connectors sign people in through; its tokens are for the MCP endpoint only, with the tools' read scopes. */
+  readonly mcpClient: UserPoolClient;
   readonly cursorSecret: Secret;
   /**
    * Key-encryption key of the secrets the service stores (webhook signing secrets, the idempotent
@@ -226,31 +230,43 @@ export class StatefulStack extends Stack {
       managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
     });
 
-    // Cognito has no dynamic client registration: MCP connectors and desktop tools use this
-    // pre-registered public client. Only the scopes interactive sessions may hold (never
-    // users:read, access:manage, webhooks:manage, imports:write; context:read only here).
-    this.interactiveClient = this.userPool.addClient('InteractiveClient', {
-      userPoolClientName: 'interactive-sign-in',
-      generateSecret: false,
-      authFlows: {},
-      oAuth: {
-        flows: { authorizationCodeGrant: true },
-        scopes: [OAuthScope.OPENID, OAuthScope.EMAIL, ...interactiveScopes.map((scope) => OAuthScope.resourceServer(this.resourceServer, scopes.get(scope)!))],
-        callbackUrls: [...(props.interactiveCallbackUrls ?? ['http://localhost/callback'])],
-      },
-      supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
-      preventUserExistenceErrors: true,
-      enableTokenRevocation: true,
-      accessTokenValidity: Duration.hours(1),
-      idTokenValidity: Duration.hours(1),
-      refreshTokenValidity: Duration.days(30),
-    });
-    this.interactiveClient.node.addDependency(this.resourceServer);
-    new CfnManagedLoginBranding(this, 'InteractiveLoginBranding', {
-      userPoolId: this.userPool.userPoolId,
-      clientId: this.interactiveClient.userPoolClientId,
-      useCognitoProvidedValues: true,
-    });
+    // Cognito has no dynamic client registration: desktop tools and MCP connectors use these
+    // pre-registered public clients (authorization code + PKCE, no secret). Cognito access tokens
+    // carry no `aud` (RFC 8707), so the app client binds a token to its resource, as the local
+    // provider's `aud` does (shared/identity/client-binding.ts): the authorizer accepts the
+    // interactive client's tokens on the REST API only and the MCP client's on /mcp only.
+    const interactiveSignIn = (id: string, userPoolClientName: string, clientScopes: readonly Scope[], oidcScopes: readonly OAuthScope[]): UserPoolClient => {
+      const client = this.userPool.addClient(id, {
+        userPoolClientName,
+        generateSecret: false,
+        authFlows: {},
+        oAuth: {
+          flows: { authorizationCodeGrant: true },
+          scopes: [...oidcScopes, ...clientScopes.map((scope) => OAuthScope.resourceServer(this.resourceServer, scopes.get(scope)!))],
+          callbackUrls: [...(props.interactiveCallbackUrls ?? ['http://localhost/callback'])],
+        },
+        supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
+        preventUserExistenceErrors: true,
+        enableTokenRevocation: true,
+        accessTokenValidity: Duration.hours(1),
+        idTokenValidity: Duration.hours(1),
+        refreshTokenValidity: Duration.days(30),
+      });
+      client.node.addDependency(this.resourceServer);
+      // Managed login shows a client's pages only with a style of its own.
+      new CfnManagedLoginBranding(this, `${id.replace(/Client$/, '')}LoginBranding`, {
+        userPoolId: this.userPool.userPoolId,
+        clientId: client.userPoolClientId,
+        useCognitoProvidedValues: true,
+      });
+      return client;
+    };
+    // REST sessions: the scopes interactive sessions may hold (never users:read, access:manage,
+    // webhooks:manage, imports:write; context:read only for interactive sessions).
+    this.interactiveClient = interactiveSignIn('InteractiveClient', 'interactive-sign-in', interactiveScopes, [OAuthScope.OPENID, OAuthScope.EMAIL]);
+    // MCP connectors: the endpoint is read-only, so only the scopes its tools need (the read
+    // scopes of their REST twins and context:read), never a write scope.
+    this.mcpClient = interactiveSignIn('McpClient', 'mcp-sign-in', mcpScopes, []);
 
     this.jwtIssuer = `https://cognito-idp.${this.region}.amazonaws.com/${this.userPool.userPoolId}`;
     this.tokenUrl = `${this.userPoolDomain.baseUrl()}/oauth2/token`;
@@ -274,7 +290,8 @@ export class StatefulStack extends Stack {
     // ---- Outputs ---------------------------------------------------------------------------
     new CfnOutput(this, 'TokenUrl', { value: this.tokenUrl, description: 'OAuth 2.0 token endpoint (client credentials)' });
     new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPoolId });
-    new CfnOutput(this, 'InteractiveClientId', { value: this.interactiveClient.userPoolClientId, description: 'Public app client for interactive sign-in (authorization code + PKCE)' });
+    new CfnOutput(this, 'InteractiveClientId', { value: this.interactiveClient.userPoolClientId, description: 'Public app client for interactive sign-in to the REST API (authorization code + PKCE)' });
+    new CfnOutput(this, 'McpClientId', { value: this.mcpClient.userPoolClientId, description: 'Public app client of MCP connectors (authorization code + PKCE): tokens for /mcp only, read scopes' });
     new CfnOutput(this, 'AuthorizationUrl', { value: `${this.userPoolDomain.baseUrl()}/oauth2/authorize`, description: 'Managed login: OAuth 2.0 authorization endpoint' });
     new CfnOutput(this, 'JwtIssuer', { value: this.jwtIssuer });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

@@ -6,6 +6,7 @@ import { logger } from '../platform/logger';
 import { countMetric } from '../platform/metrics';
 import { timed } from '../platform/stage-timing';
 import { apiClientRepository } from './api-client-repository';
+import { clientBindingFailure, mcpClientIds } from './client-binding';
 import { organizationRepository } from './organization-repository';
 import { personRepository } from './person-repository';
 import { toAuthorizerContext, type AuthorizerContext } from './principal';
@@ -55,7 +56,8 @@ const scopesOf = (payload: Record<string, unknown>): Scope[] => {
  * A person signed in interactively (authorization code + PKCE): a user access token, whose
  * `username` is the person's userId (Cognito's username, or the local provider's). The token must
  * be bound to the resource the request is for: its `aud` (RFC 8707, the local provider) or, for
- * Cognito tokens that carry none, an interactive app client of the pool. The person must be
+ * Cognito tokens that carry none, its app client (clientBindingFailure: the MCP client's tokens on
+ * /mcp only, the interactive client's on the REST API only). The person must be
  * active; their memberships are read on every request, so removing one takes effect at once.
  * A token whose origin (`origin_jti`, its grant) was revoked is refused: the local provider
  * revokes one when a grant ends early (a replayed code, a reused or revoked refresh token).
@@ -66,8 +68,9 @@ const authenticateInteractive = async (payload: Record<string, unknown>, path: s
   if (payload.aud !== undefined) {
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!apiAudience || !audiences.includes(resourceOfPath(apiAudience, path))) return failure('token issued for another audience');
-  } else if (!interactiveClientIds.includes(clientId)) {
-    return failure('not an interactive client');
+  } else {
+    const unbound = clientBindingFailure(clientId, path, { interactiveClientIds, mcpClientIds: mcpClientIds() });
+    if (unbound) return failure(unbound);
   }
   const userId = payload.username as string;
   const origin = typeof payload.origin_jti === 'string' ? payload.origin_jti : undefined;

@@ -8,6 +8,8 @@ export const mcpPath = '/mcp';
 
 export const mcpResource = (apiBaseUrl: string): string => `${apiResource(apiBaseUrl)}${mcpPath}`;
 
+/** Whether a request path is the MCP endpoint (its path and below). */
+export const isMcpPath = (path: string): boolean => path === mcpPath || path.startsWith(`${mcpPath}/`);
+
 /** The resource a request is for: the MCP endpoint (its path and below) or the REST API. */
-export const resourceOfPath = (apiBaseUrl: string, path: string): string =>
-  path === mcpPath || path.startsWith(`${mcpPath}/`) ? mcpResource(apiBaseUrl) : apiResource(apiBaseUrl);
+export const resourceOfPath = (apiBaseUrl: string, path: string): string => (isMcpPath(path) ? mcpResource(apiBaseUrl) : apiResource(apiBaseUrl));

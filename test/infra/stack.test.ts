@@ -18,6 +18,7 @@ import { idempotencyKeys, rateLimitKeys } from '../../shared/platform/keys';
 import { controlTableDefinition, outboxTableDefinition, tableDefinition } from '../../shared/db/table-definition';
 import { passwordPolicy } from '../../shared/identity/password-policy';
 import { allScopes, systemOnlyScopes, interactiveScopes } from '../../shared/identity/scopes';
+import { mcpScopes } from '../../shared/composition/mcp-contracts';
 import { queues } from '../../shared/queues';
 import { functionGroups, routeKey, routes, type FunctionGroup } from '../../shared/routes';
 import { appOutdirs } from '../support/cdk-outdir';
@@ -329,6 +330,7 @@ describe('functions', () => {
     const holders = (variable: string) => allFunctions().filter(([, fn]) => variable in variablesOf(fn)).map(([name]) => name).sort();
     expect(holders('JWKS_URI')).toEqual(['authorizer']);
     expect(holders('INTERACTIVE_CLIENT_IDS')).toEqual(['authorizer']);
+    expect(holders('MCP_CLIENT_IDS')).toEqual(['authorizer']);
     expect(holders('JWT_ISSUER')).toEqual(['authorizer', 'mcp']);
     expect(holders('SECRETS_KEY_ID')).toEqual(['webhooks', 'webhooks-worker']);
     expect(holders('CURSOR_SECRET_ARN')).toEqual(['access', 'bank', 'companies', 'documents', 'imports', 'jobs', 'ledger', 'mcp', 'users', 'webhooks']);
@@ -779,7 +781,8 @@ describe('stateful resources', () => {
 
   it('people sign in through managed login with a public app client: authorization code (PKCE), interactive scopes only', () => {
     const clients = ofType(statefulResources, 'AWS::Cognito::UserPoolClient');
-    const [clientId, client] = only(clients);
+    expect(clients).toHaveLength(2);
+    const [clientId, client] = only(clients.filter(([, c]) => c.Properties?.ClientName === 'interactive-sign-in'));
     expect(client.Properties).toMatchObject({
       ClientName: 'interactive-sign-in',
       GenerateSecret: false,
@@ -796,9 +799,38 @@ describe('stateful resources', () => {
     stateful.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
     stateful.hasResourceProperties('AWS::Cognito::ManagedLoginBranding', { ClientId: { Ref: clientId }, UseCognitoProvidedValues: true });
     stateful.hasResourceProperties('AWS::Cognito::UserPool', { AliasAttributes: ['email'], UserPoolTier: 'ESSENTIALS' });
-    // The authorizer accepts user tokens of that client only.
+    // The authorizer accepts user tokens of that client (on the REST API), and not as an MCP client.
     const env = apiResources[logicalId(built.api, built.api.authorizerFunction)]?.Properties?.Environment?.Variables ?? {};
     expect(JSON.stringify(env.INTERACTIVE_CLIENT_IDS)).toContain(clientId);
+    expect(JSON.stringify(env.MCP_CLIENT_IDS)).not.toContain(clientId);
+  });
+
+  it('MCP connectors sign in through an app client of their own: public, authorization code (PKCE), only the read scopes the tools need', () => {
+    const [clientId, client] = only(ofType(statefulResources, 'AWS::Cognito::UserPoolClient').filter(([, c]) => c.Properties?.ClientName === 'mcp-sign-in'));
+    expect(logicalId(built.stateful, built.stateful.mcpClient)).toBe(clientId);
+    expect(client.Properties).toMatchObject({
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      SupportedIdentityProviders: ['COGNITO'],
+      CallbackURLs: ['http://localhost/callback'],
+      EnableTokenRevocation: true,
+    });
+    // No password or other direct sign-in flows: managed login (authorization code) only.
+    expect(client.Properties?.ExplicitAuthFlows ?? []).toEqual([]);
+    // Exactly the MCP tools' scopes (one source: shared/composition/mcp-contracts.ts), each prefixed with the resource server.
+    const scopes = (client.Properties?.AllowedOAuthScopes as Json[]).map((scope) => JSON.stringify(scope));
+    expect(scopes).toHaveLength(mcpScopes.length);
+    for (const scope of mcpScopes) expect(scopes.some((granted) => granted.includes(`/${scope}`))).toBe(true);
+    expect(mcpScopes).toContain('context:read');
+    for (const scope of allScopes.filter((s) => !mcpScopes.includes(s))) expect(scopes.join(' ')).not.toContain(`/${scope}`);
+    expect(scopes.join(' ')).not.toContain(':write');
+    stateful.hasResourceProperties('AWS::Cognito::ManagedLoginBranding', { ClientId: { Ref: clientId }, UseCognitoProvidedValues: true });
+    // The authorizer knows it as an MCP client (its tokens on /mcp only), not as a REST one.
+    const env = apiResources[logicalId(built.api, built.api.authorizerFunction)]?.Properties?.Environment?.Variables ?? {};
+    expect(JSON.stringify(env.MCP_CLIENT_IDS)).toContain(clientId);
+    expect(JSON.stringify(env.INTERACTIVE_CLIENT_IDS)).not.toContain(clientId);
+    expect(JSON.stringify(stateful.findOutputs('McpClientId'))).toContain(clientId);
   });
 
   it('the key of stored secrets is a symmetric KMS key with automatic rotation, retained', () => {
@@ -827,7 +859,7 @@ describe('outputs', () => {
   it('publishes the API URL, token URL, pool, table, bucket and queue URLs', () => {
     expect(Object.keys(api.findOutputs('*'))).toContain('ApiUrl');
     const outputs = Object.keys(stateful.findOutputs('*'));
-    for (const name of ['TokenUrl', 'UserPoolId', 'TableName', 'BucketName']) expect(outputs).toContain(name);
+    for (const name of ['TokenUrl', 'UserPoolId', 'InteractiveClientId', 'McpClientId', 'TableName', 'BucketName']) expect(outputs).toContain(name);
     expect(outputs).toContain('ControlTableName');
     expect(outputs.filter((o) => /QueueUrl$/.test(o))).toHaveLength(queues.length);
     expect(JSON.stringify(stateful.findOutputs('TokenUrl'))).toContain('.auth.eu-north-1.amazoncognito.com/oauth2/token');
