@@ -4170,10 +4170,11 @@ export interface components {
             /** @description The first 1 KiB of the answer */
             responseBody: string | null;
         };
-        /** @description The event catalogue */
+        /** @description The event catalogue, in one page (next_cursor is always null) */
         WebhookEventTypeList: {
             /** @description The items of this page, in the order the operation states */
             data: components["schemas"]["WebhookEventType"][];
+            pagination: components["schemas"]["Pagination"];
         };
         /** @description One event type: what it means, its ids and its link */
         WebhookEventType: {
@@ -6395,6 +6396,10 @@ export interface operations {
             query?: {
                 /** @description Accounting year; omitted means the current accounting year: the year containing today when it has a chart of accounts, else the latest year before today that has one, else this calendar year */
                 year?: number;
+                /** @description Accepted for uniform pagers; this list is always one page */
+                page_size?: number;
+                /** @description Never issued by this list (next_cursor is always null): any cursor answers 400 invalid_cursor */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -7855,6 +7860,10 @@ export interface operations {
             query?: {
                 /** @description Filing year; omitted means the current accounting year: the year containing today when it has a chart of accounts, else the latest year before today that has one, else this calendar year */
                 year?: number;
+                /** @description Accepted for uniform pagers; this list is always one page */
+                page_size?: number;
+                /** @description Never issued by this list (next_cursor is always null): any cursor answers 400 invalid_cursor */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -8021,7 +8030,12 @@ export interface operations {
     };
     listBankAccounts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted for uniform pagers; this list is always one page */
+                page_size?: number;
+                /** @description Never issued by this list (next_cursor is always null): any cursor answers 400 invalid_cursor */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description The company (UUID) */
@@ -16273,7 +16287,12 @@ export interface operations {
     };
     listWebhookEventTypes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted for uniform pagers; this list is always one page */
+                page_size?: number;
+                /** @description Never issued by this list (next_cursor is always null): any cursor answers 400 invalid_cursor */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -16302,7 +16321,11 @@ export interface operations {
                      *           ],
                      *           "link": "text"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEventTypeList"];
@@ -16509,6 +16532,10 @@ export interface operations {
                 organization_id?: string;
                 /** @description Only the person with this e-mail address (case-insensitive) */
                 email?: string;
+                /** @description Accepted for uniform pagers; this list is always one page */
+                page_size?: number;
+                /** @description Never issued by this list (next_cursor is always null): any cursor answers 400 invalid_cursor */
+                cursor?: string;
             };
             header?: never;
             path?: never;

@@ -2,28 +2,33 @@ import { importContracts as contracts } from '../../shared/composition/import-co
 import { defineOperations, type Implementations } from '../../shared/composition/operations';
 import { importSubmissions, type ImportSubmissionId } from '../../shared/imports/catalogue';
 import type { ImportKindName } from '../../shared/imports/kind';
-import { submitImport } from '../../shared/imports/pipeline';
+import { submitKeyedImport, type SubmittedImport } from '../../shared/imports/pipeline';
 import { readiness } from '../../shared/ledger/readiness';
 import { importKind } from '../../shared/composition/import-kinds';
-import type { ImportRecord } from '../../shared/imports/schemas';
 import { getImport, listFetchRuns, listImports } from '../../shared/imports/service';
 import { currentAccountingYear } from '../../shared/ledger/chart/service';
 import type { OperationResult } from '../../shared/api/operation';
 import { toSaftImport } from '../../shared/saft/repository';
 import { createSaftImport, getSaftImport, listSaftImports, startSaftImport } from '../../shared/saft/service';
 
-const accepted = (companyId: string, record: ImportRecord): OperationResult => ({
+/**
+ * 202 with the import. Each operation that creates one passes its Idempotency-Key on (spec: Import
+ * rules 6): an import the key accepted before (no new import) says so, as a replay does.
+ */
+const accepted = (companyId: string, { record, replayed }: SubmittedImport): OperationResult => ({
   status: 202,
   body: record,
-  headers: { Location: `/v1/companies/${companyId}/imports/${record.id}` },
+  headers: { Location: `/v1/companies/${companyId}/imports/${record.id}`, ...(replayed && { 'Idempotency-Replayed': 'true' }) },
 });
 
 type Submissions = Implementations<ImportSubmissionId, typeof contracts>;
 
 const submit =
   (name: ImportKindName): Submissions[ImportSubmissionId] =>
-  async ({ principal, owner: company, body }) =>
-    accepted(company.id, await submitImport(principal, company, importKind(name), body));
+  async (request) => {
+    const { principal, owner: company, body, idempotency } = request;
+    return accepted(company.id, await submitKeyedImport(principal, company, importKind(name), body, idempotency));
+  };
 
 /** One submission per entry of the import catalogue (shared/imports/catalogue.ts). */
 const submissions = Object.fromEntries(importSubmissions.map((entry) => [entry.operationId, submit(entry.kind)])) as Submissions;
@@ -40,15 +45,16 @@ export const importOperations = defineOperations('imports', contracts, {
     status: 200,
     body: await listImports(principal, company.id, query),
   }),
-  deleteAccount: async ({ principal, owner: company, params, query }) => {
+  deleteAccount: async (request) => {
+    const { principal, owner: company, params, query, idempotency } = request;
     const year = query.year ?? (await currentAccountingYear(company.id));
     const body = { year, ids: [params.accountNumber] };
-    return accepted(company.id, await submitImport(principal, company, importKind('account_deletion'), body));
+    return accepted(company.id, await submitKeyedImport(principal, company, importKind('account_deletion'), body, idempotency));
   },
-  deleteDimension: async ({ principal, owner: company, params }) =>
-    accepted(company.id, await submitImport(principal, company, importKind('dimension_deletion'), { ids: [params.key] })),
-  deleteSubLedger: async ({ principal, owner: company, params }) =>
-    accepted(company.id, await submitImport(principal, company, importKind('sub_ledger_deletion'), { ids: [params.key] })),
+  deleteDimension: async (request) =>
+    accepted(request.owner.id, await submitKeyedImport(request.principal, request.owner, importKind('dimension_deletion'), { ids: [request.params.key] }, request.idempotency)),
+  deleteSubLedger: async (request) =>
+    accepted(request.owner.id, await submitKeyedImport(request.principal, request.owner, importKind('sub_ledger_deletion'), { ids: [request.params.key] }, request.idempotency)),
   listFetchRuns: async ({ principal, owner: company, query }) => ({
     status: 200,
     body: await listFetchRuns(principal, company.id, query),

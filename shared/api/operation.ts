@@ -63,6 +63,8 @@ export interface OperationRequest<C extends OperationContract, Owner = unknown> 
   operationId: string;
   /** Request headers, lower-case names; empty when the transport has none. */
   headers: Record<string, string | undefined>;
+  /** A mutation's Idempotency-Key and the fingerprint of its request, as the runner keeps them (e.g. for a key kept beyond the runner's 24 h). */
+  idempotency?: { key: string; fingerprint: string };
 }
 
 export interface OperationResult {

@@ -159,7 +159,7 @@ export const createOperationRunner = <Ops extends Operations>(operations: Ops, d
       }
       if (principal && !holdsScope(route, principal)) throw problems.insufficientScope(route.scope!);
       if (call.bodyProblem) throw call.bodyProblem;
-      const execute = () => timed('runner: operation', () => executeOperation(operation, route, call, reaching, owner));
+      const execute = (keyed?: { key: string; fingerprint: string }) => timed('runner: operation', () => executeOperation(operation, route, call, reaching, owner, keyed));
       const response = route.mutation && principal ? await idempotent(idempotency, callerKey(principal), route, call, execute, operation.contract.secretInAnswer === true) : await execute();
       return withHeaders(response, rateHeaders);
     } catch (error) {
@@ -225,7 +225,7 @@ const idempotent = async (
   clientId: string,
   route: OperationDefinition,
   call: OperationCall,
-  execute: () => Promise<OperationResponse>,
+  execute: (keyed: { key: string; fingerprint: string }) => Promise<OperationResponse>,
   seal: boolean,
 ): Promise<OperationResponse> => {
   const key = validateIdempotencyKey(call.idempotencyKey);
@@ -238,7 +238,7 @@ const idempotent = async (
   }
   let response: OperationResponse;
   try {
-    response = await execute();
+    response = await execute({ key, fingerprint });
   } catch (error) {
     await store.release(clientId, key, fingerprint);
     throw error;
@@ -275,6 +275,7 @@ const executeOperation = async (
   call: OperationCall,
   principal: Principal | undefined,
   owner: unknown,
+  idempotency?: { key: string; fingerprint: string },
 ): Promise<OperationResponse> => {
   try {
     const { contract } = operation;
@@ -294,6 +295,7 @@ const executeOperation = async (
       requestId: call.requestId,
       operationId: route.operationId,
       headers: call.headers ?? {},
+      ...(idempotency && { idempotency }),
     });
     return renderResult(result);
   } catch (error) {

@@ -32,3 +32,13 @@ export const queuedImportIndexKeys = (createdAt: string, importId: string) => ({
   GSI2SK: `${createdAt}#${importId}`,
 });
 export const queuedImportsPartition = 'QUEUED#import';
+
+/**
+ * The permanent record of an Idempotency-Key that accepted an import (never expires): one per
+ * caller and key, the scope of the request-control idempotency records (shared/platform/keys.ts),
+ * so the key keeps answering its import after that 24 h record is gone (spec: Import rules 6).
+ */
+export const importIdempotencyKeys = (caller: string, idempotencyKey: string) => ({
+  PK: `IMPORTKEY#${caller}#${idempotencyKey}`,
+  SK: 'IMPORTKEY',
+});

@@ -1,9 +1,9 @@
-import { GetCommand, NumberValue, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, NumberValue, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
 import { dynamo, tableName } from '../platform/aws';
 import type { ImportLane } from './kind';
-import { fetchRunKeys, fetchRunPartition, importKeys, importListKeys, importListPartition, ledgerStateKeys, queuedImportIndexKeys, queuedImportsPartition } from './keys';
+import { fetchRunKeys, fetchRunPartition, importIdempotencyKeys, importKeys, importListKeys, importListPartition, ledgerStateKeys, queuedImportIndexKeys, queuedImportsPartition } from './keys';
 import type { FetchRun, ImportRecord } from './schemas';
 
 /** Worker progress, kept on the import item: chunks done in order and what they produced. */
@@ -106,6 +106,20 @@ const numbersToPlain = (value: unknown): unknown => {
   return value;
 };
 
+/**
+ * An Idempotency-Key that accepted an import: who sent it (the caller's idempotency scope, as the
+ * request-control records have it), the import, and the fingerprint of the request. Written in the
+ * import's accept transaction and kept for good (no TTL; small), beside the import it names.
+ */
+export interface ImportKeyEntry {
+  caller: string;
+  idempotencyKey: string;
+  companyId: string;
+  importId: string;
+  fingerprint: string;
+  createdAt: string;
+}
+
 /** How an import ends (its terminal step writes this with the job, the event and the lane release). */
 export interface ImportEnding {
   status: 'succeeded' | 'failed';
@@ -196,6 +210,47 @@ export const importRepository = {
   /** The accepted import; `sweepable` puts it in the sweep index (an import whose queue message follows the commit). */
   createWrite(item: ImportItem, options: { sweepable?: boolean } = {}): TransactionWrite {
     return { Put: { TableName: tableName(), Item: importItem(item, options) } };
+  },
+
+  /** The key's permanent entry, in the accept transaction: refused (its condition fails) when the key accepted an import before. */
+  idempotencyKeyWrite(entry: ImportKeyEntry): TransactionWrite {
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: { ...importIdempotencyKeys(entry.caller, entry.idempotencyKey), entity: 'importIdempotencyKey', ...entry },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    };
+  },
+
+  /** The import this caller's Idempotency-Key accepted, if any (whatever its age). */
+  async idempotencyKeyEntry(caller: string, idempotencyKey: string): Promise<ImportKeyEntry | undefined> {
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: importIdempotencyKeys(caller, idempotencyKey), ConsistentRead: true }));
+    if (!Item) return undefined;
+    return {
+      caller: String(Item.caller),
+      idempotencyKey: String(Item.idempotencyKey),
+      companyId: String(Item.companyId),
+      importId: String(Item.importId),
+      fingerprint: String(Item.fingerprint),
+      createdAt: String(Item.createdAt),
+    };
+  },
+
+  /** Frees a key whose import never went out (it failed before its answer: a retry with the key accepts anew). Only while it names that import. */
+  async releaseIdempotencyKey(caller: string, idempotencyKey: string, importId: string): Promise<void> {
+    try {
+      await dynamo().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: importIdempotencyKeys(caller, idempotencyKey),
+          ConditionExpression: 'importId = :importId',
+          ExpressionAttributeValues: { ':importId': importId },
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
   },
 
   /** The import's terminal state, only from queued (a redelivered message finds it terminal and changes nothing); out of the sweep index. */
