@@ -20,7 +20,7 @@ import {
   UserPageSchema,
   UserSchema,
 } from '../identity/access-schemas';
-import { PageQuerySchema } from '../platform/schemas';
+import { OnePageQuerySchema, PageQuerySchema } from '../platform/schemas';
 
 const userParams = /* @__PURE__ */ lazySchema(() => z.object({ userId: UuidSchema }));
 const policyParams = /* @__PURE__ */ lazySchema(() => z.object({ policyId: UuidSchema }));
@@ -29,7 +29,7 @@ export const userContracts = {
   listUsers: {
     description:
       'The people who are members of an organization of your subtree, with those memberships, sorted by e-mail, in **one page** (`next_cursor` always null: the spec counts users among the small bounded lists). Deleted organizations are not part of the subtree. Filters `organization_id` (members of that organization only; each still shows all memberships within your reach) and `email`. System clients only: per-user and interactive principals get **403** `system_client_required`.',
-    query: UserListQuerySchema,
+    query: /* @__PURE__ */ lazySchema(() => z.strictObject({ ...UserListQuerySchema.shape, ...OnePageQuerySchema.shape })),
     responses: { 200: { description: 'The people who are members of your organization subtree, in one page (next_cursor is always null)', schema: UserPageSchema } },
   },
   getUser: {

@@ -1,6 +1,7 @@
 import { CompanyParamsSchema } from '../companies/schemas';
 import type { OperationContract } from '../api/operation';
 import {
+  BankAccountListQuerySchema,
   BankAccountPageSchema,
   BankAccountParamsSchema,
   BankTransactionPageSchema,
@@ -22,6 +23,7 @@ export const bankContracts = {
   listBankAccounts: {
     description: 'The bank accounts of the company, from the camt.053 statements ingested, each mapped to a GL account.',
     params: CompanyParamsSchema,
+    query: BankAccountListQuerySchema,
     responses: { 200: { description: 'The bank accounts of the company, all in one page, by account number', schema: BankAccountPageSchema } },
   },
   listBankTransactions: {

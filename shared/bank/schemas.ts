@@ -1,6 +1,6 @@
 import { lazySchema } from '../platform/lazy-schema';
 import { Decimal } from '../platform/money';
-import { CountSchema, DateSchema, identifier, limits, pageOf, PageQuerySchema, PeriodSchema, queryInteger, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
+import { CountSchema, DateSchema, identifier, limits, OnePageQuerySchema, pageOf, PageQuerySchema, PeriodSchema, queryInteger, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../platform/schemas';
 import * as z from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals (shared/platform/json.ts). */
@@ -38,6 +38,9 @@ export const BankAccountSchema = /* @__PURE__ */ lazySchema(() => z
   .openapi('BankAccount', { description: 'A bank account of the company, from its camt.053 statements, mapped to a GL account' }));
 
 export const BankAccountPageSchema = /* @__PURE__ */ lazySchema(() => pageOf(BankAccountSchema, 'BankAccountPage', null));
+
+/** The bank accounts are one page: page_size is accepted and ignored, a cursor refused (OnePageQuerySchema). */
+export const BankAccountListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(OnePageQuerySchema.shape));
 
 export const BankTransactionSchema = /* @__PURE__ */ lazySchema(() => z
   .object({

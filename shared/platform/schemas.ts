@@ -1,5 +1,6 @@
 import { lazySchema } from './lazy-schema';
 import { fieldOf } from './messages';
+import { problems } from './problem';
 import { isWellFormed } from './text';
 import * as z from './zod';
 
@@ -204,6 +205,35 @@ export const PageQuerySchema = /* @__PURE__ */ lazySchema(() => z.object({
     .optional()
     .openapi({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', description: 'Opaque cursor from pagination.next_cursor of the previous page' }),
   page_size: queryInteger(1, limits.pageItems).default(50).openapi({ type: 'integer', minimum: 1, maximum: limits.pageItems, default: 50 }),
+}));
+
+/**
+ * The paging parameters of a list answered whole, in one page (spec: small bounded lists return
+ * everything in one page with a null next_cursor), so that a pager sending them to every list
+ * works: `page_size` is taken under the rule of every list (plain digits, 1 to 200; anything else
+ * is 400 validation_failed naming it) and ignored; `cursor` is refused 400 invalid_cursor, as on a
+ * paged list given a cursor it did not issue: these lists issue none. Spread its shape into the
+ * list's strict query object (other unknown parameters stay refused).
+ */
+export const OnePageQuerySchema = /* @__PURE__ */ lazySchema(() => z.object({
+  page_size: queryInteger(1, limits.pageItems)
+    .optional()
+    .openapi({ type: 'integer', minimum: 1, maximum: limits.pageItems, description: 'Accepted for uniform pagers; this list is always one page' }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(limits.cursor)
+    .transform((): never => {
+      throw problems.invalidCursor('This list is answered whole in one page and issues no cursor; send the request without a cursor.');
+    })
+    .optional()
+    .openapi({
+      type: 'string',
+      minLength: 1,
+      maxLength: limits.cursor,
+      pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+      description: 'Never issued by this list (next_cursor is always null): any cursor answers 400 invalid_cursor',
+    }),
 }));
 
 /** What an omitted `year` means on the reads of a year's books. */

@@ -1,7 +1,7 @@
 import { lazySchema } from '../platform/lazy-schema';
 import { vatFrequencies } from '../companies/schemas';
 import { Decimal } from '../platform/money';
-import { CountSchema, currentYearNote, DateSchema, limits, pageOf, PeriodSchema, textOut, YearSchema, yearQueryParam } from '../platform/schemas';
+import { CountSchema, currentYearNote, DateSchema, limits, OnePageQuerySchema, pageOf, PeriodSchema, textOut, YearSchema, yearQueryParam } from '../platform/schemas';
 import * as z from '../platform/zod';
 
 /* Reads. Amounts are decimal.js values, written as JSON numbers with decimals by shared/platform/json.ts. */
@@ -93,8 +93,10 @@ export type VatTerm = z.infer<typeof VatTermSchema>;
 export type VatTermTaxCode = z.infer<typeof VatTermTaxCodeSchema>;
 export type VatTermPage = z.infer<typeof VatTermPageSchema>;
 
+/** The terms of a year are one page: page_size is accepted and ignored, a cursor refused (OnePageQuerySchema). */
 export const VatTermQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({
   year: yearQueryParam(`Filing year; ${currentYearNote}`).optional(),
+  ...OnePageQuerySchema.shape,
 }));
 
 export type VatTermQuery = z.infer<typeof VatTermQuerySchema>;

@@ -1,6 +1,6 @@
 import { lazySchema } from '../platform/lazy-schema';
 import type { OperationContract } from '../api/operation';
-import { PageQuerySchema } from '../platform/schemas';
+import { OnePageQuerySchema, PageQuerySchema } from '../platform/schemas';
 import * as z from '../platform/zod';
 import {
   CreatedSubscriptionSchema,
@@ -103,6 +103,7 @@ export const webhookContracts = {
   },
   listWebhookEventTypes: {
     description: 'The event catalogue: each type, what it means, the ids in `data.ids` and the `data.link` to fetch what changed. New types may appear: ignore types you do not know.',
+    query: /* @__PURE__ */ lazySchema(() => z.strictObject(OnePageQuerySchema.shape)),
     responses: { 200: { description: 'The event catalogue: each type, what it means, its ids and link', schema: EventTypeListSchema } },
     problems: systemOnly,
   },

@@ -142,7 +142,9 @@ export const EventTypeSchema = /* @__PURE__ */ lazySchema(() => z
     link: textOut(limits.url).openapi({ description: 'data.link: the path that fetches what changed' }),
   })
   .openapi('WebhookEventType', { description: 'One event type: what it means, its ids and its link' }));
-export const EventTypeListSchema = /* @__PURE__ */ lazySchema(() => z.object({ data: z.array(EventTypeSchema).max(catalogTypes.length) }).openapi('WebhookEventTypeList', { description: 'The event catalogue' }));
+export const EventTypeListSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ data: z.array(EventTypeSchema).max(catalogTypes.length), pagination: PaginationSchema }).openapi('WebhookEventTypeList', { description: 'The event catalogue, in one page (next_cursor is always null)' }),
+);
 
 export const EventPageSchema = /* @__PURE__ */ lazySchema(() => z
   .object({

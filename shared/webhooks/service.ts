@@ -244,6 +244,7 @@ export const listDeliveries = async (
 
 export const eventTypes = () => ({
   data: eventCatalog.map((entry) => ({ type: entry.type, description: entry.description, ids: [...entry.ids], link: entry.link(Object.fromEntries(entry.ids.map((id) => [id, `{${id}}`])), '{companyId}') })),
+  pagination: { next_cursor: null, has_more: false },
 });
 
 /**

@@ -636,6 +636,9 @@ describe('chart operations', () => {
     await expectProblem(call(chartOperations.listDimensions, { companyId: randomUUID() }), 404, { error: 'not_found' });
     expect((await call(chartOperations.listSubLedgers, { companyId })).body).toEqual({ data: [], pagination: { next_cursor: null, has_more: false } });
     expect(chartOperations.listAccounts.contract.query.safeParse({ year: '25' }).success).toBe(false);
-    expect(chartOperations.listAccounts.contract.query.safeParse({ year: '2025', page_size: '10' }).success).toBe(false);
+    // One page: page_size is taken (and ignored) for uniform pagers, within its range; other fields are refused.
+    expect(chartOperations.listAccounts.contract.query.safeParse({ year: '2025', page_size: '10' }).success).toBe(true);
+    expect(chartOperations.listAccounts.contract.query.safeParse({ year: '2025', page_size: '0' }).success).toBe(false);
+    expect(chartOperations.listAccounts.contract.query.safeParse({ year: '2025', colour: 'red' }).success).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { lazySchema } from '../../platform/lazy-schema';
 import { accountCodeSchema, keySchema, maxImportRows, yearSchema } from '../../imports/fields';
-import { currentYearNote, limits, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
+import { currentYearNote, limits, OnePageQuerySchema, pageOf, PageQuerySchema, text, textOut, TimestampSchema, UuidSchema, YearSchema, yearQueryParam } from '../../platform/schemas';
 import * as z from '../../platform/zod';
 
 /**
@@ -176,7 +176,8 @@ const yearQuerySchema = /* @__PURE__ */ lazySchema(() => yearQueryParam(`Account
 
 export const ChartCompanyParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema }));
 export const AccountParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ companyId: UuidSchema, accountNumber: accountCodeSchema }));
-export const AccountListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuerySchema }));
+/** The chart is one page: page_size is accepted and ignored, a cursor refused (OnePageQuerySchema). */
+export const AccountListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuerySchema, ...OnePageQuerySchema.shape }));
 export const AccountQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject({ year: yearQuerySchema }));
 /** Dimensions and sub-ledgers: pages in key order. */
 export const KeyListQuerySchema = /* @__PURE__ */ lazySchema(() => z.strictObject(PageQuerySchema.shape));
