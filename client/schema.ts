@@ -1440,7 +1440,7 @@ export interface paths {
         get: operations["getAccessPolicy"];
         /**
          * Replace an access policy's document (If-Match: its version)
-         * @description Replaces the policy's document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **412** `version_mismatch` otherwise (read it again). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people, the rest right after it), so the new rules decide their very next request. If some of the rest could not be recomputed, the answer is **503** `recomputation_incomplete` (the policy is stored): send the same request again, with the same `If-Match` and document, and it finishes the recomputation and answers 200.
+         * @description Replaces the policy's document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **428** `precondition_required` without it, **412** `version_mismatch` with another version (read it again; a 412 is not stored under the `Idempotency-Key`). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people, the rest right after it), so the new rules decide their very next request. If some of the rest could not be recomputed, the answer is **503** `recomputation_incomplete` (the policy is stored): send the same request again, with the same `If-Match` and document, and it finishes the recomputation and answers 200.
          */
         put: operations["replaceAccessPolicy"];
         post?: never;
@@ -5200,7 +5200,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -5513,7 +5513,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5700,7 +5700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5891,7 +5891,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6059,7 +6059,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6227,7 +6227,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6664,7 +6664,7 @@ export interface operations {
                 year?: number;
             };
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -8780,7 +8780,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9132,7 +9132,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9669,7 +9669,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10183,7 +10183,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10470,7 +10470,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10713,7 +10713,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10945,7 +10945,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11177,7 +11177,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11415,7 +11415,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11661,7 +11661,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11911,7 +11911,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12141,7 +12141,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12706,7 +12706,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12911,7 +12911,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13540,7 +13540,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13746,7 +13746,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14070,7 +14070,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14347,7 +14347,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14650,7 +14650,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -14966,7 +14966,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15127,7 +15127,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15327,7 +15327,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15502,7 +15502,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15664,7 +15664,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16119,7 +16119,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17186,7 +17186,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -17556,9 +17556,9 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
-                /** @description The policy's current version (e.g. `3` or `"3"`); required; anything else answers 412 */
+                /** @description The policy's current version (e.g. `3` or `"3"`); required (428 without it); another version answers 412 */
                 "If-Match": string;
             };
             path: {
@@ -17703,7 +17703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version_mismatch: If-Match is missing or names another version than the current one (read the policy again) */
+            /** @description version_mismatch: If-Match names another version than the current one (read the policy again) */
             412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17747,6 +17747,20 @@ export interface operations {
             };
             /** @description resource_outside_organization: a rule names an organization or company outside the owning organization's subtree */
             422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description precondition_required: If-Match is missing */
+            428: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17808,7 +17822,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -18088,7 +18102,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -18274,7 +18288,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {

@@ -81,21 +81,22 @@ export const accessContracts = {
   },
   replaceAccessPolicy: {
     description:
-      'Replaces the policy\'s document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **412** `version_mismatch` otherwise (read it again). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people, the rest right after it), so the new rules decide their very next request. If some of the rest could not be recomputed, the answer is **503** `recomputation_incomplete` (the policy is stored): send the same request again, with the same `If-Match` and document, and it finishes the recomputation and answers 200.',
+      'Replaces the policy\'s document (name, description, rules) and increments `version`. Needs `If-Match` with the current version: **428** `precondition_required` without it, **412** `version_mismatch` with another version (read it again; a 412 is not stored under the `Idempotency-Key`). The effective access of everyone the policy is assigned to is recomputed before the answer (with the policy in one transaction for up to 98 people, the rest right after it), so the new rules decide their very next request. If some of the rest could not be recomputed, the answer is **503** `recomputation_incomplete` (the policy is stored): send the same request again, with the same `If-Match` and document, and it finishes the recomputation and answers 200.',
     requestExample: {
       name: 'Auditor: read one client',
       description: 'Reads the books of Bakeriet Solsiden',
       rules: [{ effect: 'allow', actions: ['companies:read', 'ledger:read', 'bank:read'], resources: { companies: ['3f2b8c1e-5d4a-4e7b-9c0d-1a2b3c4d5e6f'] } }],
     },
     params: policyParams,
-    headers: /* @__PURE__ */ lazySchema(() => z.object({ 'If-Match': z.string().max(32).regex(/^\s*(W\/)?"?\d{1,9}"?\s*$/).openapi({ description: 'The policy\'s current version (e.g. `3` or `"3"`); required; anything else answers 412', example: '1' }) })),
+    headers: /* @__PURE__ */ lazySchema(() => z.object({ 'If-Match': z.string().max(32).regex(/^\s*(W\/)?"?\d{1,9}"?\s*$/).openapi({ description: 'The policy\'s current version (e.g. `3` or `"3"`); required (428 without it); another version answers 412', example: '1' }) })),
     body: ReplacePolicySchema,
     responses: { 200: { description: 'The policy with its new version; everyone it is assigned to holds the new rules from their next request', schema: PolicySchema } },
     problems: {
       400: 'validation_failed (detail and errors name the fields; an action a policy cannot grant, a system-only scope, is named in its message), malformed_json',
       409: "conflict (reason access_too_large): a person it is assigned to would hold more effective access than one person's access may (300 KB); or the policy's assignments are changing (send it again); nothing is replaced",
       503: 'recomputation_incomplete: the policy is stored, but the effective access of some people it is assigned to is not yet recomputed; the same request again finishes it (Retry-After)',
-      412: 'version_mismatch: If-Match is missing or names another version than the current one (read the policy again)',
+      412: 'version_mismatch: If-Match names another version than the current one (read the policy again)',
+      428: 'precondition_required: If-Match is missing',
       422: 'resource_outside_organization: a rule names an organization or company outside the owning organization\'s subtree',
     },
   },

@@ -191,7 +191,7 @@ const recomputeInFlight = 8;
  */
 export const replacePolicy = async (current: PolicyRecord, ifMatch: string | undefined, document: PolicyDocument): Promise<Policy> => {
   const expected = parseIfMatch(ifMatch);
-  if (expected === undefined) throw versionMismatch(`Send If-Match with the policy's current version (${current.version}) to replace it.`);
+  if (expected === undefined) throw new ProblemError({ status: 428, error: 'precondition_required', title: 'Precondition required', detail: `Send If-Match with the policy's current version (${current.version}) to replace it.` });
   await checkResources({ path: current.organizationPath }, document);
   const stored = await accessRepository.policy(current.id);
   if (stored?.recomputePending && stored.version === expected + 1 && sameDocument(stored, document)) {

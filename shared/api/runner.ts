@@ -243,10 +243,11 @@ const idempotent = async (
     await store.release(clientId, key, fingerprint);
     throw error;
   }
-  // A 5xx is released so that a retry runs again; so is a 409: it answers the state of the moment
-  // (a job in flight, a concurrent change), changes nothing, and its action is to send the same
-  // request again once that state has changed, which a stored answer would refuse for 24 hours.
-  if (response.statusCode >= 500 || response.statusCode === 409) {
+  // A 5xx is released so that a retry runs again; so are a 409 and a 412: they answer the state of
+  // the moment (a job in flight, a concurrent change, a newer version), change nothing, and their
+  // action is to send the request again once that state has changed (a 412 with a new If-Match,
+  // which is not part of the fingerprint), which a stored answer would refuse for 24 hours.
+  if (response.statusCode >= 500 || response.statusCode === 409 || response.statusCode === 412) {
     await store.release(clientId, key, fingerprint);
     return response;
   }

@@ -83,8 +83,14 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
   version_mismatch: {
     status: 412,
     title: 'Version mismatch',
-    condition: 'A replacement (PUT of an access policy) without `If-Match`, or with a version that is no longer the current one: someone changed the resource since you read it.',
-    action: 'Read the resource again, reapply your change to it and send it with `If-Match` set to the version you read.',
+    condition: 'A replacement (PUT of an access policy) whose `If-Match` names a version that is no longer the current one: someone changed the resource since you read it. Not stored under the `Idempotency-Key`.',
+    action: 'Read the resource again, reapply your change to it and send it with `If-Match` set to the version you read (with the same key or a new one).',
+  },
+  precondition_required: {
+    status: 428,
+    title: 'Precondition required',
+    condition: 'A replacement (PUT of an access policy) without `If-Match`: it replaces only the version you read.',
+    action: 'Read the resource and send the replacement with `If-Match` set to its `version` (also in `ETag`).',
   },
   policy_in_use: {
     status: 409,

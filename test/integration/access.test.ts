@@ -60,10 +60,13 @@ describe('policies', () => {
     expect(list.body.data.map((p: { id: string }) => p.id)).toContain(policy.id);
 
     const document = { name: 'Lifecycle v2', rules: [allowAll({ organizations: [firm.child.id] })] };
-    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document }), 412, 'version_mismatch');
-    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '"7"' } }), 412, 'version_mismatch');
-    const replaced = await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '"1"' } });
+    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document }), 428, 'precondition_required');
+    // A 412 is not stored under its key: the same key with the version read again replaces it.
+    const key = randomUUID();
+    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '"7"' }, idempotencyKey: key }), 412, 'version_mismatch');
+    const replaced = await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '"1"' }, idempotencyKey: key });
     expect(replaced.status).toBe(200);
+    expect(replaced.headers.get('idempotency-replayed')).toBeNull();
     expect(replaced.body).toMatchObject({ name: 'Lifecycle v2', version: 2, rules: document.rules });
     expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '1' } }), 412, 'version_mismatch');
 
