@@ -94,7 +94,7 @@ export const accessContracts = {
     problems: {
       400: 'validation_failed (detail and errors name the fields; an action a policy cannot grant, a system-only scope, is named in its message), malformed_json',
       409: "conflict (reason access_too_large): a person it is assigned to would hold more effective access than one person's access may (300 KB); or the policy's assignments are changing (send it again); nothing is replaced",
-      503: 'recomputation_incomplete: the policy is stored, but the effective access of some people it is assigned to is not yet recomputed; the same request again finishes it (Retry-After)',
+      503: 'recomputation_incomplete: the policy is stored, but the effective access of some people it is assigned to is not yet recomputed; the same request again finishes it (Retry-After); or service_unavailable: a store the request needs is busy or failing (Retry-After)',
       412: 'version_mismatch: If-Match names another version than the current one (read the policy again)',
       428: 'precondition_required: If-Match is missing',
       422: 'resource_outside_organization: a rule names an organization or company outside the owning organization\'s subtree',

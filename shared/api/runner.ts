@@ -18,7 +18,7 @@ import { logger } from '../platform/logger';
 import { countMetric } from '../platform/metrics';
 import { parseJson, parseLosslessJson as parseLossless } from '../platform/lossless-json';
 import type { Operation, OperationResult } from './operation';
-import { ProblemError, problemBody, problems } from '../platform/problem';
+import { isAwsUnavailable, ProblemError, problemBody, problems, unavailableRetryAfterSeconds } from '../platform/problem';
 import { consumeRateLimit, rateLimitOf } from '../platform/rate-limit';
 import { parseInput } from '../platform/validation';
 import { timed } from '../platform/stage-timing';
@@ -362,6 +362,10 @@ export const renderProblem = (error: ProblemError, requestId: string): Operation
 
 export const renderError = (error: unknown, requestId: string): OperationResponse => {
   if (error instanceof ProblemError) return renderProblem(error, requestId);
+  if (isAwsUnavailable(error)) {
+    logger.error('An AWS service was busy or failing: answered 503', error as Error);
+    return renderProblem(problems.serviceUnavailable(unavailableRetryAfterSeconds), requestId);
+  }
   logger.error('Unhandled error', error as Error);
   return renderProblem(problems.internal(), requestId);
 };

@@ -115,6 +115,7 @@ const platformProblems = (route: RouteDefinition, contract: OperationContract): 
     422: 'idempotency_key_reused: the Idempotency-Key was used with a different request',
   }),
   500: 'internal_error: nothing about the request was wrong; retrying is safe',
+  503: 'service_unavailable: a store the request needs is busy (throttled) or failing for the moment; honour Retry-After',
 });
 
 export { defaultServerUrl, defaultTokenUrl } from './docs-contracts';

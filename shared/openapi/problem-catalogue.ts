@@ -213,6 +213,12 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     condition: 'The client used up its request quota. The `RateLimit-*` headers of every answer show the budget.',
     action: 'Wait the seconds of `Retry-After`, then retry; spread requests out.',
   },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    condition: 'A store the request needs (the database, the object store, the queue) was busy (throttled) or failing, also after the service\'s own retries. Nothing about the request was wrong; a mutation left nothing half-written and its `Idempotency-Key` is free again.',
+    action: 'Wait the seconds of `Retry-After`, then retry, with the same `Idempotency-Key` for mutations.',
+  },
   internal_error: {
     status: 500,
     title: 'Internal error',

@@ -88,7 +88,34 @@ export const problems = {
   payloadTooLarge: (detail: string) => problem(413, 'payload_too_large', 'Payload too large', detail),
   internal: () =>
     problem(500, 'internal_error', 'Internal error', 'An unexpected error occurred; nothing about the request was wrong. Retrying is safe.'),
+  serviceUnavailable: (retryAfterSeconds: number) =>
+    new ProblemError(
+      {
+        status: 503,
+        error: 'service_unavailable',
+        title: 'Service unavailable',
+        detail: `A store this request needs is busy (throttled) or failing for the moment; nothing about the request was wrong. Retry after ${retryAfterSeconds} s, with the same Idempotency-Key for a mutation.`,
+      },
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
 };
+
+/** Seconds a client waits before retrying a request that met a busy or failing AWS service. */
+export const unavailableRetryAfterSeconds = 2;
+
+/**
+ * Whether an error is an AWS service saying it is busy or failing (after the SDK's own retries):
+ * throttling (DynamoDB ProvisionedThroughputExceeded, ThrottlingException, RequestLimitExceeded;
+ * S3 SlowDown; SQS RequestThrottled), or a fault on the service's side (its 5xx). Such a request
+ * answers 503 with Retry-After (retryable, spec: Errors), not 500.
+ */
+export const isAwsUnavailable = (error: unknown): boolean => {
+  if (!error || typeof error !== 'object' || !('$metadata' in error)) return false;
+  const { $retryable, $fault, name } = error as { $retryable?: { throttling?: boolean }; $fault?: string; name?: string };
+  return $retryable?.throttling === true || $fault === 'server' || awsThrottlingErrors.has(name ?? '');
+};
+
+const awsThrottlingErrors = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'SlowDown', 'RequestThrottled', 'TooManyRequestsException']);
 
 /** The most characters of a Problem's detail (the Problem schema's limit): a detail quoting what the client sent is cut to it. */
 const maxDetail = 2000;

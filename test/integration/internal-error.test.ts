@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { toAuthorizerContext } from '../../shared/identity/principal';
@@ -6,6 +7,7 @@ import { systemClientScopes } from '../../shared/identity/scopes';
 import { tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
 import { validateProblem } from '../support/openapi-validator';
+import { observingCalls } from '../support/sdk-calls';
 
 /**
  * The handler as Lambda runs it, with its database unreachable: the answer must be a 500
@@ -99,6 +101,53 @@ describe('unexpected failures', () => {
     });
     const completed = records.find((r) => r.message === 'request completed');
     expect(completed).toMatchObject({ status: 500, routeKey: 'GET /v1/companies', requestId: request.requestContext.requestId });
+  });
+});
+
+describe('a busy or failing store', () => {
+  /** The companies handler, fresh, with every call of its DynamoDB client to `table` refused as DynamoDB refuses one over its throughput. */
+  const throttledHandler = async () => {
+    vi.resetModules();
+    process.env.AWS_MAX_ATTEMPTS = '1';
+    (await import('../../shared/platform/config')).resetConfig();
+    const { handler } = await import('../../functions/companies/handler');
+    const aws = await import('../../shared/platform/aws');
+    const throttling = (table: string) => (_command: string, input: Record<string, unknown>) => {
+      if (input.TableName === table || JSON.stringify(input.TransactItems ?? []).includes(`"TableName":"${table}"`)) {
+        throw new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata: {} });
+      }
+    };
+    return { handler, aws, throttling };
+  };
+
+  it('answers 503 service_unavailable with Retry-After (retryable), not 500, also when the rate limit cannot be counted', async () => {
+    const { handler, aws, throttling } = await throttledHandler();
+    for (const stream of [process.stdout, process.stderr]) vi.spyOn(stream, 'write').mockImplementation(() => true);
+    const request = event('GET', '/v1/companies', 'GET /v1/companies');
+    // The rate limit's write is the first call of the request.
+    const response = await observingCalls(aws.dynamo(), throttling(aws.controlTableName()), () => handler(request as never, context));
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['Retry-After']).toBe('2');
+    expect(response.headers['Content-Type']).toBe('application/problem+json');
+    const body = JSON.parse(response.body);
+    validateProblem(body);
+    expect(body).toMatchObject({ status: 503, error: 'service_unavailable', requestId: request.requestContext.requestId });
+    expect(response.body).not.toMatch(/throughput|ProvisionedThroughput|at .+\(/);
+  });
+
+  it("a mutation that met it wrote nothing and frees its Idempotency-Key: the same request with the same key runs once the store answers", async () => {
+    const { handler, aws, throttling } = await throttledHandler();
+    for (const stream of [process.stdout, process.stderr]) vi.spyOn(stream, 'write').mockImplementation(() => true);
+    const key = randomUUID();
+    const displayName = `Throttled ${randomUUID().slice(0, 8)} AS`;
+    const create = () => event('POST', '/v1/companies', 'POST /v1/companies', { headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ displayName, accountingSystem: 'Api' }) });
+    const refused = await observingCalls(aws.dynamo(), throttling(aws.tableName()), () => handler(create() as never, context));
+    expect(refused.statusCode).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'service_unavailable' });
+    const created = await handler(create() as never, context);
+    expect(created.statusCode).toBe(201);
+    expect(created.headers['Idempotency-Replayed']).toBeUndefined();
+    expect(JSON.parse(created.body)).toMatchObject({ name: displayName });
   });
 });
 
