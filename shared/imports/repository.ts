@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, NumberValue, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Page, type PageRequest } from '../db/query-page';
 import type { TransactionWrite } from '../db/unit-of-work';
@@ -119,6 +120,20 @@ export interface ImportKeyEntry {
   fingerprint: string;
   createdAt: string;
 }
+
+/**
+ * Sends an update whose condition holds unless the item records a newer outcome: refused because of
+ * that, it is done (the newer one stays); refused because the item does not exist, it throws.
+ */
+const unlessNewerRecorded = async (update: UpdateCommand): Promise<void> => {
+  update.input.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
+  try {
+    await dynamo().send(update);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException && error.Item) return;
+    throw error;
+  }
+};
 
 /** How an import ends (its terminal step writes this with the job, the event and the lane release). */
 export interface ImportEnding {
@@ -321,13 +336,17 @@ export const importRepository = {
     return Item ? (fromItem(Item) as unknown as FetchRun) : undefined;
   },
 
-  /** Records the post-fetch engines' outcomes on a fetch run. */
+  /**
+   * Records the post-fetch engines' outcomes on a fetch run, unless a later run of them recorded
+   * first (a redelivered message run twice at once): the newest outcome stays, as on the import.
+   */
   async recordEngineResults(companyId: string, run: FetchRun, engines: FetchRun['engines'], at: string): Promise<void> {
-    await dynamo().send(
+    await unlessNewerRecorded(
       new UpdateCommand({
         TableName: tableName(),
         Key: fetchRunKeys(companyId, run.completedAt, run.importId),
         UpdateExpression: 'SET engines = :engines, postFetchCompletedAt = :at',
+        ConditionExpression: 'attribute_not_exists(postFetchCompletedAt) OR postFetchCompletedAt <= :at',
         ExpressionAttributeValues: { ':engines': engines, ':at': at },
       }),
     );
@@ -335,16 +354,17 @@ export const importRepository = {
 
   /**
    * Sets the fetch completion the post-fetch engines reached, of an import that exists (refused
-   * otherwise). Its own attribute: the import's end writes fetchCompletion, and may land after this.
+   * otherwise), unless a later run of them recorded first. Its own attribute: the import's end
+   * writes fetchCompletion, and may land after this.
    */
-  async setFetchCompletion(importId: string, completion: ImportRecord['fetchCompletion']): Promise<void> {
-    await dynamo().send(
+  async setFetchCompletion(importId: string, completion: NonNullable<ImportRecord['fetchCompletion']>): Promise<void> {
+    await unlessNewerRecorded(
       new UpdateCommand({
         TableName: tableName(),
         Key: importKeys(importId),
         UpdateExpression: 'SET postFetchCompletion = :completion',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':completion': completion },
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(postFetchCompletion) OR postFetchCompletion.recordedAt <= :at)',
+        ExpressionAttributeValues: { ':completion': completion, ':at': completion.recordedAt },
       }),
     );
   },
