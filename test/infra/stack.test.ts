@@ -779,19 +779,21 @@ describe('stateful resources', () => {
     });
   });
 
+  /** A public app client of managed login: authorization code (PKCE) only, no secret, revocable tokens. */
+  const publicCodeClient = {
+    GenerateSecret: false,
+    AllowedOAuthFlows: ['code'],
+    AllowedOAuthFlowsUserPoolClient: true,
+    SupportedIdentityProviders: ['COGNITO'],
+    CallbackURLs: ['http://localhost/callback'],
+    EnableTokenRevocation: true,
+  };
+
   it('people sign in through managed login with a public app client: authorization code (PKCE), interactive scopes only', () => {
     const clients = ofType(statefulResources, 'AWS::Cognito::UserPoolClient');
     expect(clients).toHaveLength(2);
     const [clientId, client] = only(clients.filter(([, c]) => c.Properties?.ClientName === 'interactive-sign-in'));
-    expect(client.Properties).toMatchObject({
-      ClientName: 'interactive-sign-in',
-      GenerateSecret: false,
-      AllowedOAuthFlows: ['code'],
-      AllowedOAuthFlowsUserPoolClient: true,
-      SupportedIdentityProviders: ['COGNITO'],
-      CallbackURLs: ['http://localhost/callback'],
-      EnableTokenRevocation: true,
-    });
+    expect(client.Properties).toMatchObject({ ClientName: 'interactive-sign-in', ...publicCodeClient });
     const scopes = JSON.stringify(client.Properties?.AllowedOAuthScopes);
     for (const scope of interactiveScopes) expect(scopes).toContain(`/${scope}`);
     for (const scope of systemOnlyScopes) expect(scopes).not.toContain(`/${scope}`);
@@ -808,14 +810,7 @@ describe('stateful resources', () => {
   it('MCP connectors sign in through an app client of their own: public, authorization code (PKCE), only the read scopes the tools need', () => {
     const [clientId, client] = only(ofType(statefulResources, 'AWS::Cognito::UserPoolClient').filter(([, c]) => c.Properties?.ClientName === 'mcp-sign-in'));
     expect(logicalId(built.stateful, built.stateful.mcpClient)).toBe(clientId);
-    expect(client.Properties).toMatchObject({
-      GenerateSecret: false,
-      AllowedOAuthFlows: ['code'],
-      AllowedOAuthFlowsUserPoolClient: true,
-      SupportedIdentityProviders: ['COGNITO'],
-      CallbackURLs: ['http://localhost/callback'],
-      EnableTokenRevocation: true,
-    });
+    expect(client.Properties).toMatchObject(publicCodeClient);
     // No password or other direct sign-in flows: managed login (authorization code) only.
     expect(client.Properties?.ExplicitAuthFlows ?? []).toEqual([]);
     // Exactly the MCP tools' scopes (one source: shared/composition/mcp-contracts.ts), each prefixed with the resource server.
