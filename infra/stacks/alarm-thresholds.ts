@@ -104,7 +104,7 @@ export const queueOldestMessageAgeSeconds = {
     reason: "One import runs up to 12.5 minutes (the worker's timeout, a sixth under the queue's 15-minute visibility timeout); an hour means imports are stuck or retried (5 receives of 15 minutes each).",
   },
   reconciliation: { value: 1800, unit: 's', reason: 'Post-fetch runs take seconds to minutes; 30 minutes means they fail and are retried.' },
-  uploads: { value: 600, unit: 's', reason: 'A person waits for the document to become available; 10 minutes means completion is failing.' },
+  uploads: { value: 1200, unit: 's', reason: 'A person waits for the document to become available; a completion that waits for a GL-line deletion is sent again after up to 15 minutes, so 20 minutes means completion is failing.' },
   'webhook-fanout': { value: 600, unit: 's', reason: 'Fan-out is a few table reads per event; 10 minutes behind delays every delivery.' },
   webhooks: {
     value: 1800,

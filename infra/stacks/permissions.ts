@@ -156,7 +156,8 @@ export const groupPermissions: Record<FunctionGroup, Permissions> = {
 export const workerPermissions: Record<QueueName, Permissions> = {
   imports: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, bucket: 'readWrite', sendTo: ['reconciliation'], settings: ['IMPORT_INDEX_WRITES_PER_PARTITION_PER_SECOND'] },
   reconciliation: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false },
-  uploads: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, documents: 'worker' },
+  // Sends to its own queue: a notification held off by a GL-line deletion is put back with a delay (shared/documents/worker.ts).
+  uploads: { table: 'readWrite', control: 'none', outbox: 'write', cursorSecret: false, documents: 'worker', sendTo: ['uploads'] },
   // Fan-out writes deliveries only; the delivery worker deliveries, its slots and the subscription's state (handshake, failures, disable).
   'webhook-fanout': { table: 'readWrite', tableWritePrefixes: [webhook.delivery], control: 'none', outbox: 'read', cursorSecret: false, sendTo: ['webhooks'] },
   webhooks: {

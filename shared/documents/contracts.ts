@@ -43,7 +43,7 @@ export const documentContracts = {
       404: 'not_found: no such declaration or document, or its company is outside your reach',
       409: 'upload_missing: nothing was uploaded to the URL yet (PUT the bytes, then complete again); conflict: reason job_in_flight, the document links GL lines and a deletion of the company\'s GL lines is in flight (jobId names it; complete again once it has finished)',
       410: 'upload_expired: the declaration expired before completion (declare again)',
-      422: 'upload_mismatch: the stored bytes differ from the declaration; errors[].field names sizeBytes, sha256 or contentType. Nothing is created; PUT the right bytes and complete again',
+      422: 'upload_mismatch: the stored bytes differ from the declaration; errors[].field names sizeBytes, sha256 or contentType. Nothing is created. sizeBytes or sha256: PUT the declared bytes to the upload URL (while it is valid) and complete again, or declare again; contentType: the URL binds the declared type and checksum, so declare again with the right content type',
     },
   },
   listDocuments: {

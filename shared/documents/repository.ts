@@ -110,7 +110,12 @@ export const documentRepository = {
    * The writes that create the document from its declaration: the document (refused when it
    * exists) and the declaration's removal (refused when another completion removed it first).
    */
-  completeWrites(document: DocumentRecord): TransactionWrite[] {
+  /**
+   * Creates the document and removes its declaration; refused when the document exists, when the
+   * declaration is gone, or when its `completeBy` is before `completeByFrom` (ISO instants compare
+   * as strings: both come from toISOString).
+   */
+  completeWrites(document: DocumentRecord, completeByFrom: string): TransactionWrite[] {
     return [
       {
         Put: {
@@ -119,7 +124,14 @@ export const documentRepository = {
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-      { Delete: { TableName: tableName(), Key: documentDeclarationKeys(document.id), ConditionExpression: 'attribute_exists(PK)' } },
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: documentDeclarationKeys(document.id),
+          ConditionExpression: 'attribute_exists(PK) AND completeBy >= :completeByFrom',
+          ExpressionAttributeValues: { ':completeByFrom': completeByFrom },
+        },
+      },
     ];
   },
 

@@ -18,8 +18,14 @@ export type DocumentContentType = (typeof documentContentTypes)[number];
 
 /** GL lines or vouchers one document names. */
 const maxLinks = 100;
-/** A presigned URL: the storage URL and its signature (a long object key included). */
-const presignedUrlLength = 4096;
+/**
+ * A presigned URL: the storage URL and its signature, the role's session token on AWS, and for a
+ * download the file name twice in response-content-disposition (ASCII fallback, and filename*
+ * percent-encoded, then encoded again as a query value: up to 12 characters per character). A
+ * 255-character CJK name with a 1,400-character session token gives about 6,200; S3 accepts
+ * URLs up to 8 KiB.
+ */
+const presignedUrlLength = 8192;
 
 /** 50 MiB: the largest document. */
 export const maxDocumentBytes = 50 * 1024 * 1024;

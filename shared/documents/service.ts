@@ -27,6 +27,11 @@ const seconds = (name: string, fallback: number): number => {
 export const uploadUrlSeconds = () => seconds('DOCUMENT_UPLOAD_URL_SECONDS', 15 * 60);
 export const declarationSeconds = () => seconds('DOCUMENT_DECLARATION_SECONDS', 24 * 3600);
 export const downloadUrlSeconds = () => seconds('DOCUMENT_DOWNLOAD_URL_SECONDS', 5 * 60);
+/**
+ * How long after `completeBy` a declaration still holds its lines (a completion checks the time
+ * before its transaction, which may commit later; the transaction is refused past it).
+ */
+const completionGraceMilliseconds = 5 * 60 * 1000;
 /** Commits of one change of a document before it gives up (a concurrent transaction may cancel it without writing anything). */
 const changeAttempts = 3;
 
@@ -50,7 +55,12 @@ const documentProblems = {
       status: 422,
       error: 'upload_mismatch',
       title: 'Upload does not match the declaration',
-      detail: `The uploaded bytes do not match the declaration: ${field} ${message}. Nothing was created; PUT the declared bytes and complete again.`,
+      // The upload URL binds the declared type, length and checksum: bytes of another type cannot
+      // be PUT to it as the declared bytes, so only a new declaration helps then.
+      detail:
+        field === 'contentType'
+          ? `The uploaded bytes do not match the declaration: ${field} ${message}. Nothing was created; declare the document again with the content type of its bytes.`
+          : `The uploaded bytes do not match the declaration: ${field} ${message}. Nothing was created; PUT the declared bytes to the upload URL (while it is valid) and complete again, or declare the document again.`,
       errors: [{ field, message }],
     }),
 };
@@ -89,7 +99,8 @@ export const declareUpload = async (companyId: string, input: DeclareDocumentInp
     declaredAt: now.toISOString(),
     declaredBy,
     uploadUrlExpiresAt: plusSeconds(now, urlSeconds),
-    completeBy: plusSeconds(now, Math.max(declarationSeconds(), 0)),
+    // Never shorter than its upload URL: bytes PUT while the URL is valid can still be completed.
+    completeBy: plusSeconds(now, Math.max(declarationSeconds(), urlSeconds)),
   };
   // Sign first: a declaration is only stored with a URL to upload to.
   const { url, headers } = await presignUpload(pendingUploadObjectKey(companyId, documentId), declaration, urlSeconds);
@@ -179,18 +190,26 @@ export const completeUpload = async (declaration: DeclarationRecord): Promise<Do
     deletedAt: null,
   };
   // The document, the declaration's removal and the outbox event in one transaction; cancelled when
-  // another completion got there first, or when the two conflicted (then neither may have written:
-  // look again, then commit again).
+  // another completion got there first, when the two conflicted (then neither may have written:
+  // look again, then commit again), when the company was deleted meanwhile, or when the
+  // declaration is past completeBy and its grace (a GL-line deletion may then have treated its
+  // lines as free: see documentsHoldingLines), so it commits only while the declaration holds them.
   const result = await commitDocumentChange(
     documentId,
-    [...documentRepository.completeWrites(document), outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt), companyRepository.liveCheck(companyId)],
+    [
+      ...documentRepository.completeWrites(document, new Date(Date.now() - completionGraceMilliseconds).toISOString()),
+      outboxEventWrite('document.created', document.companyId, { documentId: document.id }, document.createdAt),
+      companyRepository.liveCheck(companyId),
+    ],
     () => document,
     (current) => current,
     async () => {
-      if (await companyRepository.getLive(companyId)) return undefined;
-      // Deleted after the read above: the copy goes too (the pending object stays, as on any refusal).
-      await deleteObject(documentObjectKey(companyId, documentId)).catch((error: unknown) => logger.warn('Could not remove the copy of a refused upload', { documentId, error: String(error) }));
-      return problems.notFound('company');
+      // Deleted after the read above: no document. The copy stays under the deleted company's
+      // prefix, never served (no role may delete there); the pending object stays, as on any refusal.
+      if (!(await companyRepository.getLive(companyId))) return problems.notFound('company');
+      const stored = await documentRepository.getDeclaration(documentId);
+      if (stored && Date.now() > Date.parse(stored.completeBy) + completionGraceMilliseconds) return documentProblems.uploadExpired(stored.completeBy);
+      return undefined;
     },
   );
   // The verified copy is the document; the pending object would otherwise wait for the lifecycle rule.
@@ -222,9 +241,6 @@ const linkLines = async (declaration: DeclarationRecord): Promise<void> => {
   });
 };
 
-/** How long after `completeBy` a declaration still holds its lines (a completion checks the time before its transaction, which may commit later). */
-const completionGraceMilliseconds = 5 * 60 * 1000;
-
 /**
  * Which documents hold these GL lines (by lineId) from deletion: every live document on the line's
  * link item, and a declaration on it whose completion has begun and may still commit. A
@@ -253,17 +269,18 @@ export const documentsHoldingLines = async (companyId: string, lineIds: readonly
 
 /**
  * The completion worker's entry: an S3 ObjectCreated notification for a pending upload. Answers
- * what happened; problems of the upload itself (mismatch, expired) are final and not retried.
+ * what happened; problems of the upload itself (mismatch, expired) are final and not retried;
+ * `job_in_flight`: a GL-line deletion holds the company's lane, the worker tries again later
+ * (shared/documents/worker.ts).
  */
-export const completeUploadFromNotification = async (documentId: string): Promise<'completed' | 'already_completed' | 'no_declaration' | 'refused'> => {
+export const completeUploadFromNotification = async (documentId: string): Promise<'completed' | 'already_completed' | 'no_declaration' | 'refused' | 'job_in_flight'> => {
   const declaration = await documentRepository.getDeclaration(documentId);
   if (!declaration) return (await documentRepository.get(documentId)) ? 'already_completed' : 'no_declaration';
   try {
     await completeUpload(declaration);
     return 'completed';
   } catch (error) {
-    // A GL-line deletion in flight: completed on a later delivery.
-    if (error instanceof ProblemError && error.problem.reason === 'job_in_flight') throw error;
+    if (error instanceof ProblemError && error.problem.reason === 'job_in_flight') return 'job_in_flight';
     if (error instanceof ProblemError && error.problem.status < 500) {
       logger.warn('Upload not completed automatically', { documentId, error: error.problem.error, detail: error.problem.detail });
       return 'refused';

@@ -169,7 +169,7 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
     status: 422,
     title: 'Upload does not match the declaration',
     condition: 'The uploaded bytes differ from the declaration in size, SHA-256 or content type (`errors[]` names the field); nothing was created.',
-    action: 'PUT the declared bytes to the upload URL and complete again, or declare again with the right size and checksum.',
+    action: 'Size or SHA-256 (`sizeBytes`, `sha256`): PUT the declared bytes to the upload URL and complete again, or declare again with the right size and checksum. Content type (`contentType`): declare again with the right content type (the upload URL is bound to the declared bytes).',
   },
   already_reconciled: {
     status: 409,

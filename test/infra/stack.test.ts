@@ -494,7 +494,7 @@ describe('least privilege', () => {
   const expectedWorkerGrants: Record<string, string[]> = {
     imports: [...consume('imports'), ...tableRead, ...tableWrite, ...outboxWrite, ...payloads('DeleteObject', 'GetObject', 'PutObject'), ...listing(), ...sendTo('reconciliation')],
     reconciliation: [...consume('reconciliation'), ...tableRead, ...tableWrite, ...outboxWrite],
-    uploads: [...consume('uploads'), ...tableRead, ...tableWrite, ...outboxWrite, ...pending('DeleteObject', 'GetObject'), ...listing(), ...documentObjects('PutObject')],
+    uploads: [...new Set([...consume('uploads'), ...tableRead, ...tableWrite, ...outboxWrite, ...pending('DeleteObject', 'GetObject'), ...listing(), ...documentObjects('PutObject'), ...sendTo('uploads')])],
     'webhook-fanout': [...consume('webhook-fanout'), ...tableRead, ...tableWriteIf('DELIVERY#'), ...outboxRead, ...sendTo('webhooks')],
     webhooks: [...new Set([...consume('webhooks'), ...tableRead, ...tableWriteIf('DELIVERY#', 'WEBHOOKSLOT#', 'WEBHOOK#'), ...sendTo('webhooks'), ...sendToDlq('webhooks'), 'kms:Decrypt secretsKey'])],
   };

@@ -259,7 +259,7 @@ describe('an upload whose company is deleted before the bytes arrive', () => {
     expect((await eventTypes(companyId)).all).not.toContain('document.created');
   });
 
-  it('deleted after the completion read it: the transaction\'s company check refuses it (404) and the copy is removed', async () => {
+  it('deleted after the completion read it: the transaction\'s company check refuses it (404); the verified copy stays under the deleted company, never served', async () => {
     const companyId = await newApiCompany();
     const live = (await companyRepository.get(companyId))!;
     const bytes = pdf();
@@ -278,7 +278,7 @@ describe('an upload whose company is deleted before the bytes arrive', () => {
     expect(refused).toBeInstanceOf(ProblemError);
     expect((refused as ProblemError).problem).toMatchObject({ status: 404, error: 'not_found' });
     expect(await documentRepository.get(declared.documentId)).toBeUndefined();
-    expect(await copied(companyId, declared.documentId)).toBe(false);
+    expect(await copied(companyId, declared.documentId)).toBe(true);
     expect((await eventTypes(companyId)).all).not.toContain('document.created');
   });
 });

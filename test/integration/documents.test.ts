@@ -488,7 +488,7 @@ describe('documents: file names that are not well-formed Unicode', () => {
       uploadUrlExpiresAt: now.toISOString(),
       completeBy: new Date(now.getTime() + 60_000).toISOString(),
     });
-    expect(await commitUnlessCancelled(documentRepository.completeWrites({ id, ...file, createdAt: now.toISOString(), createdBy: 'test', deletedAt: null }))).toBe(true);
+    expect(await commitUnlessCancelled(documentRepository.completeWrites({ id, ...file, createdAt: now.toISOString(), createdBy: 'test', deletedAt: null }, now.toISOString()))).toBe(true);
     await localS3Client(testStack().internal.s3Endpoint).send(new PutObjectCommand({ Bucket: testStack().internal.bucketName, Key: documentObjectKey(companyId, id), Body: bytes, ContentType: 'text/plain' }));
 
     const read = await api('GET', `/v1/documents/${id}`, { token: readOnlyToken });
