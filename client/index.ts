@@ -1,4 +1,5 @@
-import createClient, { type Client } from 'openapi-fetch';
+import { parse as parseLosslessly } from 'lossless-json';
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, operations, paths } from './schema';
 
 /**
@@ -9,9 +10,14 @@ import type { components, operations, paths } from './schema';
  *   const api = createLedgerClient({ baseUrl, token });
  *   const { data, error } = await api.GET('/v1/companies/{companyId}/trial-balance', { params: { path: { companyId }, query: { year: 2026 } } });
  *
- * Amounts arrive as JSON numbers with two decimals; this client parses them as JavaScript numbers,
- * exact for amounts below 2^53 cents. Where amounts may be larger, read the body as text and parse
- * it with a lossless JSON parser (lossless-json) instead.
+ * Amounts arrive as JSON numbers with explicit decimals (1250.00, up to four as imported); this
+ * client hands each over as its exact text, a string ("1250.00"), never as a JavaScript number,
+ * which keeps only about 15 significant digits (12345678901234567.89 would read 12345678901234568,
+ * 90071992547409.91 would read 90071992547409.9). The generated types say so: every `format: decimal`
+ * field of an answer is `string` (`string | null` when nullable). Compute with a decimal library
+ * (e.g. decimal.js: `new Decimal(line.amount)`), never with `Number(...)`. Integers (years, periods,
+ * counts, sequences) have no decimal point and stay numbers. In requests, send amounts as decimal
+ * strings ("1250.50"), as the API prefers.
  */
 export type { components, operations, paths };
 export type LedgerClient = Client<paths>;
@@ -25,12 +31,51 @@ export interface LedgerClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-export const createLedgerClient = (options: LedgerClientOptions): LedgerClient =>
-  createClient<paths>({
+export const createLedgerClient = (options: LedgerClientOptions): LedgerClient => {
+  const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     ...(options.token && { headers: { Authorization: `Bearer ${options.token}` } }),
     ...(options.fetch && { fetch: options.fetch }),
   });
+  client.use(exactAmounts);
+  return client;
+};
+
+/** A JSON body: application/json, application/problem+json (and any other +json type). */
+const jsonMediaType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * A JSON number token as the client hands it over: its exact text when it has a decimal point or
+ * an exponent (an amount), a JavaScript number otherwise (an integer: a year, period or count).
+ */
+const exactNumber = (token: string): string | number => (/[.eE]/.test(token) ? token : Number(token));
+
+/**
+ * Makes openapi-fetch read amounts exactly: a JSON answer is parsed losslessly (lossless-json,
+ * every number token as its source text) and handed on re-serialized with each amount as a JSON
+ * string, which openapi-fetch's JSON.parse then reads as that string. Answers read as text, blob
+ * or stream (`parseAs`) pass unchanged when successful (openapi-fetch parses errors as JSON
+ * whatever `parseAs` says); so do the OpenAPI document, whose numbers are schema keywords and
+ * examples, not amounts, and a body that is not JSON.
+ */
+const exactAmounts: Middleware = {
+  async onResponse({ response, options, schemaPath }) {
+    if (response.ok && options.parseAs !== 'json') return undefined;
+    if (schemaPath === '/v1/openapi.json' || !jsonMediaType.test(response.headers.get('Content-Type') ?? '') || !response.body) return undefined;
+    const text = await response.clone().text();
+    let value: unknown;
+    try {
+      value = parseLosslessly(text, null, exactNumber);
+    } catch {
+      return undefined; // not JSON after all: openapi-fetch answers it as it would have
+    }
+    const headers = new Headers(response.headers);
+    headers.delete('Content-Length');
+    const exact = new Response(JSON.stringify(value), { status: response.status, statusText: response.statusText, headers });
+    Object.defineProperty(exact, 'url', { value: response.url });
+    return exact;
+  },
+};
 
 /** OAuth 2.0 client credentials at the token URL (the document's `components.securitySchemes.oauth2`). */
 export const fetchAccessToken = async (tokenUrl: string, clientId: string, clientSecret: string): Promise<string> => {

@@ -65,7 +65,8 @@ for (const step of steps) {
 
 const { data: trialBalance, error } = await api.GET('/v1/companies/{companyId}/trial-balance', { params: { path, query: { year: 2026 } } });
 if (error) throw new Error(error.detail);
+// Amounts arrive as their exact text (strings such as "1250.00"): printed as they are, every digit.
 for (const account of trialBalance.accounts) {
-  console.log(`${account.accountCode} ${(account.description ?? '').padEnd(16)} ${String(account.closingBalance).padStart(10)}`);
+  console.log(`${account.accountCode} ${(account.description ?? '').padEnd(16)} ${account.closingBalance.padStart(10)}`);
 }
-console.log(`${'total'.padEnd(21)} ${String(trialBalance.totals.closingBalance).padStart(10)}`);
+console.log(`${'total'.padEnd(21)} ${trialBalance.totals.closingBalance.padStart(10)}`);

@@ -1,6 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { OpenAPITSOptions } from 'openapi-typescript';
+import type { TypeNode } from 'typescript';
 import { readCli } from './cli-args';
 
 /**
@@ -20,14 +22,33 @@ const header = `/**
 /** The generated source, deterministic: the document with the default URLs (the types do not name them). */
 export const generateClientSchema = async (): Promise<string> => {
   // Loaded here, not with the module: --help and a wrong option answer without building the document.
-  const [{ default: openapiTS, astToString }, { buildOpenApiDocument, defaultServerUrl, defaultTokenUrl }] = await Promise.all([
+  const [{ default: openapiTS, astToString, NULL, STRING, tsUnion }, { buildOpenApiDocument, defaultServerUrl, defaultTokenUrl }] = await Promise.all([
     import('openapi-typescript'),
     import('../../shared/openapi/document'),
   ]);
   const document = buildOpenApiDocument({ serverUrl: defaultServerUrl, tokenUrl: defaultTokenUrl });
-  const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { alphabetize: false, exportType: false });
+  const ast = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { alphabetize: false, exportType: false, transform: decimalAsString(STRING, tsUnion([STRING, NULL])) });
   return `${header}${astToString(ast)}`;
 };
+
+/**
+ * Every `format: decimal` number (the amounts of answers) is typed `string`, `string | null` when
+ * nullable: the client (client/index.ts) hands amounts over as their exact text, never as JS
+ * numbers, which drop digits (12345678901234567.89 -> 12345678901234568). Requests are unchanged:
+ * their decimal strings are `string` already, and their JSON-number alternative has no format.
+ *
+ * openapi-typescript (7.x) calls `transform` twice for an object's property: for the property's
+ * type, where the answer replaces the type as is (so it must name `null` itself), and within the
+ * property schema's own transformation, whose result that answer replaces. A decimal number
+ * outside a property (none today) would get `| null` twice, which means the same.
+ */
+const decimalAsString =
+  (string: TypeNode, nullableString: TypeNode): NonNullable<OpenAPITSOptions['transform']> =>
+  (schema) => {
+    const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (!('format' in schema) || schema.format !== 'decimal' || !types.some((type) => type === 'number' || type === 'integer')) return undefined;
+    return schema.nullable === true || types.includes('null') ? nullableString : string;
+  };
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { check } = readCli({

@@ -357,7 +357,7 @@ const keepLastAnswer = (file: string, result: unknown): void => {
   const body = result && typeof result === 'object' && 'body' in result ? (result as LambdaResult).body : undefined;
   if (typeof body !== 'string' || body === '') return;
   try {
-    const parsed: unknown = JSON.parse(body);
+    const parsed: unknown = parseJsonKeepingNumbers(body); // amounts as answered: 1250.00, every digit
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify(parsed, null, 2)}\n`);
   } catch {
@@ -370,7 +370,10 @@ export const fromLastAnswer = (file: string, reference: string): string => {
   const match = /^@last(?:\.(.+))?$/.exec(reference);
   if (!match?.[1]) throw new ToolError(`${reference}: write @last.PATH, e.g. @last.id`);
   if (!existsSync(file)) throw new ToolError(`${reference}: no previous answer yet (${file}); invoke something first`);
-  let value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  // Each number as its text, as answered: `@last.data.0.amount` is 1250.00, every digit (a JS number gives 1250).
+  let value: unknown = JSON.parse(readFileSync(file, 'utf8'), (_key, item: unknown, context?: { source?: string }) =>
+    typeof item === 'number' && context?.source !== undefined ? context.source : item,
+  );
   for (const key of match[1].split('.')) {
     value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
   }

@@ -25,12 +25,26 @@ const maxAmountLength = 64;
 const maxTaxCodeLength = 50;
 /** xs:decimal: an optional sign, digits and an optional point (decimal.js alone would also take 1e5, 0x1f or Infinity). */
 const decimalText = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
-/** An amount of the file; one that is no decimal number refuses the file (the XSD would, for files it checks). */
+/** SAFmonetaryType (both versions' XSD): xs:decimal with totalDigits 18 and fractionDigits 2. */
+const monetaryTotalDigits = 18;
+const monetaryFractionDigits = 2;
+const monetaryBound = new Decimal(10).pow(monetaryTotalDigits);
+/**
+ * An amount of the file; one that is no decimal number, or no SAF-T amount (SAFmonetaryType: at
+ * most 2 decimals and 18 digits in all, so at most 18 before the point), refuses the file, as the
+ * XSD would for files it checks. The XSD judges the value: leading zeros and trailing zeros of the
+ * decimals do not count (`0012.50` and `12.500` are amounts, `12.345` is not).
+ */
 const amountOf = (text: string | undefined, element: string): Decimal => {
   if (text === undefined || text === '') return zero;
   if (text.length > maxAmountLength) throw new SaftFileError('invalid_number', `${element} ${JSON.stringify(quotable(text, 40))} is longer than ${maxAmountLength} characters: no SAF-T amount.`);
   if (!decimalText.test(text)) throw new SaftFileError('invalid_number', `${element} ${JSON.stringify(clip(text, 40))} is not a decimal number.`);
-  return new Decimal(text);
+  const amount = new Decimal(text);
+  if (amount.decimalPlaces() > monetaryFractionDigits) throw new SaftFileError('invalid_number', `${element} ${JSON.stringify(clip(text, 40))} has more than ${monetaryFractionDigits} decimals: no SAF-T amount.`);
+  if (!amount.times(10 ** amount.decimalPlaces()).abs().lessThan(monetaryBound)) {
+    throw new SaftFileError('invalid_number', `${element} ${JSON.stringify(clip(text, 40))} has more than ${monetaryTotalDigits} digits: no SAF-T amount.`);
+  }
+  return amount;
 };
 /** `magnitude` with the sign of `line` (zero lines keep the magnitude's own sign). */
 const withSignOf = (line: Decimal, magnitude: Decimal): Decimal => (line.isZero() ? magnitude : line.isNegative() ? magnitude.abs().negated() : magnitude.abs());

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { createLedgerClient, fetchAccessToken, waitForImport } from '../../client';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { createLedgerClient, fetchAccessToken, waitForImport, type Schema } from '../../client';
 import { clientSchemaFile, generateClientSchema } from '../../infra/tools/client';
 import { queueWaitMs } from '../support/poll';
 import { seededClient, testStack } from '../support/stack';
@@ -39,9 +39,36 @@ describe('generated TypeScript client', () => {
     const { data, error } = await api.GET('/v1/companies/{companyId}/trial-balance', { params: { path, query: { year: 2026 } } });
     expect(error).toBeUndefined();
     expect(data!.accounts.map((a) => [a.accountCode, a.description, a.closingBalance])).toEqual([
-      ['1920', 'Bank deposits', 99.95],
-      ['3000', 'Sales revenue', -99.95],
+      ['1920', 'Bank deposits', '99.95'],
+      ['3000', 'Sales revenue', '-99.95'],
     ]);
+
+    // Amounts arrive as their exact text, typed string: the largest the import takes (18 digits
+    // before the point, 4 after) and sums of them, where a JS number keeps about 15 digits.
+    const large = '123456789012345678.1234';
+    const largeLines = await api.POST('/v1/companies/{companyId}/imports/general-ledger-lines', {
+      params: { path, header: key() },
+      body: { year: 2026, lines: [{ id: 'c', accountCode: '1920', amount: large, taxAmount: '12345678901234.5678', period: 4, transactionId: 'W' }, { id: 'd', accountCode: '3000', amount: `-${large}`, period: 4, transactionId: 'W' }] },
+    });
+    expect(largeLines.response.status).toBe(202);
+    expect((await waitForImport(api, companyId, largeLines.data!.id, queueWaitMs)).status).toBe('succeeded');
+    const read = await api.GET('/v1/companies/{companyId}/general-ledger/lines', { params: { path, query: { year: 2026, period: 4 } } });
+    expect(read.error).toBeUndefined();
+    const readLines = [...read.data!.data].sort((a, b) => a.sourceLineId.localeCompare(b.sourceLineId));
+    expect(readLines.map((line) => [line.sourceLineId, line.year, line.period, line.amount, line.taxAmount])).toEqual([
+      ['c', 2026, 4, large, '12345678901234.5678'],
+      ['d', 2026, 4, `-${large}`, null],
+    ]);
+    expectTypeOf(readLines[0]!.amount).toEqualTypeOf<string>();
+    expectTypeOf<Schema<'GeneralLedgerLine'>['taxAmount']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Schema<'TrialBalanceAccount'>['closingBalance']>().toEqualTypeOf<string>();
+    expectTypeOf(readLines[0]!.period).toEqualTypeOf<number>(); // integers stay numbers
+    const after = await api.GET('/v1/companies/{companyId}/trial-balance', { params: { path, query: { year: 2026 } } });
+    expect(after.data!.accounts.map((a) => [a.accountCode, a.closingBalance])).toEqual([
+      ['1920', '123456789012345778.0734'],
+      ['3000', '-123456789012345778.0734'],
+    ]);
+    expect(after.data!.totals.closingBalance).toBe('0.00');
 
     // Problems come back typed as the Problem schema.
     const empty = await api.POST('/v1/companies/{companyId}/imports/general-ledger-lines', { params: { path, header: key() }, body: { year: 2026, lines: [] } });

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInvoke } from '../../infra/tools/invoke';
+import { fromLastAnswer, lastAnswerFile, runInvoke } from '../../infra/tools/invoke';
 import { createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { createTestClient } from '../support/clients';
 import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
@@ -497,6 +497,9 @@ describe('npm run invoke: every sample event', { shuffle: false }, () => {
       });
       // Printed as answered: amounts keep their two decimals (a JS number would print 252500).
       expect(trialBalance.stdout.join('\n')).toMatch(/"closingBalance": 252500\.00\b/);
+      // And kept so for --set NAME=@last.PATH: an amount's text, not a JS number's (0, -10000).
+      expect(fromLastAnswer(lastAnswerFile(stackFile), '@last.totals.closingBalance')).toBe('0.00');
+      expect(fromLastAnswer(lastAnswerFile(stackFile), '@last.year')).toBe('2025');
     });
 
     it('ledger/listDimensions.json and listSubLedgers.json answer 200', async () => {

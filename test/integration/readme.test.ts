@@ -61,8 +61,8 @@ describe('README walkthrough', () => {
     expect(out).toContain('"description": "Bank deposits"');
     // After the correction account 1920 closes at 50,000.00 + 1,250.00.
     expect(out).toContain('"closingBalance": 51250.00');
-    // The typed client's trial balance.
-    expect(out).toMatch(/^total\s+0$/m);
+    // The typed client's trial balance: amounts as their exact text ("0.00", not the JS number 0).
+    expect(out).toMatch(/^total\s+0\.00$/m);
     // Last, the seeded accountant signed in interactively: her session and exactly her two companies.
     const session = out.slice(out.lastIndexOf('"mode": "INTERACTIVE"'));
     expect(session).toContain('"organizationId": null');

@@ -60,9 +60,10 @@ describe('SAF-T parser and mapping', () => {
   it('leaves the opening balance of a party whose row is refused with its account, and names the party (files over 32 MiB, which the XSD does not check)', async () => {
     const text = readFileSync(new URL('../fixtures/saft/example-1.10-999999999.xml', import.meta.url), 'utf8').replace(
       /(<n1:CustomerID>12000<\/n1:CustomerID>\s*)<n1:AccountID>1500<\/n1:AccountID>(\s*)<n1:OpeningDebitBalance>1234.56</,
-      '$1<n1:AccountID>1925</n1:AccountID>$2<n1:OpeningDebitBalance>10.123456<',
+      // Each a SAF-T amount, but debit minus credit has 19 digits: more than an opening balance holds.
+      '$1<n1:AccountID>1925</n1:AccountID>$2<n1:OpeningCreditBalance>-999999999999999999</n1:OpeningCreditBalance><n1:OpeningDebitBalance>999999999999999999<',
     );
-    expect(text).toContain('10.123456');
+    expect(text).toContain('999999999999999999');
     const mapping = new SaftMapping();
     await parseSaft([new TextEncoder().encode(text)], mapping);
     const rows = mapping.openingBalances();
@@ -253,6 +254,30 @@ describe('SAF-T files that would exhaust memory or store text the API refuses (f
   it('refuses an amount longer than any SAF-T amount (the report stores the file\'s totals)', async () => {
     const digits = '1'.repeat(65);
     expect((await refusal(example().replace('<n1:TotalDebit>25000</n1:TotalDebit>', `<n1:TotalDebit>${digits}</n1:TotalDebit>`))).message).toBe(`TotalDebit "${'1'.repeat(39)}…" is longer than 64 characters: no SAF-T amount.`);
+  });
+
+  it('refuses an amount that is no SAF-T amount (SAFmonetaryType: 18 digits in all, at most 2 decimals), as the XSD would; reads those it allows', async () => {
+    const withTotalDebit = (amount: string) => example().replace('<n1:TotalDebit>25000</n1:TotalDebit>', `<n1:TotalDebit>${amount}</n1:TotalDebit>`);
+    const withAmount = (amount: string) => example().replace('<n1:Amount>10000</n1:Amount>', `<n1:Amount>${amount}</n1:Amount>`);
+    const refused = async (text: string) => {
+      const error = await refusal(text);
+      return { code: error.code, message: error.message, line: error.line };
+    };
+    expect(await refused(withTotalDebit('1234567890123456789'))).toEqual({
+      code: 'invalid_number',
+      message: 'TotalDebit "1234567890123456789" has more than 18 digits: no SAF-T amount.',
+      line: expect.any(Number),
+    });
+    expect((await refused(withAmount('-1234567890123456789.00'))).message).toBe('DebitAmount/Amount "-1234567890123456789.00" has more than 18 digits: no SAF-T amount.');
+    expect((await refused(withAmount('12345678901234567.89'))).message).toBe('DebitAmount/Amount "12345678901234567.89" has more than 18 digits: no SAF-T amount.');
+    expect((await refused(withAmount('10000.005'))).message).toBe('DebitAmount/Amount "10000.005" has more than 2 decimals: no SAF-T amount.');
+    expect((await refused(example().replace('<n1:OpeningDebitBalance>1234.56</n1:OpeningDebitBalance>', '<n1:OpeningDebitBalance>9999999999999999999</n1:OpeningDebitBalance>'))).message).toBe(
+      'OpeningDebitBalance "9999999999999999999" has more than 18 digits: no SAF-T amount.',
+    );
+    // What SAFmonetaryType allows (xmllint agrees): 18 digits, leading zeros and trailing zeros of the decimals not counted.
+    for (const amount of ['123456789012345678', '-1234567890123456.78', '12345678901234567.8', '0001234567890123456.78', '10000.500', '+10000.']) {
+      await expect(parseSaft([new TextEncoder().encode(withAmount(amount))], new SaftMapping()), amount).resolves.toBeDefined();
+    }
   });
 
   it('quotes file text in the report within its limits and without characters the text rule refuses', async () => {
