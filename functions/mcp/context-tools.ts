@@ -11,6 +11,7 @@ import { readAccountContext, readCompanyContext, type ContextAnswer } from '../.
 import type { Principal } from '../../shared/identity/principal';
 import type { Scope } from '../../shared/identity/scopes';
 import { ProblemError, problems } from '../../shared/platform/problem';
+import { limits } from '../../shared/platform/schemas';
 import { mcpOnlyOperations, type McpOnlyOperationId } from '../../shared/routes';
 import type { JsonSchema } from './tool-schemas';
 import { toolError, toolResult } from './tool-result';
@@ -69,16 +70,38 @@ const scopeOf = (operationId: McpOnlyOperationId): Scope => mcpOnlyOperations.fi
 /** The tools' runner: the MCP request has passed the rate limit once (the runner of the mcp group). */
 const run = createOperationRunner(contextOperations, { owners, routes: mcpOnlyOperations, rateLimit: async () => ({}) });
 
-const CompanyContextInput = /* @__PURE__ */ lazySchema(() => z.strictObject({ companyId: z.uuid().describe('The company (the `id` list_companies answers)') }));
+/**
+ * companyId as the twin tools take it: any UUID in the 8-4-4-4-12 hex form, whatever its version,
+ * variant or case. The runner decides reach of {companyId} before it validates with REST's
+ * UuidSchema, so REST and the twin tools answer such an id outside the reach not found, not
+ * invalid; z.uuid() would refuse some of them (a version or variant other than RFC 9562's).
+ */
+const companyIdInput = () => z.guid().max(limits.uuid).describe('The company (the `id` list_companies answers)');
+const CompanyContextInput = /* @__PURE__ */ lazySchema(() => z.strictObject({ companyId: companyIdInput() }));
 const AccountContextInput = /* @__PURE__ */ lazySchema(() => z.strictObject({
-  companyId: z.uuid().describe('The company (the `id` list_companies answers)'),
+  companyId: companyIdInput(),
   accountNumber: z.string().min(1).max(20).regex(/^[^#\s]+$/, 'must not contain spaces or #').describe('The ledger account, e.g. "1920"'),
   year: z.number().int().min(1900).max(2999).optional().describe("The accounting year; default: the company's current year"),
 }));
 
-const jsonSchemaOf = (schema: z.ZodType) => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;
+/** A tool's input schema as what it takes (io 'input'), its output schema as what it answers (io 'output'). */
+const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output') => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io }) as JsonSchema;
   return rest as JsonSchema & { type: 'object' };
+};
+
+/** A whole number in plain digits, as REST reads one from a query string (shared/platform/schemas.ts queryInteger). */
+const plainDigits = /^(0|[1-9][0-9]{0,15})$/;
+
+/**
+ * The arguments with each integer one given as plain digits ("2026") as the number: the twin tools
+ * hand their arguments to REST as text, so they take "2026" for `year`, and so do these.
+ */
+const integersFromText = (args: Record<string, unknown>, inputJsonSchema: JsonSchema): Record<string, unknown> => {
+  const properties = (inputJsonSchema.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.fromEntries(
+    Object.entries(args).map(([name, value]) => [name, properties[name]?.type === 'integer' && typeof value === 'string' && plainDigits.test(value) ? Number(value) : value]),
+  );
 };
 
 const contextTool = <I extends z.ZodType>(
@@ -94,16 +117,18 @@ const contextTool = <I extends z.ZodType>(
     description: definition.description,
     scope: scopeOf(definition.operationId),
     get inputJsonSchema() {
-      return (inputJsonSchema ??= jsonSchemaOf(definition.input));
+      return (inputJsonSchema ??= jsonSchemaOf(definition.input, 'input'));
     },
     get outputJsonSchema() {
-      return (outputJsonSchema ??= jsonSchemaOf(definition.output));
+      return (outputJsonSchema ??= jsonSchemaOf(definition.output, 'output'));
     },
-    call: async (args, principal, requestId) => {
-      const parsed = definition.input.safeParse(args);
-      if (!parsed.success) return toolError(`validation_failed: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ')}`);
+    async call(args, principal, requestId) {
+      const parsed = definition.input.safeParse(integersFromText(args, this.inputJsonSchema));
+      if (!parsed.success) {
+        return toolError(`validation_failed: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ')}`, 'validation_failed');
+      }
       const response = await run({ operationId: definition.operationId, authentication: { authenticated: true, principal }, ...toCall(parsed.data), requestId });
-      return toolResult(response);
+      return toolResult(response, definition.name, 'The picture is compact by design; read the details with the specific tools (get_trial_balance, list_general_ledger_lines, list_bank_transactions).');
     },
   };
 };

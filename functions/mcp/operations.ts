@@ -3,10 +3,11 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { OperationResult } from '../../shared/api/operation';
 import { defineOperations } from '../../shared/composition/operations';
 import { mcpContracts as contracts, mcpScopes } from '../../shared/composition/mcp-contracts';
+import type { Principal } from '../../shared/identity/principal';
 import { config, publicBaseUrl } from '../../shared/platform/config';
 import { ProblemError, problems } from '../../shared/platform/problem';
 import { mcpResourceMetadataPath } from '../../shared/routes';
-import { createMcpServer, invalidParams, scopeOfTool } from './server';
+import { createMcpServer, invalidParams, modeCanHold, scopeOfTool } from './server';
 import { loadToolSchemas } from './tool-schemas';
 
 /** Host names the endpoint answers to: MCP_ALLOWED_HOSTS (the API's domain on AWS), else the loopback names (the local stack). */
@@ -39,19 +40,23 @@ const resourceMetadataUrl = () => `${publicBaseUrl() ?? ''}${mcpResourceMetadata
  * A tools/call of a tool whose scope the token lacks: 403 insufficient_scope for the whole request,
  * the scopes in WWW-Authenticate (as the authorization server names them), as the MCP authorization
  * rules (2025-11-25, scope challenge handling) say, so that a client can ask the person to consent
- * to it (step-up): the token's scopes and the one the tool needs, since a client asks for exactly
- * the challenge's scopes and would otherwise lose the ones it had. A notification (no id) is not
- * answered, as the transport answers notifications: 202.
+ * to it (step-up): the token's scopes the tools need (those of the metadata's scopes_supported)
+ * and the one the tool needs, since a client asks for exactly the challenge's scopes and would
+ * otherwise lose the ones it had. A scope the caller's mode can never hold (context:read for a
+ * client) is no challenge: no consent could add it, so the tool answers a tool error the model
+ * can read (createMcpServer). A notification (no id) is not answered, as the transport answers
+ * notifications: 202.
  */
-const checkToolScope = (message: Record<string, unknown>, scopes: readonly string[]): void => {
+const checkToolScope = (message: Record<string, unknown>, principal: Principal): void => {
   if (message.method !== 'tools/call' || message.id === undefined) return;
   const name = (message.params as { name?: unknown } | undefined)?.name;
   const scope = typeof name === 'string' ? scopeOfTool(name) : null;
-  if (!scope || scopes.includes(scope)) return;
+  if (!scope || principal.scopes.includes(scope) || !modeCanHold(principal.mode, scope)) return;
   const base = problems.insufficientScope(scope);
+  const challenged = [...new Set([...principal.scopes.filter((held) => mcpScopes.includes(held)), scope])];
   throw new ProblemError(
     { ...base.problem, detail: `The tool ${name as string} needs the scope ${scope}.` },
-    { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${[...new Set([...scopes, scope])].map((held) => `${config().scopePrefix}${held}`).join(' ')}", resource_metadata="${resourceMetadataUrl()}"` },
+    { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${challenged.map((held) => `${config().scopePrefix}${held}`).join(' ')}", resource_metadata="${resourceMetadataUrl()}"` },
   );
 };
 
@@ -97,7 +102,7 @@ export const mcpOperations = defineOperations('mcp', contracts, {
     const read = readMessage(body as unknown as string);
     if ('answer' in read) return read.answer;
     const { message } = read;
-    checkToolScope(message, principal.scopes);
+    checkToolScope(message, principal);
     const invalid = invalidParams(message);
     if (invalid) return jsonRpcError(200, message.id ?? null, ErrorCode.InvalidParams, invalid);
     // Stateless: a fresh server and transport per request, JSON answers, no session id.

@@ -64,11 +64,22 @@ export const toJsonSchema = (schema: unknown, components: Record<string, JsonSch
   return result;
 };
 
+/**
+ * The most items a tool's page holds (`page_size`, and its default): a page of 200 GL lines is
+ * about 90 KB of JSON, some 25-30k tokens, more than an assistant's host takes from one tool
+ * (Claude Code cuts tool output at 25k tokens); 50 is also REST's default.
+ */
+export const mcpMaxPageSize = 50;
+
 export interface TwinSchemas {
-  /** The path and query parameters of the REST twin as one object (its names as REST has them). */
+  /** The path and query parameters of the REST twin as one object (its names as REST has them); `page_size` at most mcpMaxPageSize. */
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema: JsonSchema & { type: 'object' };
   pathParameters: string[];
+  /** The query parameters (the filters and paging of a list). */
+  queryParameters: string[];
+  /** The page size REST takes when none is sent (undefined: the operation has no page_size default). */
+  restDefaultPageSize: number | undefined;
 }
 
 let document: OpenApiDocument | undefined;
@@ -101,16 +112,29 @@ export const twinSchemas = (operationId: OperationId): TwinSchemas => {
   if (!output) throw new Error(`${operationId} answers no JSON body`);
   const outputSchema = toJsonSchema(output, components);
   if (outputSchema.type !== 'object') throw new Error(`${operationId} does not answer an object`);
+  const properties: Record<string, JsonSchema> = Object.fromEntries(
+    parameters.map((parameter) => [parameter.name, { ...toJsonSchema(parameter.schema ?? {}, components), ...(parameter.description && { description: parameter.description }) }]),
+  );
+  const pageSize = properties.page_size;
+  const restDefaultPageSize = typeof pageSize?.default === 'number' ? pageSize.default : undefined;
+  // A tool's page: at most mcpMaxPageSize items (callTwin holds the runner to it), by default too.
+  if (pageSize) {
+    properties.page_size = {
+      ...pageSize,
+      maximum: typeof pageSize.maximum === 'number' ? Math.min(pageSize.maximum, mcpMaxPageSize) : mcpMaxPageSize,
+      ...(restDefaultPageSize !== undefined && { default: Math.min(restDefaultPageSize, mcpMaxPageSize) }),
+    };
+  }
   return {
     inputSchema: {
       type: 'object',
-      properties: Object.fromEntries(
-        parameters.map((parameter) => [parameter.name, { ...toJsonSchema(parameter.schema ?? {}, components), ...(parameter.description && { description: parameter.description }) }]),
-      ),
+      properties,
       required: parameters.filter((parameter) => parameter.required || parameter.in === 'path').map((parameter) => parameter.name),
       additionalProperties: false,
     },
     outputSchema: outputSchema as TwinSchemas['outputSchema'],
     pathParameters: parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name),
+    queryParameters: parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+    restDefaultPageSize,
   };
 };

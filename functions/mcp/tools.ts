@@ -8,6 +8,7 @@ import { identityOperations } from '../identity/operations';
 import { jobOperations } from '../jobs/operations';
 import { ledgerOperations } from '../ledger/operations';
 import { vatOperations } from '../vat/operations';
+import { mcpMaxPageSize } from './tool-schemas';
 
 /** A tool that runs one REST read operation through the operation runner. */
 export interface TwinTool {
@@ -16,10 +17,12 @@ export interface TwinTool {
   /** A read of one of the groups below (another id does not compile). */
   operationId: TwinOperationId;
   description: string;
+  /** How to ask for less when the answer is too large for one tool result; by default its filters and page_size. */
+  narrow?: string;
 }
 
 const amounts = 'Amounts are NOK, signed: debit positive, credit negative; decimal numbers (the text block carries them exactly as the REST API writes them).';
-const paging = 'Paginated: pass `pagination.next_cursor` of the answer as `cursor` (with the same filters) until it is null; `page_size` 1-200, default 50.';
+const paging = `Paginated: pass \`pagination.next_cursor\` of the answer as \`cursor\` (with the same filters) until it is null; \`page_size\` 1-${mcpMaxPageSize}, default ${mcpMaxPageSize}.`;
 const periods = 'Periods are 1-12 (the months of the accounting year), years four digits.';
 
 /** The read operations offered as tools, each with its REST twin. Mutations are not offered. */
@@ -47,6 +50,7 @@ export const twinTools: readonly TwinTool[] = [
     title: 'Chart of accounts',
     operationId: 'listAccounts',
     description: `The chart of accounts of a company for one \`year\` (Norwegian standard account numbers such as 1920 bank, 2700 output VAT, 3000 sales): number, description, category (Balance or Result). Next: get_account for one account, list_general_ledger_lines with \`account\` for its lines, get_trial_balance for balances.`,
+    narrow: 'The chart is answered whole, in one page: read the accounts you need one by one with get_account.',
   },
   {
     name: 'get_account',
@@ -65,6 +69,7 @@ export const twinTools: readonly TwinTool[] = [
     title: 'Trial balance',
     operationId: 'getTrialBalance',
     description: `The trial balance of a company for one \`year\`: per account the opening balance, the movement of each period and the closing balance, with totals (a complete trial balance sums to zero). ${amounts} ${periods}`,
+    narrow: 'The trial balance is answered whole: read the accounts you need with get_account_context, or list_general_ledger_lines filtered by `account` and `period`.',
   },
   {
     name: 'list_dimensions',

@@ -33,6 +33,8 @@ export const metricCatalogue = {
   /** Company context rebuilds (the MCP context), and the lag from the change to the rebuild. */
   contextRebuilds: { name: 'ContextRebuilds', unit: 'Count', dimensions: [] },
   contextRebuildLag: { name: 'ContextRebuildLag', unit: 'Milliseconds', dimensions: [] },
+  /** MCP tool calls by `tool` (one of the tools; `unknown` for a name that is none) and `outcome` (`ok`, or the tool error's code: `not_found`, `validation_failed`, ...). */
+  mcpToolCalls: { name: 'McpToolCalls', unit: 'Count', dimensions: ['tool', 'outcome'] },
   /** Authorizer decisions served from its cache, and those verified afresh. */
   authorizerCacheHits: { name: 'AuthorizerCacheHits', unit: 'Count', dimensions: [] },
   authorizerCacheMisses: { name: 'AuthorizerCacheMisses', unit: 'Count', dimensions: [] },

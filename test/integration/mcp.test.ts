@@ -199,8 +199,11 @@ describe('MCP endpoint', () => {
     } finally {
       await limited.close();
     }
-    // The context tools need context:read, which only interactive sessions hold.
-    await expect(call(client, 'get_company_context', { companyId: ids.companyId })).rejects.toThrow(/403/);
+    // The context tools need context:read, which only interactive sessions hold: no consent could add it
+    // to a system client, so no challenge; a tool error the model can read (test/integration/mcp-limits.test.ts).
+    const context = await call(client, 'get_company_context', { companyId: ids.companyId });
+    expect(context.isError).toBe(true);
+    expect(text(context)).toMatch(/^insufficient_scope: /);
     const raw = await api('POST', '/mcp', {
       token,
       headers: { accept: 'application/json, text/event-stream' },
