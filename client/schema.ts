@@ -1529,7 +1529,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol (beta): read-only tools over stateless streamable HTTP
-         * @description The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope`, its challenge naming the scopes of the token and the one the tool needs. Outside the reach a tool answers a tool error (`isError`) that says not found.
+         * @description The Model Context Protocol (revision 2025-11-25, beta) over stateless streamable HTTP: 19 read-only tools (17 run the same operation as their REST twin, with the same scopes and reach; `get_company_context` and `get_account_context` need `context:read`, which only interactive sessions hold). `GET` and `DELETE` answer 405: there are no sessions and no server-initiated streams. Without a token it answers **401** with `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource/mcp"`; a `tools/call` of a tool whose scope the token lacks answers **403** `insufficient_scope`, its challenge naming the scopes of the token among `scopes_supported` and the one the tool needs, unless the caller can never hold that scope (`context:read` for a client): then a tool error (`isError`) `insufficient_scope`. Outside the reach a tool answers a tool error that says not found. A page of a tool holds at most 50 items, and an answer of more than 64 KiB is the tool error `result_too_large` naming the filters that narrow it.
          *
          *     The body is one JSON-RPC message; send `Accept: application/json, text/event-stream`. Answers are JSON (`application/json`), never an SSE stream; no `Mcp-Session-Id` is issued (stateless). Protocol errors are JSON-RPC error objects as MCP defines them, not problem documents: a body that is not JSON is HTTP 400 with -32700 (parse error), one that is not a single JSON-RPC message (a batch, no `jsonrpc`) HTTP 400 with -32600; an unknown method is -32601, params that do not fit the method (tools/call without a string `name`, `arguments` not an object) -32602 naming the parameter, and an unknown tool -32602, each in an HTTP 200 answer. A tool's arguments that break its input schema are a tool error (`isError`) naming the field, as MCP asks.
          */
@@ -1874,7 +1874,7 @@ export interface components {
              * Format: decimal
              * @description Amount in NOK (two decimals; debit positive, credit negative). Parse JSON numbers losslessly (see the API description).
              */
-            amount: number;
+            amount: string;
             /** @description Voucher the line belongs to, or null */
             transactionId: string | null;
             /** @description Voucher number, or null */
@@ -1892,12 +1892,12 @@ export interface components {
              * Format: decimal
              * @description VAT amount of the line, or null
              */
-            taxAmount: number | null;
+            taxAmount: string | null;
             /**
              * Format: decimal
              * @description VAT rate in percent (e.g. 25), or null
              */
-            taxPercentage: number | null;
+            taxPercentage: string | null;
             /** @description Empty when the line names none */
             dimensionKeys: string[];
             /** @description Empty when the line names none */
@@ -1994,7 +1994,7 @@ export interface components {
              * @description Amount of this version
              * @example -10000
              */
-            amount: number;
+            amount: string;
             /**
              * @description Voucher grouping of this version
              * @example V-2025-0001
@@ -2026,13 +2026,13 @@ export interface components {
              * @description Tax amount of this version
              * @example -2500
              */
-            taxAmount: number | null;
+            taxAmount: string | null;
             /**
              * Format: decimal
              * @description Tax percentage of this version
              * @example 25
              */
-            taxPercentage: number | null;
+            taxPercentage: string | null;
             /**
              * @description Keys of dimensions the version names; empty when none
              * @example [
@@ -2113,7 +2113,7 @@ export interface components {
              * @description Amount of this version
              * @example 250000
              */
-            amount: number;
+            amount: string;
             /**
              * @description Keys of sub-ledgers the version names; empty when none
              * @example [
@@ -2137,14 +2137,14 @@ export interface components {
                  * Format: decimal
                  * @description Sum of the accounts' opening balances
                  */
-                openingBalance: number;
+                openingBalance: string;
                 /** @description Periods 1 to 12 in order */
                 movements: components["schemas"]["TrialBalanceMovement"][];
                 /**
                  * Format: decimal
                  * @description openingBalance plus all twelve movements
                  */
-                closingBalance: number;
+                closingBalance: string;
             };
         };
         /** @description One account of the trial balance, with its description from the chart */
@@ -2157,14 +2157,14 @@ export interface components {
              * Format: decimal
              * @description Opening balance of the year (period 0); debit positive, credit negative
              */
-            openingBalance: number;
+            openingBalance: string;
             /** @description Periods 1 to 12 in order */
             movements: components["schemas"]["TrialBalanceMovement"][];
             /**
              * Format: decimal
              * @description openingBalance plus all twelve movements
              */
-            closingBalance: number;
+            closingBalance: string;
         };
         /** @description The movement of one period and the closing balance after it */
         TrialBalanceMovement: {
@@ -2182,12 +2182,12 @@ export interface components {
              * Format: decimal
              * @description Sum of the period's GL lines
              */
-            amount: number;
+            amount: string;
             /**
              * Format: decimal
              * @description openingBalance plus the movements of periods 1 to this one
              */
-            closingBalance: number;
+            closingBalance: string;
         };
         /** @description One page of Dimension items and where the next page starts */
         DimensionPage: {
@@ -2330,7 +2330,7 @@ export interface components {
              * @description The rate as a fraction (0.25 = 25 %); null for codes without VAT treatment
              * @example 0.25
              */
-            rate: number | null;
+            rate: string | null;
             /**
              * Format: int32
              * @description Live GL lines with the code in the term
@@ -2340,17 +2340,17 @@ export interface components {
              * Format: decimal
              * @description Sum of the line amounts: negated for sale codes (revenue is booked as a credit), as booked for purchase codes and non-standard codes; 0 for 14 and 15 (VAT paid on import: the line is the VAT itself, its basis is under 21/22)
              */
-            basis: number;
+            basis: string;
             /**
              * Format: decimal
              * @description Output VAT of the code: the negated tax amounts of sale codes, the tax amounts of reverse-charge codes; 0 otherwise
              */
-            outputVat: number;
+            outputVat: string;
             /**
              * Format: decimal
              * @description Input VAT of the code: the tax amounts of input codes and of deductible reverse-charge codes, the line amounts of 14 and 15; 0 otherwise
              */
-            inputVat: number;
+            inputVat: string;
         };
         /** @description VAT totals of the term in NOK */
         VatTermTotals: {
@@ -2358,17 +2358,17 @@ export interface components {
              * Format: decimal
              * @description Sum of outputVat over the standard tax codes
              */
-            outputVat: number;
+            outputVat: string;
             /**
              * Format: decimal
              * @description Sum of inputVat over the standard tax codes
              */
-            inputVat: number;
+            inputVat: string;
             /**
              * Format: decimal
              * @description outputVat minus inputVat: payable when positive, refundable when negative
              */
-            netVat: number;
+            netVat: string;
             /**
              * @description payable (netVat > 0), refundable (netVat < 0) or zero
              * @enum {string}
@@ -2381,22 +2381,22 @@ export interface components {
              * Format: decimal
              * @description Output VAT booked: the negated movements of the output VAT accounts (2700-2709) in the term
              */
-            bookedOutputVat: number;
+            bookedOutputVat: string;
             /**
              * Format: decimal
              * @description Input VAT booked: the movements of the input VAT accounts (2710-2719) in the term
              */
-            bookedInputVat: number;
+            bookedInputVat: string;
             /**
              * Format: decimal
              * @description totals.outputVat minus bookedOutputVat
              */
-            outputVatDifference: number;
+            outputVatDifference: string;
             /**
              * Format: decimal
              * @description totals.inputVat minus bookedInputVat
              */
-            inputVatDifference: number;
+            inputVatDifference: string;
             /** @description VAT accounts with GL lines in the term, in account-code order. 2740 (settlement) is not a VAT account here. */
             accounts: components["schemas"]["VatAccountMovement"][];
         };
@@ -2416,7 +2416,7 @@ export interface components {
              * Format: decimal
              * @description Sum of the GL lines on the account in the term, as booked (debit positive, credit negative)
              */
-            movement: number;
+            movement: string;
         };
         /** @description One page of BankAccount items and where the next page starts */
         BankAccountPage: {
@@ -2505,7 +2505,7 @@ export interface components {
              * Format: decimal
              * @description Signed: money in positive, debits negative
              */
-            amount: number;
+            amount: string;
             /** @description ISO 4217 currency of the amount */
             currency: string;
             /** @description Text the bank gives the entry, or null */
@@ -2674,7 +2674,7 @@ export interface components {
              * Format: decimal
              * @description Sum of the bank transactions (equal to the sum of the GL lines)
              */
-            total: number;
+            total: string;
             /** @description True when a member changed after the group was made: a GL line re-imported with another amount, account, period or transaction date, or a bank transaction amended by a later statement (amount or dates). */
             stale: boolean;
             /**
@@ -2730,7 +2730,7 @@ export interface components {
              * Format: decimal
              * @description Sum of the bank transactions (equal to the sum of the GL lines)
              */
-            total: number;
+            total: string;
             /** @description True when a member changed after the group was made: a GL line re-imported with another amount, account, period or transaction date, or a bank transaction amended by a later statement (amount or dates). */
             stale: boolean;
             /**
@@ -2769,7 +2769,7 @@ export interface components {
              * Format: decimal
              * @description Amount of the bank transaction when the group was made (credit to the account positive)
              */
-            amount: number;
+            amount: string;
             /** @description The member changed (or left the mapped account) since the group was made */
             stale: boolean;
         };
@@ -2803,7 +2803,7 @@ export interface components {
              * Format: decimal
              * @description Amount of the GL line when the group was made (debit positive)
              */
-            amount: number;
+            amount: string;
             /** @description The member changed (or left the mapped account) since the group was made */
             stale: boolean;
         };
@@ -3985,7 +3985,7 @@ export interface components {
         CreateWebhookSubscription: {
             /**
              * Format: uri
-             * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it); stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)
+             * @description The receiver: https on port 443 (the default) or 8443, to a public address (plain http, and any port, only to a loopback address, and only where the deployment allows it); no credentials; stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)
              * @example https://example.com/webhooks/ledger
              */
             url: string;
@@ -4012,7 +4012,7 @@ export interface components {
         UpdateWebhookSubscription: {
             /**
              * Format: uri
-             * @description The receiver: https (plain http only to a loopback address, and only where the deployment allows it); stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)
+             * @description The receiver: https on port 443 (the default) or 8443, to a public address (plain http, and any port, only to a loopback address, and only where the deployment allows it); no credentials; stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)
              * @example https://example.com/webhooks/ledger
              */
             url?: string;
@@ -14617,7 +14617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description upload_mismatch: the stored bytes differ from the declaration; errors[].field names sizeBytes, sha256 or contentType. Nothing is created; PUT the right bytes and complete again */
+            /** @description upload_mismatch: the stored bytes differ from the declaration; errors[].field names sizeBytes, sha256 or contentType. Nothing is created. sizeBytes or sha256: PUT the declared bytes to the upload URL (while it is valid) and complete again, or declare again; contentType: the URL binds the declared type and checksum, so declare again with the right content type */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15520,7 +15520,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhookSubscription"];
                 };
             };
-            /** @description validation_failed: url refused (not https, credentials, a private address), companyIds naming a company outside your reach, or another field (detail and errors name it); malformed_json */
+            /** @description validation_failed: url refused (not https, a port other than 443 or 8443, credentials, a private address), companyIds naming a company outside your reach, or another field (detail and errors name it); malformed_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

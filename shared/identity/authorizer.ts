@@ -15,14 +15,47 @@ import { revocationRepository } from './revocation-repository';
 import { createAuthorizerCache } from './token-decision-cache';
 import { systemOnlyScopes, isScope, type Scope } from './scopes';
 
-/** aws-jwt-verify's default fetcher refuses http:// (the local identity provider); fetch works for both. */
-const jwksFetcher = {
-  fetch: async (uri: string): Promise<ArrayBuffer> => {
-    const response = await fetch(uri);
-    if (!response.ok) throw new Error(`JWKS fetch failed with ${response.status}`);
-    return response.arrayBuffer();
-  },
+/** The JWKS fetch's bounds: a key set is a few KiB, and it answers within a second. */
+export const jwksFetchTimeoutMs = 5000;
+export const maxJwksBytes = 1024 * 1024;
+
+/**
+ * The key set, for aws-jwt-verify (its default fetcher refuses http://, the local identity
+ * provider's; fetch works for both). Bounded: the whole fetch (headers and body) within
+ * jwksFetchTimeoutMs, the body at most maxJwksBytes (a bigger one is refused, announced or not).
+ * Its errors are plain ones, not aws-jwt-verify's: the authorizer answers "unavailable" (a 500 to
+ * retry), never 401.
+ */
+export const fetchJwks = async (uri: string, { timeoutMs = jwksFetchTimeoutMs, maxBytes = maxJwksBytes } = {}): Promise<ArrayBuffer> => {
+  const response = await fetch(uri, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`JWKS fetch failed with ${response.status}`);
+  }
+  const announced = Number(response.headers.get('content-length'));
+  if (Number.isFinite(announced) && announced > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`JWKS fetch refused: the key set is larger than ${maxBytes} bytes`);
+  }
+  if (!response.body) return new ArrayBuffer(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`JWKS fetch refused: the key set is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const body = Buffer.concat(chunks);
+  return body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength);
 };
+
+const jwksFetcher = { fetch: (uri: string): Promise<ArrayBuffer> => fetchJwks(uri) };
 
 const createVerifier = () =>
   JwtVerifier.create(

@@ -34,7 +34,7 @@ export const webhookContracts = {
     body: CreateSubscriptionSchema,
     secretInAnswer: true,
     responses: { 201: { description: 'Created, pending_verification; the signing secret is in this answer only. The handshake follows within seconds.', schema: CreatedSubscriptionSchema } },
-    problems: { ...systemOnly, 400: 'validation_failed: url refused (not https, credentials, a private address), companyIds naming a company outside your reach, or another field (detail and errors name it); malformed_json' },
+    problems: { ...systemOnly, 400: 'validation_failed: url refused (not https, a port other than 443 or 8443, credentials, a private address), companyIds naming a company outside your reach, or another field (detail and errors name it); malformed_json' },
   },
   listWebhookSubscriptions: {
     description:

@@ -3,7 +3,7 @@ import { webhookSettings } from '../platform/config';
 import { countMetric } from '../platform/metrics';
 import { queueWorker } from '../platform/queue-worker';
 import { handshake } from './handshake';
-import { postJson } from './outbound';
+import { clipReason, postJson } from './outbound';
 import { sendMessage, sendToDeadLetterQueue } from './queue';
 import { commitUnlessCancelled, type TransactionWrite } from '../db/unit-of-work';
 import { deliveryRepository, deliverySlots, subscriptionRepository, type DeliveryRecord, type SubscriptionAsRead, type SubscriptionRecord } from './repository';
@@ -53,7 +53,7 @@ export const attempt = async (deliveryId: string): Promise<void> => {
   const subscription = await subscriptionRepository.get(delivery.subscriptionId);
   if (!subscription) return void (await deliveryRepository.end(deliveryId, 'failed', 'The subscription was deleted.'));
   if (subscription.status === 'pending_verification') return holdUntilVerified(delivery, settings, now);
-  if (subscription.status !== 'active') return void (await deliveryRepository.end(deliveryId, 'failed', `The subscription is ${subscription.status}: ${subscription.statusReason ?? ''}`.trim()));
+  if (subscription.status !== 'active') return void (await deliveryRepository.end(deliveryId, 'failed', clipReason(`The subscription is ${subscription.status}: ${subscription.statusReason ?? ''}`.trim())));
 
   const token = randomUUID();
   const leaseUntil = iso(now + 2 * settings.timeoutMs);
@@ -66,7 +66,10 @@ export const attempt = async (deliveryId: string): Promise<void> => {
       if (current?.status === 'pending') await sendMessage('webhooks', { deliveryId }, current.leaseUntil ? (Date.parse(current.leaseUntil) - now) / 1000 : 1);
       return;
     }
-    const outcome = await postJson(subscription.url, delivery.payload, signedHeaders(await signingSecrets(subscription), delivery.eventId, delivery.payload));
+    const outcome = await postJson(subscription.url, delivery.payload, signedHeaders(await signingSecrets(subscription), delivery.eventId, delivery.payload), {
+      subscriptionId: subscription.id,
+      deliveryId,
+    });
     const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const made = delivery.attempts.length + 1;
     const gaveUp = outcome.statusCode === 410 || made > settings.retryDelaysSeconds.length;
@@ -217,10 +220,10 @@ const disable = async (subscription: SubscriptionRecord, reason: string, read: S
  * the ones it was run for (a change, a deletion or an automatic disable meanwhile wins): undefined then.
  */
 export const verifySubscription = async (subscription: SubscriptionRecord): Promise<SubscriptionRecord | undefined> => {
-  const failure = await handshake(subscription.url, subscription.organizationId, await signingSecrets(subscription));
+  const failure = await handshake(subscription.url, subscription.organizationId, await signingSecrets(subscription), { subscriptionId: subscription.id });
   const at = new Date().toISOString();
   const changes: Partial<SubscriptionRecord> = failure
-    ? { status: subscription.status === 'disabled' ? 'disabled' : 'pending_verification', statusReason: failure, updatedAt: at }
+    ? { status: subscription.status === 'disabled' ? 'disabled' : 'pending_verification', statusReason: clipReason(failure), updatedAt: at }
     : { status: 'active', statusReason: null, verifiedAt: at, failingSince: null, lastFailureAt: null, updatedAt: at };
   if (!(await subscriptionRepository.update(subscription.id, changes, [], subscription.url, subscription.status))) return undefined;
   return { ...subscription, ...changes };

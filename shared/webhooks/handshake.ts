@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { postJson, type AttemptOutcome } from './outbound';
+import { clipReason, postJson, type AttemptContext, type AttemptOutcome } from './outbound';
 import { newSigningSecret, signedHeaders } from './signing';
 
 const answered = (outcome: AttemptOutcome) => (outcome.statusCode === null ? `failed (${outcome.error})` : `was answered ${outcome.statusCode}`);
@@ -15,12 +15,21 @@ const verificationRequest = (organizationId: string, secrets: readonly string[])
  * The handshake: a `webhook.verification` event carrying a challenge, correctly signed, must be
  * answered 2xx with `{"challenge": "<the same value>"}`; another one signed with a wrong secret
  * must be refused with a 4xx (a receiver that accepts anything is not verifying). Both are sent
- * at once. Answers why it failed, or undefined when the receiver passed.
+ * at once. Answers why it failed (at most maxReasonLength characters), or undefined when the
+ * receiver passed. `context` names the subscription in the log of a failed connection.
  */
-export const handshake = async (url: string, organizationId: string, secrets: readonly string[]): Promise<string | undefined> => {
+export const handshake = async (url: string, organizationId: string, secrets: readonly string[], context: AttemptContext = {}): Promise<string | undefined> => {
+  const failure = await handshakeFailure(url, organizationId, secrets, context);
+  return failure === undefined ? undefined : clipReason(failure);
+};
+
+const handshakeFailure = async (url: string, organizationId: string, secrets: readonly string[], context: AttemptContext): Promise<string | undefined> => {
   const genuine = verificationRequest(organizationId, secrets);
   const forged = verificationRequest(organizationId, [newSigningSecret()]);
-  const [signedOutcome, forgedOutcome] = await Promise.all([postJson(url, genuine.body, genuine.headers), postJson(url, forged.body, forged.headers)]);
+  const [signedOutcome, forgedOutcome] = await Promise.all([
+    postJson(url, genuine.body, genuine.headers, { ...context, purpose: 'handshake' }),
+    postJson(url, forged.body, forged.headers, { ...context, purpose: 'handshake (wrongly signed)' }),
+  ]);
   const ok = signedOutcome.statusCode !== null && signedOutcome.statusCode >= 200 && signedOutcome.statusCode < 300;
   if (!ok) return `The signed verification request ${answered(signedOutcome)}; it must be answered 2xx with {"challenge": "<the challenge>"}.`;
   let echoed: unknown;

@@ -4,9 +4,25 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { webhookSettings } from '../platform/config';
+import { logger } from '../platform/logger';
+import { clip } from '../platform/text';
 
 /** At most this much of a receiver's answer is read (and kept in the delivery log). */
 export const maxResponseBytes = 1024;
+
+/**
+ * At most this many characters of any error or reason text the outbound path produces (an
+ * attempt's error, a handshake's failure). Each attempt appends its error to the delivery item, so
+ * an unbounded one (Node's certificate-name error lists every name on the certificate) could push
+ * the item past DynamoDB's 400 KB; the API's fields hold at most limits.message characters.
+ */
+export const maxReasonLength = 500;
+
+/** A reason text cut to maxReasonLength characters. */
+export const clipReason = (text: string): string => clip(text, maxReasonLength);
+
+/** The ports an https receiver may use: the default (443, written or not) and 8443. */
+export const allowedHttpsPorts: readonly string[] = ['', '443', '8443'];
 
 /** One attempt's outcome, as the delivery log keeps it. */
 export interface AttemptOutcome {
@@ -78,7 +94,16 @@ export const refusedAddress = (candidate: string): string | undefined => {
   return why ? `the receiver's address ${candidate} is private, loopback, link-local or reserved (${why})` : undefined;
 };
 
-/** Why a receiver URL is refused before any request; undefined when it is acceptable. */
+/** What the customer reads when the receiver's address is refused: the category, never the address. */
+export const refusedLiteralText = 'url must not name a private, loopback, link-local or reserved address';
+export const refusedResolvedText = "refused: the receiver's host resolves to a private, loopback, link-local or reserved address";
+
+/**
+ * Why a receiver URL is refused before any request; undefined when it is acceptable. Checked when a
+ * subscription is created or changed and before every attempt. https only, on port 443 or 8443
+ * (any other port would let a subscription aim connections at any service of any host); where
+ * loopback receivers are allowed (the local stack), a loopback host may use http and any port.
+ */
 export const refusedUrl = (value: string): string | undefined => {
   let url: URL;
   try {
@@ -90,8 +115,13 @@ export const refusedUrl = (value: string): string | undefined => {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host) !== 0 ? parseAddress(host) : undefined;
   const isLoopbackHost = host === 'localhost' || (literal !== undefined && isLoopback(literal));
-  if (url.protocol === 'https:') return isIP(host) !== 0 ? refusedAddress(host) : undefined;
-  if (url.protocol === 'http:' && isLoopbackHost && webhookSettings().allowLoopbackReceivers) return undefined;
+  const loopbackAllowed = isLoopbackHost && webhookSettings().allowLoopbackReceivers;
+  if (url.protocol === 'https:') {
+    if (isIP(host) !== 0 && refusedAddress(host)) return refusedLiteralText;
+    if (!loopbackAllowed && !allowedHttpsPorts.includes(url.port)) return 'url must use port 443 (the default) or 8443';
+    return undefined;
+  }
+  if (url.protocol === 'http:' && loopbackAllowed) return undefined;
   return webhookSettings().allowLoopbackReceivers ? 'url must use https (plain http only on a loopback address here)' : 'url must use https';
 };
 
@@ -116,20 +146,85 @@ export const checkedLookup =
     });
   };
 
+/** A code as Node and OpenSSL write them (ECONNREFUSED, CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID): shown; anything else is not. */
+const shortCode = (code: unknown): string | undefined => (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? code : undefined);
+
+/** The codes of a failed TLS handshake: OpenSSL's certificate verdicts and Node's TLS and SSL errors. */
+const tlsCode = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|INVALID_CA$|INVALID_PURPOSE$|PATH_LENGTH_EXCEEDED$|HOSTNAME_MISMATCH$|EPROTO$)/;
+
+/**
+ * What the customer reads of a failed connection: a coarse category, never an address, a port or
+ * the error's own message (which names them, and the names on a certificate). The detail is logged.
+ */
+export const networkErrorText = (error: NodeJS.ErrnoException): string => {
+  const code = shortCode(error.code);
+  switch (code) {
+    case 'EADDRREFUSED':
+      return refusedResolvedText;
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'ENODATA':
+      return 'host not found';
+    case 'EAI_AGAIN':
+      return 'host not found (temporary DNS failure)';
+    case 'ETIMEDOUT':
+    case 'ESOCKETTIMEDOUT':
+      return 'timed out while connecting';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'connection reset';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EHOSTDOWN':
+    case 'ENETDOWN':
+      return 'host unreachable';
+    case undefined:
+      return 'network error';
+    default:
+      return tlsCode.test(code) ? `TLS handshake failed (${code})` : `network error (${code})`;
+  }
+};
+
+/** Who an attempt is for, for the server-side log only (subscriptionId, deliveryId, purpose). */
+export type AttemptContext = Record<string, string>;
+
+/** The receiver's origin for the log: scheme, host and port, never the path or query (they may carry a customer's token). */
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(not a URL)';
+  }
+};
+
 /**
  * POSTs a JSON body: no redirects followed (a 3xx is a failed attempt), the answer read up to
- * 1 KiB, the whole exchange bounded by the configured timeout.
+ * 1 KiB, the whole exchange bounded by the configured timeout. A failure's `error` is a coarse,
+ * bounded text for the customer (networkErrorText); its detail goes to the log with `context`.
  */
-export const postJson = (url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> => {
+export const postJson = (url: string, body: string, headers: Record<string, string>, context: AttemptContext = {}): Promise<AttemptOutcome> => {
   const started = Date.now();
   const at = new Date(started).toISOString();
   const settings = webhookSettings();
-  const finish = (outcome: Omit<AttemptOutcome, 'at' | 'latencyMs'>): AttemptOutcome => ({ at, latencyMs: Date.now() - started, ...outcome });
+  const finish = (outcome: Omit<AttemptOutcome, 'at' | 'latencyMs'>): AttemptOutcome => ({
+    at,
+    latencyMs: Date.now() - started,
+    ...outcome,
+    error: outcome.error === null ? null : clipReason(outcome.error),
+  });
   const refused = refusedUrl(url);
-  if (refused) return Promise.resolve(finish({ statusCode: null, error: refused, responseBody: null, retryAfterSeconds: null }));
+  if (refused) {
+    logger.warn('Webhook receiver url refused', { ...context, receiver: originOf(url), reason: refused });
+    return Promise.resolve(finish({ statusCode: null, error: refused, responseBody: null, retryAfterSeconds: null }));
+  }
   const target = new URL(url);
   const literal = target.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) && refusedAddress(literal)) return Promise.resolve(finish({ statusCode: null, error: refusedAddress(literal)!, responseBody: null, retryAfterSeconds: null }));
+  const literalRefused = isIP(literal) ? refusedAddress(literal) : undefined;
+  if (literalRefused) {
+    logger.warn('Webhook receiver address refused', { ...context, receiver: target.origin, reason: literalRefused });
+    return Promise.resolve(finish({ statusCode: null, error: refusedLiteralText, responseBody: null, retryAfterSeconds: null }));
+  }
 
   return new Promise((resolve) => {
     let settled = false;
@@ -168,12 +263,18 @@ export const postJson = (url: string, body: string, headers: Record<string, stri
       },
     );
     const timer = setTimeout(
-      () => settle({ statusCode: null, error: `timeout after ${settings.timeoutMs} ms`, responseBody: null, retryAfterSeconds: null }),
+      () => settle({ statusCode: null, error: `timed out (no answer within the ${settings.timeoutMs} ms timeout)`, responseBody: null, retryAfterSeconds: null }),
       settings.timeoutMs,
     );
-    request.on('error', (error: NodeJS.ErrnoException) =>
-      settle({ statusCode: null, error: `${error.code ?? 'network error'}: ${error.message}`, responseBody: null, retryAfterSeconds: null }),
-    );
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (settled) return; // the error of the request destroyed after its outcome
+      const text = networkErrorText(error);
+      // The detail (addresses, ports, certificate names) for the operator only.
+      const detail = { ...context, receiver: target.origin, code: error.code ?? null, detail: clip(error.message, 2000) };
+      if (error.code === 'EADDRREFUSED') logger.warn('Webhook receiver refused: its host resolves to a refused address', detail);
+      else logger.info('Webhook attempt failed to connect', detail);
+      settle({ statusCode: null, error: text, responseBody: null, retryAfterSeconds: null });
+    });
     request.end(body);
   });
 };

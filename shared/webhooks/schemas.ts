@@ -30,7 +30,7 @@ const url = /* @__PURE__ */ lazySchema(() => withTextRule(z.string().min(1).max(
   .openapi({
     format: 'uri',
     pattern: textPattern().replace('^(?=[\\s\\S]*\\S)', '^(?!\\s)(?![\\s\\S]*\\s$)'),
-    description: 'The receiver: https (plain http only to a loopback address, and only where the deployment allows it); stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)',
+    description: 'The receiver: https on port 443 (the default) or 8443, to a public address (plain http, and any port, only to a loopback address, and only where the deployment allows it); no credentials; stored exactly as sent (no surrounding whitespace, no control or bidirectional characters)',
     example: 'https://example.com/webhooks/ledger',
   }));
 const description = /* @__PURE__ */ lazySchema(() => text({ max: limits.note, multiline: true, blank: true }).nullable().openapi({ description: 'Your note on what it is for' }));

@@ -89,10 +89,23 @@ describe.concurrent('webhooks', () => {
     expect(old.state.received.filter((r) => r.event.type === 'company.updated')).toEqual([]);
   });
 
-  it('refuses receivers that are not https or loopback here, and is 404 for another organization', async () => {
+  it('refuses receivers that are not https or loopback here, or on a port other than 443 or 8443, and is 404 for another organization', async () => {
     const refused = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url: 'http://example.com/hook', eventTypes: ['*'] } });
     expectProblem(refused, 400, 'validation_failed');
     const { subscription } = await subscribed(['company.updated']);
+    // https only on 443 or 8443: another port is refused at create and at a url change, naming url.
+    for (const url of ['https://victim.example:22/', 'https://receiver.example.com:8080/hook']) {
+      const onCreate = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url, eventTypes: ['*'] } });
+      expectProblem(onCreate, 400, 'validation_failed');
+      expect(onCreate.body.errors).toEqual([{ field: 'url', message: 'url must use port 443 (the default) or 8443' }]);
+      const onChange = await api('PATCH', `/v1/webhooks/subscriptions/${subscription}`, { as: 'a-system', body: { url } });
+      expectProblem(onChange, 400, 'validation_failed');
+      expect(onChange.body.errors).toEqual([{ field: 'url', message: 'url must use port 443 (the default) or 8443' }]);
+    }
+    // 8443 is allowed (deleted at once: its handshake finds nothing).
+    const on8443 = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url: 'https://receiver.example.com:8443/hook', eventTypes: ['company.updated'] } });
+    expect(on8443.status).toBe(201);
+    expect((await api('DELETE', `/v1/webhooks/subscriptions/${on8443.body.id}`, { as: 'a-system' })).status).toBe(200);
     expectProblem(await api('GET', `/v1/webhooks/subscriptions/${subscription}`, { as: 'b-system' }), 404, 'not_found');
     expectProblem(await api('GET', '/v1/webhooks/subscriptions', { as: 'a-readonly' }), 403, 'insufficient_scope');
   });

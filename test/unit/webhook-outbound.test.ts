@@ -1,8 +1,26 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer as createTlsServer, globalAgent, type Server as HttpsServer } from 'node:https';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LookupAddress } from 'node:dns';
-import { checkedLookup, maxResponseBytes, postJson, refusedAddress, refusedUrl, type Resolver } from '../../shared/webhooks/outbound';
+import { logger } from '../../shared/platform/logger';
+import { handshake } from '../../shared/webhooks/handshake';
+import {
+  checkedLookup,
+  maxReasonLength,
+  maxResponseBytes,
+  networkErrorText,
+  postJson,
+  refusedAddress,
+  refusedLiteralText,
+  refusedResolvedText,
+  refusedUrl,
+  type Resolver,
+} from '../../shared/webhooks/outbound';
 
 /** Outbound safety of webhook deliveries: as on AWS (no loopback receivers) and as locally (loopback http allowed). */
 const asOnAws = () => {
@@ -40,11 +58,25 @@ describe('refused receiver addresses (AWS)', () => {
     expect(refusedUrl('https://receiver.example.com/hook')).toBeUndefined();
   });
 
-  it('checks the resolved address at connection time: a name resolving to loopback is refused before any byte is sent', async () => {
+  it('checks the resolved address at connection time: a name resolving to loopback is refused before any byte is sent, naming no address', async () => {
     asOnAws();
-    const outcome = await postJson('https://localhost:9/hook', '{}', {});
-    expect(outcome.statusCode).toBeNull();
-    expect(outcome.error).toContain('is private, loopback, link-local or reserved');
+    const logged = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    try {
+      const outcome = await postJson('https://localhost/hook', '{}', {}, { subscriptionId: 'sub-1', deliveryId: 'del-1' });
+      expect(outcome.statusCode).toBeNull();
+      expect(outcome.error).toBe(refusedResolvedText);
+      expect(outcome.error).not.toMatch(/127\.0\.0\.1|::1|:443/);
+      // The address is in the server-side log only, with the ids.
+      expect(logged).toHaveBeenCalledWith(expect.any(String), expect.objectContaining({ subscriptionId: 'sub-1', deliveryId: 'del-1', code: 'EADDRREFUSED', detail: expect.stringMatching(/127\.0\.0\.1|::1/) }));
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('a literal private address in the url is refused without echoing it', () => {
+    asOnAws();
+    expect(refusedUrl('https://10.11.12.13/hook')).toBe(refusedLiteralText);
+    expect(refusedUrl('https://[fd00::1234]/hook')).toBe(refusedLiteralText);
   });
 });
 
@@ -185,5 +217,226 @@ describe('deliveries to a loopback receiver (local stack)', () => {
     expect(outcome.statusCode).toBe(500);
     expect(outcome.responseBody).toHaveLength(maxResponseBytes);
     expect(outcome.retryAfterSeconds).toBe(7);
+  });
+});
+
+describe('the receiver port (https on 443 or 8443 only; loopback exception unchanged)', () => {
+  it.each(['https://receiver.example.com/hook', 'https://receiver.example.com:443/hook', 'https://receiver.example.com:8443/hook', 'https://93.184.216.34:8443/hook'])('allows %s', (url) => {
+    asOnAws();
+    expect(refusedUrl(url)).toBeUndefined();
+    asLocally();
+    expect(refusedUrl(url)).toBeUndefined();
+  });
+
+  it.each(['https://victim.example:22/', 'https://receiver.example.com:80/hook', 'https://receiver.example.com:8080/hook', 'https://receiver.example.com:6379/', 'https://93.184.216.34:25/'])(
+    'refuses %s, on AWS and on the local stack',
+    (url) => {
+      asOnAws();
+      expect(refusedUrl(url)).toBe('url must use port 443 (the default) or 8443');
+      asLocally();
+      expect(refusedUrl(url)).toBe('url must use port 443 (the default) or 8443');
+    },
+  );
+
+  it('a loopback receiver may use any port where loopback is allowed (http and https), and none on AWS', () => {
+    asLocally();
+    for (const url of ['http://127.0.0.1:22/hook', 'http://127.0.0.1:54321/hook', 'http://[::1]:8080/hook', 'http://localhost:3000/hook', 'https://127.0.0.1:9999/hook', 'https://localhost:9/hook']) {
+      expect(refusedUrl(url), url).toBeUndefined();
+    }
+    asOnAws();
+    expect(refusedUrl('http://127.0.0.1:54321/hook')).toBe('url must use https');
+    expect(refusedUrl('https://127.0.0.1:9999/hook')).toBe(refusedLiteralText);
+    expect(refusedUrl('https://localhost:9/hook')).toBe('url must use port 443 (the default) or 8443');
+  });
+
+  it('is checked again at each attempt: nothing is sent to another port', async () => {
+    asOnAws();
+    const outcome = await postJson('https://victim.example:22/', '{}', {});
+    expect(outcome).toMatchObject({ statusCode: null, error: 'url must use port 443 (the default) or 8443', responseBody: null });
+  });
+});
+
+/** A port nothing listens on (one that was free a moment ago). */
+const closedPort = async () => {
+  const server = createTcpServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+};
+
+/** A TCP server on 127.0.0.1 doing `onConnection` with each connection; its port, and how to stop it. */
+const tcpServer = async (onConnection: (socket: Socket) => void) => {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    onConnection(socket);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const stop = () =>
+    new Promise<void>((done) => {
+      server.close(() => done());
+      for (const socket of sockets) socket.destroy();
+    });
+  return { port: (server.address() as AddressInfo).port, stop };
+};
+
+/** Addresses and ports must not reach the customer: no dotted quad, no host:port. */
+const namesNoAddress = (text: string | null) => {
+  expect(text).not.toMatch(/\d+\.\d+\.\d+\.\d+/);
+  expect(text).not.toMatch(/:\d{2,5}\b/);
+};
+
+describe('coarse, bounded errors the customer reads (the detail is logged)', () => {
+  it('connection refused: no address, no port; the detail in the log with the ids', async () => {
+    asLocally();
+    const port = await closedPort();
+    const logged = vi.spyOn(logger, 'info').mockImplementation(() => undefined);
+    try {
+      const outcome = await postJson(`http://127.0.0.1:${port}/hook`, '{}', {}, { subscriptionId: 'sub-2', deliveryId: 'del-2' });
+      expect(outcome).toMatchObject({ statusCode: null, error: 'connection refused' });
+      namesNoAddress(outcome.error);
+      expect(logged).toHaveBeenCalledWith(expect.any(String), expect.objectContaining({ subscriptionId: 'sub-2', deliveryId: 'del-2', code: 'ECONNREFUSED', detail: expect.stringContaining(`127.0.0.1:${port}`) }));
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('connection reset', async () => {
+    asLocally();
+    const server = await tcpServer((socket) => socket.destroy());
+    try {
+      const outcome = await postJson(`http://127.0.0.1:${server.port}/hook`, '{}', {});
+      expect(outcome).toMatchObject({ statusCode: null, error: 'connection reset' });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('timed out', async () => {
+    asLocally();
+    process.env.WEBHOOK_TIMEOUT_SECONDS = '0.2';
+    const server = await tcpServer(() => undefined); // accepts, never answers
+    try {
+      const outcome = await postJson(`http://127.0.0.1:${server.port}/hook`, '{}', {});
+      expect(outcome.statusCode).toBeNull();
+      expect(outcome.error).toMatch(/^timed out/);
+      namesNoAddress(outcome.error);
+    } finally {
+      delete process.env.WEBHOOK_TIMEOUT_SECONDS;
+      await server.stop();
+    }
+  });
+
+  it('a TLS handshake with a receiver that does not speak TLS: its code only', async () => {
+    asLocally();
+    const server = await tcpServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
+    try {
+      const outcome = await postJson(`https://127.0.0.1:${server.port}/hook`, '{}', {});
+      expect(outcome.statusCode).toBeNull();
+      expect(outcome.error).toMatch(/^(TLS handshake failed \([A-Z0-9_]+\)|connection reset)$/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it.each([
+    ['ENOTFOUND', 'getaddrinfo ENOTFOUND receiver.example.com', 'host not found'],
+    ['EAI_AGAIN', 'getaddrinfo EAI_AGAIN receiver.example.com', 'host not found (temporary DNS failure)'],
+    ['ECONNREFUSED', 'connect ECONNREFUSED 10.1.2.3:5432', 'connection refused'],
+    ['ETIMEDOUT', 'connect ETIMEDOUT 10.1.2.3:22', 'timed out while connecting'],
+    ['ECONNRESET', 'read ECONNRESET', 'connection reset'],
+    ['EHOSTUNREACH', 'connect EHOSTUNREACH 10.1.2.3:443', 'host unreachable'],
+    ['EADDRREFUSED', "the receiver's address 10.1.2.3 is private, loopback, link-local or reserved (private)", refusedResolvedText],
+    ['CERT_HAS_EXPIRED', 'certificate has expired', 'TLS handshake failed (CERT_HAS_EXPIRED)'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate', 'TLS handshake failed (DEPTH_ZERO_SELF_SIGNED_CERT)'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', `Hostname/IP does not match certificate's altnames: Host: receiver.example.com. is not in the cert's altnames: ${Array.from({ length: 5000 }, (_, i) => `DNS:internal-${i}.corp.example`).join(', ')}`, 'TLS handshake failed (ERR_TLS_CERT_ALTNAME_INVALID)'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'C0A7:error:0A00010B:SSL routines:ssl3_get_record:wrong version number', 'TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER)'],
+    ['EPROTO', 'write EPROTO 10.1.2.3:443', 'TLS handshake failed (EPROTO)'],
+    ['ENETDOWN', 'connect ENETDOWN 10.1.2.3:443', 'host unreachable'],
+    ['EWHATEVER', 'something about 10.1.2.3:8080', 'network error (EWHATEVER)'],
+    [undefined, 'socket hang up 10.1.2.3:8080', 'network error'],
+    ['not a code: 10.1.2.3:8080', 'whatever', 'network error'],
+  ])('%s: %#', (code, message, expected) => {
+    const text = networkErrorText(Object.assign(new Error(message), code === undefined ? {} : { code }));
+    expect(text).toBe(expected);
+    expect(text.length).toBeLessThanOrEqual(maxReasonLength);
+  });
+});
+
+/**
+ * A real TLS receiver on 127.0.0.1 whose certificate names thousands of (private) addresses, none of
+ * them 127.0.0.1: Node's name-mismatch error lists every one of them (tens of KB). Trusted through
+ * the global agent's `ca` for the name check's sake, restored afterwards.
+ */
+const openssl = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!openssl)("a receiver whose certificate names thousands of addresses (Node's error lists them all)", () => {
+  let dir: string;
+  let server: HttpsServer;
+  let base: string;
+  let cert: string;
+  const names = Array.from({ length: 3000 }, (_, i) => `10.${Math.floor(i / 250)}.${i % 250}.${(i * 7) % 250}`);
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'webhook-tls-'));
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=receiver.example',
+      '-addext', `subjectAltName=${names.map((name) => `IP:${name}`).join(',')}`,
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    server = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (_request, response) => response.end('{}'));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((done) => server.close(() => done()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const trusted = async <T>(run: () => Promise<T>): Promise<T> => {
+    const before = globalAgent.options.ca;
+    globalAgent.options.ca = cert;
+    try {
+      return await run();
+    } finally {
+      globalAgent.options.ca = before;
+      if (before === undefined) delete globalAgent.options.ca;
+    }
+  };
+
+  it("an attempt's error is the category and code only, within maxReasonLength; the whole message only in the log", async () => {
+    asLocally();
+    const logged = vi.spyOn(logger, 'info').mockImplementation(() => undefined);
+    try {
+      const outcome = await trusted(() => postJson(`${base}/hook`, '{}', {}, { deliveryId: 'del-3' }));
+      expect(outcome).toMatchObject({ statusCode: null, error: 'TLS handshake failed (ERR_TLS_CERT_ALTNAME_INVALID)' });
+      expect(outcome.error!.length).toBeLessThanOrEqual(maxReasonLength);
+      expect(outcome.error).not.toContain(names[0]);
+      expect(logged).toHaveBeenCalledWith(expect.any(String), expect.objectContaining({ deliveryId: 'del-3', code: 'ERR_TLS_CERT_ALTNAME_INVALID', detail: expect.stringContaining(names[0]!) }));
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('untrusted: the certificate verdict code only', async () => {
+    asLocally();
+    const outcome = await postJson(`${base}/hook`, '{}', {});
+    expect(outcome).toMatchObject({ statusCode: null, error: 'TLS handshake failed (DEPTH_ZERO_SELF_SIGNED_CERT)' });
+  });
+
+  it("a handshake's reason (statusReason) is bounded and names no address", async () => {
+    asLocally();
+    const reason = await trusted(() => handshake(`${base}/hook`, 'org-1', ['whsec_' + Buffer.alloc(24, 1).toString('base64')], { subscriptionId: 'sub-4' }));
+    expect(reason).toBeDefined();
+    expect(reason!.length).toBeLessThanOrEqual(maxReasonLength);
+    expect(reason).toContain('TLS handshake failed (ERR_TLS_CERT_ALTNAME_INVALID)');
+    expect(reason).not.toContain(names[0]);
   });
 });
