@@ -68,3 +68,12 @@ export const queues: readonly QueueDefinition[] = [
     retentionDays: 14,
   },
 ];
+
+/** A queue's URL (or its dead-letter queue's) from the function's environment (urlEnv, dlqUrlEnv); throws when unset. */
+export const queueUrl = (name: QueueDefinition['name'], options: { deadLetter?: boolean } = {}): string => {
+  const queue = queues.find((candidate) => candidate.name === name)!;
+  const env = options.deadLetter ? queue.dlqUrlEnv : queue.urlEnv;
+  const url = env && process.env[env];
+  if (!url) throw new Error(`Missing environment variable ${env ?? `(the ${name} queue has no dead-letter URL variable)`}`);
+  return url;
+};

@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqs } from '../platform/aws';
 import { logger } from '../platform/logger';
 import { queueWorker } from '../platform/queue-worker';
-import { queues } from '../queues';
+import { queueUrl } from '../queues';
 import { parsePendingUploadObjectKey } from './keys';
 import { documentRepository } from './repository';
 import { completeUploadFromNotification } from './service';
@@ -44,12 +44,7 @@ export const deferralDelaySeconds = (deferrals: number, completeBy: string, now 
   return Math.max(1, Math.min(Math.ceil(scheduled), maxDelaySeconds, untilShortlyBeforeExpiry));
 };
 
-const uploadsQueueUrl = (): string => {
-  const env = queues.find((queue) => queue.name === 'uploads')!.urlEnv;
-  const url = process.env[env];
-  if (!url) throw new Error(`Missing environment variable ${env}`);
-  return url;
-};
+const uploadsQueueUrl = (): string => queueUrl('uploads');
 
 /**
  * The completion worker (uploads queue): S3 sends an ObjectCreated notification for each object

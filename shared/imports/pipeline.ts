@@ -11,7 +11,7 @@ import { bucketName, s3, sqs } from '../platform/aws';
 import { logger } from '../platform/logger';
 import { ProblemError, problems } from '../platform/problem';
 import { toFieldErrors } from '../platform/validation';
-import { queues } from '../queues';
+import { queueUrl } from '../queues';
 import { companyNotApiManagedReason, failImport } from './completion';
 import { maxImportRows } from './fields';
 import { importJobType, type ImportKind } from './kind';
@@ -247,9 +247,4 @@ export const acceptKeyedImport = async (
   return { record: toImportRecord(item), replayed: false };
 };
 
-export const importsQueueUrl = (): string => {
-  const queue = queues.find((q) => q.name === 'imports')!;
-  const url = process.env[queue.urlEnv];
-  if (!url) throw new Error(`Missing environment variable ${queue.urlEnv}`);
-  return url;
-};
+export const importsQueueUrl = (): string => queueUrl('imports');

@@ -6,7 +6,7 @@ import { sqs } from '../platform/aws';
 import type { ImportRequeueSettings } from '../platform/config';
 import { logger } from '../platform/logger';
 import { countMetric } from '../platform/metrics';
-import { queues } from '../queues';
+import { queueUrl } from '../queues';
 import { saftRepository } from './repository';
 import { endSaftJob } from './completion';
 
@@ -134,9 +134,4 @@ const failNeverStarted = async (item: QueuedImport): Promise<boolean> => {
   }
 };
 
-const importsQueueUrl = (): string => {
-  const queue = queues.find((q) => q.name === 'imports')!;
-  const url = process.env[queue.urlEnv];
-  if (!url) throw new Error(`Missing environment variable ${queue.urlEnv}`);
-  return url;
-};
+const importsQueueUrl = (): string => queueUrl('imports');

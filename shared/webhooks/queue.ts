@@ -1,19 +1,13 @@
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqs } from '../platform/aws';
-import { queues, type QueueDefinition } from '../queues';
+import { queueUrl, type QueueDefinition } from '../queues';
 
 /** SQS allows at most 15 minutes of delay per message; longer waits are chained (the worker re-sends early arrivals). */
 export const maxMessageDelaySeconds = 900;
 
 export type WebhookQueue = 'webhook-fanout' | 'webhooks';
 
-const urlOf = (name: QueueDefinition['name'], dlq = false): string => {
-  const queue = queues.find((candidate) => candidate.name === name)!;
-  const env = dlq ? queue.dlqUrlEnv! : queue.urlEnv;
-  const url = process.env[env];
-  if (!url) throw new Error(`Missing environment variable ${env}`);
-  return url;
-};
+const urlOf = (name: QueueDefinition['name'], deadLetter = false): string => queueUrl(name, { deadLetter });
 
 export const sendMessage = async (name: WebhookQueue, body: object, delaySeconds = 0): Promise<void> => {
   await sqs().send(
