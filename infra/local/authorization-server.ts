@@ -6,7 +6,7 @@ import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.j
 import { normalizeEmail } from '../../shared/identity/person-keys';
 import { personRepository } from '../../shared/identity/person-repository';
 import { revocationRepository } from '../../shared/identity/revocation-repository';
-import { verifySecret } from '../../shared/identity/client-secrets';
+import { verifySecretOrNone } from '../../shared/identity/client-secrets';
 import { allScopes, interactiveScopes } from '../../shared/identity/scopes';
 import { apiResource, mcpResource } from '../../shared/identity/resources';
 import { readBody, replayRequest } from './http-body';
@@ -168,6 +168,7 @@ export const createAuthorizationServer = (options: {
     issuerOrigin: new URL(options.issuer).origin,
     scopePrefix: options.scopePrefix,
     throttle: createSignInThrottle(options.signInThrottle ?? defaultSignInThrottle),
+    attempts: oneAtATime(),
     configuredClients: new Set(configuration.clients!.map((client) => client.client_id)),
   };
 
@@ -212,6 +213,31 @@ const burnCodeAfterFailedExchange = async (provider: Provider, ctx: KoaContextWi
   if (code && !(code as { consumed?: number }).consumed && code.clientId === ctx.oidc.client?.clientId) await code.consume();
 };
 
+/**
+ * Runs work one at a time per key: each run starts when every earlier run sharing a key with it has
+ * ended (the queues of all its keys are joined at once, so runs never wait on each other in a
+ * circle). Nothing is kept for a key with no run pending.
+ */
+export const oneAtATime = () => {
+  const tails = new Map<string, Promise<void>>();
+  return async <T>(keys: readonly string[], work: () => Promise<T>): Promise<T> => {
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const before = [...new Set(keys)].map((key) => {
+      const previous = tails.get(key);
+      tails.set(key, ended);
+      return previous;
+    });
+    try {
+      await Promise.all(before);
+      return await work();
+    } finally {
+      end();
+      for (const key of keys) if (tails.get(key) === ended) tails.delete(key);
+    }
+  };
+};
+
 /** What the login and consent pages need. */
 interface Pages {
   provider: Provider;
@@ -219,6 +245,8 @@ interface Pages {
   issuerOrigin: string;
   scopePrefix: string;
   throttle: SignInThrottle;
+  /** Runs a sign-in attempt after every earlier one that shares a key with it (see oneAtATime). */
+  attempts: <T>(keys: readonly string[], attempt: () => Promise<T>) => Promise<T>;
   /** Clients of the configuration; every other one registered itself (RFC 7591). */
   configuredClients: Set<string>;
 }
@@ -265,20 +293,30 @@ const interaction = async (pages: Pages, request: IncomingMessage, response: Ser
     const email = normalizeEmail(form.get('email') ?? '');
     const account = `account:${email}`;
     const keys = [account, `address:${request.socket.remoteAddress ?? ''}`];
-    const wait = pages.throttle.retryAfter(keys);
-    if (wait > 0) {
+    const password = form.get('password') ?? '';
+    // One attempt per account and per address at a time, each judged after the one before has been
+    // counted: N wrong passwords sent at once count N, and past the limit none is checked.
+    const outcome = await pages.attempts(keys, async () => {
+      const wait = pages.throttle.retryAfter(keys);
+      if (wait > 0) return { kind: 'throttled', wait } as const;
+      const person = await personRepository.findByEmail(email);
+      // An unknown or inactive person's attempt is checked against a dummy hash: the time taken does not tell which addresses exist.
+      const valid = await verifySecretOrNone(password, person?.status === 'active' ? person.passwordHash : undefined);
+      if (!person || !valid) {
+        pages.throttle.fail(keys);
+        return { kind: 'failed' } as const;
+      }
+      pages.throttle.forget(account);
+      return { kind: 'passed', person } as const;
+    });
+    if (outcome.kind === 'throttled') {
+      const { wait } = outcome;
       const minutes = Math.ceil(wait / 60);
       const error = `Too many failed sign-ins. Try again in ${wait < 60 ? `${wait} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`}.`;
       return html(response, 429, loginPage(uid, requester, error), { 'Retry-After': String(wait) });
     }
-    const person = await personRepository.findByEmail(email);
-    const password = form.get('password') ?? '';
-    const valid = person?.status === 'active' && person.passwordHash !== undefined && (await verifySecret(password, person.passwordHash));
-    if (!person || !valid) {
-      pages.throttle.fail(keys);
-      return html(response, 401, loginPage(uid, requester, 'Wrong e-mail address or password.'));
-    }
-    pages.throttle.forget(account);
+    if (outcome.kind === 'failed') return html(response, 401, loginPage(uid, requester, 'Wrong e-mail address or password.'));
+    const { person } = outcome;
     return provider.interactionFinished(request, response, { login: { accountId: person.userId } }, { mergeWithLastSubmission: false });
   }
 

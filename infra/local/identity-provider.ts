@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
-import { verifySecret } from '../../shared/identity/client-secrets';
+import { verifySecretOrNone } from '../../shared/identity/client-secrets';
 import { createAuthorizationServer, localInteractiveClient } from './authorization-server';
 import { readBody, replayRequest } from './http-body';
 import { listenOnLoopback } from './ports';
@@ -57,8 +57,9 @@ export const startIdentityProvider = async (options: {
     signInThrottle,
   });
 
-  const issueToken = async (clientId: string, scopes: string[]) => {
-    const now = Math.floor(Date.now() / 1000);
+  /** A token issued at `issuedAtMs`: the moment before its client's secret hash was read (see tokenEndpoint). */
+  const issueToken = async (clientId: string, scopes: string[], issuedAtMs: number) => {
+    const now = Math.floor(issuedAtMs / 1000);
     return new SignJWT({
       client_id: clientId,
       token_use: 'access',
@@ -95,8 +96,13 @@ export const startIdentityProvider = async (options: {
     if (!grantType) return oauthError(400, 'invalid_request', 'grant_type is required');
     if (!clientId || !clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed', challenge);
 
+    // The token is dated before the hash is read: one of a secret that a rotation replaces (by
+    // storing the new hash, then dating the rotation after that) is dated before the rotation, so
+    // the authorizer refuses it however long the check below takes.
+    const issuedAtMs = Date.now();
     const client = await apiClientRepository.get(clientId);
-    const authentic = client?.status === 'active' && client.secretHash !== undefined && (await verifySecret(clientSecret, client.secretHash));
+    // An unknown or revoked client is checked against a dummy hash: the time taken does not tell which ids exist.
+    const authentic = await verifySecretOrNone(clientSecret, client?.status === 'active' ? client.secretHash : undefined);
     if (!client || !authentic) return oauthError(401, 'invalid_client', 'Client authentication failed', challenge);
     if (grantType !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
 
@@ -105,7 +111,7 @@ export const startIdentityProvider = async (options: {
     const requested = form.get('scope')?.split(' ').filter(Boolean) ?? [];
     if (requested.some((scope) => !allowed.includes(scope))) return oauthError(400, 'invalid_scope', 'A requested scope is not allowed for this client');
 
-    const accessToken = await issueToken(client.clientId, requested.length ? requested : allowed);
+    const accessToken = await issueToken(client.clientId, requested.length ? requested : allowed, issuedAtMs);
     return send(response, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: accessTokenLifetimeSeconds });
   };
 

@@ -239,7 +239,10 @@ export class StatefulStack extends Stack {
       const client = this.userPool.addClient(id, {
         userPoolClientName,
         generateSecret: false,
-        authFlows: {},
+        // Managed login only: ExplicitAuthFlows exactly [ALLOW_REFRESH_TOKEN_AUTH]. `{}` would be
+        // taken as unset, and Cognito's default allows USER_SRP_AUTH and CUSTOM_AUTH, a sign-in
+        // with the public client id and a password that skips managed login.
+        authFlows: { userSrp: false },
         oAuth: {
           flows: { authorizationCodeGrant: true },
           scopes: [...oidcScopes, ...clientScopes.map((scope) => OAuthScope.resourceServer(this.resourceServer, scopes.get(scope)!))],

@@ -196,14 +196,30 @@ export const rotateApiClient = async (clientId: string, issuer: CredentialIssuer
   if (!(await apiClientRepository.claimRotation(clientId, claim, now, now + rotationClaimMilliseconds))) throw await refusal(clientId, 'Another rotation of client CLIENT is in progress; try again when it has ended');
   let recorded = false;
   try {
-    const { clientSecret, secretHash, rotatedAt } = await issuer.rotate(clientId);
-    recorded = await apiClientRepository.recordRotation(clientId, { rotatedAt, previousRotatedAt: client.rotatedAt, claim, ...(secretHash && { secretHash }) });
+    const { clientSecret, secretHash, oldSecretsEndedBy } = await issuer.rotate(clientId);
+    // The local issuer: the old secret ends when the new hash is stored (the token endpoint dates a
+    // token from before it reads the hash, so a token of the old secret is dated before this write).
+    if (secretHash && !(await apiClientRepository.storeRotatedSecret(clientId, claim, secretHash))) throw await refusal(clientId, 'Client CLIENT was rotated meanwhile; rotate again');
+    const rotatedAt = rotationSecond(Math.max(Date.now(), oldSecretsEndedBy ? Date.parse(oldSecretsEndedBy) : 0));
+    recorded = await apiClientRepository.recordRotation(clientId, { rotatedAt, previousRotatedAt: client.rotatedAt, claim });
     if (!recorded) throw await refusal(clientId, 'Client CLIENT was rotated meanwhile; rotate again');
+    // The new secret is handed out once its tokens pass: from rotatedAt on (iat >= rotatedAt).
+    const wait = Date.parse(rotatedAt) - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     return { clientSecret };
   } finally {
     if (!recorded) await apiClientRepository.releaseRotation(clientId, claim);
   }
 };
+
+/**
+ * The date of a rotation whose old secret could last get a token at `oldSecretEndedBy` (ms): the
+ * next whole second. Token `iat` is in whole seconds and the authorizer accepts only `iat >=`
+ * rotatedAt, so every token of the old secret (iat at most the second of oldSecretEndedBy) is
+ * refused, and the new secret's tokens pass from rotatedAt on (rotateApiClient waits until then
+ * before it hands the secret out: at most a second).
+ */
+export const rotationSecond = (oldSecretEndedBy: number): string => new Date((Math.floor(oldSecretEndedBy / 1000) + 1) * 1000).toISOString();
 
 /** Why a rotation was refused: the client is gone or revoked, else `otherwise` (CLIENT names it). */
 const refusal = async (clientId: string, otherwise: string): Promise<AdministrationError> => {

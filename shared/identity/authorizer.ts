@@ -76,14 +76,18 @@ const currentVerifier = perConfiguration(() => `${config().jwtIssuer} ${config()
 
 const failure = (reason: string): AuthorizerContext => ({ authenticated: false, failure: reason });
 
-/** The token's scopes known to the service, without the resource-server prefix. */
+/** The token's scopes known to the service, without the resource-server prefix; a scope without the prefix is none of the API's. */
 const scopesOf = (payload: Record<string, unknown>): Scope[] => {
   const prefix = config().scopePrefix;
   return String(payload.scope ?? '')
     .split(' ')
-    .map((scope) => (scope.startsWith(prefix) ? scope.slice(prefix.length) : scope))
+    .filter((scope) => scope.startsWith(prefix))
+    .map((scope) => scope.slice(prefix.length))
     .filter(isScope);
 };
+
+/** The bearer token of an Authorization header (`Bearer`, any case, any spacing), or undefined. */
+const bearerToken = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '')?.[1];
 
 /**
  * A person signed in interactively (authorization code + PKCE): a user access token, whose
@@ -134,8 +138,9 @@ const authenticateInteractive = async (payload: Record<string, unknown>, path: s
  */
 export const authenticate = async (authorization: string | undefined, path = '/'): Promise<AuthorizerContext> => {
   decisions ??= createAuthorizerCache<AuthorizerContext>(config().authorizerCacheTtlSeconds * 1000);
-  // A token is judged per resource it is presented to (its audience), so the key names both.
-  const key = `${resourceOfPath(config().apiAudience ?? '', path)}\u0000${authorization ?? ''}`;
+  // A token is judged per resource it is presented to (its audience), so the key names both: the
+  // token itself, not the header's spelling (`bearer`, extra spaces), so every spelling hits.
+  const key = `${resourceOfPath(config().apiAudience ?? '', path)}\u0000${bearerToken(authorization) ?? `header\u0000${authorization ?? ''}`}`;
   const remembered = decisions.get(key);
   countMetric(remembered ? 'authorizerCacheHits' : 'authorizerCacheMisses', {});
   if (remembered) return remembered;
@@ -164,13 +169,13 @@ let decisions: ReturnType<typeof createAuthorizerCache<AuthorizerContext>> | und
 
 /** The decision, and when the token expires (ms since the epoch) when it was valid. */
 const decide = async (authorization: string | undefined, path: string): Promise<{ decision: AuthorizerContext; tokenExpiresAt?: number }> => {
-  const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
-  if (!match?.[1]) return { decision: failure(authorization ? 'malformed Authorization header' : 'missing bearer token') };
+  const token = bearerToken(authorization);
+  if (!token) return { decision: failure(authorization ? 'malformed Authorization header' : 'missing bearer token') };
 
   const tokenVerifier = currentVerifier();
   let payload: Record<string, unknown>;
   try {
-    payload = (await timed('authorizer: token verification', () => tokenVerifier.verify(match[1]!)));
+    payload = (await timed('authorizer: token verification', () => tokenVerifier.verify(token)));
   } catch (error) {
     // aws-jwt-verify's own errors judge the token; any other (the key set's fetch) is the service's.
     if (!(error instanceof JwtBaseError)) throw error;
@@ -184,16 +189,17 @@ const decide = async (authorization: string | undefined, path: string): Promise<
 
 /**
  * An API client's token: the client must be active in the registry, and so its organization, and
- * the token issued no earlier than the second of the client's last rotation. A
+ * the token issued no earlier than the client's last rotation (a whole second). A
  * per-user client runs as its person, who must be active and still a member of the client's
  * organization (deleting the person or the membership ends the client's access within the cache TTL).
  */
 const authenticateClient = async (payload: Record<string, unknown>): Promise<AuthorizerContext> => {
   const client = await timed('authorizer: client read', () => apiClientRepository.get(payload.client_id as string));
   if (!client || client.status !== 'active') return failure('unknown or revoked client');
-  // A rotation ends the tokens of the old secret too (iat is in whole seconds: one minted in the
-  // rotation's second is kept, so the new secret's first tokens work).
-  if (client.rotatedAt && !(Number(payload.iat) >= Math.floor(Date.parse(client.rotatedAt) / 1000))) return failure('token issued before the client was rotated');
+  // A rotation ends the tokens of the old secret too. rotatedAt is a whole second after the old
+  // secret could last get a token (rotationSecond): a token is kept only if issued in it or later.
+  // (Rotations dated before that rule may hold a fraction: rounded up, never down.)
+  if (client.rotatedAt && !(Number(payload.iat) >= Math.ceil(Date.parse(client.rotatedAt) / 1000))) return failure('token issued before the client was rotated');
   // An active client implies an active organization: deleting one revokes its clients first.
   const organization = client.organizationPath
     ? { id: client.organizationId, path: client.organizationPath, status: 'active' }

@@ -42,3 +42,22 @@ export const verifySecret = async (secret: string, stored: string): Promise<bool
   const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, { N: cost });
   return timingSafeEqual(actual, expected);
 };
+
+/**
+ * A hash no secret matches, at the cost of new hashes: what a secret is checked against when there
+ * is nothing to check it against (no such client or person), so the time taken does not tell.
+ */
+const dummySecretHash = (): string => {
+  const cost = newHashCost();
+  return `scrypt$${'A'.repeat(22)}$${'A'.repeat(43)}${cost === deployedScryptCost ? '' : `$${cost}`}`;
+};
+
+/**
+ * verifySecret, also when nothing is stored (`stored` undefined: an unknown or inactive client or
+ * person): then the secret is checked against a dummy hash and refused, taking as long as a real
+ * check, so the answer's time does not reveal which client ids or e-mail addresses exist.
+ */
+export const verifySecretOrNone = async (secret: string, stored: string | undefined, verify: typeof verifySecret = verifySecret): Promise<boolean> => {
+  const matched = await verify(secret, stored ?? dummySecretHash());
+  return stored !== undefined && matched;
+};

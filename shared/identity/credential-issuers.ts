@@ -23,10 +23,12 @@ export interface IssuedCredentials {
 export interface CredentialIssuer {
   create(name: string, scopes: readonly Scope[]): Promise<IssuedCredentials>;
   /**
-   * A new secret; the old one stops working at once. rotatedAt is by the clock of whoever issues the
-   * tokens (their `iat`), so tokens of the new secret are never taken for tokens of the old one.
+   * A new secret. Where the issuer keeps the secrets (Cognito), the old ones can no longer get a
+   * token when this returns, and `oldSecretsEndedBy` is a moment no earlier than that, as far as it
+   * can tell by the token issuer's clock (their `iat`). Where this service verifies secrets
+   * (`secretHash`), the old one ends when the caller stores the new hash.
    */
-  rotate(clientId: string): Promise<Omit<IssuedCredentials, 'clientId'> & { rotatedAt: string }>;
+  rotate(clientId: string): Promise<Omit<IssuedCredentials, 'clientId'> & { oldSecretsEndedBy?: string }>;
   /** No token can be had for the client any more. */
   revoke(clientId: string): Promise<void>;
 }
@@ -39,7 +41,8 @@ export const localCredentialIssuer: CredentialIssuer = {
   },
   async rotate() {
     const clientSecret = generateClientSecret();
-    return { clientSecret, secretHash: await hashSecret(clientSecret), rotatedAt: new Date().toISOString() };
+    // The old secret works until the caller stores this hash: the caller dates the rotation after that.
+    return { clientSecret, secretHash: await hashSecret(clientSecret) };
   },
   // The registry entry is revoked and its hash dropped by the caller; nothing else holds the secret.
   async revoke() {},
@@ -59,13 +62,19 @@ export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string,
           AllowedOAuthFlowsUserPoolClient: true,
           AllowedOAuthScopes: scopes.map((scope) => `${scopePrefix}${scope}`),
           SupportedIdentityProviders: ['COGNITO'],
+          // Client credentials only: no user sign-in flow (without the list Cognito allows SRP and custom auth).
+          ExplicitAuthFlows: ['ALLOW_REFRESH_TOKEN_AUTH'],
         }),
       );
       return { clientId: UserPoolClient!.ClientId!, clientSecret: UserPoolClient!.ClientSecret! };
     },
     // Deletes only the secrets older than the one it added: of overlapping rotations the newest
-    // secret stays, never none.
+    // secret stays, never none. The old secrets can get tokens until their deletes have returned,
+    // so the rotation is dated after those, by Cognito's clock (the tokens' iat) as well as this
+    // one: Cognito's time then is at most the new secret's creation time plus the time elapsed
+    // here since the secret was asked for, whatever the two clocks' offset.
     async rotate(clientId) {
+      const asked = Date.now();
       const { ClientSecretDescriptor } = await cognito.send(new AddUserPoolClientSecretCommand({ UserPoolId: userPoolId, ClientId: clientId }));
       const { ClientSecrets = [] } = await cognito.send(new ListUserPoolClientSecretsCommand({ UserPoolId: userPoolId, ClientId: clientId }));
       const added = ClientSecrets.find((secret) => secret.ClientSecretId === ClientSecretDescriptor!.ClientSecretId) ?? ClientSecretDescriptor!;
@@ -77,7 +86,9 @@ export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string,
           if (!(error instanceof ResourceNotFoundException)) throw error; // deleted by an overlapping rotation
         }
       }
-      return { clientSecret: ClientSecretDescriptor!.ClientSecretValue!, rotatedAt: added.ClientSecretCreateDate!.toISOString() };
+      const now = Date.now();
+      const oldSecretsEndedBy = new Date(Math.max(now, added.ClientSecretCreateDate!.getTime() + (now - asked)));
+      return { clientSecret: ClientSecretDescriptor!.ClientSecretValue!, oldSecretsEndedBy: oldSecretsEndedBy.toISOString() };
     },
     async revoke(clientId) {
       try {

@@ -789,6 +789,13 @@ describe('stateful resources', () => {
     EnableTokenRevocation: true,
   };
 
+  it('the public app clients allow no direct sign-in flow (SRP, password, custom): ExplicitAuthFlows is exactly refresh, set, not left to Cognito\'s default', () => {
+    const clients = ofType(statefulResources, 'AWS::Cognito::UserPoolClient');
+    expect(clients.map(([, c]) => c.Properties?.ClientName).sort()).toEqual(['interactive-sign-in', 'mcp-sign-in']);
+    // Absent, Cognito applies ALLOW_USER_SRP_AUTH, ALLOW_CUSTOM_AUTH and ALLOW_REFRESH_TOKEN_AUTH.
+    for (const [, client] of clients) expect(client.Properties?.ExplicitAuthFlows, String(client.Properties?.ClientName)).toEqual(['ALLOW_REFRESH_TOKEN_AUTH']);
+  });
+
   it('people sign in through managed login with a public app client: authorization code (PKCE), interactive scopes only', () => {
     const clients = ofType(statefulResources, 'AWS::Cognito::UserPoolClient');
     expect(clients).toHaveLength(2);
@@ -812,7 +819,7 @@ describe('stateful resources', () => {
     expect(logicalId(built.stateful, built.stateful.mcpClient)).toBe(clientId);
     expect(client.Properties).toMatchObject(publicCodeClient);
     // No password or other direct sign-in flows: managed login (authorization code) only.
-    expect(client.Properties?.ExplicitAuthFlows ?? []).toEqual([]);
+    expect(client.Properties?.ExplicitAuthFlows).toEqual(['ALLOW_REFRESH_TOKEN_AUTH']);
     // Exactly the MCP tools' scopes (one source: shared/composition/mcp-contracts.ts), each prefixed with the resource server.
     const scopes = (client.Properties?.AllowedOAuthScopes as Json[]).map((scope) => JSON.stringify(scope));
     expect(scopes).toHaveLength(mcpScopes.length);

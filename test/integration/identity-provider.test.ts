@@ -129,6 +129,48 @@ describe('client rotation', () => {
     expect((await api('GET', '/v1/whoami', { token: fresh })).status).toBe(200);
   });
 
+  it('refuses every token the old secret got while the rotation ran, requests in flight included; the new secret works as soon as the rotation returns', async () => {
+    const { client, clientSecret } = await createTestClient({ name: 'leaked-while-rotating', organizationId: seededClient('b-system').organizationId });
+    await nextSecond();
+    // Whoever holds the leaked secret keeps asking for tokens, several requests at a time, until the rotation has returned.
+    let rotating = true;
+    const leaked: string[] = [];
+    const keepAsking = async () => {
+      while (rotating) {
+        const response = await fetchToken(client.clientId, clientSecret);
+        if (response.status === 200) leaked.push(((await response.json()) as { access_token: string }).access_token);
+        else await response.body?.cancel();
+      }
+    };
+    const askers = Array.from({ length: 4 }, keepAsking);
+    const { clientSecret: rotated } = await rotateApiClient(client.clientId, localCredentialIssuer);
+    rotating = false;
+    await Promise.all(askers);
+    expect(leaked.length).toBeGreaterThan(0);
+    // The last ones were issued closest to the rotation (none was used before: no cached decision).
+    for (const token of leaked.slice(-6)) expectProblem(await api('GET', '/v1/whoami', { token }), 401, 'invalid_token');
+    expect((await api('GET', '/v1/whoami', { token: await tokenFor(client.clientId, rotated) })).status).toBe(200);
+  });
+
+  it('dates the rotation on the whole second after the old secret ended (after the issuer returned and the new hash was stored), and hands the secret out from then on', async () => {
+    const { client } = await createTestClient({ name: 'rotation-date', organizationId: seededClient('b-system').organizationId });
+    let issuerReturnedAt = 0;
+    const timed: CredentialIssuer = {
+      ...localCredentialIssuer,
+      rotate: async (clientId) => {
+        const rotation = await localCredentialIssuer.rotate(clientId);
+        issuerReturnedAt = Date.now();
+        return rotation;
+      },
+    };
+    await rotateApiClient(client.clientId, timed);
+    const returnedAt = Date.now();
+    const rotatedAt = Date.parse((await apiClientRepository.get(client.clientId))!.rotatedAt!);
+    expect(rotatedAt % 1000).toBe(0);
+    expect(rotatedAt).toBeGreaterThan(issuerReturnedAt);
+    expect(returnedAt).toBeGreaterThanOrEqual(rotatedAt);
+  });
+
   it('refuses a revoked client, also one revoked during the rotation: no secret is stored', async () => {
     const { client, clientSecret } = await createTestClient({ name: 'revoked-meanwhile', organizationId: seededClient('b-system').organizationId });
     const revokedMeanwhile: CredentialIssuer = {

@@ -149,6 +149,22 @@ describe('failed sign-ins', () => {
     expect(through.status).toBe(303);
   });
 
+  it('counts wrong passwords sent at once, each: past the allowed failures none is checked, and then even the right password answers 429', async () => {
+    const { maxFailures } = testStack().interactive.signInThrottle;
+    const victim = await createPerson(testStack().organizations[0]!.id, 'Raced Account');
+    const { browser, action } = await loginPage();
+    const attempts = 20;
+    expect(attempts).toBeGreaterThan(maxFailures);
+    // From as many addresses: only the account's count can hold them back.
+    const answers = await Promise.all(
+      Array.from({ length: attempts }, (_, i) => post(browser, action, { email: victim.email, password: wrong }, { from: `127.0.2.${10 + i}` })),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(maxFailures);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(attempts - maxFailures);
+    expect((await post(browser, action, { email: victim.email, password: victim.password }, { from: '127.0.2.60' })).status).toBe(429);
+  });
+
   it('per address: failures for any accounts from one address hold back every sign-in from it, not from another address', async () => {
     const { maxFailures } = testStack().interactive.signInThrottle;
     const { browser, action } = await loginPage();

@@ -1,6 +1,6 @@
 import { scryptSync } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { deployedScryptCost, hashSecret, verifySecret } from '../../shared/identity/client-secrets';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { deployedScryptCost, hashSecret, verifySecret, verifySecretOrNone } from '../../shared/identity/client-secrets';
 
 const saved = process.env.SECRET_HASH_SCRYPT_COST;
 afterEach(() => {
@@ -43,5 +43,30 @@ describe('secret hashes', () => {
     for (const cost of ['16', '1000', '32768', '', 'abc']) expect(await verifySecret('x', `scrypt$${salt}$${hash}$${cost}`)).toBe(false);
     expect(await verifySecret('x', `scrypt$${salt}$${hash}$1024$extra`)).toBe(false);
     expect(await verifySecret('x', `bcrypt$${salt}$${hash}`)).toBe(false);
+  });
+});
+
+describe('checking a secret when nothing is stored (an unknown client id or e-mail address)', () => {
+  /** The hash's shape: scheme, salt and hash lengths, cost. */
+  const shape = (stored: string) => stored.split('$').map((part, i) => (i === 0 || i === 3 ? part : part.length));
+
+  it('checks it against a dummy hash of the cost of new hashes (scrypt runs, as for a known one) and refuses it', async () => {
+    for (const cost of [undefined, '1024']) {
+      if (cost === undefined) delete process.env.SECRET_HASH_SCRYPT_COST;
+      else process.env.SECRET_HASH_SCRYPT_COST = cost;
+      const verify = vi.fn(verifySecret);
+      expect(await verifySecretOrNone('any secret', undefined, verify)).toBe(false);
+      expect(verify).toHaveBeenCalledTimes(1);
+      const dummy = verify.mock.calls[0]![1];
+      // Shaped as a real hash of this cost, so verifySecret gets past its checks to scrypt.
+      expect(shape(dummy)).toEqual(shape(await hashSecret('x')));
+      expect(await verifySecret('', dummy)).toBe(false);
+    }
+  });
+
+  it('with a stored hash, is verifySecret', async () => {
+    const stored = await hashSecret('correct horse');
+    expect(await verifySecretOrNone('correct horse', stored)).toBe(true);
+    expect(await verifySecretOrNone('correct horsf', stored)).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AddUserPoolClientSecretCommand,
   CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
   DeleteUserPoolClientCommand,
   DeleteUserPoolClientSecretCommand,
   InternalErrorException,
@@ -15,7 +16,7 @@ import { cognitoCredentialIssuer } from '../../shared/identity/credential-issuer
  * Cognito's client secrets, faked in memory: each call yields first, so two rotations started
  * together interleave call by call (both add, both list, then both delete).
  */
-const fakeCognito = () => {
+const fakeCognito = (log: { lastDeleteEndedAt?: number } = {}) => {
   const secrets: ClientSecretDescriptorType[] = [{ ClientSecretId: 'client--1000', ClientSecretValue: 'first', ClientSecretCreateDate: new Date(1_000_000) }];
   let clock = 2000;
   vi.spyOn(CognitoIdentityProviderClient.prototype, 'send').mockImplementation((async (command: unknown) => {
@@ -31,6 +32,7 @@ const fakeCognito = () => {
       const at = secrets.findIndex((secret) => secret.ClientSecretId === command.input.ClientSecretId);
       if (at < 0) throw new ResourceNotFoundException({ message: 'No such client secret', $metadata: {} });
       secrets.splice(at, 1);
+      log.lastDeleteEndedAt = Date.now();
       return {};
     }
     throw new Error('unexpected command');
@@ -43,11 +45,29 @@ afterEach(() => {
 });
 
 describe('Cognito credential issuer: rotation', () => {
-  it("leaves only the new secret, and dates the rotation by Cognito's clock (the clock of the tokens' iat)", async () => {
-    const secrets = fakeCognito();
-    const { clientSecret, rotatedAt } = await cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1').rotate('client');
+  it('leaves only the new secret, and says the old ones ended no earlier than their deletes returned (not when the new one was added)', async () => {
+    const log: { lastDeleteEndedAt?: number } = {};
+    const secrets = fakeCognito(log);
+    const { clientSecret, oldSecretsEndedBy } = await cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1').rotate('client');
     expect(secrets.map((secret) => secret.ClientSecretValue)).toEqual([clientSecret]);
-    expect(rotatedAt).toBe(new Date(2001 * 1000).toISOString());
+    // Until the delete, the old secret still got tokens: a date before it would let those pass.
+    expect(log.lastDeleteEndedAt).toBeDefined();
+    expect(Date.parse(oldSecretsEndedBy!)).toBeGreaterThanOrEqual(log.lastDeleteEndedAt!);
+  });
+
+  it("with a Cognito clock ahead of this one, dates by Cognito's: the new secret's creation time plus the time the rotation took since", async () => {
+    const ahead = Date.now() + 60_000;
+    vi.spyOn(CognitoIdentityProviderClient.prototype, 'send').mockImplementation((async (command: unknown) => {
+      const secret = { ClientSecretId: 'client--new', ClientSecretValue: 'new', ClientSecretCreateDate: new Date(ahead) };
+      if (command instanceof AddUserPoolClientSecretCommand) return { ClientSecretDescriptor: secret };
+      if (command instanceof ListUserPoolClientSecretsCommand) return { ClientSecrets: [secret] };
+      throw new Error('unexpected command');
+    }) as never);
+    const started = Date.now();
+    const { oldSecretsEndedBy } = await cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1').rotate('client');
+    const took = Date.now() - started;
+    expect(Date.parse(oldSecretsEndedBy!)).toBeGreaterThanOrEqual(ahead);
+    expect(Date.parse(oldSecretsEndedBy!)).toBeLessThanOrEqual(ahead + took);
   });
 
   it('of two overlapping rotations keeps the newer secret, never none', async () => {
@@ -56,6 +76,20 @@ describe('Cognito credential issuer: rotation', () => {
     const [first, second] = await Promise.all([issuer.rotate('client'), issuer.rotate('client')]);
     expect(first.clientSecret).not.toBe(second.clientSecret);
     expect(secrets.map((secret) => secret.ClientSecretValue)).toEqual([second.clientSecret]);
+  });
+});
+
+describe('Cognito credential issuer: creation', () => {
+  it('creates a client-credentials app client that allows no user sign-in flow (ExplicitAuthFlows: refresh only)', async () => {
+    const send = vi.spyOn(CognitoIdentityProviderClient.prototype, 'send').mockImplementation((async (command: unknown) => {
+      if (!(command instanceof CreateUserPoolClientCommand)) throw new Error('unexpected command');
+      return { UserPoolClient: { ClientId: 'new-client', ClientSecret: 'new-secret' } };
+    }) as never);
+    const credentials = await cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1').create('integration', ['companies:read']);
+    expect(credentials).toEqual({ clientId: 'new-client', clientSecret: 'new-secret' });
+    const { input } = send.mock.calls[0]![0] as CreateUserPoolClientCommand;
+    // Without the list, Cognito allows USER_SRP_AUTH and CUSTOM_AUTH: a person's password could sign in through it.
+    expect(input).toMatchObject({ AllowedOAuthFlows: ['client_credentials'], AllowedOAuthScopes: ['ledger-api/companies:read'], ExplicitAuthFlows: ['ALLOW_REFRESH_TOKEN_AUTH'] });
   });
 });
 
