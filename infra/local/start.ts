@@ -38,6 +38,11 @@ if (values.help) {
   console.log(usage);
   process.exit(0);
 }
+// --fresh alone would wipe the kept data and then run in memory: refused, as the usage says.
+if (values.fresh && !values.persist) {
+  console.error('--fresh only applies with --persist (it empties the kept data in .local/data)');
+  process.exit(2);
+}
 const portOption = (name: 'port' | 'auth-port'): number => {
   const port = Number(values[name]);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -47,6 +47,18 @@ export type Flag = Exclude<keyof typeof options, CommonOption>;
 
 export class UsageError extends Error {}
 
+/** A destructive command on AWS without --yes: refused (exit 2) in one line saying what it would do, before AWS is touched. */
+export class ConfirmationError extends Error {}
+
+/** A failure of a deletion that had started (delete-organization, delete-user): running the command again finishes it. */
+export class StoppedPartWay extends Error {
+  readonly failure: unknown;
+  constructor(failure: unknown) {
+    super('the deletion stopped part-way');
+    this.failure = failure;
+  }
+}
+
 export type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
 
 export const requireFlag = (values: Values, flag: Flag): string => {

@@ -28,7 +28,7 @@ import { resetConfig } from '../../shared/platform/config';
 import { eventsToSweep, sweepOptionsFromEnv, sweepPendingEvents } from '../../shared/webhooks/relay';
 import { subscriptionRepository } from '../../shared/webhooks/repository';
 import { ToolError } from './stack-env';
-import { integerFlag, nonBlank, requireFlag, shortTime, table, UsageError, useLocalStack, type Printer, type Values } from './admin-cli';
+import { integerFlag, nonBlank, requireFlag, shortTime, StoppedPartWay, table, UsageError, useLocalStack, type Printer, type Values } from './admin-cli';
 
 /**
  * The admin CLI's commands on the service's records (organizations, companies, API clients,
@@ -48,8 +48,12 @@ export interface Target {
   dynamodb: string;
 }
 
-/** Points shared/ at the local stack (DynamoDB Local, local identity provider) or at AWS. */
-export const selectTarget = (values: Values, command: { writesEvents: boolean } = { writesEvents: false }): Target => {
+/**
+ * Points shared/ at the local stack (DynamoDB Local, local identity provider) or at AWS. On AWS,
+ * `beforeAws` (given the table) runs once the flags are checked and before the environment changes:
+ * it may refuse the command (a destructive one without --yes).
+ */
+export const selectTarget = (values: Values, command: { writesEvents: boolean; beforeAws?: (table: string) => void } = { writesEvents: false }): Target => {
   if (values['resource-prefix'] !== undefined) throw new UsageError('--resource-prefix only applies to the dlq-* commands');
   const aws = values.table !== undefined || values['user-pool-id'] !== undefined;
   if (aws) {
@@ -57,6 +61,7 @@ export const selectTarget = (values: Values, command: { writesEvents: boolean } 
     if (values.stack) throw new UsageError('--stack targets the local stack; do not combine it with --table / --user-pool-id');
     // Refused before anything is written: the events are written last (a cascade would stop half done).
     if (command.writesEvents && !values['outbox-table']) throw new UsageError('On AWS this command writes events: pass --outbox-table (the stack output OutboxTableName)');
+    command.beforeAws?.(values.table);
     const userPoolId = values['user-pool-id'];
     const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? userPoolId.split('_')[0];
     if (!region) throw new UsageError('Cannot tell the AWS region: pass --region');
@@ -132,7 +137,13 @@ export const recordRun: Record<string, Run> = {
 
   async 'delete-organization'(values, target, print) {
     const id = requireFlag(values, 'id');
-    const result = await deleteOrganization(id, actor, target);
+    // Read first, so that a failure from here on is one of a deletion that started.
+    const organization = await organizationRepository.get(id);
+    if (!organization) throw new AdministrationError(`Organization ${id} not found`);
+    print.progress(`Deleting organization "${organization.name}" (${id}) and its sub-organizations on the ${target.description}...`);
+    const result = await deleteOrganization(id, actor, target).catch((error: unknown) => {
+      throw new StoppedPartWay(error);
+    });
     print.json({ organizationId: id, deleted: true, ...result });
     const { companiesDeleted, organizationsDeleted, clientsRevoked, subscriptionsDeleted, policiesDeleted, membershipsEnded, usersDeleted } = result;
     const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -180,7 +191,10 @@ export const recordRun: Record<string, Run> = {
     const name = nonBlank(requireFlag(values, 'name'), 'name');
     const userId = values.user;
     const organizationId = values.organization ?? (userId ? (await personRepository.memberships(userId))[0]?.organizationId : undefined);
-    if (!organizationId) throw new UsageError(userId ? `User ${userId} not found` : 'create-client needs --organization');
+    if (!organizationId) {
+      if (userId) throw new ToolError(`User ${userId} not found`);
+      throw new UsageError('create-client needs --organization');
+    }
     const scopes = values.scopes !== undefined ? parseScopes(values.scopes) : undefined;
     const plan = values.plan !== undefined ? parsePlan(values.plan) : undefined;
     const rateLimit = values['rate-limit'] !== undefined ? parseRateLimit(values['rate-limit']) : undefined;
@@ -233,8 +247,12 @@ export const recordRun: Record<string, Run> = {
 
   async 'delete-user'(values, target, print) {
     const userId = requireFlag(values, 'user');
+    // Read first, so that a failure from here on is one of a deletion that started.
+    if (!(await personRepository.get(userId))) throw new AdministrationError(`User ${userId} not found`);
     print.progress(`Deleting user ${userId} on the ${target.description}...`);
-    const result = await deleteUser(userId, target.directory, target.issuer);
+    const result = await deleteUser(userId, target.directory, target.issuer).catch((error: unknown) => {
+      throw new StoppedPartWay(error);
+    });
     print.json({ userId, deleted: true, ...result });
     print.lines(
       result.resumed ? `User ${userId} was marked deleted already (an earlier run); the deletion is now complete` : `Deleted user ${userId}: their access ended at once`,
@@ -328,9 +346,8 @@ export const recordRun: Record<string, Run> = {
   },
 
   async 'outbox-sweep'(values, target, print) {
-    if (!target.description.startsWith('local stack')) {
-      throw new UsageError('outbox-sweep runs on the local stack; on AWS invoke the deployed sweeper: aws lambda invoke --function-name <OutboxSweeperFunctionName> out.json');
-    }
+    // On AWS refused before this (CommandSpec.localOnly in admin.ts), with the environment untouched.
+    if (!target.description.startsWith('local stack')) throw new ToolError('outbox-sweep runs on the local stack');
     const olderThanSeconds = values['older-than'] !== undefined ? integerFlag(values, 'older-than', 0, 30 * 86_400) : 600;
     const bounds = { ...sweepOptionsFromEnv(), olderThanSeconds };
     if (values['dry-run']) {

@@ -7,7 +7,7 @@ import { passwordPolicy } from '../../shared/identity/password-policy';
 import { ProblemError } from '../../shared/platform/problem';
 import { isConnectionRefused, ToolError } from './stack-env';
 import { awsQueues, countsOf, localQueues, peek, purge, queueName, queueNames, readableBody, redrive, type QueueLocator, type QueueName } from './dead-letter-queues';
-import { checkIdFlags, integerFlag, options, plural, requireFlag, shortTime, table, UsageError, useLocalStack, type Flag, type Printer, type Values } from './admin-cli';
+import { checkIdFlags, ConfirmationError, integerFlag, options, plural, requireFlag, shortTime, StoppedPartWay, table, UsageError, useLocalStack, type Flag, type Printer, type Values } from './admin-cli';
 
 /**
  * `npm run admin -- <command> [flags]`: what an organization administrator does outside the
@@ -27,6 +27,10 @@ interface CommandSpec {
   queues?: true;
   /** Writes events: on AWS it needs --outbox-table. */
   writesEvents?: true;
+  /** Destructive: on AWS refused without --yes, saying what it would do (checked before AWS is touched). */
+  confirm?: (values: Values) => string;
+  /** Local stack only: on AWS refused with this line (exit 1, before AWS is touched). */
+  localOnly?: string;
 }
 
 const commands: Record<string, CommandSpec> = {
@@ -38,11 +42,12 @@ const commands: Record<string, CommandSpec> = {
   },
   'delete-organization': {
     required: ['id'],
-    optional: [],
-    args: '--id ORG_ID',
+    optional: ['yes'],
+    args: '--id ORG_ID [--yes]',
     description:
-      'Delete an organization and its sub-organizations, as offboarding: API clients revoked, webhook subscriptions and access policies deleted, memberships ended (a person left without an organization is deleted, login and all), companies cascade-deleted. A deletion that stopped half-way is finished by running it again',
+      'Delete an organization and its sub-organizations, as offboarding: API clients revoked, webhook subscriptions and access policies deleted, memberships ended (a person left without an organization is deleted, login and all), companies cascade-deleted. A deletion that stopped half-way is finished by running it again. On AWS refused without --yes',
     writesEvents: true,
+    confirm: (values) => `delete organization ${values.id} with its sub-organizations, companies, people and clients`,
   },
   'create-company': {
     required: ['organization', 'name'],
@@ -78,16 +83,18 @@ const commands: Record<string, CommandSpec> = {
   },
   'delete-user': {
     required: ['user'],
-    optional: [],
-    args: '--user USER_ID',
+    optional: ['yes'],
+    args: '--user USER_ID [--yes]',
     description:
-      'Delete a person: their access ends at once, assignments go, per-user clients are revoked, the login is removed. A deletion that stopped half-way (e.g. Cognito throttled) is finished by running it again',
+      'Delete a person: their access ends at once, assignments go, per-user clients are revoked, the login is removed. A deletion that stopped half-way (e.g. Cognito throttled) is finished by running it again. On AWS refused without --yes',
+    confirm: (values) => `delete user ${values.user} with their access, assignments, per-user clients and login`,
   },
   'rotate-client': {
     required: ['client-id'],
-    optional: [],
-    args: '--client-id CLIENT_ID',
-    description: 'Give an active client a new secret (printed once); the old secret stops working at once, its tokens within the authorizer cache TTL. One rotation of a client at a time: another one meanwhile is refused',
+    optional: ['yes'],
+    args: '--client-id CLIENT_ID [--yes]',
+    description: 'Give an active client a new secret (printed once); the old secret stops working at once, its tokens within the authorizer cache TTL. One rotation of a client at a time: another one meanwhile is refused. On AWS refused without --yes',
+    confirm: (values) => `replace the secret of API client ${values['client-id']} (the old secret stops working at once)`,
   },
   'list-clients': {
     required: ['organization'],
@@ -127,6 +134,7 @@ const commands: Record<string, CommandSpec> = {
     args: '[--older-than SECONDS] [--dry-run]',
     description:
       'Relay outbox events still pending after SECONDS (default 600) now, as the scheduled sweeper does; --dry-run lists them. Local stack only: on AWS invoke the deployed sweeper (stack output OutboxSweeperFunctionName)',
+    localOnly: 'outbox-sweep runs on the local stack; on AWS invoke the deployed sweeper: aws lambda invoke --function-name <OutboxSweeperFunctionName> out.json',
   },
   'dlq-list': {
     required: [],
@@ -145,10 +153,10 @@ const commands: Record<string, CommandSpec> = {
   },
   'dlq-redrive': {
     required: ['queue'],
-    optional: ['max', 'dry-run'],
-    args: '--queue NAME [--max N] [--dry-run]',
+    optional: ['max', 'dry-run', 'yes'],
+    args: '--queue NAME [--max N] [--dry-run | --yes]',
     description:
-      'Move the messages of a DLQ (or N of them) back to its source queue, one at a time: sent to the source, then deleted from the DLQ. --dry-run lists what would move and changes nothing',
+      'Move the messages of a DLQ (or N of them) back to its source queue, one at a time: sent to the source, then deleted from the DLQ. --dry-run lists what would move and changes nothing. On AWS (--resource-prefix) refused without --yes or --dry-run',
     queues: true,
   },
   'dlq-purge': {
@@ -189,7 +197,7 @@ export const adminUsage = (): string => {
     '',
     'Ids (ORG_ID, COMPANY_ID, USER_ID) are UUIDs, CLIENT_ID up to 128 of A-Z a-z 0-9 _ +; another value is refused (exit 1).',
     '',
-    'Exit codes: 0 done, 1 failed (one line on stderr), 2 usage error.',
+    'Exit codes: 0 done, 1 failed (one line on stderr), 2 usage error (or a destructive command on AWS without --yes: one line).',
   ].join('\n');
 };
 
@@ -198,6 +206,8 @@ interface QueueTarget {
   description: string;
   /** What a refused connection failed to reach. */
   sqs: string;
+  /** The deployed queues (--resource-prefix), not the local stack's. */
+  aws: boolean;
 }
 
 /** The local stack's queues (its stack file lists their URLs) or, with --resource-prefix, the deployed ones. */
@@ -211,7 +221,7 @@ const selectQueueTarget = (values: Values): QueueTarget => {
     if (!/^[A-Za-z0-9_-]{1,60}$/.test(prefix)) throw new ToolError(`--resource-prefix ${prefix} is not a queue name prefix (letters, digits, - and _)`);
     const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
     if (!region) throw new UsageError('Cannot tell the AWS region: pass --region');
-    return { queues: awsQueues(prefix, region), description: `AWS queues ${prefix}-* (${region})`, sqs: `SQS in ${region}` };
+    return { queues: awsQueues(prefix, region), description: `AWS queues ${prefix}-* (${region})`, sqs: `SQS in ${region}`, aws: true };
   }
   if (values.region) throw new UsageError('--region only applies with --resource-prefix');
   const info = useLocalStack(values, '--resource-prefix');
@@ -219,6 +229,7 @@ const selectQueueTarget = (values: Values): QueueTarget => {
     queues: localQueues(info.internal.sqsEndpoint, info.internal.region, info.internal.queues),
     description: `local stack (SQS at ${info.internal.sqsEndpoint})`,
     sqs: `the SQS emulator at ${info.internal.sqsEndpoint}`,
+    aws: false,
   };
 };
 
@@ -267,6 +278,12 @@ const queueRun: Record<string, QueueRun> = {
 
   async 'dlq-redrive'(values, target, print) {
     const max = values.max !== undefined ? integerFlag(values, 'max', 1, 100_000) : Infinity;
+    if (target.aws && !values['dry-run'] && !values.yes) {
+      // Refused before any call to SQS.
+      const source = target.queues.label(queueName(requireFlag(values, 'queue')));
+      const what = max === Infinity ? 'every message' : `up to ${plural(max, 'message')}`;
+      throw new ConfirmationError(`dlq-redrive would move ${what} of ${source}-dlq back to ${source} on the ${target.description}: pass --yes (or --dry-run to list them)`);
+    }
     const { name, url, dlqUrl, source, dlq } = await queuePair(values, target);
     if (values['dry-run']) {
       const messages = await peek(target.queues.client, dlqUrl, max);
@@ -320,7 +337,8 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
-    return usageError((error as Error).message.split('\n')[0]!);
+    // The whole message, as one line: Node's hint (e.g. --password=-XYZ for a value starting with a dash) included.
+    return usageError((error as Error).message.replace(/\n/g, ' '));
   }
   const values = parsed.values as Values;
   if (values.help) {
@@ -351,7 +369,16 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
     } else {
       // The domain services load only for the commands on records (the dlq-* commands and --help start without them).
       const { recordRun, selectTarget } = await import('./admin-records');
-      const target = selectTarget(values, { writesEvents: spec.writesEvents === true });
+      const target = selectTarget(values, {
+        writesEvents: spec.writesEvents === true,
+        // Called before the environment points at AWS: a refusal reads and writes nothing there.
+        beforeAws: (table) => {
+          if (spec.localOnly) throw new ToolError(spec.localOnly);
+          if (!spec.confirm || values.yes) return;
+          checkIdFlags(values);
+          throw new ConfirmationError(`${command} would ${spec.confirm(values)} on AWS table ${table}: pass --yes`);
+        },
+      });
       reach = target.dynamodb;
       checkIdFlags(values);
       await recordRun[command]!(values, target, print);
@@ -359,7 +386,16 @@ export const runAdmin = async (argv: string[], io: ToolIo): Promise<number> => {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) return usageError(error.message);
-    io.err(`error: ${oneLine(error, reach ?? (spec.queues ? 'SQS' : 'DynamoDB'))}`);
+    if (error instanceof ConfirmationError) {
+      io.err(`error: ${error.message}`);
+      return 2;
+    }
+    const where = reach ?? (spec.queues ? 'SQS' : 'DynamoDB');
+    if (error instanceof StoppedPartWay) {
+      io.err(`error: ${oneLine(error.failure, where).replace(/\.$/, '')}; the deletion stopped part-way: run the same command again to finish`);
+      return 1;
+    }
+    io.err(`error: ${oneLine(error, where)}`);
     return 1;
   }
 };

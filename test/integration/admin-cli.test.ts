@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../infra/tools/admin';
 import { api, fetchToken, tokenFor } from '../support/api';
 import { testStack } from '../support/stack';
@@ -13,6 +13,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../infra/local/dynamodb-local';
 import { dynamo, tableName } from '../../shared/platform/aws';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
+import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { subscriptionKeys } from '../../shared/webhooks/keys';
 import { periodApprovalKeys } from '../../shared/bank/keys';
 import type { Json } from '../support/json';
@@ -287,6 +288,49 @@ describe('admin CLI: organizations, companies, clients', () => {
     if (argv.includes('--user-pool-id') && argv.includes('--table')) expect(run.stderr[0]).toBe('error: On AWS this command writes events: pass --outbox-table (the stack output OutboxTableName)');
   });
 
+  it('refuses delete-organization, delete-user, rotate-client and dlq-redrive on AWS without --yes in one line (exit 2), before touching the environment or AWS', async () => {
+    const aws = ['--table', 'ledger', '--user-pool-id', 'eu-north-1_x'];
+    const [organizationId, userId] = [randomUUID(), randomUUID()];
+    const env = { table: process.env.TABLE_NAME, endpoint: process.env.DYNAMODB_ENDPOINT, issuer: process.env.JWT_ISSUER };
+    const cases: [string[], string][] = [
+      [
+        ['delete-organization', '--id', organizationId, '--outbox-table', 'ledger-outbox', ...aws],
+        `delete-organization would delete organization ${organizationId} with its sub-organizations, companies, people and clients on AWS table ledger: pass --yes`,
+      ],
+      [['delete-user', '--user', userId, ...aws], `delete-user would delete user ${userId} with their access, assignments, per-user clients and login on AWS table ledger: pass --yes`],
+      [['rotate-client', '--client-id', 'abc123', ...aws], 'rotate-client would replace the secret of API client abc123 (the old secret stops working at once) on AWS table ledger: pass --yes'],
+      [
+        ['dlq-redrive', '--queue', 'imports', '--max', '5', '--resource-prefix', 'ledger-prod', '--region', 'eu-north-1'],
+        'dlq-redrive would move up to 5 messages of ledger-prod-imports-dlq back to ledger-prod-imports on the AWS queues ledger-prod-* (eu-north-1): pass --yes (or --dry-run to list them)',
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const run = await admin(...argv);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toEqual([`error: ${message}`]);
+      expect(run.out).toBe('');
+    }
+    expect({ table: process.env.TABLE_NAME, endpoint: process.env.DYNAMODB_ENDPOINT, issuer: process.env.JWT_ISSUER }).toEqual(env);
+  });
+
+  it('answers a known bad value in one line (exit 1), not with the usage: create-client --user of no one, outbox-sweep on AWS', async () => {
+    const env = { table: process.env.TABLE_NAME, endpoint: process.env.DYNAMODB_ENDPOINT };
+    const userId = randomUUID();
+    expectFailure(await admin('create-client', '--user', userId, '--name', 'x', '--stack', stackFile), `error: User ${userId} not found`);
+    expectFailure(
+      await admin('outbox-sweep', '--table', 'ledger', '--user-pool-id', 'eu-north-1_x'),
+      'error: outbox-sweep runs on the local stack; on AWS invoke the deployed sweeper: aws lambda invoke --function-name <OutboxSweeperFunctionName> out.json',
+    );
+    expect({ table: process.env.TABLE_NAME, endpoint: process.env.DYNAMODB_ENDPOINT }).toEqual(env);
+  });
+
+  it("keeps Node's hint for a value that starts with a dash (--password=-XYZ)", async () => {
+    const run = await admin('create-user', '--organization', randomUUID(), '--email', 'dash@example.test', '--name', 'Dash', '--password', '-Abc12345678!', '--stack', stackFile);
+    expect(run.code).toBe(2);
+    expect(run.stderr[0]).toMatch(/^error: Option '--password' argument is ambiguous\. .*use '--password=-XYZ'/);
+    expect(run.out).toBe('');
+  });
+
   it('create-client --rate-limit gives the client a custom limit its answers state', async () => {
     const organization = await adminJson('create-organization', '--name', `CLI Limits ${randomUUID().slice(0, 8)}`);
     const created = await admin('create-client', '--organization', organization.id, '--name', 'bulk-loader', '--rate-limit', '3000/600', '--stack', stackFile);
@@ -394,6 +438,39 @@ describe('admin CLI: people and per-user clients', () => {
     expect(again.out).toContain(`User ${userId} was marked deleted already (an earlier run); the deletion is now complete`);
     expect(again.out).toContain('0 per-user API clients were revoked');
     expectFailure(await admin('delete-user', '--user', randomUUID(), '--stack', stackFile, '--json'), /not found/);
+  });
+
+  it('a deletion that fails part-way says to run the same command again, and running it again finishes it', async () => {
+    const organization = await adminJson('create-organization', '--name', `CLI Part-way ${randomUUID().slice(0, 8)}`);
+    await adminJson('create-company', '--organization', organization.id, '--name', 'Halvveis AS');
+    const user = await adminJson('create-user', '--organization', organization.id, '--email', `partway-${randomUUID().slice(0, 8)}@example.test`, '--name', 'Per Halvveis');
+    const partWay = /; the deletion stopped part-way: run the same command again to finish$/;
+
+    // delete-user: the login removal fails (as when Cognito throttles) after the person was marked deleted
+    const remove = vi.spyOn(localPersonDirectory, 'remove').mockRejectedValueOnce(new Error('Rate exceeded'));
+    try {
+      const failed = await admin('delete-user', '--user', user.userId, '--stack', stackFile, '--json');
+      expectFailure(failed, /^error: Rate exceeded; /);
+      expect(failed.err).toMatch(partWay);
+    } finally {
+      remove.mockRestore();
+    }
+    expect(await adminJson('delete-user', '--user', user.userId)).toMatchObject({ userId: user.userId, deleted: true, resumed: true });
+
+    // delete-organization: listing the clients fails after the organization was marked deleted
+    const list = vi.spyOn(apiClientRepository, 'listByOrganization').mockRejectedValueOnce(new Error('Throughput exceeded'));
+    try {
+      const failed = await admin('delete-organization', '--id', organization.id, '--stack', stackFile, '--json');
+      expectFailure(failed, /^error: Throughput exceeded; /);
+      expect(failed.err).toMatch(partWay);
+    } finally {
+      list.mockRestore();
+    }
+    const again = await admin('delete-organization', '--id', organization.id, '--stack', stackFile);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toHaveLength(1);
+    expect(again.stderr[0]!.startsWith(`Deleting organization "${organization.name}" (${organization.id}) and its sub-organizations on the local stack (`)).toBe(true);
+    expect(again.out).toContain('1 company was cascade-deleted');
   });
 
   it('--help lists the people commands', async () => {

@@ -23,6 +23,14 @@ describe('npm start', () => {
     expect(notPort.stderr).toContain('--port takes a port number from 0 to 65535, not "abc"');
   });
 
+  it('--fresh without --persist is refused (exit 2) before anything starts: it would empty .local/data and then run in memory', async () => {
+    // --port abc as well: were the refusal missing, the run ends at the port check, before the stack (and its rmSync) starts.
+    const run = await start('--fresh', '--port', 'abc');
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('--fresh only applies with --persist (it empties the kept data in .local/data)');
+    expect(run.stdout).toBe('');
+  });
+
   it('a busy port fails the start before anything else starts, naming the port and the way out', async () => {
     const busy = createServer();
     await new Promise<void>((ready) => busy.listen(0, '127.0.0.1', ready));
