@@ -2,7 +2,7 @@ import './node-version'; // first: quiets the AWS SDK's per-process Node.js warn
 import { interactiveScopes } from '../../shared/identity/scopes';
 import { mcpResource } from '../../shared/identity/resources';
 import { loopbackRedirect, signInWithPassword } from './interactive-sign-in';
-import { defaultStackFile, readStackFile, failTool, parseToolArgs, ToolError, withValuesJoined } from './stack-env';
+import { defaultStackFile, readStackFile, failTool, isConnectionRefused, parseToolArgs, ToolError, ToolUsageError, withValuesJoined } from './stack-env';
 
 /**
  * `npm run sign-in -- --email <e> --password <p>`: signs a person in to the local stack through
@@ -23,7 +23,7 @@ export const signInUsage = (): string =>
     '  --mcp              bind the token to the MCP endpoint (<api>/mcp) instead of the REST API',
     '  --json             print the token response as JSON',
     `  --stack-file F     the local stack's contract file (default ${defaultStackFile})`,
-    '  --help             this text',
+    '  --help, -h         this text',
   ].join('\n');
 
 const main = async () => {
@@ -36,11 +36,11 @@ const main = async () => {
       mcp: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       'stack-file': { type: 'string' },
-      help: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   }, signInUsage());
   if (values.help) return console.log(signInUsage());
-  if (!values.email || !values.password) throw new ToolError(`--email and --password are required\n\n${signInUsage()}`);
+  if (!values.email || !values.password) throw new ToolUsageError(`--email and --password are required\n\n${signInUsage()}`);
   const info = readStackFile(values['stack-file']);
   const prefix = info.internal.scopePrefix;
   const scopes = values.scope ? values.scope.split(',').map((s) => s.trim()).filter(Boolean) : [...interactiveScopes];
@@ -53,6 +53,8 @@ const main = async () => {
       resource: values.mcp ? mcpResource(info.baseUrl) : info.baseUrl,
     },
   ).catch((error: unknown) => {
+    // A refused connection is a bare "fetch failed": say what it most likely means.
+    if (isConnectionRefused(error)) throw new ToolError(`Cannot reach ${new URL(info.interactive.authorizationUrl).origin}: is the local stack still running? Start it with npm start.`);
     throw new ToolError((error as Error).message);
   });
   console.log(values.json ? JSON.stringify(tokens, null, 2) : tokens.access_token);

@@ -1,7 +1,7 @@
 import './node-version'; // first: quiets the AWS SDK's per-process Node.js warning (once, see the module)
 import { fetchAccessToken } from '../../client';
 import { apiRequest, problemText } from './api-request';
-import { defaultStackFile, readStackFile, failTool, parseToolArgs, ToolError, withValuesJoined } from './stack-env';
+import { defaultStackFile, readStackFile, failTool, isConnectionRefused, parseToolArgs, ToolError, ToolUsageError, withValuesJoined } from './stack-env';
 
 /**
  * `npm run smoke`: checks a deployment end to end over HTTP, as an integrator would use it: the
@@ -16,17 +16,20 @@ export const smokeUsage = (): string =>
     'Runs a short end-to-end check against a deployment: token, whoami, a company of its own, an',
     'import of a chart and of GL lines (through the queue and the import worker), the trial balance,',
     'the job, the event feed; then deletes the company. Prints one line per step with its time;',
-    'exits 1 at the first step that fails (the company is deleted all the same).',
+    'exits 1 at the first step that fails (the company is deleted all the same) or when the company',
+    'cannot be deleted (its id is printed), 2 for a command line it cannot read.',
     '',
     'Against the local stack (default: the stack file and its seeded system client a-system):',
     '  --stack-file F        the local stack file (default $LEDGER_STACK_FILE, else .local/stack.json)',
     '  --client NAME         another client of the stack file',
     'Against a deployment (stack outputs ApiUrl and TokenUrl, and a system client of yours):',
     '  --base-url URL --token-url URL --client-id ID --client-secret SECRET',
+    '  (or the secret in the environment variable LEDGER_CLIENT_SECRET instead of --client-secret,',
+    '  out of shell history and the process list)',
     '  (the client needs companies:write, imports:write, ledger:read and webhooks:manage)',
     '',
     '  --timeout S           how long to wait for the import worker (default 120)',
-    '  --help                this text',
+    '  --help, -h            this text',
   ].join('\n');
 
 interface Target {
@@ -34,19 +37,27 @@ interface Target {
   tokenUrl: string;
   clientId: string;
   clientSecret: string;
+  /** Read from a stack file: a refused connection most likely means the local stack has stopped. */
+  local: boolean;
 }
 
+/** The environment variable that may hold the client secret of a deployment (kept out of shell history and ps). */
+const clientSecretVariable = 'LEDGER_CLIENT_SECRET';
+
 const targetOf = (values: Record<string, string | boolean | undefined>): Target => {
-  const given = ['base-url', 'token-url', 'client-id', 'client-secret'].filter((name) => values[name] !== undefined);
-  if (given.length > 0 && given.length < 4) throw new ToolError(`--base-url, --token-url, --client-id and --client-secret go together\n\n${smokeUsage()}`);
-  if (given.length === 4) {
-    return { baseUrl: String(values['base-url']).replace(/\/+$/, ''), tokenUrl: String(values['token-url']), clientId: String(values['client-id']), clientSecret: String(values['client-secret']) };
+  const flags = ['base-url', 'token-url', 'client-id', 'client-secret'].filter((name) => values[name] !== undefined);
+  if (flags.length > 0) {
+    const clientSecret = values['client-secret'] ?? process.env[clientSecretVariable];
+    if (values['base-url'] === undefined || values['token-url'] === undefined || values['client-id'] === undefined || !clientSecret) {
+      throw new ToolUsageError(`--base-url, --token-url, --client-id and --client-secret go together (the secret may come from ${clientSecretVariable} instead)\n\n${smokeUsage()}`);
+    }
+    return { baseUrl: String(values['base-url']).replace(/\/+$/, ''), tokenUrl: String(values['token-url']), clientId: String(values['client-id']), clientSecret: String(clientSecret), local: false };
   }
   const file = typeof values['stack-file'] === 'string' ? values['stack-file'] : process.env.LEDGER_STACK_FILE || defaultStackFile;
   const info = readStackFile(file);
   const client = info.clients.find((candidate) => candidate.name === (values.client ?? 'a-system'));
   if (!client) throw new ToolError(`No client ${String(values.client ?? 'a-system')} in ${file}`);
-  return { baseUrl: info.baseUrl, tokenUrl: info.authUrl, clientId: client.clientId, clientSecret: client.clientSecret };
+  return { baseUrl: info.baseUrl, tokenUrl: info.authUrl, clientId: client.clientId, clientSecret: client.clientSecret, local: true };
 };
 
 class StepFailed extends Error {}
@@ -63,7 +74,7 @@ const main = async (): Promise<number> => {
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
       timeout: { type: 'string', default: '120' },
-      help: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   }, smokeUsage());
   if (values.help) {
@@ -71,22 +82,30 @@ const main = async (): Promise<number> => {
     return 0;
   }
   const timeoutMs = Number(values.timeout) * 1000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 900_000) throw new ToolError('--timeout takes seconds from 1 to 900');
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 900_000) throw new ToolUsageError(`--timeout takes seconds from 1 to 900\n\n${smokeUsage()}`);
   const target = targetOf(values);
   console.log(`Smoke test of ${target.baseUrl}`);
 
   let token = '';
   let companyId: string | undefined;
+  let cleanupFailed = false;
   const started = Date.now();
-  const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+  // A refused connection is a bare "fetch failed": say what it most likely means.
+  const reason = (error: unknown): string =>
+    isConnectionRefused(error)
+      ? `cannot reach ${target.baseUrl} or ${target.tokenUrl}: ${target.local ? 'is the local stack still running? Start it with npm start.' : 'the connection was refused.'}`
+      : (error as Error).message;
+  /** Runs one step and prints its line; `name` may be a function, to name what the step made. */
+  const step = async <T>(name: string | (() => string), run: () => Promise<T>): Promise<T> => {
     const at = Date.now();
+    const nameOf = () => (typeof name === 'string' ? name : name());
     try {
       const result = await run();
-      console.log(`  ok    ${name} (${Date.now() - at} ms)`);
+      console.log(`  ok    ${nameOf()} (${Date.now() - at} ms)`);
       return result;
     } catch (error) {
-      console.log(`  FAIL  ${name}: ${(error as Error).message}`);
-      throw new StepFailed(name);
+      console.log(`  FAIL  ${nameOf()}: ${reason(error)}`);
+      throw new StepFailed(nameOf());
     }
   };
   const call = async (method: string, path: string, expected: number, body?: unknown): Promise<Record<string, unknown>> => {
@@ -120,7 +139,7 @@ const main = async (): Promise<number> => {
       const me = await call('GET', '/v1/whoami', 200);
       if (me.mode !== 'SYSTEM') throw new Error(`the client is ${String(me.mode)}, not a system client`);
     });
-    await step('a company of its own', async () => {
+    await step(() => `a company of its own${companyId ? ` (${companyId})` : ''}`, async () => {
       const company = await call('POST', '/v1/companies', 201, { displayName: `Smoke test ${new Date().toISOString().slice(0, 19)}`, accountingSystem: 'Api' });
       companyId = String(company.id);
     });
@@ -176,9 +195,18 @@ const main = async (): Promise<number> => {
     return 1;
   } finally {
     if (companyId) {
-      await step('the company is deleted again', () => call('DELETE', `/v1/companies/${companyId}`, 200, { reason: 'smoke test' })).catch(() => undefined);
+      const left = `company ${companyId} is left behind: delete it with DELETE /v1/companies/${companyId}`;
+      // A company it cannot delete fails the run, whatever the steps before it did.
+      await step('the company is deleted again', () =>
+        call('DELETE', `/v1/companies/${companyId}`, 200, { reason: 'smoke test' }).catch((error: unknown) => {
+          throw new Error(`${reason(error)} (${left})`);
+        }),
+      ).catch(() => {
+        cleanupFailed = true;
+      });
     }
   }
+  if (cleanupFailed) return 1;
   console.log(`All steps passed in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
   return 0;
 };

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { fetchAccessToken } from '../../client';
 import { apiRequest, problemText } from './api-request';
-import { readStackFile, failTool, parseToolArgs, ToolError, defaultStackFile, withValuesJoined } from './stack-env';
+import { readStackFile, failTool, isConnectionRefused, parseToolArgs, ToolError, ToolUsageError, defaultStackFile, withValuesJoined } from './stack-env';
 
 /**
  * `npm run webhooks:listen`: a webhook receiver on this machine, like `stripe listen`. It answers
@@ -17,8 +17,9 @@ export const listenUsage = (): string =>
     '',
     'Starts a receiver on 127.0.0.1, subscribes it to the events you name and prints one line per',
     'verified delivery: time, type, event id, company and the link that fetches what changed.',
-    'The subscription is removed on Ctrl-C (--keep leaves it). Plain http to a loopback address is',
-    'accepted by the local stack only; elsewhere give --public-url (an https tunnel to --port).',
+    'The subscription is removed on Ctrl-C (--keep leaves it; exit 1, with the call to make, when it',
+    'cannot be). It works against the local stack (npm start): the API and token URLs come from the',
+    'stack file. --public-url names another URL for the API to call (a tunnel to --port).',
     '',
     'Flags:',
     '  --events a,b          event types to receive (default *: every type)',
@@ -31,7 +32,7 @@ export const listenUsage = (): string =>
     `  --stack-file F        the local stack's contract file (default ${defaultStackFile})`,
     '  --json                print each event as one JSON line instead',
     '  --keep                keep the subscription when stopping',
-    '  --help                this text',
+    '  --help, -h            this text',
   ].join('\n');
 
 interface Subscription {
@@ -57,12 +58,12 @@ const main = async () => {
       'stack-file': { type: 'string' },
       json: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   }, listenUsage());
   if (values.help) return console.log(listenUsage());
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ToolError(`--port takes a port number from 0 to 65535\n\n${listenUsage()}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ToolUsageError(`--port takes a port number from 0 to 65535\n\n${listenUsage()}`);
   const eventTypes = list(values.events) ?? ['*'];
   const companyIds = list(values.companies);
 
@@ -75,9 +76,38 @@ const main = async () => {
 
   const log = (message: string) => console.error(`[listen] ${message}`);
   const state: { secret?: string; subscriptionId?: string } = {};
+
   const server = createServer((request, response) => {
     void receive(request, response, state.secret, values.json, log);
   });
+
+  // Ctrl-C at any time: the subscription being made (if any) is awaited, then deleted (or kept).
+  let stopping = false;
+  let subscribing: Promise<unknown> = Promise.resolve();
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    await subscribing.catch(() => undefined);
+    const id = state.subscriptionId;
+    let code = 0;
+    if (!id) log(`${signal}: stopped before a subscription was made`);
+    else if (values.keep) log(`${signal}: kept subscription ${id}`);
+    else {
+      await api.send('DELETE', `/v1/webhooks/subscriptions/${id}`).then(
+        () => log(`${signal}: deleted subscription ${id}`),
+        (error: unknown) => {
+          code = 1;
+          log(`${signal}: could not delete subscription ${id}: ${(error as Error).message}`);
+          log(`it is left behind: delete it with DELETE /v1/webhooks/subscriptions/${id}`);
+        },
+      );
+    }
+    server.close();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
   await new Promise<void>((ready, fail) => {
     server.once('error', (error: NodeJS.ErrnoException) => fail(new ToolError(error.code === 'EADDRINUSE' ? `port ${port} is already in use` : error.message)));
     server.listen(port, '127.0.0.1', () => ready());
@@ -85,44 +115,35 @@ const main = async () => {
   const url = values['public-url'] ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
   log(`receiving at ${url}`);
 
-  const existing = (await api.all<Subscription>('/v1/webhooks/subscriptions')).find((subscription) => subscription.url === url);
-  let subscription: Subscription;
-  if (existing) {
-    // Reused: the secret is shown only at creation, so a new one is made (the old one keeps signing for a while).
-    await api.send('PATCH', `/v1/webhooks/subscriptions/${existing.id}`, { eventTypes, companyIds: companyIds ?? null });
-    const rotated = await api.send<{ secret: string }>('POST', `/v1/webhooks/subscriptions/${existing.id}/rotate-secret`, {});
-    state.secret = rotated.secret;
-    subscription = existing;
-    log(`reusing subscription ${existing.id}`);
-    if (existing.status !== 'active') await api.send('POST', `/v1/webhooks/subscriptions/${existing.id}/verify`, {});
-  } else {
-    // The secret is set before the handshake can arrive: the API runs it after answering.
-    subscription = await api.send<Subscription>('POST', '/v1/webhooks/subscriptions', {
-      url,
-      eventTypes,
-      ...(companyIds && { companyIds }),
-      description: 'npm run webhooks:listen',
-    });
-    state.secret = subscription.secret;
-    log(`created subscription ${subscription.id} for ${eventTypes.join(', ')}`);
-  }
-  state.subscriptionId = subscription.id;
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    if (!values.keep) {
-      await api.send('DELETE', `/v1/webhooks/subscriptions/${subscription.id}`).then(
-        () => log(`${signal}: deleted subscription ${subscription.id}`),
-        (error: unknown) => log(`${signal}: could not delete subscription ${subscription.id}: ${(error as Error).message}`),
-      );
-    } else log(`${signal}: kept subscription ${subscription.id}`);
-    server.close();
-    process.exit(0);
+  const subscribe = async (): Promise<Subscription> => {
+    const existing = (await api.all<Subscription>('/v1/webhooks/subscriptions')).find((subscription) => subscription.url === url);
+    let subscription: Subscription;
+    if (existing) {
+      state.subscriptionId = existing.id;
+      // Reused: the secret is shown only at creation, so a new one is made (the old one keeps signing for a while).
+      await api.send('PATCH', `/v1/webhooks/subscriptions/${existing.id}`, { eventTypes, companyIds: companyIds ?? null });
+      const rotated = await api.send<{ secret: string }>('POST', `/v1/webhooks/subscriptions/${existing.id}/rotate-secret`, {});
+      state.secret = rotated.secret;
+      subscription = existing;
+      log(`reusing subscription ${existing.id}`);
+      if (existing.status !== 'active') await api.send('POST', `/v1/webhooks/subscriptions/${existing.id}/verify`, {});
+    } else {
+      // The secret is set before the handshake can arrive: the API runs it after answering.
+      subscription = await api.send<Subscription>('POST', '/v1/webhooks/subscriptions', {
+        url,
+        eventTypes,
+        ...(companyIds && { companyIds }),
+        description: 'npm run webhooks:listen',
+      });
+      state.subscriptionId = subscription.id;
+      state.secret = subscription.secret;
+      log(`created subscription ${subscription.id} for ${eventTypes.join(', ')}`);
+    }
+    return subscription;
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  const made = subscribe();
+  subscribing = made;
+  const subscription = await made;
 
   // Says when the handshake has passed (or why not), within a minute.
   for (let waited = 0; waited < 60_000 && !stopping; waited += 500) {
@@ -172,17 +193,22 @@ const receive = async (request: IncomingMessage, response: ServerResponse, secre
 /** The API over HTTP with a client-credentials token (a new one before the hour a token lasts is up). */
 const apiOf = (baseUrl: string, tokenUrl: string, clientId: string, clientSecret: string) => {
   let token: { value: string; fetchedAt: number } | undefined;
+  // A refused connection is a bare "fetch failed": say what it most likely means.
+  const failure = (error: unknown): unknown =>
+    isConnectionRefused(error) ? new ToolError(`Cannot reach ${baseUrl} or ${tokenUrl}: is the local stack still running? Start it with npm start.`) : error;
   const bearer = async () => {
     if (!token || Date.now() - token.fetchedAt > 50 * 60_000) {
       const value = await fetchAccessToken(tokenUrl, clientId, clientSecret).catch((error: unknown) => {
-        throw new ToolError((error as Error).message);
+        throw isConnectionRefused(error) ? failure(error) : new ToolError((error as Error).message);
       });
       token = { value, fetchedAt: Date.now() };
     }
     return token.value;
   };
   const send = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
-    const answer = await apiRequest(baseUrl, await bearer(), method, path, body);
+    const answer = await apiRequest(baseUrl, await bearer(), method, path, body).catch((error: unknown) => {
+      throw failure(error);
+    });
     if (answer.status >= 300) throw new ToolError(`${method} ${path} answered ${answer.status}: ${problemText(answer)}`);
     return answer.body as T;
   };

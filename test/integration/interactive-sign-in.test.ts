@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +10,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, expectProblem } from '../support/api';
 import { testStack } from '../support/stack';
+import { runTool } from '../support/tools';
 import { personKeys } from '../../shared/identity/person-keys';
 import { membershipItem, personRepository } from '../../shared/identity/person-repository';
 import { controlTableName, dynamo, tableName } from '../../shared/platform/aws';
@@ -234,6 +237,32 @@ describe('interactive sign-in', () => {
       const dashed = await createPerson(testStack().organizations[0]!.id, 'Dashed Password', '-dash-first-Secret1');
       const signedIn = await run(['--email', dashed.email, '--password', dashed.password, '--scope', 'companies:read']);
       expect((await api('GET', '/v1/whoami', { token: signedIn.stdout.trim() })).body).toMatchObject({ userId: dashed.userId });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('npm run sign-in: -h prints its usage, a missing --email is a usage error (exit 2), a stopped stack says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sign-in-'));
+    try {
+      // A port nothing listens on (one just let go of): connections to it are refused.
+      const server = createServer();
+      await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+      const closed = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await new Promise((done) => server.close(done));
+      const stack = testStack();
+      writeFileSync(join(dir, 'stale.json'), JSON.stringify({ ...stack, baseUrl: closed, authUrl: `${closed}/oauth2/token`, interactive: { ...stack.interactive, authorizationUrl: `${closed}/oauth2/authorize`, tokenUrl: `${closed}/oauth2/token` } }));
+      const run = (args: string[]) => runTool('infra/tools/sign-in.ts', '--stack-file', join(dir, 'stale.json'), ...args);
+      const help = await run(['-h']);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toContain('Usage: npm run -s sign-in');
+      const missing = await run(['--password', 'x']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('--email and --password are required');
+      const stale = await run(['--email', 'someone@example.com', '--password', 'x']);
+      expect(stale.code, stale.stderr).toBe(1);
+      expect(stale.stderr).toContain(`Cannot reach ${closed}: is the local stack still running? Start it with npm start.`);
+      expect(stale.stderr).not.toContain('fetch failed');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

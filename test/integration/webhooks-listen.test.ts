@@ -57,10 +57,57 @@ const portBelowEphemeralRange = async (): Promise<number> => {
 };
 
 describe('npm run webhooks:listen', () => {
-  it('--help prints the usage', async () => {
-    const run = listen('--help');
-    expect(await run.exited).toBe(0);
-    expect(run.output.stdout).toContain('Usage: npm run webhooks:listen -- [flags]');
+  it('--help and -h print the usage; a bad --port is a usage error (exit 2)', async () => {
+    for (const flag of ['--help', '-h']) {
+      const run = listen(flag);
+      expect(await run.exited, run.output.stderr).toBe(0);
+      expect(run.output.stdout).toContain('Usage: npm run webhooks:listen -- [flags]');
+    }
+    const port = listen('--port', 'abc');
+    expect(await port.exited).toBe(2);
+    expect(port.output.stderr).toContain('--port takes a port number from 0 to 65535');
+  });
+
+  it('says the local stack may have stopped when its stack file names a closed port', async () => {
+    // A port nothing listens on (one just let go of): connections to it are refused.
+    const closed = `http://127.0.0.1:${await portBelowEphemeralRange()}`;
+    writeFileSync(join(dir, 'stale.json'), JSON.stringify({ ...testStack(), baseUrl: closed, authUrl: `${closed}/oauth2/token` }));
+    const run = listen('--stack-file', join(dir, 'stale.json'));
+    try {
+      expect(await run.exited, run.output.stderr).toBe(1);
+      expect(run.output.stderr).toContain('is the local stack still running? Start it with npm start.');
+      expect(run.output.stderr).not.toContain('fetch failed');
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('Ctrl-C while it subscribes still deletes the subscription it makes', async () => {
+    const run = listen('--client-id', firm.system.client.clientId, '--client-secret', firm.system.clientSecret);
+    try {
+      // Its signal handlers are in place before it subscribes: the subscription is made, then deleted.
+      await eventually(() => run.output.stderr.includes('receiving at'), undefined, 'receiving at');
+      expect(await stop(run), run.output.stderr).toBe(0);
+      expect(run.output.stderr).toContain('SIGINT: deleted subscription');
+      expect(await listAll('/v1/webhooks/subscriptions', { token: firm.systemToken })).toEqual([]);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits 1 on Ctrl-C when it cannot delete its subscription and prints the call that deletes it', async () => {
+    const run = listen('--client-id', firm.system.client.clientId, '--client-secret', firm.system.clientSecret);
+    try {
+      await eventually(() => run.output.stderr.includes('subscription active'), undefined, 'subscription active');
+      const [subscription] = await listAll('/v1/webhooks/subscriptions', { token: firm.systemToken });
+      // Deleted behind its back: its own DELETE then fails.
+      expect((await api('DELETE', `/v1/webhooks/subscriptions/${subscription.id}`, { token: firm.systemToken })).status).toBeLessThan(300);
+      expect(await stop(run), run.output.stderr).toBe(1);
+      expect(run.output.stderr).toContain(`SIGINT: could not delete subscription ${subscription.id}`);
+      expect(run.output.stderr).toContain(`DELETE /v1/webhooks/subscriptions/${subscription.id}`);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
   });
 
   it('subscribes itself, passes the handshake, prints a verified delivery and deletes its subscription on Ctrl-C', async () => {
