@@ -1,9 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../shared/identity/authorizer';
 import { clientBindingFailure } from '../../shared/identity/client-binding';
+import { s, startStandInPool, type StandInPool } from '../support/stand-in-pool';
 
 /**
  * On AWS, Cognito user access tokens carry no `aud`: the app client binds a token to its resource,
@@ -38,70 +36,20 @@ describe('client binding of Cognito user tokens (no aud)', () => {
  * person's reads answered by a stand-in DynamoDB endpoint (an active person with one membership).
  */
 describe('authorizer: Cognito-shaped user tokens per app client', () => {
-  let server: Server;
-  let issuer: string;
-  let sign: (claims: Record<string, unknown>) => Promise<string>;
-  const variables = ['JWT_ISSUER', 'JWKS_URI', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'INTERACTIVE_CLIENT_IDS', 'MCP_CLIENT_IDS', 'API_AUDIENCE', 'SCOPE_PREFIX'];
-  const saved = Object.fromEntries(variables.map((name) => [name, process.env[name]]));
+  let pool: StandInPool;
 
   beforeAll(async () => {
-    const { publicKey, privateKey } = await generateKeyPair('RS256');
-    const jwk = { ...(await exportJWK(publicKey)), kid: 'pool-key', alg: 'RS256', use: 'sig' };
-    const s = (value: string) => ({ S: value });
-    server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        if (request.url === '/jwks.json') {
-          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
-          return;
-        }
-        const target = String(request.headers['x-amz-target'] ?? '');
-        const person = { userId: s('person-1'), email: s('kari@example.test'), name: s('Kari Nordmann'), status: s('active'), createdAt: s('2026-01-01T00:00:00Z') };
-        const answer = target.endsWith('.GetItem')
-          ? { Item: person }
-          : target.endsWith('.Query')
-            ? { Items: [{ userId: s('person-1'), organizationId: s('org-1'), createdAt: s('2026-01-01T00:00:00Z') }], Count: 1, ScannedCount: 1 }
-            : {};
-        response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify(answer));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    issuer = `${base}/pool`;
-    Object.assign(process.env, {
-      JWT_ISSUER: issuer,
-      JWKS_URI: `${base}/jwks.json`,
-      TABLE_NAME: 'books',
-      DYNAMODB_ENDPOINT: base,
-      AWS_REGION: 'eu-north-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      INTERACTIVE_CLIENT_IDS: 'rest-client',
-      MCP_CLIENT_IDS: 'mcp-client',
-      SCOPE_PREFIX: 'ledger-api/',
-    });
-    delete process.env.API_AUDIENCE; // as on AWS
-    sign = (claims) => {
-      const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ token_use: 'access', username: 'person-1', ...claims })
-        .setProtectedHeader({ alg: 'RS256', kid: 'pool-key' })
-        .setIssuer(issuer)
-        .setIssuedAt(now)
-        .setExpirationTime(now + 3600)
-        .sign(privateKey);
-    };
+    const person = { userId: s('person-1'), email: s('kari@example.test'), name: s('Kari Nordmann'), status: s('active'), createdAt: s('2026-01-01T00:00:00Z') };
+    const membership = { userId: s('person-1'), organizationId: s('org-1'), createdAt: s('2026-01-01T00:00:00Z') };
+    pool = await startStandInPool(
+      (target) => (target.endsWith('.GetItem') ? { Item: person } : target.endsWith('.Query') ? { Items: [membership], Count: 1, ScannedCount: 1 } : {}),
+      { INTERACTIVE_CLIENT_IDS: 'rest-client', MCP_CLIENT_IDS: 'mcp-client' },
+    );
   });
 
-  afterAll(async () => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => pool.close());
 
-  const bearer = async (claims: Record<string, unknown>) => `Bearer ${await sign(claims)}`;
+  const bearer = async (claims: Record<string, unknown>) => `Bearer ${await pool.sign({ username: 'person-1', ...claims })}`;
 
   it('an MCP client token (no aud) is accepted on /mcp and refused on the REST API, reads and writes alike', async () => {
     const token = await bearer({ client_id: 'mcp-client', scope: 'ledger-api/companies:read ledger-api/context:read' });

@@ -1,68 +1,35 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { authenticate } from '../../shared/identity/authorizer';
+import { s, startStandInPool, type StandInPool } from '../support/stand-in-pool';
 
 /**
  * The authorizer on API clients' (client-credentials) tokens: tokens signed with a key served as
  * the pool's JWKS, the client registry answered by a stand-in DynamoDB endpoint that counts its reads.
  */
 describe('authorizer: API client tokens', () => {
-  let server: Server;
-  let issuer: string;
-  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+  let pool: StandInPool;
   /** DynamoDB requests the stand-in answered. */
   let reads = 0;
   /** The registry's client, as the stand-in answers it. */
   let rotatedAt: string | undefined;
-  const variables = ['JWT_ISSUER', 'JWKS_URI', 'TABLE_NAME', 'DYNAMODB_ENDPOINT', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'API_AUDIENCE', 'SCOPE_PREFIX', 'AUTHORIZER_CACHE_TTL_SECONDS'];
-  const saved = Object.fromEntries(variables.map((name) => [name, process.env[name]]));
 
   beforeAll(async () => {
-    const keys = await generateKeyPair('RS256');
-    privateKey = keys.privateKey;
-    const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'pool-key', alg: 'RS256', use: 'sig' };
-    const s = (value: string) => ({ S: value });
-    server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        if (request.url === '/jwks.json') {
-          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
-          return;
-        }
-        reads += 1;
-        const target = String(request.headers['x-amz-target'] ?? '');
-        const client = {
-          clientId: s('client-1'),
-          name: s('Integration'),
-          organizationId: s('org-1'),
-          organizationPath: s('org-1'),
-          mode: s('SYSTEM'),
-          scopes: { L: [s('companies:read'), s('companies:write')] },
-          plan: s('standard'),
-          status: s('active'),
-          createdAt: s('2026-01-01T00:00:00Z'),
-          ...(rotatedAt && { rotatedAt: s(rotatedAt) }),
-        };
-        response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify(target.endsWith('.GetItem') ? { Item: client } : {}));
-      });
+    pool = await startStandInPool((target) => {
+      reads += 1;
+      const client = {
+        clientId: s('client-1'),
+        name: s('Integration'),
+        organizationId: s('org-1'),
+        organizationPath: s('org-1'),
+        mode: s('SYSTEM'),
+        scopes: { L: [s('companies:read'), s('companies:write')] },
+        plan: s('standard'),
+        status: s('active'),
+        createdAt: s('2026-01-01T00:00:00Z'),
+        ...(rotatedAt && { rotatedAt: s(rotatedAt) }),
+      };
+      return target.endsWith('.GetItem') ? { Item: client } : {};
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    issuer = `${base}/client-pool`;
-    Object.assign(process.env, {
-      JWT_ISSUER: issuer,
-      JWKS_URI: `${base}/jwks.json`,
-      TABLE_NAME: 'books',
-      DYNAMODB_ENDPOINT: base,
-      AWS_REGION: 'eu-north-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      SCOPE_PREFIX: 'ledger-api/',
-    });
-    delete process.env.API_AUDIENCE; // as on AWS
   });
 
   beforeEach(() => {
@@ -70,22 +37,10 @@ describe('authorizer: API client tokens', () => {
     rotatedAt = undefined;
   });
 
-  afterAll(async () => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => pool.close());
 
-  const sign = (claims: Record<string, unknown>, issuedAt = Math.floor(Date.now() / 1000)) =>
-    new SignJWT({ token_use: 'access', client_id: 'client-1', scope: 'ledger-api/companies:read', jti: crypto.randomUUID(), ...claims })
-      .setProtectedHeader({ alg: 'RS256', kid: 'pool-key' })
-      .setIssuer(issuer)
-      .setSubject('client-1')
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(issuedAt + 3600)
-      .sign(privateKey);
+  const sign = (claims: Record<string, unknown>, issuedAt?: number) =>
+    pool.sign({ client_id: 'client-1', scope: 'ledger-api/companies:read', jti: crypto.randomUUID(), ...claims }, { subject: 'client-1', ...(issuedAt !== undefined && { issuedAt }) });
 
   it('decides once per token, however the Authorization header spells it (Bearer, bearer, extra spaces)', async () => {
     const token = await sign({});
