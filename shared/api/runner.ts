@@ -245,9 +245,10 @@ const idempotent = async (
   }
   // A 5xx is released so that a retry runs again; so are a 409 and a 412: they answer the state of
   // the moment (a job in flight, a concurrent change, a newer version), change nothing, and their
-  // action is to send the request again once that state has changed (a 412 with a new If-Match,
-  // which is not part of the fingerprint), which a stored answer would refuse for 24 hours.
-  if (response.statusCode >= 500 || response.statusCode === 409 || response.statusCode === 412) {
+  // action is to send the request again once that state has changed; and a 428, whose action is to
+  // add If-Match. If-Match is not part of the fingerprint, so a stored 412 or 428 would refuse the
+  // corrected request under the same key for 24 hours.
+  if (response.statusCode >= 500 || response.statusCode === 409 || response.statusCode === 412 || response.statusCode === 428) {
     await store.release(clientId, key, fingerprint);
     return response;
   }

@@ -225,7 +225,7 @@ export const buildOpenApiDocument = (urls: DocumentUrls = {}, descriptionsUsed?:
                 .min(1)
                 .max(255)
                 .regex(/^[\x21-\x7E]+$/)
-                .openapi({ description: 'Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key)' }),
+                .openapi({ description: 'Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key)' }),
             }),
             ...contract.headers?.shape,
           }),

@@ -89,7 +89,7 @@ export const problemCatalogue: Record<string, ProblemTypeEntry> = {
   precondition_required: {
     status: 428,
     title: 'Precondition required',
-    condition: 'A replacement (PUT of an access policy) without `If-Match`: it replaces only the version you read.',
+    condition: 'A replacement (PUT of an access policy) without `If-Match`: it replaces only the version you read. Not stored under the `Idempotency-Key`.',
     action: 'Read the resource and send the replacement with `If-Match` set to its `version` (also in `ETag`).',
   },
   policy_in_use: {

@@ -60,9 +60,9 @@ describe('policies', () => {
     expect(list.body.data.map((p: { id: string }) => p.id)).toContain(policy.id);
 
     const document = { name: 'Lifecycle v2', rules: [allowAll({ organizations: [firm.child.id] })] };
-    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document }), 428, 'precondition_required');
-    // A 412 is not stored under its key: the same key with the version read again replaces it.
+    // A 428 and a 412 are not stored under their key: the same key with the version read again replaces it.
     const key = randomUUID();
+    expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, idempotencyKey: key }), 428, 'precondition_required');
     expectProblem(await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '"7"' }, idempotencyKey: key }), 412, 'version_mismatch');
     const replaced = await api('PUT', `/v1/access/policies/${policy.id}`, { ...as(), body: document, headers: { 'if-match': '"1"' }, idempotencyKey: key });
     expect(replaced.status).toBe(200);
