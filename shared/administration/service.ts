@@ -178,6 +178,9 @@ export const createApiClient = async (
   return { client, clientSecret: credentials.clientSecret };
 };
 
+/** How long the local rotation's one update may take and still date the rotation it was given (else it is dated again, later). */
+const localRotationWriteMarginMs = 500;
+
 /** How long a rotation holds its client: a rotation that crashed blocks the next one this long at most. */
 const rotationClaimMilliseconds = 5 * 60_000;
 
@@ -196,15 +199,22 @@ export const rotateApiClient = async (clientId: string, issuer: CredentialIssuer
   if (!(await apiClientRepository.claimRotation(clientId, claim, now, now + rotationClaimMilliseconds))) throw await refusal(clientId, 'Another rotation of client CLIENT is in progress; try again when it has ended');
   let recorded = false;
   try {
-    const { clientSecret, secretHash, oldSecretsEndedBy } = await issuer.rotate(clientId);
-    // The local issuer: the old secret ends when the new hash is stored (the token endpoint dates a
-    // token from before it reads the hash, so a token of the old secret is dated before this write).
-    if (secretHash && !(await apiClientRepository.storeRotatedSecret(clientId, claim, secretHash))) throw await refusal(clientId, 'Client CLIENT was rotated meanwhile; rotate again');
-    const rotatedAt = rotationSecond(Math.max(Date.now(), oldSecretsEndedBy ? Date.parse(oldSecretsEndedBy) : 0));
-    recorded = await apiClientRepository.recordRotation(clientId, { rotatedAt, previousRotatedAt: client.rotatedAt, claim });
+    const { clientSecret, secretHash, oldSecretsEndedBy, issuerClockOffsetMs = 0 } = await issuer.rotate(clientId);
+    // The local issuer: the old secret ends when the new hash is stored, which is written with the
+    // rotation's date in one update (a crash leaves the old secret or the new one, never neither).
+    // The token endpoint dates a token from before it reads the hash, so a token of the old secret
+    // is dated before the write: the date is the second after the write is due to have ended, and
+    // a later one should the write end after that.
+    const writeDue = Date.now() + localRotationWriteMarginMs;
+    let rotatedAt = rotationSecond(secretHash ? writeDue : Date.parse(oldSecretsEndedBy!));
+    recorded = await apiClientRepository.recordRotation(clientId, { rotatedAt, previousRotatedAt: client.rotatedAt, claim, ...(secretHash && { secretHash }) });
     if (!recorded) throw await refusal(clientId, 'Client CLIENT was rotated meanwhile; rotate again');
-    // The new secret is handed out once its tokens pass: from rotatedAt on (iat >= rotatedAt).
-    const wait = Date.parse(rotatedAt) - Date.now();
+    if (secretHash && Date.now() >= writeDue) {
+      const later = rotationSecond(Date.now());
+      if (await apiClientRepository.redateRotation(clientId, rotatedAt, later)) rotatedAt = later;
+    }
+    // The new secret is handed out once its tokens pass: from rotatedAt on by the issuer's clock (iat >= rotatedAt).
+    const wait = Date.parse(rotatedAt) - (Date.now() + issuerClockOffsetMs);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     return { clientSecret };
   } finally {

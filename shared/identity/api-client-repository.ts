@@ -70,29 +70,23 @@ export const apiClientRepository = {
   },
 
   /**
-   * Stores the new secret's hash of a rotation (the local issuer) if the client is still active and
-   * its claim is this rotation's: from then on only the new secret gets a token. False otherwise: a
-   * revoked client keeps no secret hash.
-   */
-  async storeRotatedSecret(clientId: string, claim: string, secretHash: string): Promise<boolean> {
-    return updateItem(apiClientKeys(clientId), { secretHash }, [], {
-      expression: '#status = :active AND rotationClaim.#token = :claim',
-      names: { '#status': 'status', '#token': 'token' },
-      values: { ':active': 'active', ':claim': claim },
-    });
-  },
-
-  /**
    * Records a rotation if the client is still active, its claim is this rotation's, and it was not
-   * rotated since `previousRotatedAt` (undefined: never rotated); the claim ends with it. False otherwise.
+   * rotated since `previousRotatedAt` (undefined: never rotated); the claim ends with it. With
+   * `secretHash` (the local issuer) the new secret's hash is stored in the same update: from then
+   * on only the new secret gets a token. False otherwise (a revoked client keeps no secret hash).
    */
-  async recordRotation(clientId: string, rotation: { rotatedAt: string; previousRotatedAt: string | undefined; claim: string }): Promise<boolean> {
-    const { rotatedAt, previousRotatedAt, claim } = rotation;
-    return updateItem(apiClientKeys(clientId), { rotatedAt }, ['rotationClaim'], {
+  async recordRotation(clientId: string, rotation: { rotatedAt: string; previousRotatedAt: string | undefined; claim: string; secretHash?: string }): Promise<boolean> {
+    const { rotatedAt, previousRotatedAt, claim, secretHash } = rotation;
+    return updateItem(apiClientKeys(clientId), { rotatedAt, ...(secretHash && { secretHash }) }, ['rotationClaim'], {
       expression: `#status = :active AND rotationClaim.#token = :claim AND ${previousRotatedAt ? 'rotatedAt = :previous' : 'attribute_not_exists(rotatedAt)'}`,
       names: { '#status': 'status', '#token': 'token' },
       values: { ':active': 'active', ':claim': claim, ...(previousRotatedAt && { ':previous': previousRotatedAt }) },
     });
+  },
+
+  /** Dates a recorded rotation later (it may only move later), while it is still dated `rotatedAt`. */
+  async redateRotation(clientId: string, rotatedAt: string, later: string): Promise<boolean> {
+    return updateItem(apiClientKeys(clientId), { rotatedAt: later }, [], { expression: 'rotatedAt = :recorded', names: {}, values: { ':recorded': rotatedAt } });
   },
 
   async revoke(clientId: string, revokedAt: string): Promise<void> {

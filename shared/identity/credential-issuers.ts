@@ -24,11 +24,12 @@ export interface CredentialIssuer {
   create(name: string, scopes: readonly Scope[]): Promise<IssuedCredentials>;
   /**
    * A new secret. Where the issuer keeps the secrets (Cognito), the old ones can no longer get a
-   * token when this returns, and `oldSecretsEndedBy` is a moment no earlier than that, as far as it
-   * can tell by the token issuer's clock (their `iat`). Where this service verifies secrets
-   * (`secretHash`), the old one ends when the caller stores the new hash.
+   * token when this returns, and `oldSecretsEndedBy` is a moment no earlier than that by the token
+   * issuer's clock (their `iat`), which runs at least `issuerClockOffsetMs` ahead of this one (a
+   * negative offset: behind). Where this service verifies secrets (`secretHash`), the old one ends
+   * when the caller stores the new hash.
    */
-  rotate(clientId: string): Promise<Omit<IssuedCredentials, 'clientId'> & { oldSecretsEndedBy?: string }>;
+  rotate(clientId: string): Promise<Omit<IssuedCredentials, 'clientId'> & { oldSecretsEndedBy?: string; issuerClockOffsetMs?: number }>;
   /** No token can be had for the client any more. */
   revoke(clientId: string): Promise<void>;
 }
@@ -70,12 +71,14 @@ export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string,
     },
     // Deletes only the secrets older than the one it added: of overlapping rotations the newest
     // secret stays, never none. The old secrets can get tokens until their deletes have returned,
-    // so the rotation is dated after those, by Cognito's clock (the tokens' iat) as well as this
-    // one: Cognito's time then is at most the new secret's creation time plus the time elapsed
-    // here since the secret was asked for, whatever the two clocks' offset.
+    // so the rotation is dated after those by Cognito's clock (the tokens' iat), whatever its
+    // offset from this one: Cognito's time then is at most the new secret's creation time plus the
+    // time elapsed here since the secret was asked for. Cognito's clock runs at least (creation
+    // time - the moment the add returned here) ahead of this one.
     async rotate(clientId) {
       const asked = Date.now();
       const { ClientSecretDescriptor } = await cognito.send(new AddUserPoolClientSecretCommand({ UserPoolId: userPoolId, ClientId: clientId }));
+      const addReturned = Date.now();
       const { ClientSecrets = [] } = await cognito.send(new ListUserPoolClientSecretsCommand({ UserPoolId: userPoolId, ClientId: clientId }));
       const added = ClientSecrets.find((secret) => secret.ClientSecretId === ClientSecretDescriptor!.ClientSecretId) ?? ClientSecretDescriptor!;
       for (const secret of ClientSecrets) {
@@ -86,9 +89,9 @@ export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string,
           if (!(error instanceof ResourceNotFoundException)) throw error; // deleted by an overlapping rotation
         }
       }
-      const now = Date.now();
-      const oldSecretsEndedBy = new Date(Math.max(now, added.ClientSecretCreateDate!.getTime() + (now - asked)));
-      return { clientSecret: ClientSecretDescriptor!.ClientSecretValue!, oldSecretsEndedBy: oldSecretsEndedBy.toISOString() };
+      const created = added.ClientSecretCreateDate!.getTime();
+      const oldSecretsEndedBy = new Date(created + (Date.now() - asked));
+      return { clientSecret: ClientSecretDescriptor!.ClientSecretValue!, oldSecretsEndedBy: oldSecretsEndedBy.toISOString(), issuerClockOffsetMs: created - addReturned };
     },
     async revoke(clientId) {
       try {

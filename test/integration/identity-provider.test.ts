@@ -7,6 +7,8 @@ import { localCredentialIssuer, type CredentialIssuer } from '../../shared/ident
 import { localPersonDirectory } from '../../shared/identity/person-directories';
 import { api, expectProblem, fetchToken, tokenFor } from '../support/api';
 import { seededClient, testStack } from '../support/stack';
+import { observingCalls } from '../support/sdk-calls';
+import { dynamo } from '../../shared/platform/aws';
 
 /** Waits out the authorizer's decision cache (the test stack shortens it to a second): afterwards no answer cached before can be served. */
 const authorizerCacheExpired = () => new Promise((done) => setTimeout(done, testStack().authorizerCacheTtlSeconds * 1000 + 50));
@@ -112,6 +114,22 @@ describe('token endpoint (local Cognito stand-in)', () => {
 });
 
 describe('client rotation', () => {
+  it('stores the new secret and the rotation date in one write (a crash leaves the old secret or the new one, never neither)', async () => {
+    testStack();
+    const { client } = await createTestClient({ name: 'one-write', organizationId: seededClient('b-system').organizationId });
+    const writes: string[] = [];
+    await observingCalls(
+      dynamo(),
+      (command, input) => {
+        if (command !== 'UpdateCommand' && command !== 'UpdateItemCommand') return;
+        if (JSON.stringify(input.Key).includes(client.clientId)) writes.push(Object.values(input.ExpressionAttributeNames as Record<string, string>).filter((name) => name === 'secretHash' || name === 'rotatedAt').sort().join('+'));
+      },
+      () => rotateApiClient(client.clientId, localCredentialIssuer),
+    );
+    expect(writes.filter((names) => names.includes('secretHash'))).toEqual(['rotatedAt+secretHash']);
+  });
+
+
   /** Waits until the clock passes into the next whole second (token iat is in whole seconds). */
   const nextSecond = () => new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000) + 20));
 

@@ -23,7 +23,8 @@ const fakeCognito = (log: { lastDeleteEndedAt?: number } = {}) => {
     await new Promise((resolve) => setImmediate(resolve));
     if (command instanceof AddUserPoolClientSecretCommand) {
       clock++;
-      const secret = { ClientSecretId: `client--${clock}`, ClientSecretValue: `secret-${clock}`, ClientSecretCreateDate: new Date(clock * 1000) };
+      // Cognito's clock is this one's here; each secret a millisecond after the last.
+      const secret = { ClientSecretId: `client--${clock}`, ClientSecretValue: `secret-${clock}`, ClientSecretCreateDate: new Date(Date.now() + clock) };
       secrets.push(secret);
       return { ClientSecretDescriptor: secret };
     }
@@ -55,8 +56,11 @@ describe('Cognito credential issuer: rotation', () => {
     expect(Date.parse(oldSecretsEndedBy!)).toBeGreaterThanOrEqual(log.lastDeleteEndedAt!);
   });
 
-  it("with a Cognito clock ahead of this one, dates by Cognito's: the new secret's creation time plus the time the rotation took since", async () => {
-    const ahead = Date.now() + 60_000;
+  it.each([
+    ['ahead of', 60_000],
+    ['behind', -60_000],
+  ])("with a Cognito clock %s this one, dates by Cognito's (the new secret's creation time plus the time the rotation took since) and says how far ahead it runs at least", async (_, offset) => {
+    const ahead = Date.now() + offset;
     vi.spyOn(CognitoIdentityProviderClient.prototype, 'send').mockImplementation((async (command: unknown) => {
       const secret = { ClientSecretId: 'client--new', ClientSecretValue: 'new', ClientSecretCreateDate: new Date(ahead) };
       if (command instanceof AddUserPoolClientSecretCommand) return { ClientSecretDescriptor: secret };
@@ -64,10 +68,13 @@ describe('Cognito credential issuer: rotation', () => {
       throw new Error('unexpected command');
     }) as never);
     const started = Date.now();
-    const { oldSecretsEndedBy } = await cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1').rotate('client');
+    const { oldSecretsEndedBy, issuerClockOffsetMs } = await cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1').rotate('client');
     const took = Date.now() - started;
     expect(Date.parse(oldSecretsEndedBy!)).toBeGreaterThanOrEqual(ahead);
     expect(Date.parse(oldSecretsEndedBy!)).toBeLessThanOrEqual(ahead + took);
+    // A lower bound of the offset: never more than it is, so the secret is not handed out before its tokens pass.
+    expect(issuerClockOffsetMs!).toBeLessThanOrEqual(offset);
+    expect(issuerClockOffsetMs!).toBeGreaterThanOrEqual(offset - took);
   });
 
   it('of two overlapping rotations keeps the newer secret, never none', async () => {
