@@ -346,7 +346,7 @@ export const importRepository = {
         TableName: tableName(),
         Key: fetchRunKeys(companyId, run.completedAt, run.importId),
         UpdateExpression: 'SET engines = :engines, postFetchCompletedAt = :at',
-        ConditionExpression: 'attribute_not_exists(postFetchCompletedAt) OR postFetchCompletedAt <= :at',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(postFetchCompletedAt) OR postFetchCompletedAt <= :at)',
         ExpressionAttributeValues: { ':engines': engines, ':at': at },
       }),
     );

@@ -78,13 +78,15 @@ describe('automatic completion while a GL-line deletion holds the lane', () => {
     expect(refused.body.reason).toBe('job_in_flight');
 
     // The worker's step for the S3 notification, with delays of seconds (the stack's worker runs it too, with the default minutes).
-    process.env.DOCUMENT_COMPLETION_RETRY_SECONDS = '1';
+    // The deletion ends (its lane released) well within the delay, so that whichever worker takes the
+    // message put back (the stack's, which would defer again by minutes) finds the lane free.
+    process.env.DOCUMENT_COMPLETION_RETRY_SECONDS = '5';
     const notification = { Records: [{ eventName: 'ObjectCreated:Put', s3: { object: { key: pendingUploadObjectKey(companyId, declared.documentId) } } }] };
     expect(await uploadWorker(sqsEventOf(notification))).toEqual({ batchItemFailures: [] });
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'general_ledger_lines') }));
     expectProblem(await getDocument(declared.documentId), 404, 'not_found');
 
-    // The deletion ends (its lane released): the notification put back completes the upload, nobody calls complete.
-    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'general_ledger_lines') }));
+    // The notification put back completes the upload, nobody calls complete.
     const completed = await eventually(async () => {
       const read = await getDocument(declared.documentId);
       return read.status === 200 && read;

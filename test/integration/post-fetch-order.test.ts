@@ -12,7 +12,7 @@ import { testStack } from '../support/stack';
  * both (before, an older run's write landing last left the two disagreeing).
  */
 describe('post-fetch outcomes recorded out of order', () => {
-  it('keep the newest on the fetch run and on the import; a completion for an import that does not exist is refused', async () => {
+  it('keep the newest on the fetch run and on the import; an outcome for an import or fetch run that does not exist is refused', async () => {
     const companyId = await newApiCompany();
     await importAndWait(companyId, 'accounts', chartOf(2026, ['1920']));
     const done = await importAndWait(companyId, 'general-ledger-lines', { year: 2026, lines: [{ id: 'o1', accountCode: '1920', amount: '1.00', period: 1 }, { id: 'o2', accountCode: '1920', amount: '-1.00', period: 1 }] });
@@ -38,5 +38,9 @@ describe('post-fetch outcomes recorded out of order', () => {
     expect(await waitForPostFetch(companyId, importId)).toMatchObject({ postFetchCompletedAt: newer });
 
     await expect(importRepository.setFetchCompletion(randomUUID(), { status: 'completed', fetchRunId: run.id, recordedAt: newer })).rejects.toThrow(/conditional request failed/i);
+    // Nor does an outcome make a fetch run that does not exist.
+    const missing = { ...run, importId: randomUUID() };
+    await expect(importRepository.recordEngineResults(companyId, missing, outcome(newer, 'none'), newer)).rejects.toThrow(/conditional request failed/i);
+    expect(await importRepository.findFetchRun(companyId, missing.importId, missing.completedAt)).toBeUndefined();
   });
 });
