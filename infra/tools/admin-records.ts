@@ -237,10 +237,10 @@ export const recordRun: Record<string, Run> = {
     print.lines(`User ${userId} is now a member of organization ${organizationId}; their effective access was recomputed`);
   },
 
-  async 'remove-membership'(values, _target, print) {
+  async 'remove-membership'(values, target, print) {
     const userId = requireFlag(values, 'user');
     const organizationId = requireFlag(values, 'organization');
-    await removeMembership(userId, organizationId);
+    await removeMembership(userId, organizationId, target.issuer);
     print.json({ userId, organizationId, member: false });
     print.lines(`User ${userId} is no longer a member of organization ${organizationId}; their effective access was recomputed`);
   },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Page } from '../db/query-page';
 import { inParallel } from '../db/batch';
-import { commitWithRetry } from '../db/retry';
+import { backoff, commitWithRetry } from '../db/retry';
 import { ConditionsFailed, unitOfWork, type TransactionWrite } from '../db/unit-of-work';
 import { companyRepository, type CompanyRecord } from '../companies/repository';
 import { reachable } from '../companies/reachable';
@@ -60,12 +60,24 @@ export interface AccessChange {
 /**
  * The person's effective access after a change, as the write that stores it over the revision it
  * was computed from (a concurrent recomputation makes the transaction fail; the caller retries).
+ * Undefined when none is stored: the person is deleted (delete-user dropped it), nothing is written back.
  */
-export const effectiveAccessWrite = async (userId: string, change: AccessChange = {}): Promise<TransactionWrite> =>
-  accessWrites.putEffectiveAccess(storable(await computeEffectiveAccess(userId, change)));
+export const effectiveAccessWrite = async (userId: string, change: AccessChange = {}): Promise<TransactionWrite | undefined> => {
+  const access = await recomputedAccess(userId, change);
+  return access && accessWrites.putEffectiveAccess(storable(access));
+};
 
-export const computeEffectiveAccess = async (userId: string, change: AccessChange = {}): Promise<EffectiveAccess> => {
+/** The person's stored effective access recomputed after a change; undefined when none is stored (a deleted person). */
+export const recomputedAccess = async (userId: string, change: AccessChange = {}): Promise<EffectiveAccess | undefined> => {
   const previous = await accessRepository.effectiveAccess(userId);
+  return previous && accessAfter(userId, previous, change);
+};
+
+/** A new person's effective access (revision 1), or the stored one recomputed after a change. */
+export const computeEffectiveAccess = async (userId: string, change: AccessChange = {}): Promise<EffectiveAccess> =>
+  accessAfter(userId, await accessRepository.effectiveAccess(userId), change);
+
+const accessAfter = async (userId: string, previous: EffectiveAccess | undefined, change: AccessChange): Promise<EffectiveAccess> => {
   let assignments = previous?.assignments ?? [];
   if (change.addAssignment) assignments = [...assignments, change.addAssignment];
   if (change.removeAssignment) assignments = assignments.filter((assignment) => assignment.id !== change.removeAssignment);
@@ -210,7 +222,11 @@ export const replacePolicy = async (current: PolicyRecord, ifMatch: string | und
       const persons = [...new Set(assignments.map((assignment) => assignment.userId))];
       // Everyone's new access is computed (and its size checked) before anything is written; the
       // transaction takes as many as its item count and size allow, the rest follow it.
-      const accesses = await inParallel(persons, recomputeInFlight, async (userId) => storable(await computeEffectiveAccess(userId, { policy: next })));
+      // A person without a stored effective access is deleted (delete-user dropped it first): nothing to recompute.
+      const accesses = (await inParallel(persons, recomputeInFlight, async (userId) => {
+        const access = await recomputedAccess(userId, { policy: next });
+        return access && storable(access);
+      })).filter((access) => access !== undefined);
       let bytes = 0;
       let taken = 0;
       for (const access of accesses) {
@@ -218,7 +234,7 @@ export const replacePolicy = async (current: PolicyRecord, ifMatch: string | und
         if (taken === personsPerTransaction || bytes > accessBytesPerTransaction) break;
         taken++;
       }
-      later = persons.slice(taken);
+      later = accesses.slice(taken).map((access) => access.userId);
       replaced = later.length ? { ...next, recomputePending: true } : next;
       const work = unitOfWork().add('policy', accessWrites.putPolicy(replaced, policy.version));
       for (const access of accesses.slice(0, taken)) work.add(`access ${access.userId}`, accessWrites.putEffectiveAccess(access));
@@ -265,15 +281,34 @@ const finishRecomputation = async (policy: PolicyRecord, persons: readonly strin
   return toPolicy(settled);
 };
 
-/** Recomputes one person's effective access from what is stored now. */
-export const recompute = (userId: string): Promise<void> =>
-  commitWithRetry(async () => unitOfWork().add('access', await effectiveAccessWrite(userId)), () => undefined);
+/** Recomputes one person's effective access from what is stored now (nothing, for a deleted person: none is stored). */
+export const recompute = async (userId: string, attempts = 5): Promise<void> => {
+  for (let attempt = 1; ; attempt++) {
+    const write = await effectiveAccessWrite(userId);
+    if (!write) return;
+    try {
+      return await unitOfWork().add('access', write).commit();
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed) || attempt >= attempts) throw error;
+      await backoff(attempt);
+    }
+  }
+};
 
-/** The policy's assignments, once the index shows as many as the policy counts (GSI reads are eventually consistent); undefined if it does not soon. */
+/**
+ * The policy's assignments, once they are as many as the policy counts; undefined if not soon. The
+ * index (GSI1) is eventually consistent: it may still list an assignment deleted and miss one just
+ * made, the count matching all the same. So the rows it lists are read again from the table
+ * (strongly consistent), those gone are dropped, and only as many as the count settle the list:
+ * existing, distinct assignments as many as there are, so every one of them.
+ */
 const settledAssignments = async (policy: PolicyRecord): Promise<AssignmentRecord[] | undefined> => {
   for (let attempt = 0; attempt <= 20; attempt++) {
-    const assignments = await accessRepository.assignmentsOfPolicy(policy);
-    if (assignments.length === policy.assignmentCount) return assignments;
+    const listed = await accessRepository.assignmentsOfPolicy(policy);
+    if (listed.length >= policy.assignmentCount) {
+      const current = (await accessRepository.assignments(listed.map((assignment) => assignment.id))).filter((assignment) => assignment.policyId === policy.id);
+      if (current.length === policy.assignmentCount) return current;
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return undefined;
@@ -403,9 +438,9 @@ export const deleteAssignment = async (assignment: AssignmentRecord): Promise<vo
   await commitWithRetry(
     async () => {
       const policy = await accessRepository.policy(assignment.policyId);
-      const work = unitOfWork()
-        .add('assignment', accessWrites.deleteAssignment(assignment))
-        .add('access', await effectiveAccessWrite(assignment.userId, { removeAssignment: assignment.id }));
+      const access = await effectiveAccessWrite(assignment.userId, { removeAssignment: assignment.id });
+      const work = unitOfWork().add('assignment', accessWrites.deleteAssignment(assignment));
+      if (access) work.add('access', access); // none for a deleted person
       if (policy) work.add('policy', accessWrites.countAssignment(policy, -1));
       return work;
     },

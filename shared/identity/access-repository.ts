@@ -71,6 +71,12 @@ export const accessRepository = {
     );
   },
 
+  /** Assignments by id (strongly consistent, from the base table); those gone are left out. */
+  async assignments(assignmentIds: readonly string[]): Promise<AssignmentRecord[]> {
+    return [...(await batchGet(assignmentIds.map(assignmentKeys))).values()].map(toAssignment);
+  },
+
+  /** The policy's assignments from its index (GSI1: eventually consistent, it may lag a write). */
   async assignmentsOfPolicy(policy: PolicyRecord): Promise<AssignmentRecord[]> {
     const items = await queryAll({
       IndexName: 'GSI1',
@@ -141,13 +147,18 @@ export const accessWrites = {
   deleteAssignment: (assignment: AssignmentRecord): TransactionWrite => ({
     Delete: { TableName: tableName(), Key: assignmentKeys(assignment.id), ConditionExpression: 'attribute_exists(PK)' },
   }),
-  /** The person's effective access, written only over the revision it was computed from. */
+  /**
+   * The person's effective access, written only over the revision it was computed from: revision 1
+   * only where there is none yet (a new person), any later one only over the revision before it
+   * (refused when delete-user dropped the record meanwhile: a deleted person's access never comes back).
+   */
   putEffectiveAccess: (access: EffectiveAccess): TransactionWrite => ({
     Put: {
       TableName: tableName(),
       Item: { ...effectiveAccessKeys(access.userId), entity: 'effectiveAccess', ...access },
-      ConditionExpression: 'attribute_not_exists(PK) OR revision = :previous',
-      ExpressionAttributeValues: { ':previous': access.revision - 1 },
+      ...(access.revision <= 1
+        ? { ConditionExpression: 'attribute_not_exists(PK)' }
+        : { ConditionExpression: 'revision = :previous', ExpressionAttributeValues: { ':previous': access.revision - 1 } }),
     },
   }),
   deleteEffectiveAccess: (userId: string): TransactionWrite => ({ Delete: { TableName: tableName(), Key: effectiveAccessKeys(userId) } }),

@@ -6,6 +6,7 @@ import { accessRepository } from '../identity/access-repository';
 import { computeEffectiveAccess, effectiveAccessWrite, personWithinReach } from '../access/service';
 import type { User } from '../identity/access-schemas';
 import type { Page } from '../db/query-page';
+import type { TransactionWrite } from '../db/unit-of-work';
 import type { Principal } from '../identity/principal';
 import { AdministrationError, checkedName } from '../identity/administration-error';
 import { apiClientRepository } from '../identity/api-client-repository';
@@ -86,14 +87,42 @@ export const addMembership = async (userId: string, organizationId: string): Pro
       if (memberships.includes(organization.id)) throw new AdministrationError(`User ${userId} is a member of organization ${organization.id} already`);
       return unitOfWork()
         .add('membership', personWrites.addMembership({ userId, organizationId: organization.id, createdAt: new Date().toISOString() }))
-        .add('access', await effectiveAccessWrite(userId, { memberships: [...memberships, organization.id] }));
+        .add('access', storedAccess(userId, await effectiveAccessWrite(userId, { memberships: [...memberships, organization.id] })));
     },
     () => undefined,
   );
 };
 
-/** A person keeps at least one membership (delete-user removes a person altogether). */
-export const removeMembership = async (userId: string, organizationId: string): Promise<void> => {
+/** The write of a person's recomputed access; none stored means delete-user got there first. */
+const storedAccess = (userId: string, write: TransactionWrite | undefined): TransactionWrite => {
+  if (!write) throw new AdministrationError(`User ${userId} not found`);
+  return write;
+};
+
+/**
+ * Revokes the person's active per-user API clients of these organizations (credential first, then
+ * the registry entry; a revoked client stays revoked). Answers how many were revoked.
+ */
+const revokePersonalClients = async (userId: string, organizationIds: readonly string[], issuer: CredentialIssuer | undefined): Promise<number> => {
+  let revoked = 0;
+  const now = new Date().toISOString();
+  for (const organizationId of new Set(organizationIds)) {
+    for (const client of await apiClientRepository.listByOrganization(organizationId)) {
+      if (client.userId !== userId || client.status !== 'active') continue;
+      await issuer?.revoke(client.clientId);
+      await apiClientRepository.revoke(client.clientId, now);
+      revoked++;
+    }
+  }
+  return revoked;
+};
+
+/**
+ * A person keeps at least one membership (delete-user removes a person altogether). Their per-user
+ * API clients of that organization are revoked after it: adding the membership again does not bring
+ * them back; `issuer` revokes their credentials (on AWS, the Cognito app clients).
+ */
+export const removeMembership = async (userId: string, organizationId: string, issuer: CredentialIssuer): Promise<void> => {
   await activePerson(userId);
   await commitWithRetry(
     async () => {
@@ -102,10 +131,11 @@ export const removeMembership = async (userId: string, organizationId: string): 
       if (memberships.length === 1) throw new AdministrationError(`Organization ${organizationId} is the last membership of user ${userId}; use delete-user instead`);
       return unitOfWork()
         .add('membership', personWrites.removeMembership(userId, organizationId))
-        .add('access', await effectiveAccessWrite(userId, { memberships: memberships.filter((id) => id !== organizationId) }));
+        .add('access', storedAccess(userId, await effectiveAccessWrite(userId, { memberships: memberships.filter((id) => id !== organizationId) })));
     },
     () => undefined,
   );
+  await revokePersonalClients(userId, [organizationId], issuer);
 };
 
 /**
@@ -134,7 +164,7 @@ export const leaveDeletedOrganizations = async (
       continue;
     }
     for (const organizationId of held.filter((id) => leaving.has(id))) {
-      await removeMembership(userId, organizationId);
+      await removeMembership(userId, organizationId, issuer);
       membershipsEnded++;
     }
   }
@@ -174,16 +204,8 @@ export const deleteUser = async (
     await work.commit();
     assignmentsDeleted++;
   }
-  let clientsRevoked = 0;
-  const now = new Date().toISOString();
-  for (const { organizationId } of memberships) {
-    for (const client of await apiClientRepository.listByOrganization(organizationId)) {
-      if (client.userId !== userId || client.status !== 'active') continue;
-      await issuer.revoke(client.clientId);
-      await apiClientRepository.revoke(client.clientId, now);
-      clientsRevoked++;
-    }
-  }
+  // The clients of the person's current organizations: those of an organization they left were revoked with that membership.
+  const clientsRevoked = await revokePersonalClients(userId, memberships.map(({ organizationId }) => organizationId), issuer);
   await directory.remove(userId);
   const work = unitOfWork();
   // The claim is released only while it is this person's: once released, another person may hold it.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { createAssignment, replacePolicy } from '../../shared/access/service';
+import { createAssignment, recompute, replacePolicy } from '../../shared/access/service';
 import { inParallel } from '../../shared/db/batch';
 import { PolicyDocumentSchema } from '../../shared/identity/access-schemas';
 import { dynamo } from '../../shared/platform/aws';
@@ -223,7 +223,7 @@ describe('per-user principals (USER)', () => {
     expect((await api('GET', '/v1/whoami', { token: inChild })).body).toMatchObject({ mode: 'USER', userId: who.person.userId, organizationId: firm.child.id });
 
     // Leaving the organization ends its per-user client (within the authorizer cache's TTL), not the other one.
-    await removeMembership(who.person.userId, firm.child.id);
+    await removeMembership(who.person.userId, firm.child.id, localCredentialIssuer);
     await eventually(async () => (await api('GET', '/v1/whoami', { token: inChild })).status === 401, queueWaitMs, 'the client of the left organization refused');
     expectProblem(await api('GET', '/v1/whoami', { token: inChild }), 401, 'invalid_token');
     expect((await api('GET', '/v1/whoami', { token: who.token })).status).toBe(200);
@@ -486,5 +486,58 @@ describe('a policy assigned to more people than its transaction holds', () => {
     expect((await accessRepository.policy(policyId))!.recomputePending).toBeUndefined();
     // Finished, the same request is a conflicting edit again.
     expectProblem(await api('PUT', `/v1/access/policies/${policyId}`, { token: big.systemToken, body: document([hidden], 'Hidden only'), headers: { 'if-match': '2' } }), 412, 'version_mismatch');
+  });
+});
+
+describe('a policy replaced while its assignment index lags', () => {
+  it('recomputes the person just assigned, though the index still lists the one just unassigned (the same count)', async () => {
+    const [x, y] = [await newPerson(firm.root.id), await newPerson(firm.root.id)];
+    const policy = await createPolicy([allowAll({ companies: [companies.a] }), allowAll({ companies: [companies.b] })], 'Lagging index');
+    const ofX = await assign(policy.id, x.person.userId);
+    const stale = (await accessRepository.assignment(ofX.id))!;
+    expect((await api('DELETE', `/v1/access/assignments/${ofX.id}`, as())).status).toBe(200);
+    await assign(policy.id, y.person.userId);
+    const held = async (userId: string) => (await accessRepository.effectiveAccess(userId))!.rules.flatMap((rule) => rule.resources.companies ?? []).sort();
+    expect(await held(y.person.userId)).toEqual([companies.a, companies.b].sort());
+
+    // The index answers as it did before: X's assignment, not Y's (one row, as the policy counts).
+    const listing = vi.spyOn(accessRepository, 'assignmentsOfPolicy').mockResolvedValueOnce([stale]).mockResolvedValueOnce([stale]);
+    try {
+      // In this process (the spy does not reach the stack's): as PUT with If-Match 1 replaces it.
+      const replaced = await replacePolicy((await accessRepository.policy(policy.id))!, '1', PolicyDocumentSchema.parse({ name: 'Lagging index', rules: [allowAll({ companies: [companies.a] })] }));
+      expect(replaced.version).toBe(2);
+      expect(listing).toHaveBeenCalled();
+    } finally {
+      listing.mockRestore();
+    }
+    expect(await held(y.person.userId)).toEqual([companies.a]);
+    expect((await api('GET', `/v1/users/${y.person.userId}/access?company_id=${companies.b}`, as())).body.data).toEqual([]);
+  });
+});
+
+describe("a deleted person's effective access", () => {
+  it('is not written back by a membership change that read it before delete-user, nor by a recomputation after it', async () => {
+    const who = await newPerson(firm.root.id);
+    const userId = who.person.userId;
+    const effectiveAccess = accessRepository.effectiveAccess.bind(accessRepository);
+    let raced = false;
+    // addMembership reads the person's effective access (revision r); delete-user runs before it writes revision r+1.
+    const spy = vi.spyOn(accessRepository, 'effectiveAccess').mockImplementation(async (id) => {
+      const read = await effectiveAccess(id);
+      if (!raced && id === userId) {
+        raced = true;
+        await deleteUser(userId, localPersonDirectory, localCredentialIssuer);
+      }
+      return read;
+    });
+    try {
+      await expect(addMembership(userId, firm.child.id)).rejects.toThrow(/not found/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(raced).toBe(true);
+    expect(await accessRepository.effectiveAccess(userId)).toBeUndefined();
+    await recompute(userId);
+    expect(await accessRepository.effectiveAccess(userId)).toBeUndefined();
   });
 });

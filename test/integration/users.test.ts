@@ -7,8 +7,9 @@ import { localCredentialIssuer } from '../../shared/identity/credential-issuers'
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import { localPersonDirectory, type PersonDirectory } from '../../shared/identity/person-directories';
 import { personRepository } from '../../shared/identity/person-repository';
-import { addMembership, createUser, deleteUser } from '../../shared/people/service';
-import { api, expectProblem } from '../support/api';
+import { addMembership, createUser, deleteUser, removeMembership } from '../../shared/people/service';
+import { api, expectProblem, fetchToken } from '../support/api';
+import { createTestClient } from '../support/clients';
 import { newFirm, newPerson } from '../support/people';
 import { refusedOverHttp } from '../support/text-rule';
 import { testStack } from '../support/stack';
@@ -199,5 +200,27 @@ describe('delete-user is finished by running it again', () => {
 
   it('a user never created is not found', async () => {
     await expect(deleteUser(randomUUID(), localPersonDirectory, localCredentialIssuer)).rejects.toThrow(/^User .* not found$/);
+  });
+});
+
+describe('removing a membership', () => {
+  it("revokes the person's per-user clients of that organization; adding the membership again does not bring them back", async () => {
+    const who = await newPerson(firm.root.id);
+    const userId = who.person.userId;
+    await addMembership(userId, firm.child.id);
+    const { client, clientSecret } = await createTestClient({ name: 'user-in-child', organizationId: firm.child.id, userId, plan: 'premium', scopes: ['companies:read'] });
+    expect((await fetchToken(client.clientId, clientSecret)).status).toBe(200);
+
+    await removeMembership(userId, firm.child.id, localCredentialIssuer);
+    const status = async (clientId: string) => (await apiClientRepository.get(clientId))?.status;
+    expect(await status(client.clientId)).toBe('revoked');
+    expect(await status(who.client.clientId)).toBe('active');
+    expect((await fetchToken(client.clientId, clientSecret)).status).not.toBe(200);
+
+    await addMembership(userId, firm.child.id);
+    expect(await status(client.clientId)).toBe('revoked');
+    expect((await fetchToken(client.clientId, clientSecret)).status).not.toBe(200);
+    // delete-user revokes the one client left active (the root organization's).
+    expect(await deleteUser(userId, localPersonDirectory, localCredentialIssuer)).toMatchObject({ clientsRevoked: 1 });
   });
 });
