@@ -4403,6 +4403,11 @@ export interface components {
              */
             version: number;
             /**
+             * @description True while the effective access of some people the policy is assigned to is not yet recomputed after a replacement that answered 503 recomputation_incomplete (they still hold the previous version): send the same PUT again (the same If-Match and document) to finish it
+             * @example false
+             */
+            recomputationPending: boolean;
+            /**
              * Format: date-time
              * @description When it was created; UTC timestamp (ISO 8601)
              */
@@ -5298,7 +5303,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -5639,7 +5644,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -5840,7 +5845,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6045,7 +6050,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6227,7 +6232,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6409,7 +6414,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -6888,7 +6893,7 @@ export interface operations {
                 year?: number;
             };
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9172,7 +9177,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -9552,7 +9557,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10131,7 +10136,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10673,7 +10678,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -10974,7 +10979,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11231,7 +11236,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11477,7 +11482,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11723,7 +11728,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -11975,7 +11980,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12235,7 +12240,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12499,7 +12504,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -12743,7 +12748,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13350,7 +13355,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -13569,7 +13574,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14254,7 +14259,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14474,7 +14479,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14826,7 +14831,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15131,7 +15136,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15462,7 +15467,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -15806,7 +15811,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15981,7 +15986,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16195,7 +16200,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16384,7 +16389,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16560,7 +16565,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17057,7 +17062,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -18136,6 +18141,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "version": 1,
+                     *           "recomputationPending": false,
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -18236,7 +18242,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -18319,6 +18325,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "version": 1,
+                     *       "recomputationPending": false,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -18526,6 +18533,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "version": 1,
+                     *       "recomputationPending": false,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -18634,7 +18642,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
                 /** @description The policy's current version (e.g. `3` or `"3"`); required (428 without it); another version answers 412 */
                 "If-Match": string;
@@ -18708,6 +18716,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "version": 1,
+                     *       "recomputationPending": false,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -18900,7 +18909,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {
@@ -19208,7 +19217,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -19408,7 +19417,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412 and 5xx answers: the same request may be sent again with the same key) */
+                /** @description Required on every mutation: 1 to 255 visible ASCII characters; scoped to the client; kept at least 24 h with its answer (not 409, 412, 428 and 5xx answers: the request may be sent again with the same key) */
                 "Idempotency-Key": string;
             };
             path: {

@@ -152,8 +152,9 @@ const checkResources = async (owner: { path: string }, document: PolicyDocument)
  * The policy as answered. An action no policy can grant (a policy stored before that rule) is left
  * out, and so a rule left without actions: they were never held.
  */
-export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, assignmentCount: _count, recomputePending: _pending, ...policy }: PolicyRecord): Policy => ({
+export const toPolicy = ({ rootOrganizationId: _root, organizationPath: _path, assignmentCount: _count, recomputePending, ...policy }: PolicyRecord): Policy => ({
   ...policy,
+  recomputationPending: recomputePending === true,
   rules: policy.rules.map((rule) => ({ ...rule, actions: grantableOf(rule.actions) })).filter((rule) => rule.actions.length > 0),
 });
 /** What a policy can grant; a system-only action a policy stored before that rule names is never held. */

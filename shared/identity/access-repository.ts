@@ -26,7 +26,7 @@ export interface Placement {
 }
 
 /** recomputePending: replaced, and the effective access of some assignees not yet recomputed (shared/access/service.ts). */
-export type PolicyRecord = Policy & Placement & { assignmentCount: number; recomputePending?: true };
+export type PolicyRecord = Omit<Policy, 'recomputationPending'> & Placement & { assignmentCount: number; recomputePending?: true };
 export type AssignmentRecord = Assignment & Placement;
 
 const get = async (key: Record<string, string>, consistent = true) =>

@@ -78,6 +78,11 @@ export const PolicySchema = /* @__PURE__ */ lazySchema(() => z
     description: textOut(policyDescriptionLength),
     rules: z.array(PolicyRuleSchema).max(maxRules).openapi({ description: 'The rules; a deny wins over any allow' }),
     version: z.number().int().min(1).max(limits.count).openapi({ description: 'Starts at 1, +1 on every replacement; send it in If-Match to replace the policy', example: 1 }),
+    recomputationPending: z.boolean().openapi({
+      description:
+        'True while the effective access of some people the policy is assigned to is not yet recomputed after a replacement that answered 503 recomputation_incomplete (they still hold the previous version): send the same PUT again (the same If-Match and document) to finish it',
+      example: false,
+    }),
     createdAt: instant,
     updatedAt: instant,
   })

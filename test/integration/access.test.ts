@@ -448,6 +448,7 @@ describe('a policy assigned to more people than its transaction holds', () => {
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
     expect(replaced.body).toMatchObject({ version: 2, name: 'Shown only' });
     expect(replaced.body.recomputePending).toBeUndefined();
+    expect(replaced.body.recomputationPending).toBe(false);
     for (const userId of people) expect(await held(userId), userId).toEqual([shown]);
     const last = people.at(-1)!;
     expect((await api('GET', `/v1/users/${last}/access?company_id=${hidden}`, { token: big.systemToken })).body.data).toEqual([]);
@@ -472,7 +473,7 @@ describe('a policy assigned to more people than its transaction holds', () => {
     expect((refused as ProblemError).problem).toMatchObject({ status: 503, error: 'recomputation_incomplete' });
     expect((refused as ProblemError).headers).toEqual({ 'Retry-After': '1' });
     const stored = await api('GET', `/v1/access/policies/${policyId}`, { token: big.systemToken });
-    expect(stored.body).toMatchObject({ version: 3, name: 'Hidden only' });
+    expect(stored.body).toMatchObject({ version: 3, name: 'Hidden only', recomputationPending: true });
     const behind = [];
     for (const userId of people) if ((await held(userId)).includes(shown)) behind.push(userId);
     expect(behind).toHaveLength(2);
@@ -481,7 +482,8 @@ describe('a policy assigned to more people than its transaction holds', () => {
     expectProblem(await api('PUT', `/v1/access/policies/${policyId}`, { token: big.systemToken, body: document([shown], 'Other'), headers: { 'if-match': '2' } }), 412, 'version_mismatch');
     const again = await api('PUT', `/v1/access/policies/${policyId}`, { token: big.systemToken, body: document([hidden], 'Hidden only'), headers: { 'if-match': '2' } });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
-    expect(again.body).toMatchObject({ version: 3, name: 'Hidden only' });
+    expect(again.body).toMatchObject({ version: 3, name: 'Hidden only', recomputationPending: false });
+    expect((await api('GET', `/v1/access/policies/${policyId}`, { token: big.systemToken })).body.recomputationPending).toBe(false);
     for (const userId of behind) expect(await held(userId), userId).toEqual([hidden]);
     expect((await accessRepository.policy(policyId))!.recomputePending).toBeUndefined();
     // Finished, the same request is a conflicting edit again.
