@@ -179,7 +179,7 @@ export const createApiClient = async (
 };
 
 /** How long the local rotation's one update may take and still date the rotation it was given (else it is dated again, later). */
-const localRotationWriteMarginMs = 500;
+const localRotationWriteMarginMs = 1000;
 
 /** How long a rotation holds its client: a rotation that crashed blocks the next one this long at most. */
 const rotationClaimMilliseconds = 5 * 60_000;
@@ -197,18 +197,18 @@ export const rotateApiClient = async (clientId: string, issuer: CredentialIssuer
   const claim = randomUUID();
   const now = Date.now();
   if (!(await apiClientRepository.claimRotation(clientId, claim, now, now + rotationClaimMilliseconds))) throw await refusal(clientId, 'Another rotation of client CLIENT is in progress; try again when it has ended');
-  let recorded = false;
+  // The claim is held until the secret is handed out: no other rotation replaces it meanwhile.
   try {
     const { clientSecret, secretHash, oldSecretsEndedBy, issuerClockOffsetMs = 0 } = await issuer.rotate(clientId);
     // The local issuer: the old secret ends when the new hash is stored, which is written with the
-    // rotation's date in one update (a crash leaves the old secret or the new one, never neither).
-    // The token endpoint dates a token from before it reads the hash, so a token of the old secret
-    // is dated before the write: the date is the second after the write is due to have ended, and
-    // a later one should the write end after that.
+    // rotation's date in one update. The token endpoint dates a token from before it reads the
+    // hash, so a token of the old secret is dated before the write: the date is the second after
+    // the write is due to have ended, and a later one should the write end after that.
     const writeDue = Date.now() + localRotationWriteMarginMs;
     let rotatedAt = rotationSecond(secretHash ? writeDue : Date.parse(oldSecretsEndedBy!));
-    recorded = await apiClientRepository.recordRotation(clientId, { rotatedAt, previousRotatedAt: client.rotatedAt, claim, ...(secretHash && { secretHash }) });
-    if (!recorded) throw await refusal(clientId, 'Client CLIENT was rotated meanwhile; rotate again');
+    if (!(await apiClientRepository.recordRotation(clientId, { rotatedAt, previousRotatedAt: client.rotatedAt, claim, ...(secretHash && { secretHash }) }))) {
+      throw await refusal(clientId, 'Client CLIENT was rotated meanwhile; rotate again');
+    }
     if (secretHash && Date.now() >= writeDue) {
       const later = rotationSecond(Date.now());
       if (await apiClientRepository.redateRotation(clientId, rotatedAt, later)) rotatedAt = later;
@@ -218,7 +218,7 @@ export const rotateApiClient = async (clientId: string, issuer: CredentialIssuer
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     return { clientSecret };
   } finally {
-    if (!recorded) await apiClientRepository.releaseRotation(clientId, claim);
+    await apiClientRepository.releaseRotation(clientId, claim);
   }
 };
 

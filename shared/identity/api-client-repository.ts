@@ -71,13 +71,14 @@ export const apiClientRepository = {
 
   /**
    * Records a rotation if the client is still active, its claim is this rotation's, and it was not
-   * rotated since `previousRotatedAt` (undefined: never rotated); the claim ends with it. With
+   * rotated since `previousRotatedAt` (undefined: never rotated); the claim stays (the rotation
+   * releases it once it has handed the secret out). With
    * `secretHash` (the local issuer) the new secret's hash is stored in the same update: from then
    * on only the new secret gets a token. False otherwise (a revoked client keeps no secret hash).
    */
   async recordRotation(clientId: string, rotation: { rotatedAt: string; previousRotatedAt: string | undefined; claim: string; secretHash?: string }): Promise<boolean> {
     const { rotatedAt, previousRotatedAt, claim, secretHash } = rotation;
-    return updateItem(apiClientKeys(clientId), { rotatedAt, ...(secretHash && { secretHash }) }, ['rotationClaim'], {
+    return updateItem(apiClientKeys(clientId), { rotatedAt, ...(secretHash && { secretHash }) }, [], {
       expression: `#status = :active AND rotationClaim.#token = :claim AND ${previousRotatedAt ? 'rotatedAt = :previous' : 'attribute_not_exists(rotatedAt)'}`,
       names: { '#status': 'status', '#token': 'token' },
       values: { ':active': 'active', ':claim': claim, ...(previousRotatedAt && { ':previous': previousRotatedAt }) },

@@ -90,7 +90,8 @@ export const cognitoCredentialIssuer = (userPoolId: string, scopePrefix: string,
         }
       }
       const created = added.ClientSecretCreateDate!.getTime();
-      const oldSecretsEndedBy = new Date(created + (Date.now() - asked));
+      // A second more: should Cognito give creation times in whole seconds, still no earlier than the end.
+      const oldSecretsEndedBy = new Date(created + (Date.now() - asked) + 1000);
       return { clientSecret: ClientSecretDescriptor!.ClientSecretValue!, oldSecretsEndedBy: oldSecretsEndedBy.toISOString(), issuerClockOffsetMs: created - addReturned };
     },
     async revoke(clientId) {

@@ -119,11 +119,16 @@ const revokePersonalClients = async (userId: string, organizationIds: readonly s
 
 /**
  * A person keeps at least one membership (delete-user removes a person altogether). Their per-user
- * API clients of that organization are revoked after it: adding the membership again does not bring
- * them back; `issuer` revokes their credentials (on AWS, the Cognito app clients).
+ * API clients of that organization are revoked first (`issuer` revokes their credentials: on AWS,
+ * the Cognito app clients), so that a failure leaves the membership, and the command run again
+ * finishes; adding the membership again does not bring them back.
  */
 export const removeMembership = async (userId: string, organizationId: string, issuer: CredentialIssuer): Promise<void> => {
   await activePerson(userId);
+  const memberships = (await personRepository.memberships(userId)).map((membership) => membership.organizationId);
+  if (!memberships.includes(organizationId)) throw new AdministrationError(`User ${userId} is not a member of organization ${organizationId}`);
+  if (memberships.length === 1) throw new AdministrationError(`Organization ${organizationId} is the last membership of user ${userId}; use delete-user instead`);
+  await revokePersonalClients(userId, [organizationId], issuer);
   await commitWithRetry(
     async () => {
       const memberships = (await personRepository.memberships(userId)).map((membership) => membership.organizationId);
@@ -135,7 +140,6 @@ export const removeMembership = async (userId: string, organizationId: string, i
     },
     () => undefined,
   );
-  await revokePersonalClients(userId, [organizationId], issuer);
 };
 
 /**

@@ -83,8 +83,8 @@ describe('automatic completion while a GL-line deletion holds the lane', () => {
     process.env.DOCUMENT_COMPLETION_RETRY_SECONDS = '5';
     const notification = { Records: [{ eventName: 'ObjectCreated:Put', s3: { object: { key: pendingUploadObjectKey(companyId, declared.documentId) } } }] };
     expect(await uploadWorker(sqsEventOf(notification))).toEqual({ batchItemFailures: [] });
-    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'general_ledger_lines') }));
     expectProblem(await getDocument(declared.documentId), 404, 'not_found');
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: laneLockKeys(companyId, 'general_ledger_lines') }));
 
     // The notification put back completes the upload, nobody calls complete.
     const completed = await eventually(async () => {

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AdministrationError, createOrganization, deleteOrganization } from '../../shared/administration/service';
 import { accessRepository } from '../../shared/identity/access-repository';
 import { apiClientRepository } from '../../shared/identity/api-client-repository';
-import { localCredentialIssuer } from '../../shared/identity/credential-issuers';
+import { localCredentialIssuer, type CredentialIssuer } from '../../shared/identity/credential-issuers';
 import { organizationRepository } from '../../shared/identity/organization-repository';
 import { localPersonDirectory, type PersonDirectory } from '../../shared/identity/person-directories';
 import { personRepository } from '../../shared/identity/person-repository';
@@ -222,5 +222,19 @@ describe('removing a membership', () => {
     expect((await fetchToken(client.clientId, clientSecret)).status).not.toBe(200);
     // delete-user revokes the one client left active (the root organization's).
     expect(await deleteUser(userId, localPersonDirectory, localCredentialIssuer)).toMatchObject({ clientsRevoked: 1 });
+  });
+
+  it('revokes the clients before the membership goes: a revocation that fails leaves the membership, and the same command again finishes', async () => {
+    const who = await newPerson(firm.root.id);
+    const userId = who.person.userId;
+    await addMembership(userId, firm.child.id);
+    const { client } = await createTestClient({ name: 'user-in-child-2', organizationId: firm.child.id, userId, plan: 'premium', scopes: ['companies:read'] });
+    const failing: CredentialIssuer = { ...localCredentialIssuer, revoke: () => Promise.reject(new Error('Cognito is throttling')) };
+    await expect(removeMembership(userId, firm.child.id, failing)).rejects.toThrow(/throttling/);
+    expect((await personRepository.memberships(userId)).map((membership) => membership.organizationId)).toContain(firm.child.id);
+    await removeMembership(userId, firm.child.id, localCredentialIssuer);
+    expect((await apiClientRepository.get(client.clientId))?.status).toBe('revoked');
+    expect((await personRepository.memberships(userId)).map((membership) => membership.organizationId)).not.toContain(firm.child.id);
+    await deleteUser(userId, localPersonDirectory, localCredentialIssuer);
   });
 });
