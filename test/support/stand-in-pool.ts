@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { applyEnv } from './env';
 
 /** A user pool and table as the authorizer sees them on AWS, in this process (unit tests of the authorizer). */
 export interface StandInPool {
@@ -48,14 +49,7 @@ export const startStandInPool = async (answer: (target: string) => unknown, env:
     API_AUDIENCE: undefined, // as on AWS
     ...env,
   };
-  const saved = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
-  const apply = (values: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-  apply(settings);
+  const saved = applyEnv(settings);
   return {
     issuer,
     sign: (claims, options = {}) => {
@@ -64,7 +58,7 @@ export const startStandInPool = async (answer: (target: string) => unknown, env:
       return (options.subject ? token.setSubject(options.subject) : token).sign(privateKey);
     },
     close: async () => {
-      apply(saved);
+      applyEnv(saved);
       await new Promise((resolve) => server.close(resolve));
     },
   };
