@@ -60,14 +60,14 @@ describe('Cognito credential issuer: rotation', () => {
     ['ahead of', 60_000],
     ['behind', -60_000],
   ])("with a Cognito clock %s this one, dates by Cognito's (the new secret's creation time plus the time the rotation took since) and says how far ahead it runs at least", async (_, offset) => {
-    const ahead = Date.now() + offset;
+    const started = Date.now();
+    const ahead = started + offset;
     vi.spyOn(CognitoIdentityProviderClient.prototype, 'send').mockImplementation((async (command: unknown) => {
       const secret = { ClientSecretId: 'client--new', ClientSecretValue: 'new', ClientSecretCreateDate: new Date(ahead) };
       if (command instanceof AddUserPoolClientSecretCommand) return { ClientSecretDescriptor: secret };
       if (command instanceof ListUserPoolClientSecretsCommand) return { ClientSecrets: [secret] };
       throw new Error('unexpected command');
     }) as never);
-    const started = Date.now();
     const { oldSecretsEndedBy, issuerClockOffsetMs } = await cognitoCredentialIssuer('pool', 'ledger-api/', 'eu-north-1').rotate('client');
     const took = Date.now() - started;
     expect(Date.parse(oldSecretsEndedBy!)).toBeGreaterThanOrEqual(ahead);
