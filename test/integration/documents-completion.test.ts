@@ -106,14 +106,23 @@ describe('the declaration lifetime', () => {
     expect(Date.parse(declared.upload.expiresAt) - Date.now()).toBeGreaterThan(590_000);
   });
 
-  it('a completion whose declaration is past completeBy and its grace by the time it commits is refused in the transaction: 410 upload_expired, nothing created', async () => {
+  /**
+   * A declaration uploaded and stored as expired (so the stack's own completion leaves it), and the
+   * copy of it a completion that started in time holds.
+   */
+  const uploadedButStoredExpired = async () => {
     const companyId = await newApiCompany();
     const bytes = pdfBytes();
     const declared = await declare(companyId, bytes);
     await storeExpired(declared.documentId);
     expect((await put(declared.upload, bytes)).status).toBe(200);
-    // The completion started in time (its copy of the declaration says so) ...
     const declaration = { ...(await documentRepository.getDeclaration(declared.documentId))!, completeBy: new Date(Date.now() + 60_000).toISOString() };
+    return { declared, declaration };
+  };
+
+  it('a completion whose declaration is past completeBy and its grace by the time it commits is refused in the transaction: 410 upload_expired, nothing created', async () => {
+    // The completion started in time (its copy of the declaration says so) ...
+    const { declared, declaration } = await uploadedButStoredExpired();
     let moved = false;
     const refused = await observingCalls(
       dynamo(),
@@ -133,12 +142,7 @@ describe('the declaration lifetime', () => {
   });
 
   it('within the grace the transaction still commits (a completion checked in time)', async () => {
-    const companyId = await newApiCompany();
-    const bytes = pdfBytes();
-    const declared = await declare(companyId, bytes);
-    await storeExpired(declared.documentId);
-    expect((await put(declared.upload, bytes)).status).toBe(200);
-    const declaration = { ...(await documentRepository.getDeclaration(declared.documentId))!, completeBy: new Date(Date.now() + 60_000).toISOString() };
+    const { declared, declaration } = await uploadedButStoredExpired();
     expect((await completeUpload(declaration)).id).toBe(declared.documentId);
   });
 });

@@ -2,19 +2,9 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../shared/platform/logger';
 import { queueWorker } from '../../shared/platform/queue-worker';
+import { sqsRecordOf } from '../support/sqs-event';
 
-const record = (messageId: string, body: string): SQSRecord => ({
-  messageId,
-  receiptHandle: `receipt-${messageId}`,
-  body,
-  attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:eu-north-1:000000000000:test',
-  awsRegion: 'eu-north-1',
-});
-const batch = (...bodies: string[]): SQSEvent => ({ Records: bodies.map((body, i) => record(`m${i + 1}`, body)) });
+const batch = (...bodies: string[]): SQSEvent => ({ Records: bodies.map((body, i) => sqsRecordOf(body, `m${i + 1}`)) });
 
 /** Fails the messages whose body is "fail"; yields between steps so that concurrent work interleaves. */
 const failing = async (message: SQSRecord): Promise<void> => {
@@ -73,8 +63,8 @@ describe('queueWorker (SQS partial batch responses)', () => {
   it('keeps two batches that one worker handles at once apart', async () => {
     vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const worker = queueWorker(failing, { failureMessage: 'Test message failed', inParallel: true });
-    const first: SQSEvent = { Records: [record('a1', 'fail'), record('a2', 'ok')] };
-    const second: SQSEvent = { Records: [record('b1', 'ok'), record('b2', 'fail'), record('b3', 'fail')] };
+    const first: SQSEvent = { Records: [sqsRecordOf('fail', 'a1'), sqsRecordOf('ok', 'a2')] };
+    const second: SQSEvent = { Records: [sqsRecordOf('ok', 'b1'), sqsRecordOf('fail', 'b2'), sqsRecordOf('fail', 'b3')] };
     const [a, b] = await Promise.all([worker(first), worker(second)]);
     expect(a).toEqual({ batchItemFailures: [{ itemIdentifier: 'a1' }] });
     expect(b).toEqual({ batchItemFailures: [{ itemIdentifier: 'b2' }, { itemIdentifier: 'b3' }] });
