@@ -14,3 +14,15 @@ export const queryAll = async (input: Omit<QueryCommandInput, 'TableName' | 'Exc
   } while (startKey);
   return items;
 };
+
+/** How many items a Query matches (Select COUNT), page after page; the filter counts, the items are not read back. */
+export const queryCount = async (input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'>, table: string = tableName()): Promise<number> => {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await dynamo().send(new QueryCommand({ TableName: table, ...input, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += result.Count ?? 0;
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+};

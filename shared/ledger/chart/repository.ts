@@ -1,9 +1,8 @@
-import { queryAll } from '../../db/query-all';
+import { queryAll, queryCount } from '../../db/query-all';
 import { queryPage, type Page, type PageRequest } from '../../db/query-page';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../platform/aws';
@@ -143,24 +142,8 @@ class Expression {
 const getItem = async (key: Key): Promise<Record<string, unknown> | undefined> =>
   (await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 
-const countAll = async (partition: string, prefix: string): Promise<number> => {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += result.Count ?? 0;
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return count;
-};
+const countAll = (partition: string, prefix: string): Promise<number> =>
+  queryCount({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix } });
 
 const inPartition = (partition: string, prefix: string) => ({
   KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',

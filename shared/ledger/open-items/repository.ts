@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, NumberValue, PutCommand, QueryCommand, type QueryCommandOutput, UpdateCommand, type NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../db/batch';
+import { queryCount } from '../../db/query-all';
 import { dynamo, tableName } from '../../platform/aws';
 import { type Decimal, fromStoredNumber, toStoredNumber } from '../../platform/money';
 import { openItemKeys, openItemPartition, subLedgerKeys, subLedgerPartition } from '../keys';
@@ -257,53 +258,25 @@ export const openItemRepository = {
   async countLiveOnAccount(companyId: string, accountCode: string, datedOnOrBefore: string): Promise<number> {
     let total = 0;
     for (const subLedgerType of subLedgerTypes) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await dynamo().send(
-          new QueryCommand({
-            TableName: tableName(),
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :item)',
-            FilterExpression: '#status = :live AND accountCode = :code AND documentDate <= :through',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':pk': openItemPartition(companyId, subLedgerType),
-              ':item': itemSortPrefix,
-              ':live': 'live',
-              ':code': accountCode,
-              ':through': datedOnOrBefore,
-            },
-            Select: 'COUNT',
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        total += page.Count ?? 0;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      total += await queryCount({
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :item)',
+        FilterExpression: '#status = :live AND accountCode = :code AND documentDate <= :through',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pk': openItemPartition(companyId, subLedgerType), ':item': itemSortPrefix, ':live': 'live', ':code': accountCode, ':through': datedOnOrBefore },
+        ConsistentRead: true,
+      });
     }
     return total;
   },
 
   /** How many items of a company and sub-ledger type are not retired (a COUNT Query, page by page). */
   async countLive(companyId: string, subLedgerType: string): Promise<number> {
-    let total = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'PK = :pk',
-          FilterExpression: '#status <> :retired',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pk': openItemPartition(companyId, subLedgerType), ':retired': 'retired' },
-          Select: 'COUNT',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      total += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return total;
+    return queryCount({
+      KeyConditionExpression: 'PK = :pk',
+      FilterExpression: '#status <> :retired',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pk': openItemPartition(companyId, subLedgerType), ':retired': 'retired' },
+    });
   },
 
   /** Every stored item (live and retired) of a company and sub-ledger type, in itemKey order. */
