@@ -21,10 +21,10 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Four on two cores: a stack file mostly waits (on the stack's one process, on queue windows),
-    // so two files a core keep both busy (on a 2-core machine the run took 179 s with 2, 170 s
-    // with 3, 143 s with 4, 155 s with 6).
-    maxWorkers: 4,
+    // Six on two cores: a stack file mostly waits (on the stack's one process, on queue windows,
+    // on a throttle's window), so three files a core keep both busy. On a 2-core machine the run
+    // used 0.87 of both cores with 6 (two runs), 0.82 with 4 (two runs beside them): docs/testing.md.
+    maxWorkers: 6,
     // The unit tests first, then the stack's; the longest files of each first (test/support/sequencer.ts).
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
