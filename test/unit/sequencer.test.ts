@@ -25,8 +25,8 @@ describe('the test sequencer', () => {
     expect(order).toEqual([
       'unit test/local/dynamodb-local.test.ts',
       'unit test/unit/json.test.ts',
-      'stack test/integration/docs-commands.test.ts',
       'stack test/integration/readme.test.ts',
+      'stack test/integration/docs-commands.test.ts',
       'stack test/integration/whoami.test.ts',
     ]);
   });
