@@ -112,33 +112,37 @@ const sweepingOnly = async <T>(ids: readonly string[], run: () => Promise<T>, op
 const sweep = (olderThanSeconds: number, maxRequeues = 3, now = new Date()): Promise<RequeueResult> => requeueQueuedImports({ olderThanSeconds, limit: 1000, maxRequeues }, now);
 const isQueuedWithoutMessage = async (id: string): Promise<boolean> => (await queuedImportsToRequeue({ olderThanSeconds: 0, limit: 100_000 })).some((item) => item.id === id);
 
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/saft/${name}`, import.meta.url));
+
+/** A new company with a SAF-T file declared and uploaded, not started: its id and the import's. */
+const uploadedSaft = async (): Promise<{ companyId: string; id: string }> => {
+  const created = await api('POST', '/v1/companies', { as, body: { displayName: `SAF-T ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api', organizationNumber: '999999999' } });
+  expect(created.status).toBe(201);
+  const companyId = created.body.id as string;
+  const bytes = fixture('example-1.10-999999999.xml');
+  const declared = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'saft.xml', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
+  expect(declared.status).toBe(201);
+  expect((await fetch(declared.body.upload.url, { method: 'PUT', headers: declared.body.upload.headers, body: bytes })).status).toBe(200);
+  return { companyId, id: declared.body.id as string };
+};
 
 /**
  * A SAF-T import started with its message cut off, sent again once by the sweep (bound 1) and that
  * message lost too: the next window's sweep is past the bound.
  */
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/saft/${name}`, import.meta.url));
-
 const saftSentOnceInVain = async () => {
-    const created = await api('POST', '/v1/companies', { as, body: { displayName: `SAF-T ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api', organizationNumber: '999999999' } });
-    expect(created.status).toBe(201);
-    const companyId = created.body.id as string;
-    const bytes = fixture('example-1.10-999999999.xml');
-    const declared = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'saft.xml', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
-    expect(declared.status).toBe(201);
-    expect((await fetch(declared.body.upload.url, { method: 'PUT', headers: declared.body.upload.headers, body: bytes })).status).toBe(200);
-    const id = declared.body.id as string;
-    const company = (await companyRepository.get(companyId))!;
-    await cutOffBeforeTheMessage(() => startSaftImport(company, id, {}));
-    const jobId = (await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body.jobId as string;
-    expect((await jobRepository.laneHolder(companyId, saftLane))?.jobId).toBe(jobId);
-    const lostSweep = (now?: Date) => sweepingOnly([id], () => sweep(1, 1, now), { lose: true });
+  const { companyId, id } = await uploadedSaft();
+  const company = (await companyRepository.get(companyId))!;
+  await cutOffBeforeTheMessage(() => startSaftImport(company, id, {}));
+  const jobId = (await api('GET', `/v1/companies/${companyId}/imports/saft/${id}`, { as })).body.jobId as string;
+  expect((await jobRepository.laneHolder(companyId, saftLane))?.jobId).toBe(jobId);
+  const lostSweep = (now?: Date) => sweepingOnly([id], () => sweep(1, 1, now), { lose: true });
 
-    await sleep(1100);
-    const window = new Date();
-    expect((await lostSweep(window)).sent).toEqual([id]);
-    expect((await lostSweep(window)).sent).toEqual([]);
-    await sleep(1100);
+  await sleep(1100);
+  const window = new Date();
+  expect((await lostSweep(window)).sent).toEqual([id]);
+  expect((await lostSweep(window)).sent).toEqual([]);
+  await sleep(1100);
   return { companyId, id, jobId, lostSweep };
 };
 
@@ -252,14 +256,7 @@ describe('imports left queued without their message', () => {
 describe('SAF-T imports left queued without their message', () => {
 
   it('a start whose message was never sent is sent again by the sweep, and the SAF-T import ends succeeded with one job.succeeded', async () => {
-    const created = await api('POST', '/v1/companies', { as, body: { displayName: `SAF-T ${randomUUID().slice(0, 8)} AS`, accountingSystem: 'Api', organizationNumber: '999999999' } });
-    expect(created.status).toBe(201);
-    const companyId = created.body.id as string;
-    const bytes = fixture('example-1.10-999999999.xml');
-    const declared = await api('POST', `/v1/companies/${companyId}/imports/saft`, { as, body: { fileName: 'saft.xml', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
-    expect(declared.status).toBe(201);
-    expect((await fetch(declared.body.upload.url, { method: 'PUT', headers: declared.body.upload.headers, body: bytes })).status).toBe(200);
-    const id = declared.body.id as string;
+    const { companyId, id } = await uploadedSaft();
 
     const company = (await companyRepository.get(companyId))!;
     const { saftImportId } = await cutOffBeforeTheMessage(() => startSaftImport(company, id, {}));
