@@ -10,6 +10,8 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { createOperationRunner } from '../../shared/api/runner';
 import { owners } from '../../shared/composition/owners';
 import type { Principal, PrincipalMode } from '../../shared/identity/principal';
@@ -181,9 +183,20 @@ const logToolCall = (tool: string, outcome: { isError: boolean; error?: string; 
   countMetric('mcpToolCalls', { tool, outcome: outcome.isError ? (outcome.error ?? 'error') : 'ok' });
 };
 
+/**
+ * The Server's JSON Schema validator (it checks elicitation answers, which no tool asks for), built
+ * once per container and on first use: left to itself, each Server builds its own ajv instance,
+ * about 3 ms of CPU in a container's first request and 0.2 ms in each later one.
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const schemaValidator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+
 /** A fresh server for one HTTP request (stateless: no session outlives it). */
 export const createMcpServer = (principal: Principal, requestId: string): Server => {
-  const server = new Server({ name: 'accounting-ledger', title: 'Accounting Ledger (read-only)', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions });
+  const server = new Server(
+    { name: 'accounting-ledger', title: 'Accounting Ledger (read-only)', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator: schemaValidator },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const entry = toolsByName.get(request.params.name);
