@@ -7,16 +7,20 @@
  * less than wall time with other work on the machine: compare runs by them. Linux only (/proc).
  * With --dynamodb-calls it also counts every DynamoDB call of the run by operation, table and key
  * prefix (infra/tools/dynamodb-call-counter.cjs in every Node.js process): DynamoDB Local's CPU
- * follows them. Writes .local/bench/suite.json (or --out); exits with vitest's exit code.
+ * follows them. With --per-file the files run one at a time and each file's CPU (the whole process
+ * tree's, from the end of the file before to its own end) is listed, the most first
+ * (test/support/file-cpu-reporter.ts). Writes .local/bench/suite.json (or --out); exits with
+ * vitest's exit code.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { clockTicks, printTable, round, runBench, writeBenchResults } from './bench-support';
+import { printTable, round, runBench, writeBenchResults } from './bench-support';
 import { readCli } from './cli-args';
-import { cpuByKind, largestOfKind, processTreeSampler, waitedChildrenTicks } from './suite-cpu';
+import { clockTicks, cpuByKind, largestOfKind, processTreeSampler, waitedChildrenTicks, type FileCpu } from './suite-cpu';
 import { callsByOperation, largestCalls, readCallCounts, totalCalls } from './suite-dynamodb-calls';
+import { compareCodeUnits } from '../../shared/platform/text';
 
 const args = readCli({
   command: 'bench:suite',
@@ -27,11 +31,14 @@ const args = readCli({
     file: { type: 'string', description: 'one test file, e.g. test/unit/json.test.ts (default: all)' },
     'interval-ms': { type: 'string', default: '500', description: 'how often the process tree is sampled, 50 to 5000 ms' },
     'dynamodb-calls': { type: 'boolean', default: false, description: 'also count every DynamoDB call of the run by operation, table and key prefix' },
+    'per-file': { type: 'boolean', default: false, description: "run the files one at a time and list each file's CPU, the most first (a slower run: its wall time is not the suite's)" },
+    'files-shown': { type: 'string', default: '25', description: 'with --per-file, how many files the table lists, 1 to 500 (the figures file has all)' },
     out: { type: 'string', default: '.local/bench/suite.json', description: 'where the figures are written (JSON)' },
   },
 });
 
 const intervalMs = Number(args['interval-ms']);
+const filesShown = Number(args['files-shown']);
 
 interface VitestJson {
   numPassedTests: number;
@@ -39,9 +46,23 @@ interface VitestJson {
   numPendingTests: number;
 }
 
+/** The files' lines the reporter wrote, the most CPU first. */
+const readFileCpu = (file: string): FileCpu[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as FileCpu)
+        .sort((a, b) => b.cpuSeconds - a.cpuSeconds || compareCodeUnits(a.file, b.file))
+    : [];
+
 const main = async (): Promise<number> => {
   if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 5000) {
     console.error(`--interval-ms must be a whole number from 50 to 5000, got ${args['interval-ms']}`);
+    return 2;
+  }
+  if (!Number.isInteger(filesShown) || filesShown < 1 || filesShown > 500) {
+    console.error(`--files-shown must be a whole number from 1 to 500, got ${args['files-shown']}`);
     return 2;
   }
   if (args.file !== undefined && !existsSync(resolve(args.file))) {
@@ -62,6 +83,7 @@ const main = async (): Promise<number> => {
       '--reporter=./test/support/summary-reporter.ts',
       '--reporter=json',
       `--outputFile.json=${jsonFile}`,
+      ...(args['per-file'] ? ['--no-file-parallelism', '--reporter=./test/support/file-cpu-reporter.ts'] : []),
       ...(args.project ? ['--project', args.project] : []),
       ...(args.file ? [args.file] : []),
     ];
@@ -70,6 +92,8 @@ const main = async (): Promise<number> => {
     // As `npm test` runs it: without the metrics switch bench-support sets for the benches' own handlers.
     const { POWERTOOLS_METRICS_DISABLED: _benchOnly, ...env } = process.env;
     const callsDir = join(workDir, 'dynamodb-calls');
+    const filesFile = join(workDir, 'files.jsonl');
+    if (args['per-file']) env.SUITE_FILE_CPU_FILE = filesFile;
     if (args['dynamodb-calls']) {
       env.NODE_OPTIONS = [env.NODE_OPTIONS, `--require ${JSON.stringify(resolve('infra/tools/dynamodb-call-counter.cjs'))}`].filter(Boolean).join(' ');
       env.DYNAMODB_CALLS_DIR = callsDir;
@@ -118,6 +142,21 @@ const main = async (): Promise<number> => {
       console.log('\nThe most frequent calls (operation, table or index, key prefix)\n');
       callTable('call', dynamodbCalls.largest);
     }
+    const files = args['per-file'] ? readFileCpu(filesFile) : undefined;
+    if (files) {
+      const filesCpu = files.reduce((sum, file) => sum + file.cpuSeconds, 0);
+      console.log(`\nThe files by CPU, one at a time (the ${Math.min(filesShown, files.length)} largest of ${files.length}; together ${round(filesCpu)} s of the run's ${round(totalSeconds)} s; the rest: the workers' and the stack's start before the first file)\n`);
+      printTable(
+        { file: 'file', tests: 'tests', cpu: 'CPU seconds', wall: 'wall seconds', ratio: 'CPU / wall' },
+        files.slice(0, filesShown).map((file) => ({
+          file: file.file,
+          tests: String(file.tests),
+          cpu: file.cpuSeconds.toFixed(1),
+          wall: file.wallSeconds.toFixed(1),
+          ratio: file.wallSeconds > 0 ? (file.cpuSeconds / file.wallSeconds).toFixed(2) : '-',
+        })),
+      );
+    }
     const summary = {
       tests: counts ? { passed: counts.numPassedTests, failed: counts.numFailedTests, skipped: counts.numPendingTests } : null,
       vitestExitCode: exitCode,
@@ -131,6 +170,7 @@ const main = async (): Promise<number> => {
       byKind: rows.map((row) => ({ ...row, cpuSeconds: round(row.cpuSeconds), share: round(row.share, 3) })),
       largestOther,
       dynamodbCalls: dynamodbCalls ?? null,
+      files: files?.map((file) => ({ ...file, cpuSeconds: round(file.cpuSeconds), wallSeconds: round(file.wallSeconds) })) ?? null,
       project: args.project ?? null,
       file: args.file ?? null,
     };

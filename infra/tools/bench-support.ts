@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { lambdaEsbuildOptions, tracingModuleOptions } from '../stacks/bundled-assets';
 import { tracingModuleFile } from '../../shared/platform/tracer';
-import { parseProcStat } from './suite-cpu';
+import { clockTicks, parseProcStat } from './suite-cpu';
 
 // The functions a bench runs in its process write no EMF lines between its tables.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -67,18 +66,6 @@ export const printTable = <R extends { [K in keyof R]: string }>(header: R, rows
   for (const row of rows) console.log(line(row));
 };
 
-/** Clock ticks per second of /proc's CPU times (asked once, on first use). */
-let ticksPerSecond: number | undefined;
-export const clockTicks = (): number => {
-  if (ticksPerSecond === undefined) {
-    try {
-      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-};
 /** CPU time (user + system, ms) of a process from /proc; undefined where /proc is not readable. */
 export const processCpuMs = (pid: number | undefined): number | undefined => {
   if (pid === undefined) return undefined;

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
@@ -67,6 +68,23 @@ const readCommandLine = (pid: number): string => {
   }
 };
 
+/** Every process's stat as /proc lists them now, and whether a pid is in the tree under `rootPid`. */
+const processSnapshot = (rootPid: number): { stats: Map<number, ProcStat>; inTree: (pid: number) => boolean } => {
+  const stats = new Map<number, ProcStat>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat) stats.set(Number(entry), stat);
+  }
+  const inTree = (pid: number): boolean => {
+    for (let current: number | undefined = pid, hops = 0; current !== undefined && hops < 64; current = stats.get(current)?.parentPid, hops++) {
+      if (current === rootPid) return true;
+    }
+    return false;
+  };
+  return { stats, inTree };
+};
+
 export interface SampledProcess {
   pid: number;
   kind: ProcessKind;
@@ -85,21 +103,7 @@ export const processTreeSampler = (rootPid: number) => {
   /** Each process's executable name when its command line was read. */
   const names = new Map<number, string>();
   const sample = (): void => {
-    const parents = new Map<number, number>();
-    const stats = new Map<number, ProcStat>();
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = readStat(Number(entry));
-      if (!stat) continue;
-      parents.set(Number(entry), stat.parentPid);
-      stats.set(Number(entry), stat);
-    }
-    const inTree = (pid: number): boolean => {
-      for (let current: number | undefined = pid, hops = 0; current !== undefined && hops < 64; current = parents.get(current), hops++) {
-        if (current === rootPid) return true;
-      }
-      return false;
-    };
+    const { stats, inTree } = processSnapshot(rootPid);
     for (const [pid, stat] of stats) {
       if (!inTree(pid)) continue;
       const known = seen.get(pid);
@@ -114,6 +118,28 @@ export const processTreeSampler = (rootPid: number) => {
   };
   return { sample, processes: (): SampledProcess[] => [...seen.values()] };
 };
+
+/**
+ * The CPU (ticks) a process tree has used so far: each live process's own and that of the children
+ * it has waited for, summed over the tree under `rootPid` (the root included). A process that ended
+ * counts once its parent waited for it (the kernel adds it to the parent's), so two readings
+ * bracket exactly what the tree used in between, short-lived processes included.
+ */
+export const treeCpuTicks = (rootPid: number): number => {
+  const { stats, inTree } = processSnapshot(rootPid);
+  let ticks = 0;
+  for (const [pid, stat] of stats) if (inTree(pid)) ticks += stat.cpuTicks + stat.waitedChildrenTicks;
+  return ticks;
+};
+
+/** One test file's share of a run whose files ran one at a time (`npm run bench:suite -- --per-file`, test/support/file-cpu-reporter.ts). */
+export interface FileCpu {
+  file: string;
+  tests: number;
+  /** The CPU of the whole run's process tree from the end of the file before (the first file: from its tests' start) to the end of this one. */
+  cpuSeconds: number;
+  wallSeconds: number;
+}
 
 /** CPU (ticks) of this process's children that it has waited for: after the run is waited for, the run's exact total. */
 export const waitedChildrenTicks = (): number => readStat('self')?.waitedChildrenTicks ?? 0;
@@ -149,4 +175,17 @@ export const largestOfKind = (processes: SampledProcess[], kind: ProcessKind, co
     byCommand.set(command, (byCommand.get(command) ?? 0) + process.cpuTicks / ticksPerSecond);
   }
   return [...byCommand].map(([command, cpuSeconds]) => ({ command, cpuSeconds })).sort((a, b) => b.cpuSeconds - a.cpuSeconds).slice(0, count);
+};
+
+/** Clock ticks per second of /proc's CPU times (asked once, on first use). */
+let ticksPerSecond: number | undefined;
+export const clockTicks = (): number => {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
 };

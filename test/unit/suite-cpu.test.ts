@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { cpuByKind, largestOfKind, parseProcStat, processKind, processTreeSampler, type SampledProcess } from '../../infra/tools/suite-cpu';
+import { clockTicks, cpuByKind, largestOfKind, parseProcStat, processKind, processTreeSampler, treeCpuTicks, type SampledProcess } from '../../infra/tools/suite-cpu';
 import { runTool, startTool } from '../support/tools';
 
 describe('the suite CPU bench: kinds, /proc and the report', () => {
@@ -84,11 +84,27 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     }
   });
 
-  it('npm run bench:suite runs one file and reports its tests, its CPU by kind, its DynamoDB calls and the file of figures', async () => {
+  it("counts a tree's CPU with that of the processes that ended in it: a child's 0.3 s of CPU stays in the tree once its parent waited for it", async () => {
+    // The child spins until it has used 0.3 s of CPU, then ends; bash waits for it and sleeps.
+    const spin = 'const start = process.cpuUsage(); while (process.cpuUsage(start).user < 300000);';
+    const root = spawn('bash', ['-c', `${JSON.stringify(process.execPath)} -e ${JSON.stringify(spin)}; echo spun; sleep 30`], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    try {
+      const before = treeCpuTicks(root.pid!);
+      await new Promise((done) => root.stdout.once('data', done));
+      const after = treeCpuTicks(root.pid!);
+      expect(before).toBeLessThan(0.3 * clockTicks());
+      expect(after).toBeGreaterThanOrEqual(0.3 * clockTicks());
+      expect(treeCpuTicks(2 ** 22 + 1)).toBe(0); // no such process: an empty tree
+    } finally {
+      process.kill(-root.pid!, 'SIGKILL');
+    }
+  });
+
+  it('npm run bench:suite runs one file and reports its tests, its CPU by kind, its DynamoDB calls, each file\'s CPU and the file of figures', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-suite-test-'));
     const out = join(dir, 'suite.json');
     try {
-      const run = await runTool('infra/tools/bench-suite.ts', '--project', 'unit', '--file', 'test/unit/idle-backoff.test.ts', '--interval-ms', '50', '--dynamodb-calls', '--out', out);
+      const run = await runTool('infra/tools/bench-suite.ts', '--project', 'unit', '--file', 'test/unit/idle-backoff.test.ts', '--interval-ms', '50', '--dynamodb-calls', '--per-file', '--out', out);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^kind of process +\| processes \| CPU seconds \| share *$/m);
       expect(run.stdout).toMatch(/^vitest main process \(and the local stack it hosts\) +\| 1 +\| \d+\.\d +\| /m);
@@ -96,7 +112,21 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
       expect(run.stdout).toContain(`Results: ${out}`);
       // Backoff schedules call no DynamoDB: the count is there, and empty.
       expect(run.stdout).toMatch(/^DynamoDB calls of the run: 0, by operation$/m);
-      const figures = JSON.parse(readFileSync(out, 'utf8')) as { tests: unknown; cpuSeconds: number; byKind: { cpuSeconds: number }[]; file: string; dynamodbCalls: unknown };
+      expect(run.stdout).toMatch(/^The files by CPU, one at a time \(the 1 largest of 1; together \d+(\.\d)? s of the run's \d+(\.\d)? s; the rest: the workers' and the stack's start before the first file\)$/m);
+      expect(run.stdout).toMatch(/^test\/unit\/idle-backoff\.test\.ts \| 4 +\| \d+\.\d +\| \d+\.\d +\| \d+\.\d\d *$/m);
+      const figures = JSON.parse(readFileSync(out, 'utf8')) as {
+        tests: unknown;
+        cpuSeconds: number;
+        byKind: { cpuSeconds: number }[];
+        file: string;
+        dynamodbCalls: unknown;
+        files: { file: string; tests: number; cpuSeconds: number; wallSeconds: number }[];
+      };
+      expect(figures.files).toEqual([expect.objectContaining({ file: 'test/unit/idle-backoff.test.ts', tests: 4 })]);
+      // Counted from its tests' start: four backoff schedules take milliseconds (the tree's CPU itself: the test above).
+      expect(figures.files[0]!.wallSeconds).toBeGreaterThanOrEqual(0);
+      expect(figures.files[0]!.cpuSeconds).toBeGreaterThanOrEqual(0);
+      expect(figures.files[0]!.cpuSeconds).toBeLessThan(figures.cpuSeconds);
       expect(figures.dynamodbCalls).toEqual({ total: 0, byOperation: [], largest: [] });
       expect(figures.tests).toEqual({ passed: 4, failed: 0, skipped: 0 });
       expect(figures.file).toBe('test/unit/idle-backoff.test.ts');
@@ -144,6 +174,7 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     for (const [argv, message] of [
       [['--file', 'test/unit/none.test.ts'], /--file: no such test file: test\/unit\/none\.test\.ts/],
       [['--interval-ms', '10'], /--interval-ms must be a whole number from 50 to 5000, got 10/],
+      [['--files-shown', '0'], /--files-shown must be a whole number from 1 to 500, got 0/],
     ] as const) {
       const run = await runTool('infra/tools/bench-suite.ts', ...argv);
       expect(run.code, argv.join(' ')).toBe(2);
