@@ -47,6 +47,7 @@ const expectedNotRun: [string, string][] = [
   ['docs/performance.md', 'npm run bench -- --read-samples 50 --samples 10 --import-samples 1 --no-worker   # a shorter run'],
   ['docs/testing.md', 'npx vitest run test/integration/companies.test.ts'],
   ['docs/testing.md', 'npm run bench:suite'],
+  ['docs/testing.md', 'npm run bench:suite -- --project stack --per-file --files-shown 40'],
   ['docs/webhooks.md', 'npm run webhooks:listen -- --events company.updated,import.requested'],
 ];
 
