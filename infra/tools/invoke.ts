@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { contracts } from '../../shared/openapi/document';
+import type { DocumentedContract } from '../../shared/api/operation';
 import { parseJsonKeepingNumbers } from '../../shared/platform/json';
 import { authorizerEntry, functionGroups, routeKey, routes, type FunctionGroup, type RouteDefinition } from '../../shared/routes';
 import type { StackInfo } from '../local/stack';
@@ -87,12 +87,12 @@ const sampleAgent = 'ledger-invoke-sample/1.0';
  * a system client's token on token routes, an idempotency key on mutations, the contract's request
  * example as body.
  */
-export const sampleEvent = (route: RouteDefinition, requestExample: unknown = contracts[route.operationId]?.requestExample) => {
+export const sampleEvent = (route: RouteDefinition, contract: Pick<DocumentedContract, 'body' | 'requestExample'> | undefined, requestExample: unknown = contract?.requestExample) => {
   const value = (name: string) => (name === 'companyId' ? `{{companyId ?? companies.0.id}}` : `{{${name}}}`);
   const rawPath = route.path.replace(/\{(\w+)\}/g, (_, name: string) => value(name));
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
   const key = routeKey(route);
-  const withBody = route.mutation || contracts[route.operationId]?.body !== undefined;
+  const withBody = route.mutation || contract?.body !== undefined;
   return {
     version: '2.0',
     routeKey: key,
@@ -127,14 +127,18 @@ export const sampleEvent = (route: RouteDefinition, requestExample: unknown = co
   };
 };
 
-/** Writes events/<group>/<operationId>.json from the route table, unless it exists; answers its path. */
-export const writeSampleEvent = (operationId: string, eventsDir = resolve(import.meta.dirname, '../../events')): string => {
+/**
+ * Writes events/<group>/<operationId>.json from the route table, unless it exists; answers its
+ * path. The contracts (every group's schemas) load here only: an invocation does not need them.
+ */
+export const writeSampleEvent = async (operationId: string, eventsDir = resolve(import.meta.dirname, '../../events')): Promise<string> => {
   const route = routes.find((candidate) => candidate.operationId === operationId);
   if (!route) throw new ToolError(`no route has the operationId ${operationId}`);
   const file = join(eventsDir, route.group, `${operationId}.json`);
   if (existsSync(file)) throw new ToolError(`${file} exists; edit it, or delete it to derive it again`);
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(sampleEvent(route), null, 2)}\n`);
+  const { contracts } = await import('../../shared/openapi/document');
+  writeFileSync(file, `${JSON.stringify(sampleEvent(route, contracts[route.operationId]), null, 2)}\n`);
   return file;
 };
 
@@ -418,7 +422,7 @@ export const runInvoke = async (argv: string[], io: ToolIo): Promise<number> => 
   if (values['write-sample'] !== undefined) {
     if (positionals.length) return usageError(`unexpected argument ${positionals[0]}`);
     try {
-      io.out(`Wrote ${writeSampleEvent(values['write-sample'])}`);
+      io.out(`Wrote ${await writeSampleEvent(values['write-sample'])}`);
       return 0;
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInvoke, sampleEvent, writeSampleEvent } from '../../infra/tools/invoke';
+import { contracts } from '../../shared/openapi/document';
 import { routes } from '../../shared/routes';
 
 /**
@@ -15,7 +16,7 @@ const eventsDir = resolve(import.meta.dirname, '../../events');
 describe('derived sample events', () => {
   it.each(routes.map((route) => [route.operationId, route] as const))('%s: the derived event has the shape of its sample', (_, route) => {
     const sample = JSON.parse(readFileSync(join(eventsDir, route.group, `${route.operationId}.json`), 'utf8'));
-    const derived = sampleEvent(route);
+    const derived = sampleEvent(route, contracts[route.operationId]);
     expect(derived.routeKey).toBe(sample.routeKey);
     expect(derived.requestContext.routeKey).toBe(sample.requestContext.routeKey);
     expect(derived.requestContext.http.method).toBe(sample.requestContext.http.method);
@@ -27,16 +28,16 @@ describe('derived sample events', () => {
     if (derived.body !== undefined) expect(() => JSON.parse(derived.body!)).not.toThrow();
   });
 
-  it('writes a derived sample once, and never over an existing one', () => {
+  it('writes a derived sample once, and never over an existing one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'events-'));
     try {
-      const file = writeSampleEvent('createCompany', dir);
+      const file = await writeSampleEvent('createCompany', dir);
       const written = JSON.parse(readFileSync(file, 'utf8'));
       expect(file).toBe(join(dir, 'companies', 'createCompany.json'));
       expect(written.headers['idempotency-key']).toBe('{{uuid}}');
       expect(JSON.parse(written.body)).toMatchObject({ accountingSystem: 'Api' });
-      expect(() => writeSampleEvent('createCompany', dir)).toThrow(/exists/);
-      expect(() => writeSampleEvent('noSuchOperation', dir)).toThrow(/no route/);
+      await expect(writeSampleEvent('createCompany', dir)).rejects.toThrow(/exists/);
+      await expect(writeSampleEvent('noSuchOperation', dir)).rejects.toThrow(/no route/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
