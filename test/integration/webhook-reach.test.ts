@@ -6,7 +6,7 @@ import { createTestClient } from '../support/clients';
 import { newFirm } from '../support/people';
 import { queueWaitMs } from '../support/poll';
 import { testStack } from '../support/stack';
-import { eventually, startReceiver } from '../support/webhook-receiver';
+import { eventually, startReceiver, verifySubscription } from '../support/webhook-receiver';
 
 /**
  * Which subscriptions a system client sees: those of its organization and its descendants (its
@@ -125,7 +125,7 @@ describe('webhook subscriptions across a parent and a child organization', () =>
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ organizationId: child.organizationId, description: 'Watched by the parent' });
 
-    const verified = await api('POST', `${base}/verify`, { token: parent.token });
+    const verified = await verifySubscription(childOwn.id, { token: parent.token });
     expect(verified.status).toBe(200);
     expect(verified.body.status).toBe('active');
 

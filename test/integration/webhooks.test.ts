@@ -3,7 +3,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localSqsClient } from '../../infra/local/sqs';
 import { api, expectProblem } from '../support/api';
-import { startReceiver } from '../support/webhook-receiver';
+import { startReceiver, verifySubscription } from '../support/webhook-receiver';
 import { eventually, queueWaitMs } from '../support/poll';
 import { testStack } from '../support/stack';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -57,7 +57,7 @@ describe.concurrent('webhooks', () => {
     receivers.push(naive);
     const created = await api('POST', '/v1/webhooks/subscriptions', { as: 'a-system', body: { url: naive.url, eventTypes: ['company.updated'] } });
     // This receiver never learns the secret: it refuses the genuine request too.
-    const verified = await api('POST', `/v1/webhooks/subscriptions/${created.body.id}/verify`, { as: 'a-system' });
+    const verified = await verifySubscription(created.body.id, { as: 'a-system' });
     expect(verified.body.status).toBe('pending_verification');
     expect(verified.body.statusReason).toMatch(/signed verification request was answered 401/);
     // It would hold a delivery of every company.updated of the organization for the rest of the run.
@@ -77,7 +77,7 @@ describe.concurrent('webhooks', () => {
 
     moved.state.mode = 'ok';
     moved.state.secrets = old.state.secrets;
-    expect((await api('POST', `/v1/webhooks/subscriptions/${subscription}/verify`, { as: 'a-system' })).body.status).toBe('active');
+    expect((await verifySubscription(subscription, { as: 'a-system' })).body.status).toBe('active');
     await eventually(() => moved.state.received.some((r) => r.event.type === 'company.updated'), queueWaitMs, 'the held event at the new url');
     // The receiver answers before the worker records the attempt: wait for the record.
     const delivered = await eventually(async () => {
@@ -179,7 +179,7 @@ describe.concurrent('webhooks', () => {
     expectProblem(await api('POST', `/v1/webhooks/subscriptions/${subscription}/test`, { as: 'a-system' }), 409, 'conflict');
     // verify enables it again
     receiver.state.mode = 'ok';
-    expect((await api('POST', `/v1/webhooks/subscriptions/${subscription}/verify`, { as: 'a-system' })).body.status).toBe('active');
+    expect((await verifySubscription(subscription, { as: 'a-system' })).body.status).toBe('active');
   });
 
   it('every attempt failing ends dead and on the DLQ', async () => {

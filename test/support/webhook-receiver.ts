@@ -2,7 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { api, type ApiResponse, type RequestOptions } from './api';
 import type { Json } from './json';
+import { eventually, queueWaitMs } from './poll';
 
 export interface Received {
   id: string;
@@ -79,3 +81,14 @@ export const startReceiver = async () => {
 };
 
 export { eventually } from './poll';
+
+/**
+ * POST .../verify as its description tells a client to: a handshake queued by a create or a url
+ * change may run at the same moment and change the subscription, and the verify then answers 409
+ * subscription_changed without storing its outcome; it is sent again until none overlapped.
+ */
+export const verifySubscription = async (subscriptionId: string, options: RequestOptions): Promise<ApiResponse> =>
+  eventually(async () => {
+    const answer = await api('POST', `/v1/webhooks/subscriptions/${subscriptionId}/verify`, options);
+    return !(answer.status === 409 && answer.body?.reason === 'subscription_changed') && answer;
+  }, queueWaitMs, `a verify of ${subscriptionId} that no queued handshake overlapped`);
