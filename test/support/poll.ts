@@ -7,11 +7,15 @@ export const queueWaitMs = 120_000;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls quickly at first (most waits are short), then backs off: a long wait on a busy queue adds little load of its own. */
-const firstPollMs = 50;
+/**
+ * Checks at once, then after 150 ms, 1.5 times longer each time up to 500 ms: work a queue carries
+ * takes a few hundred milliseconds to seconds in the run, so earlier checks would only add requests
+ * (each one the stack's CPU), and a long wait adds little load of its own.
+ */
+const firstPollMs = 150;
 const maxPollMs = 500;
 
-/** Waits until check() holds (polling every 50 ms, 1.5 times longer each time up to 500 ms), or fails after timeoutMs. */
+/** Waits until check() holds (at once, then after 150 ms, 1.5 times longer each time up to 500 ms), or fails after timeoutMs. */
 export const eventually = async <T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = queueWaitMs, what = 'condition'): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   for (let pause = firstPollMs; ; pause = Math.min(maxPollMs, pause * 1.5)) {
