@@ -114,9 +114,11 @@ const main = async (): Promise<number> => {
     clearInterval(timer);
     const wallSeconds = (performance.now() - started) / 1000;
     const ticks = clockTicks();
-    // A process its parent never waited for (an interrupted run) is missing from the waited-for CPU: then the samples are the better total.
+    // A process its parent never waited for (an interrupted run, one killed and left) is missing from
+    // the waited-for CPU; one that ended between samples, from the samples by process, but not from
+    // the tree's total at a later sample. The largest of the three is the run's CPU.
     const sampledSeconds = sampler.processes().reduce((sum, sampled) => sum + sampled.cpuTicks, 0) / ticks;
-    const totalSeconds = Math.max((waitedChildrenTicks() - ticksBefore) / ticks, sampledSeconds);
+    const totalSeconds = Math.max((waitedChildrenTicks() - ticksBefore) / ticks, sampledSeconds, sampler.treeTicks() / ticks);
     const rows = cpuByKind(sampler.processes(), totalSeconds, ticks);
     const counts = existsSync(jsonFile) ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as VitestJson) : undefined;
     const cores = os.availableParallelism();

@@ -102,8 +102,11 @@ export const processTreeSampler = (rootPid: number) => {
   const seen = new Map<number, SampledProcess>();
   /** Each process's executable name when its command line was read. */
   const names = new Map<number, string>();
+  /** The most the tree had used at a sample (treeCpuTicks): also counts processes that ended unseen. */
+  let treeTicks = 0;
   const sample = (): void => {
     const { stats, inTree } = processSnapshot(rootPid);
+    treeTicks = Math.max(treeTicks, ticksOfTree(stats, inTree));
     for (const [pid, stat] of stats) {
       if (!inTree(pid)) continue;
       const known = seen.get(pid);
@@ -116,7 +119,7 @@ export const processTreeSampler = (rootPid: number) => {
       }
     }
   };
-  return { sample, processes: (): SampledProcess[] => [...seen.values()] };
+  return { sample, processes: (): SampledProcess[] => [...seen.values()], treeTicks: (): number => treeTicks };
 };
 
 /**
@@ -127,6 +130,10 @@ export const processTreeSampler = (rootPid: number) => {
  */
 export const treeCpuTicks = (rootPid: number): number => {
   const { stats, inTree } = processSnapshot(rootPid);
+  return ticksOfTree(stats, inTree);
+};
+
+const ticksOfTree = (stats: Map<number, ProcStat>, inTree: (pid: number) => boolean): number => {
   let ticks = 0;
   for (const [pid, stat] of stats) if (inTree(pid)) ticks += stat.cpuTicks + stat.waitedChildrenTicks;
   return ticks;

@@ -84,7 +84,7 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
     }
   });
 
-  it("counts a tree's CPU with that of the processes that ended in it: a child's 0.3 s of CPU stays in the tree once its parent waited for it", async () => {
+  it("counts a tree's CPU with that of the processes that ended in it: a child's 0.3 s of CPU stays in the tree once its parent waited for it, seen by a sampler or not", async () => {
     // The child spins until it has used 0.3 s of CPU, then ends; bash waits for it and sleeps.
     const spin = 'const start = process.cpuUsage(); while (process.cpuUsage(start).user < 300000);';
     const root = spawn('bash', ['-c', `${JSON.stringify(process.execPath)} -e ${JSON.stringify(spin)}; echo spun; sleep 30`], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
@@ -94,6 +94,11 @@ describe('the suite CPU bench: kinds, /proc and the report', () => {
       const after = treeCpuTicks(root.pid!);
       expect(before).toBeLessThan(0.3 * clockTicks());
       expect(after).toBeGreaterThanOrEqual(0.3 * clockTicks());
+      // A sampler that never saw the child (it ended before the first sample) still has its CPU in the tree's total.
+      const sampler = processTreeSampler(root.pid!);
+      sampler.sample();
+      expect(sampler.processes().map((sampled) => sampled.commandLine)).not.toContainEqual(expect.stringContaining('cpuUsage'));
+      expect(sampler.treeTicks()).toBeGreaterThanOrEqual(0.3 * clockTicks());
       expect(treeCpuTicks(2 ** 22 + 1)).toBe(0); // no such process: an empty tree
     } finally {
       process.kill(-root.pid!, 'SIGKILL');
